@@ -1,0 +1,664 @@
+//! `pbemd.yaml`: the settings of one game, read and validated once at start.
+//!
+//! Owns the YAML format and its checks. Secrets (passwords, the webhook secret) never
+//! sit in the file itself: the file names an environment variable (`*_env`) or a file
+//! (`*_file`) that holds them. Relative paths are resolved against the config file's
+//! folder, so a game directory can be moved as a whole.
+//!
+//! `serde_yaml` is archived upstream; it is used only here, so swapping it touches one
+//! file.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::transport::imap::{ImapParams, TlsMode};
+use crate::transport::smtp::SmtpParams;
+
+/// Why the configuration cannot be used. The message names the key and the fix.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("config file {path}: {message}")]
+    Syntax { path: PathBuf, message: String },
+    #[error("config file {path}: key `{key}`: {message}")]
+    Invalid {
+        path: PathBuf,
+        key: String,
+        message: String,
+    },
+}
+
+/// The whole file, as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    game: RawGame,
+    database: String,
+    scenario: PathBuf,
+    #[serde(default)]
+    schedule: Option<PathBuf>,
+    inbound: RawInbound,
+    outbound: RawOutbound,
+    #[serde(default)]
+    webhook: Option<RawWebhook>,
+    #[serde(default)]
+    http: Option<RawHttp>,
+    #[serde(default = "default_sender_check")]
+    sender_check: SenderCheck,
+    #[serde(default)]
+    limits: Limits,
+    #[serde(default)]
+    outbox: OutboxSettings,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGame {
+    #[serde(default = "default_game_name")]
+    name: String,
+    address: String,
+    gm_address: String,
+    #[serde(default = "default_display_name")]
+    display_name: String,
+    #[serde(default)]
+    seed: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInbound {
+    #[serde(default)]
+    maildir: Option<PathBuf>,
+    #[serde(default)]
+    imap: Option<RawImap>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawImap {
+    host: String,
+    #[serde(default)]
+    port: Option<u16>,
+    user: String,
+    #[serde(default)]
+    password_env: Option<String>,
+    #[serde(default)]
+    password_file: Option<PathBuf>,
+    #[serde(default = "default_tls")]
+    tls: TlsMode,
+    #[serde(default)]
+    ca_file: Option<PathBuf>,
+    #[serde(default = "default_mailbox")]
+    mailbox: String,
+    #[serde(default = "default_true")]
+    idle: bool,
+    #[serde(default = "default_poll")]
+    poll_seconds: u64,
+    #[serde(default = "default_fetch_batch")]
+    fetch_batch: usize,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOutbound {
+    #[serde(default)]
+    maildir: Option<PathBuf>,
+    #[serde(default)]
+    smtp: Option<RawSmtp>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSmtp {
+    host: String,
+    #[serde(default)]
+    port: Option<u16>,
+    #[serde(default)]
+    user: Option<String>,
+    #[serde(default)]
+    password_env: Option<String>,
+    #[serde(default)]
+    password_file: Option<PathBuf>,
+    #[serde(default = "default_tls")]
+    tls: TlsMode,
+    #[serde(default)]
+    ca_file: Option<PathBuf>,
+    #[serde(default = "default_hello")]
+    hello_name: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWebhook {
+    #[serde(default = "default_secret_env")]
+    secret_env: String,
+    #[serde(default = "default_window")]
+    window_seconds: i64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHttp {
+    listen: String,
+}
+
+/// How a mail is proven to come from its realm (DESIGN.md section 8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SenderCheck {
+    /// The From address alone (local Maildir play, tests).
+    FromOnly,
+    /// From plus a DKIM/DMARC pass in a trusted `Authentication-Results` header.
+    Dkim,
+    /// From plus the realm's secret token in the mail.
+    Token,
+}
+
+/// Size limits on what comes in.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// Mails larger than this are not classified: the sender is told, the GM sees it.
+    #[serde(default = "default_max_mail")]
+    pub max_mail_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_mail_bytes: default_max_mail(),
+        }
+    }
+}
+
+/// Retry policy of the outbox.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutboxSettings {
+    /// First retry delay; doubles per attempt.
+    #[serde(default = "default_backoff")]
+    pub retry_base_seconds: i64,
+    /// Longest delay between two attempts.
+    #[serde(default = "default_backoff_cap")]
+    pub retry_max_seconds: i64,
+    /// After this many failed attempts the mail is marked failed and shown to the GM.
+    #[serde(default = "default_attempts")]
+    pub max_attempts: i64,
+}
+
+impl Default for OutboxSettings {
+    fn default() -> Self {
+        OutboxSettings {
+            retry_base_seconds: default_backoff(),
+            retry_max_seconds: default_backoff_cap(),
+            max_attempts: default_attempts(),
+        }
+    }
+}
+
+fn default_game_name() -> String {
+    "game".into()
+}
+fn default_display_name() -> String {
+    "Världsstrategispelet".into()
+}
+fn default_sender_check() -> SenderCheck {
+    SenderCheck::FromOnly
+}
+fn default_tls() -> TlsMode {
+    TlsMode::Starttls
+}
+fn default_mailbox() -> String {
+    "INBOX".into()
+}
+fn default_true() -> bool {
+    true
+}
+fn default_poll() -> u64 {
+    60
+}
+fn default_fetch_batch() -> usize {
+    500
+}
+fn default_hello() -> String {
+    "localhost".into()
+}
+fn default_secret_env() -> String {
+    "PBEMD_WEBHOOK_SECRET".into()
+}
+fn default_window() -> i64 {
+    300
+}
+fn default_max_mail() -> usize {
+    10 * 1024 * 1024
+}
+fn default_backoff() -> i64 {
+    30
+}
+fn default_backoff_cap() -> i64 {
+    3600
+}
+fn default_attempts() -> i64 {
+    12
+}
+
+/// Where mail comes from.
+#[derive(Debug, Clone)]
+pub enum Inbound {
+    /// A standard Maildir: pbemd takes from `new/`, moves to `cur/` once stored.
+    Maildir(PathBuf),
+    /// An IMAP mailbox.
+    Imap(ImapSettings),
+}
+
+/// IMAP intake settings, password resolved.
+#[derive(Debug, Clone)]
+pub struct ImapSettings {
+    pub params: ImapParams,
+    pub idle: bool,
+    pub poll_seconds: u64,
+    pub fetch_batch: usize,
+}
+
+/// Where mail goes.
+#[derive(Debug, Clone)]
+pub enum Outbound {
+    /// One RFC 5322 file per mail in `new/`.
+    Maildir(PathBuf),
+    /// An SMTP submission server.
+    Smtp(SmtpParams),
+}
+
+/// The webhook's authentication settings, secret resolved.
+#[derive(Clone)]
+pub struct Webhook {
+    pub secret: Vec<u8>,
+    pub window_seconds: i64,
+}
+
+impl std::fmt::Debug for Webhook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Webhook")
+            .field("secret", &"<hidden>")
+            .field("window_seconds", &self.window_seconds)
+            .finish()
+    }
+}
+
+/// The validated configuration every part of pbemd reads.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub path: PathBuf,
+    pub game_name: String,
+    pub game_address: String,
+    pub gm_address: String,
+    pub display_name: String,
+    pub seed: u64,
+    pub database_url: String,
+    pub scenario: PathBuf,
+    /// `None`: the built-in rulebook week (`schedules/default.yaml`).
+    pub schedule: Option<PathBuf>,
+    pub inbound: Inbound,
+    pub outbound: Outbound,
+    pub webhook: Option<Webhook>,
+    /// Address for `/inbound`, `/healthz` and `/metrics` (`pbemd run` only).
+    pub http_listen: Option<String>,
+    pub sender_check: SenderCheck,
+    pub limits: Limits,
+    pub outbox: OutboxSettings,
+}
+
+impl Config {
+    /// Read and validate a config file; environment variables supply the secrets.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_yaml(&text, path, &|k| std::env::var(k).ok())
+    }
+
+    /// Parse and validate config text. `env` looks up environment variables (injected so
+    /// tests need not touch the process environment).
+    pub fn from_yaml(
+        text: &str,
+        path: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        let raw: RawConfig = serde_yaml::from_str(text).map_err(|e| ConfigError::Syntax {
+            path: path.to_path_buf(),
+            message: explain_yaml_error(&e),
+        })?;
+        let base = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let invalid = |key: &str, message: String| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            key: key.into(),
+            message,
+        };
+        let resolve = |p: &Path| -> PathBuf {
+            if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                base.join(p)
+            }
+        };
+        for (key, addr) in [
+            ("game.address", &raw.game.address),
+            ("game.gm_address", &raw.game.gm_address),
+        ] {
+            if !looks_like_address(addr) {
+                return Err(invalid(
+                    key,
+                    format!("`{addr}` is not a mail address; write it as name@domain"),
+                ));
+            }
+        }
+        let database_url = resolve_database_url(&raw.database, base).map_err(|m| invalid("database", m))?;
+
+        let secret = |key: &str,
+                      env_name: &Option<String>,
+                      file: &Option<PathBuf>|
+         -> Result<Option<String>, ConfigError> {
+            match (env_name, file) {
+                (Some(_), Some(_)) => Err(invalid(
+                    key,
+                    "give either password_env or password_file, not both".into(),
+                )),
+                (Some(var), None) => env(var).map(Some).ok_or_else(|| {
+                    invalid(
+                        &format!("{key}.password_env"),
+                        format!("environment variable {var} is not set; export it before starting pbemd"),
+                    )
+                }),
+                (None, Some(f)) => {
+                    let f = resolve(f);
+                    std::fs::read_to_string(&f)
+                        .map(|s| Some(s.trim_end_matches(['\n', '\r']).to_string()))
+                        .map_err(|e| {
+                            invalid(
+                                &format!("{key}.password_file"),
+                                format!("cannot read {}: {e}", f.display()),
+                            )
+                        })
+                }
+                (None, None) => Ok(None),
+            }
+        };
+
+        let inbound = match (&raw.inbound.maildir, &raw.inbound.imap) {
+            (Some(dir), None) => Inbound::Maildir(resolve(dir)),
+            (None, Some(i)) => {
+                let password = secret("inbound.imap", &i.password_env, &i.password_file)?
+                    .ok_or_else(|| {
+                        invalid(
+                            "inbound.imap",
+                            "needs password_env (name of an environment variable) or password_file".into(),
+                        )
+                    })?;
+                if i.fetch_batch == 0 {
+                    return Err(invalid("inbound.imap.fetch_batch", "must be at least 1".into()));
+                }
+                Inbound::Imap(ImapSettings {
+                    params: ImapParams {
+                        host: i.host.clone(),
+                        port: i.port.unwrap_or(match i.tls {
+                            TlsMode::Tls => 993,
+                            _ => 143,
+                        }),
+                        user: i.user.clone(),
+                        password,
+                        tls: i.tls,
+                        ca_file: i.ca_file.as_deref().map(resolve),
+                        mailbox: i.mailbox.clone(),
+                    },
+                    idle: i.idle,
+                    poll_seconds: i.poll_seconds.max(1),
+                    fetch_batch: i.fetch_batch,
+                })
+            }
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    "inbound",
+                    "give either `maildir:` or `imap:`, not both".into(),
+                ))
+            }
+            (None, None) => {
+                return Err(invalid(
+                    "inbound",
+                    "say where mail comes from: `maildir: DIR` or an `imap:` block".into(),
+                ))
+            }
+        };
+        let outbound = match (&raw.outbound.maildir, &raw.outbound.smtp) {
+            (Some(dir), None) => Outbound::Maildir(resolve(dir)),
+            (None, Some(s)) => {
+                let password = secret("outbound.smtp", &s.password_env, &s.password_file)?;
+                if password.is_some() != s.user.is_some() {
+                    return Err(invalid(
+                        "outbound.smtp",
+                        "user and password go together: give both or neither".into(),
+                    ));
+                }
+                Outbound::Smtp(SmtpParams {
+                    host: s.host.clone(),
+                    port: s.port.unwrap_or(match s.tls {
+                        TlsMode::Tls => 465,
+                        _ => 587,
+                    }),
+                    user: s.user.clone(),
+                    password,
+                    tls: s.tls,
+                    ca_file: s.ca_file.as_deref().map(resolve),
+                    hello_name: s.hello_name.clone(),
+                })
+            }
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    "outbound",
+                    "give either `maildir:` or `smtp:`, not both".into(),
+                ))
+            }
+            (None, None) => {
+                return Err(invalid(
+                    "outbound",
+                    "say where mail goes: `maildir: DIR` or an `smtp:` block".into(),
+                ))
+            }
+        };
+        let webhook = match &raw.webhook {
+            None => None,
+            Some(w) => {
+                let secret = env(&w.secret_env).filter(|s| !s.is_empty()).ok_or_else(|| {
+                    invalid(
+                        "webhook.secret_env",
+                        format!(
+                            "environment variable {} is not set; export the webhook secret there",
+                            w.secret_env
+                        ),
+                    )
+                })?;
+                if w.window_seconds <= 0 {
+                    return Err(invalid("webhook.window_seconds", "must be positive".into()));
+                }
+                Some(Webhook {
+                    secret: secret.into_bytes(),
+                    window_seconds: w.window_seconds,
+                })
+            }
+        };
+        if let Some(h) = &raw.http {
+            if h.listen.parse::<std::net::SocketAddr>().is_err() {
+                return Err(invalid(
+                    "http.listen",
+                    format!("`{}` is not an address:port such as 127.0.0.1:8025", h.listen),
+                ));
+            }
+        }
+        if webhook.is_some() && raw.http.is_none() {
+            return Err(invalid(
+                "http",
+                "the webhook needs a listener: add `http: {listen: \"127.0.0.1:8025\"}`".into(),
+            ));
+        }
+        if raw.sender_check != SenderCheck::FromOnly {
+            return Err(invalid(
+                "sender_check",
+                "only `from-only` works in this version (dkim and token come with a later release)"
+                    .into(),
+            ));
+        }
+        if raw.limits.max_mail_bytes < 1024 {
+            return Err(invalid("limits.max_mail_bytes", "must be at least 1024".into()));
+        }
+        Ok(Config {
+            path: path.to_path_buf(),
+            game_name: raw.game.name,
+            game_address: raw.game.address.to_lowercase(),
+            gm_address: raw.game.gm_address.to_lowercase(),
+            display_name: raw.game.display_name,
+            seed: raw.game.seed,
+            database_url,
+            scenario: resolve(&raw.scenario),
+            schedule: raw.schedule.as_deref().map(resolve),
+            inbound,
+            outbound,
+            webhook,
+            http_listen: raw.http.map(|h| h.listen),
+            sender_check: raw.sender_check,
+            limits: raw.limits,
+            outbox: raw.outbox,
+        })
+    }
+}
+
+fn looks_like_address(s: &str) -> bool {
+    let mut parts = s.split('@');
+    matches!((parts.next(), parts.next(), parts.next()), (Some(a), Some(d), None) if !a.is_empty() && d.contains('.') && !s.contains(char::is_whitespace))
+}
+
+/// `sqlite:FILE` paths are made relative to the config's folder; `postgres://` is kept.
+fn resolve_database_url(url: &str, base: &Path) -> Result<String, String> {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return Ok(url.to_string());
+    }
+    let Some(rest) = url.strip_prefix("sqlite:") else {
+        return Err(format!(
+            "`{url}` is neither sqlite:FILE nor postgres://…; write e.g. `sqlite:pbemd.db`"
+        ));
+    };
+    let rest = rest.trim_start_matches("//");
+    let (file, query) = rest.split_once('?').unwrap_or((rest, ""));
+    if file.is_empty() {
+        return Err("sqlite needs a file name, e.g. `sqlite:pbemd.db`".into());
+    }
+    let p = Path::new(file);
+    let p = if p.is_absolute() { p.to_path_buf() } else { base.join(p) };
+    let query = if query.is_empty() { "mode=rwc".to_string() } else { query.to_string() };
+    Ok(format!("sqlite://{}?{query}", p.display()))
+}
+
+/// serde_yaml says "unknown field `x`, expected one of …": keep that, add the fix.
+fn explain_yaml_error(e: &serde_yaml::Error) -> String {
+    let msg = e.to_string();
+    if msg.contains("unknown field") {
+        format!("{msg} (remove or correct the key; deploy/pbemd.example.yaml lists every key)")
+    } else if msg.contains("missing field") {
+        format!("{msg} (add the key; deploy/pbemd.example.yaml shows its form)")
+    } else {
+        msg
+    }
+}
+
+/// The config `pbemd new` writes for a fresh game directory.
+pub fn new_game_config(game_name: &str) -> String {
+    format!(
+        "# pbemd game configuration — see deploy/pbemd.example.yaml for every key.\n\
+game:\n  name: {game_name}\n  address: sl@game.test\n  gm_address: gm@game.test\n  seed: 1\n\
+database: sqlite:pbemd.db\n\
+scenario: scenario.yaml\n\
+# schedule: schedule.yaml   # default: the rulebook's week in Europe/Stockholm\n\
+inbound:\n  maildir: inbox\n\
+outbound:\n  maildir: outbox\n\
+sender_check: from-only\n"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::from_yaml(text, Path::new("/g/pbemd.yaml"), &|k| match k {
+            "IMAP_PW" => Some("secret".into()),
+            _ => None,
+        })
+    }
+
+    const MINIMAL: &str = "game: {address: sl@game.test, gm_address: gm@game.test}\n\
+database: sqlite:pbemd.db\nscenario: s.yaml\ninbound: {maildir: inbox}\noutbound: {maildir: outbox}\n";
+
+    #[test]
+    fn minimal_config_resolves_paths_against_its_folder() {
+        let c = parse(MINIMAL).unwrap();
+        assert_eq!(c.database_url, "sqlite:///g/pbemd.db?mode=rwc");
+        assert_eq!(c.scenario, PathBuf::from("/g/s.yaml"));
+        assert!(matches!(c.inbound, Inbound::Maildir(ref p) if p == Path::new("/g/inbox")));
+    }
+
+    #[test]
+    fn unknown_key_is_named_with_the_fix() {
+        let err = parse(&format!("{MINIMAL}colour: blue\n")).unwrap_err().to_string();
+        assert!(err.contains("colour"), "{err}");
+        assert!(err.contains("remove or correct"), "{err}");
+    }
+
+    #[test]
+    fn missing_key_is_named() {
+        let err = parse("game: {address: sl@game.test, gm_address: gm@game.test}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("missing field `database`"), "{err}");
+    }
+
+    #[test]
+    fn imap_password_comes_from_the_environment() {
+        let text = MINIMAL.replace(
+            "inbound: {maildir: inbox}",
+            "inbound: {imap: {host: 127.0.0.1, port: 1143, user: sl@game.test, password_env: IMAP_PW, tls: none}}",
+        );
+        let c = parse(&text).unwrap();
+        let Inbound::Imap(i) = c.inbound else { panic!() };
+        assert_eq!(i.params.password, "secret");
+        let missing = text.replace("IMAP_PW", "NOPE");
+        let err = parse(&missing).unwrap_err().to_string();
+        assert!(err.contains("inbound.imap.password_env") && err.contains("NOPE"), "{err}");
+    }
+
+    #[test]
+    fn bad_address_and_database_are_refused_with_the_right_form() {
+        let err = parse(&MINIMAL.replace("sl@game.test", "sl")).unwrap_err().to_string();
+        assert!(err.contains("game.address") && err.contains("name@domain"), "{err}");
+        let err = parse(&MINIMAL.replace("sqlite:pbemd.db", "mysql://x")).unwrap_err().to_string();
+        assert!(err.contains("key `database`"), "{err}");
+    }
+
+    #[test]
+    fn webhook_without_secret_is_refused() {
+        let text = format!("{MINIMAL}webhook: {{secret_env: HOOK}}\nhttp: {{listen: \"127.0.0.1:8025\"}}\n");
+        let err = parse(&text).unwrap_err().to_string();
+        assert!(err.contains("webhook.secret_env") && err.contains("HOOK"), "{err}");
+    }
+
+    #[test]
+    fn new_game_config_is_valid() {
+        parse(&new_game_config("demo")).unwrap();
+    }
+}

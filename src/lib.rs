@@ -1,0 +1,3 @@
+//! pbemd (temporary during bring-up)
+pub mod clock;
+pub mod store;

@@ -1,0 +1,65 @@
+//! The audit log: every decision pbemd takes, with the round and realm it concerns.
+
+use sqlx::Row;
+
+use super::{Conn, Ctx, StoreError};
+
+/// One audit entry.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Event {
+    pub id: i64,
+    pub at: i64,
+    pub round: i64,
+    pub kind: String,
+    pub realm: Option<String>,
+    pub ref_id: Option<i64>,
+    pub detail: String,
+}
+
+/// Append an entry. `detail` is a JSON document or plain text.
+pub async fn log(
+    conn: &mut Conn,
+    at: i64,
+    round: i64,
+    kind: &str,
+    realm: Option<&str>,
+    ref_id: Option<i64>,
+    detail: &str,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO events (at, round, kind, realm, ref_id, detail) VALUES ($1, $2, $3, $4, $5, $6)",
+    )
+    .bind(at)
+    .bind(round)
+    .bind(kind)
+    .bind(realm)
+    .bind(ref_id)
+    .bind(detail)
+    .execute(&mut *conn)
+    .await
+    .ctx("write an audit event")?;
+    Ok(())
+}
+
+/// Entries of one kind, oldest first.
+pub async fn of_kind(conn: &mut Conn, kind: &str) -> Result<Vec<Event>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT id, at, round, kind, realm, ref_id, detail FROM events WHERE kind = $1 ORDER BY id",
+    )
+    .bind(kind)
+    .fetch_all(&mut *conn)
+    .await
+    .ctx("read audit events")?;
+    Ok(rows
+        .into_iter()
+        .map(|r| Event {
+            id: r.get(0),
+            at: r.get(1),
+            round: r.get(2),
+            kind: r.get(3),
+            realm: r.get(4),
+            ref_id: r.get(5),
+            detail: r.get(6),
+        })
+        .collect())
+}

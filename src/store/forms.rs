@@ -1,0 +1,66 @@
+//! Weekend forms as received: the latest one before the deadline wins; earlier ones
+//! are kept and point to the form that replaced them.
+
+use sqlx::Row;
+
+use super::{Conn, Ctx, StoreError};
+
+/// The form a realm has standing for a round: (form id, received_at).
+pub async fn current(conn: &mut Conn, realm: &str, round: i64) -> Result<Option<(i64, i64)>, StoreError> {
+    let r = sqlx::query(
+        "SELECT id, received_at FROM forms WHERE realm = $1 AND round = $2 AND superseded_by IS NULL \
+         ORDER BY id DESC LIMIT 1",
+    )
+    .bind(realm)
+    .bind(round)
+    .fetch_optional(&mut *conn)
+    .await
+    .ctx("read the standing form")?;
+    Ok(r.map(|r| (r.get(0), r.get(1))))
+}
+
+/// Store a form; the realm's earlier form for the round (if any) is superseded.
+/// Returns (new id, the replaced form's (id, received_at)).
+pub async fn insert(
+    conn: &mut Conn,
+    message_id: i64,
+    realm: &str,
+    round: i64,
+    received_at: i64,
+    body: &str,
+) -> Result<(i64, Option<(i64, i64)>), StoreError> {
+    let previous = current(conn, realm, round).await?;
+    let r = sqlx::query(
+        "INSERT INTO forms (message_id, realm, round, received_at, body) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+    )
+    .bind(message_id)
+    .bind(realm)
+    .bind(round)
+    .bind(received_at)
+    .bind(body)
+    .fetch_one(&mut *conn)
+    .await
+    .ctx("store a weekend form")?;
+    let id: i64 = r.get(0);
+    if let Some((old, _)) = previous {
+        sqlx::query("UPDATE forms SET superseded_by = $1 WHERE id = $2")
+            .bind(id)
+            .bind(old)
+            .execute(&mut *conn)
+            .await
+            .ctx("supersede the earlier form")?;
+    }
+    Ok((id, previous))
+}
+
+/// Realms with a standing form for the round.
+pub async fn realms_with_form(conn: &mut Conn, round: i64) -> Result<Vec<String>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT DISTINCT realm FROM forms WHERE round = $1 AND superseded_by IS NULL ORDER BY realm",
+    )
+    .bind(round)
+    .fetch_all(&mut *conn)
+    .await
+    .ctx("list realms with a form")?;
+    Ok(rows.into_iter().map(|r| r.get(0)).collect())
+}

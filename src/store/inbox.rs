@@ -1,0 +1,160 @@
+//! The inbox: raw bytes of every mail received, committed before anything acts on it,
+//! and the IMAP cursor that says how far a mailbox has been read.
+
+use sqlx::Row;
+
+use super::{Conn, Ctx, Store, StoreError};
+
+/// Where a mail came in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Maildir,
+    Imap,
+    Webhook,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Maildir => "maildir",
+            Source::Imap => "imap",
+            Source::Webhook => "webhook",
+        }
+    }
+}
+
+/// A mail as it arrived.
+#[derive(Debug, Clone)]
+pub struct NewMail<'a> {
+    /// `mid:<Message-ID>`, or `sha256:<hex>` when the mail has none.
+    pub dedup_key: &'a str,
+    pub message_id: Option<&'a str>,
+    pub sha256: &'a str,
+    pub source: Source,
+    pub raw: &'a [u8],
+    pub received_at: i64,
+    pub imap: Option<(u32, u32)>,
+}
+
+/// What storing a mail did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stored {
+    New(i64),
+    /// The same mail (same Message-ID, else same content) was stored before.
+    Duplicate,
+}
+
+/// Store a mail unless it is a duplicate.
+pub async fn insert(conn: &mut Conn, m: &NewMail<'_>) -> Result<Stored, StoreError> {
+    let row = sqlx::query(
+        "INSERT INTO inbox (dedup_key, message_id, sha256, source, raw, size, received_at, \
+         imap_uidvalidity, imap_uid, state) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'new') \
+         ON CONFLICT (dedup_key) DO NOTHING RETURNING id",
+    )
+    .bind(m.dedup_key)
+    .bind(m.message_id)
+    .bind(m.sha256)
+    .bind(m.source.as_str())
+    .bind(m.raw)
+    .bind(m.raw.len() as i64)
+    .bind(m.received_at)
+    .bind(m.imap.map(|(v, _)| v as i64))
+    .bind(m.imap.map(|(_, u)| u as i64))
+    .fetch_optional(&mut *conn)
+    .await
+    .ctx("store a received mail")?;
+    Ok(match row {
+        Some(r) => Stored::New(r.get(0)),
+        None => Stored::Duplicate,
+    })
+}
+
+/// A stored mail waiting to be classified.
+#[derive(Debug, Clone)]
+pub struct Waiting {
+    pub id: i64,
+    pub raw: Vec<u8>,
+    pub received_at: i64,
+    pub message_id: Option<String>,
+}
+
+/// Claim the oldest unprocessed mail inside the caller's transaction.
+pub async fn claim_next(store: &Store, conn: &mut Conn) -> Result<Option<Waiting>, StoreError> {
+    let sql = format!(
+        "SELECT id, raw, received_at, message_id FROM inbox WHERE state = 'new' ORDER BY id LIMIT 1{}",
+        store.skip_locked()
+    );
+    let row = sqlx::query(&sql)
+        .fetch_optional(&mut *conn)
+        .await
+        .ctx("claim a received mail")?;
+    Ok(row.map(|r| Waiting {
+        id: r.get(0),
+        raw: r.get(1),
+        received_at: r.get(2),
+        message_id: r.get(3),
+    }))
+}
+
+/// Mark a mail handled (in the same transaction as what handling it produced).
+pub async fn mark_done(conn: &mut Conn, id: i64, at: i64) -> Result<(), StoreError> {
+    sqlx::query("UPDATE inbox SET state = 'done', processed_at = $1 WHERE id = $2")
+        .bind(at)
+        .bind(id)
+        .execute(&mut *conn)
+        .await
+        .ctx("mark a mail handled")?;
+    Ok(())
+}
+
+/// The raw bytes of one stored mail.
+pub async fn raw(conn: &mut Conn, id: i64) -> Result<Option<Vec<u8>>, StoreError> {
+    let row = sqlx::query("SELECT raw FROM inbox WHERE id = $1")
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await
+        .ctx("read a stored mail")?;
+    Ok(row.map(|r| r.get(0)))
+}
+
+/// Counts for metrics: (all stored, still waiting).
+pub async fn counts(conn: &mut Conn) -> Result<(i64, i64), StoreError> {
+    let r = sqlx::query(
+        "SELECT COUNT(*), COALESCE(SUM(CASE WHEN state = 'new' THEN 1 ELSE 0 END), 0) FROM inbox",
+    )
+    .fetch_one(&mut *conn)
+    .await
+    .ctx("count received mail")?;
+    Ok((r.get(0), r.get(1)))
+}
+
+/// How far an IMAP mailbox has been read: (UIDVALIDITY, last stored UID).
+pub async fn imap_cursor(conn: &mut Conn, mailbox: &str) -> Result<Option<(u32, u32)>, StoreError> {
+    let row = sqlx::query("SELECT uid_validity, last_uid FROM imap_cursor WHERE mailbox = $1")
+        .bind(mailbox)
+        .fetch_optional(&mut *conn)
+        .await
+        .ctx("read the IMAP cursor")?;
+    Ok(row.map(|r| (r.get::<i64, _>(0) as u32, r.get::<i64, _>(1) as u32)))
+}
+
+/// Move the IMAP cursor (in the transaction that stored the mails up to it).
+pub async fn set_imap_cursor(
+    conn: &mut Conn,
+    mailbox: &str,
+    uid_validity: u32,
+    last_uid: u32,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO imap_cursor (mailbox, uid_validity, last_uid) VALUES ($1, $2, $3) \
+         ON CONFLICT (mailbox) DO UPDATE SET uid_validity = excluded.uid_validity, \
+         last_uid = excluded.last_uid",
+    )
+    .bind(mailbox)
+    .bind(uid_validity as i64)
+    .bind(last_uid as i64)
+    .execute(&mut *conn)
+    .await
+    .ctx("move the IMAP cursor")?;
+    Ok(())
+}

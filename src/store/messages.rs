@@ -1,0 +1,212 @@
+//! Classified mail and what became of it; also the GM's review queue, which is the
+//! set of messages waiting for the GM, and the deliveries made from messages.
+
+use sqlx::Row;
+
+use super::{Conn, Ctx, Store, StoreError};
+
+/// What a message is waiting for (or what happened to it).
+pub mod state {
+    /// Routed: a delivery row exists.
+    pub const ROUTED: &str = "routed";
+    /// Refused: the sender got a reply saying why; kept for the GM.
+    pub const REFUSED: &str = "refused";
+    /// Waiting for the GM.
+    pub const GM_QUEUE: &str = "gm_queue";
+    /// Accepted and stored (weekend forms).
+    pub const ACCEPTED: &str = "accepted";
+}
+
+/// A message to record.
+#[derive(Debug, Clone, Default)]
+pub struct NewMessage<'a> {
+    pub inbox_id: i64,
+    pub kind: &'a str,
+    pub realm: Option<&'a str>,
+    pub to_realm: Option<&'a str>,
+    pub lang: Option<&'a str>,
+    pub from_addr: Option<&'a str>,
+    pub subject: &'a str,
+    pub body: &'a str,
+    pub state: &'a str,
+    pub reason: Option<&'a str>,
+    pub round: i64,
+    pub at: i64,
+}
+
+pub async fn insert(conn: &mut Conn, m: &NewMessage<'_>) -> Result<i64, StoreError> {
+    let r = sqlx::query(
+        "INSERT INTO messages (inbox_id, kind, realm, to_realm, lang, from_addr, subject, body, \
+         state, reason, round, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id",
+    )
+    .bind(m.inbox_id)
+    .bind(m.kind)
+    .bind(m.realm)
+    .bind(m.to_realm)
+    .bind(m.lang)
+    .bind(m.from_addr)
+    .bind(m.subject)
+    .bind(m.body)
+    .bind(m.state)
+    .bind(m.reason)
+    .bind(m.round)
+    .bind(m.at)
+    .bind(m.at)
+    .fetch_one(&mut *conn)
+    .await
+    .ctx("record a classified mail")?;
+    Ok(r.get(0))
+}
+
+/// A message as the GM sees it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Message {
+    pub id: i64,
+    pub inbox_id: i64,
+    pub kind: String,
+    pub realm: Option<String>,
+    pub to_realm: Option<String>,
+    pub lang: Option<String>,
+    pub from_addr: Option<String>,
+    pub subject: String,
+    pub body: String,
+    pub state: String,
+    pub reason: Option<String>,
+    pub round: i64,
+    pub created_at: i64,
+}
+
+const COLUMNS: &str = "id, inbox_id, kind, realm, to_realm, lang, from_addr, subject, body, \
+                       state, reason, round, created_at";
+
+fn from_row(r: &sqlx::any::AnyRow) -> Message {
+    Message {
+        id: r.get(0),
+        inbox_id: r.get(1),
+        kind: r.get(2),
+        realm: r.get(3),
+        to_realm: r.get(4),
+        lang: r.get(5),
+        from_addr: r.get(6),
+        subject: r.get(7),
+        body: r.get(8),
+        state: r.get(9),
+        reason: r.get(10),
+        round: r.get(11),
+        created_at: r.get(12),
+    }
+}
+
+pub async fn get(conn: &mut Conn, id: i64) -> Result<Option<Message>, StoreError> {
+    let row = sqlx::query(&format!("SELECT {COLUMNS} FROM messages WHERE id = $1"))
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await
+        .ctx("read a message")?;
+    Ok(row.as_ref().map(from_row))
+}
+
+/// Messages in the given states, oldest first.
+pub async fn in_states(conn: &mut Conn, states: &[&str]) -> Result<Vec<Message>, StoreError> {
+    // The state names are our own constants, never user input.
+    let list = states.iter().map(|s| format!("'{s}'")).collect::<Vec<_>>().join(", ");
+    let rows = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM messages WHERE state IN ({list}) ORDER BY id"
+    ))
+    .fetch_all(&mut *conn)
+    .await
+    .ctx("read the GM queue")?;
+    Ok(rows.iter().map(from_row).collect())
+}
+
+/// Every message, oldest first (tests, `gm queue --all`).
+pub async fn all(conn: &mut Conn) -> Result<Vec<Message>, StoreError> {
+    let rows = sqlx::query(&format!("SELECT {COLUMNS} FROM messages ORDER BY id"))
+        .fetch_all(&mut *conn)
+        .await
+        .ctx("read messages")?;
+    Ok(rows.iter().map(from_row).collect())
+}
+
+/// Counts for metrics: (classified, refused, waiting for the GM).
+pub async fn counts(conn: &mut Conn) -> Result<(i64, i64, i64), StoreError> {
+    let r = sqlx::query(
+        "SELECT COUNT(*), \
+         COALESCE(SUM(CASE WHEN state = 'refused' THEN 1 ELSE 0 END), 0), \
+         COALESCE(SUM(CASE WHEN state = 'gm_queue' THEN 1 ELSE 0 END), 0) FROM messages",
+    )
+    .fetch_one(&mut *conn)
+    .await
+    .ctx("count messages")?;
+    Ok((r.get(0), r.get(1), r.get(2)))
+}
+
+/// Schedule a delivery of message `message_id` to `to_realm` at `due_at`.
+pub async fn add_delivery(
+    conn: &mut Conn,
+    message_id: i64,
+    to_realm: &str,
+    due_at: i64,
+) -> Result<i64, StoreError> {
+    let r = sqlx::query(
+        "INSERT INTO deliveries (message_id, to_realm, due_at, state) VALUES ($1, $2, $3, 'due') RETURNING id",
+    )
+    .bind(message_id)
+    .bind(to_realm)
+    .bind(due_at)
+    .fetch_one(&mut *conn)
+    .await
+    .ctx("schedule a delivery")?;
+    Ok(r.get(0))
+}
+
+/// A delivery whose time has come.
+#[derive(Debug, Clone)]
+pub struct DueDelivery {
+    pub id: i64,
+    pub message: Message,
+    pub to_realm: String,
+}
+
+/// Claim the oldest due delivery inside the caller's transaction.
+pub async fn claim_due_delivery(
+    store: &Store,
+    conn: &mut Conn,
+    now: i64,
+) -> Result<Option<DueDelivery>, StoreError> {
+    let sql = format!(
+        "SELECT id, message_id, to_realm FROM deliveries WHERE state = 'due' AND due_at <= $1 \
+         ORDER BY due_at, id LIMIT 1{}",
+        store.skip_locked()
+    );
+    let Some(row) = sqlx::query(&sql)
+        .bind(now)
+        .fetch_optional(&mut *conn)
+        .await
+        .ctx("claim a due delivery")?
+    else {
+        return Ok(None);
+    };
+    let (id, message_id, to_realm): (i64, i64, String) = (row.get(0), row.get(1), row.get(2));
+    let message = get(conn, message_id)
+        .await?
+        .ok_or_else(|| StoreError::Corrupt(format!("delivery {id} names missing message {message_id}")))?;
+    Ok(Some(DueDelivery {
+        id,
+        message,
+        to_realm,
+    }))
+}
+
+/// Mark a delivery made (in the transaction that queued its mail).
+pub async fn delivered(conn: &mut Conn, id: i64, outbox_id: i64, at: i64) -> Result<(), StoreError> {
+    sqlx::query("UPDATE deliveries SET state = 'delivered', delivered_at = $1, outbox_id = $2 WHERE id = $3")
+        .bind(at)
+        .bind(outbox_id)
+        .bind(id)
+        .execute(&mut *conn)
+        .await
+        .ctx("mark a delivery made")?;
+    Ok(())
+}

@@ -1,0 +1,43 @@
+//! Small key/value facts about the game: start instant, the last `now` seen.
+
+use sqlx::Row;
+
+use super::{Conn, Ctx, StoreError};
+
+/// The instant the game started (`init --now`), in ms.
+pub const STARTED_AT: &str = "started_at";
+/// The latest `now` the game has run at: schedule events up to it have fired, and a
+/// `tick --now` before it is refused.
+pub const LAST_NOW: &str = "last_now";
+
+pub async fn get(conn: &mut Conn, key: &str) -> Result<Option<String>, StoreError> {
+    let row = sqlx::query("SELECT value FROM meta WHERE key = $1")
+        .bind(key)
+        .fetch_optional(&mut *conn)
+        .await
+        .ctx("read game metadata")?;
+    Ok(row.map(|r| r.get::<String, _>(0)))
+}
+
+pub async fn set(conn: &mut Conn, key: &str, value: &str) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO meta (key, value) VALUES ($1, $2) \
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    )
+    .bind(key)
+    .bind(value)
+    .execute(&mut *conn)
+    .await
+    .ctx("write game metadata")?;
+    Ok(())
+}
+
+pub async fn get_i64(conn: &mut Conn, key: &str) -> Result<Option<i64>, StoreError> {
+    match get(conn, key).await? {
+        None => Ok(None),
+        Some(v) => v
+            .parse()
+            .map(Some)
+            .map_err(|_| StoreError::Corrupt(format!("meta {key} = {v:?} is not a number"))),
+    }
+}

@@ -1,0 +1,204 @@
+//! The outbox: every mail pbemd sends is a row first, rendered in full, so a retry
+//! sends the very same bytes (and Message-ID) and a crash loses nothing.
+
+use sqlx::Row;
+
+use super::{Conn, Ctx, Store, StoreError};
+
+/// A rendered mail to queue.
+#[derive(Debug, Clone)]
+pub struct NewOutgoing<'a> {
+    /// Names the reason for the mail (`deliver:17`, `refusal:4`, `result:3:Afani` …):
+    /// queueing the same key twice queues one mail.
+    pub dedup_key: &'a str,
+    pub message_id: &'a str,
+    pub kind: &'a str,
+    pub to_addrs: &'a [String],
+    pub from_addr: &'a str,
+    pub subject: &'a str,
+    pub raw: &'a [u8],
+    pub at: i64,
+}
+
+/// Queue a mail; returns its row id (the existing one if the key was queued before).
+pub async fn enqueue(conn: &mut Conn, m: &NewOutgoing<'_>) -> Result<i64, StoreError> {
+    let inserted = sqlx::query(
+        "INSERT INTO outbox (dedup_key, message_id, kind, to_addrs, from_addr, subject, raw, \
+         created_at, attempts, next_attempt_at, state) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, 'pending') \
+         ON CONFLICT (dedup_key) DO NOTHING RETURNING id",
+    )
+    .bind(m.dedup_key)
+    .bind(m.message_id)
+    .bind(m.kind)
+    .bind(m.to_addrs.join(", "))
+    .bind(m.from_addr)
+    .bind(m.subject)
+    .bind(m.raw)
+    .bind(m.at)
+    .bind(m.at)
+    .fetch_optional(&mut *conn)
+    .await
+    .ctx("queue an outgoing mail")?;
+    if let Some(r) = inserted {
+        return Ok(r.get(0));
+    }
+    let r = sqlx::query("SELECT id FROM outbox WHERE dedup_key = $1")
+        .bind(m.dedup_key)
+        .fetch_one(&mut *conn)
+        .await
+        .ctx("find a queued mail")?;
+    Ok(r.get(0))
+}
+
+/// A queued mail ready to send.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    pub id: i64,
+    pub message_id: String,
+    pub kind: String,
+    pub to_addrs: Vec<String>,
+    pub from_addr: String,
+    pub raw: Vec<u8>,
+    pub attempts: i64,
+}
+
+/// Claim up to `limit` mails whose next attempt is due, oldest first.
+pub async fn claim_due(
+    store: &Store,
+    conn: &mut Conn,
+    now: i64,
+    limit: i64,
+) -> Result<Vec<Pending>, StoreError> {
+    let sql = format!(
+        "SELECT id, message_id, kind, to_addrs, from_addr, raw, attempts FROM outbox \
+         WHERE state = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at, id LIMIT $2{}",
+        store.skip_locked()
+    );
+    let rows = sqlx::query(&sql)
+        .bind(now)
+        .bind(limit)
+        .fetch_all(&mut *conn)
+        .await
+        .ctx("claim due outgoing mail")?;
+    Ok(rows
+        .into_iter()
+        .map(|r| Pending {
+            id: r.get(0),
+            message_id: r.get(1),
+            kind: r.get(2),
+            to_addrs: r
+                .get::<String, _>(3)
+                .split(", ")
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect(),
+            from_addr: r.get(4),
+            raw: r.get(5),
+            attempts: r.get(6),
+        })
+        .collect())
+}
+
+pub async fn mark_sent(conn: &mut Conn, id: i64, at: i64) -> Result<(), StoreError> {
+    sqlx::query(
+        "UPDATE outbox SET state = 'sent', sent_at = $1, attempts = attempts + 1, last_error = NULL WHERE id = $2",
+    )
+    .bind(at)
+    .bind(id)
+    .execute(&mut *conn)
+    .await
+    .ctx("mark a mail sent")?;
+    Ok(())
+}
+
+/// Record a failed attempt: retry at `next_at`, or give up (`failed`) when `give_up`.
+pub async fn mark_attempt_failed(
+    conn: &mut Conn,
+    id: i64,
+    error: &str,
+    next_at: i64,
+    give_up: bool,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "UPDATE outbox SET attempts = attempts + 1, last_error = $1, next_attempt_at = $2, \
+         state = $3 WHERE id = $4",
+    )
+    .bind(error)
+    .bind(next_at)
+    .bind(if give_up { "failed" } else { "pending" })
+    .bind(id)
+    .execute(&mut *conn)
+    .await
+    .ctx("record a failed send")?;
+    Ok(())
+}
+
+/// The next instant a pending mail is due (for the sender loop's sleep).
+pub async fn next_due_at(conn: &mut Conn) -> Result<Option<i64>, StoreError> {
+    let r = sqlx::query("SELECT MIN(next_attempt_at) FROM outbox WHERE state = 'pending'")
+        .fetch_one(&mut *conn)
+        .await
+        .ctx("find the next outgoing mail")?;
+    Ok(r.get::<Option<i64>, _>(0))
+}
+
+/// A queued mail as the GM sees it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct OutRow {
+    pub id: i64,
+    pub kind: String,
+    pub to_addrs: String,
+    pub subject: String,
+    pub state: String,
+    pub attempts: i64,
+    pub last_error: Option<String>,
+    pub created_at: i64,
+}
+
+/// Mails that could not be sent (shown in the GM queue).
+pub async fn failed_or_retrying(conn: &mut Conn) -> Result<Vec<OutRow>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT id, kind, to_addrs, subject, state, attempts, last_error, created_at FROM outbox \
+         WHERE state = 'failed' OR (state = 'pending' AND attempts > 0) ORDER BY id",
+    )
+    .fetch_all(&mut *conn)
+    .await
+    .ctx("read failed outgoing mail")?;
+    Ok(rows
+        .into_iter()
+        .map(|r| OutRow {
+            id: r.get(0),
+            kind: r.get(1),
+            to_addrs: r.get(2),
+            subject: r.get(3),
+            state: r.get(4),
+            attempts: r.get(5),
+            last_error: r.get(6),
+            created_at: r.get(7),
+        })
+        .collect())
+}
+
+/// Counts for metrics: (sent, failed, pending).
+pub async fn counts(conn: &mut Conn) -> Result<(i64, i64, i64), StoreError> {
+    let r = sqlx::query(
+        "SELECT COALESCE(SUM(CASE WHEN state = 'sent' THEN 1 ELSE 0 END), 0), \
+         COALESCE(SUM(CASE WHEN state = 'failed' THEN 1 ELSE 0 END), 0), \
+         COALESCE(SUM(CASE WHEN state = 'pending' THEN 1 ELSE 0 END), 0) FROM outbox",
+    )
+    .fetch_one(&mut *conn)
+    .await
+    .ctx("count outgoing mail")?;
+    Ok((r.get(0), r.get(1), r.get(2)))
+}
+
+/// Every queued mail of a kind, oldest first (tests and the demo's summary).
+pub async fn raw_of_kind(conn: &mut Conn, kind: &str) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
+    let rows = sqlx::query("SELECT to_addrs, raw FROM outbox WHERE kind = $1 ORDER BY id")
+        .bind(kind)
+        .fetch_all(&mut *conn)
+        .await
+        .ctx("read queued mail")?;
+    Ok(rows.into_iter().map(|r| (r.get(0), r.get(1))).collect())
+}

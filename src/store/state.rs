@@ -1,0 +1,74 @@
+//! The game state: one JSON document per version. Every change writes a new version
+//! (never an update in place) together with an audit event, in one transaction.
+
+use sqlx::Row;
+
+use super::{Conn, Ctx, StoreError};
+
+/// One stored version of the game state.
+#[derive(Debug, Clone)]
+pub struct StateRow {
+    pub version: i64,
+    pub round: i64,
+    pub schema: i64,
+    pub doc: String,
+    pub reason: String,
+    pub created_at: i64,
+}
+
+/// The newest version, if the game has been started.
+pub async fn latest(conn: &mut Conn) -> Result<Option<StateRow>, StoreError> {
+    let row = sqlx::query(
+        "SELECT version, round, schema, doc, reason, created_at FROM game_state \
+         ORDER BY version DESC LIMIT 1",
+    )
+    .fetch_optional(&mut *conn)
+    .await
+    .ctx("read the game state")?;
+    Ok(row.map(|r| StateRow {
+        version: r.get(0),
+        round: r.get(1),
+        schema: r.get(2),
+        doc: r.get(3),
+        reason: r.get(4),
+        created_at: r.get(5),
+    }))
+}
+
+/// Write `doc` as the version after `expected_version` (0 for the first). Fails with
+/// a unique-key error if someone else wrote that version first, so two writers can
+/// never both apply a change to the same base.
+pub async fn save(
+    conn: &mut Conn,
+    expected_version: i64,
+    round: i64,
+    schema: i64,
+    doc: &str,
+    reason: &str,
+    at: i64,
+) -> Result<i64, StoreError> {
+    let version = expected_version + 1;
+    sqlx::query(
+        "INSERT INTO game_state (version, round, schema, doc, reason, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6)",
+    )
+    .bind(version)
+    .bind(round)
+    .bind(schema)
+    .bind(doc)
+    .bind(reason)
+    .bind(at)
+    .execute(&mut *conn)
+    .await
+    .ctx("save a new game state version")?;
+    Ok(version)
+}
+
+/// How many versions exist (for tests and `state` output).
+pub async fn count(conn: &mut Conn) -> Result<i64, StoreError> {
+    let r = sqlx::query("SELECT COUNT(*) FROM game_state")
+        .fetch_one(&mut *conn)
+        .await
+        .ctx("count game state versions")?;
+    Ok(r.get(0))
+}
