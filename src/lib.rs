@@ -1,3 +1,21 @@
-//! pbemd (temporary during bring-up)
+//! pbemd: a play-by-email daemon for the Swedish world strategy game
+//! (*Världsstrategispelet*). See README.md for the code tour and DESIGN.md for the
+//! architecture.
+//!
+//! Rooms: `game`, `courier` and `forms` are pure (no I/O, no clock, no global RNG);
+//! `mail` turns bytes into meaning and back; `transport` talks to mail servers; `store`
+//! holds all SQL; `schedule` knows the week; `render` the templates; `web` the HTTP
+//! side; `app` wires them into workers; `cli` is the command line.
+
+pub mod app;
+pub mod cli;
 pub mod clock;
+pub mod config;
+pub mod courier;
+pub mod game;
+pub mod mail;
+pub mod render;
+pub mod schedule;
 pub mod store;
+pub mod transport;
+pub mod web;

@@ -70,14 +70,14 @@ on_both_backends!(outbox_queues_a_key_once_and_retries_with_backoff, |store: Sto
     assert_eq!(outbox::enqueue(&mut c, &m).await.unwrap(), id);
     drop(c);
     let mut tx = store.begin().await.unwrap();
-    let due = outbox::claim_due(&store, &mut tx, 100, 10).await.unwrap();
+    let due = outbox::claim_due(&store, &mut tx, 100, 10, 150).await.unwrap();
     assert_eq!(due.len(), 1);
     assert_eq!(due[0].to_addrs, to);
     outbox::mark_attempt_failed(&mut tx, id, "connection refused", 200, false).await.unwrap();
     tx.commit().await.unwrap();
     let mut tx = store.begin().await.unwrap();
-    assert!(outbox::claim_due(&store, &mut tx, 199, 10).await.unwrap().is_empty());
-    assert_eq!(outbox::claim_due(&store, &mut tx, 200, 10).await.unwrap().len(), 1);
+    assert!(outbox::claim_due(&store, &mut tx, 199, 10, 250).await.unwrap().is_empty());
+    assert_eq!(outbox::claim_due(&store, &mut tx, 200, 10, 250).await.unwrap().len(), 1);
     outbox::mark_attempt_failed(&mut tx, id, "still refused", 400, true).await.unwrap();
     tx.commit().await.unwrap();
     let mut c = store.conn().await.unwrap();

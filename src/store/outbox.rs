@@ -63,12 +63,16 @@ pub struct Pending {
     pub attempts: i64,
 }
 
-/// Claim up to `limit` mails whose next attempt is due, oldest first.
+/// Claim up to `limit` mails whose next attempt is due, oldest first, and lease them
+/// until `lease_until`: the caller commits, sends without holding a transaction, then
+/// marks each row sent or failed. A sender that dies mid-send leaves its rows to be
+/// retried when the lease runs out.
 pub async fn claim_due(
     store: &Store,
     conn: &mut Conn,
     now: i64,
     limit: i64,
+    lease_until: i64,
 ) -> Result<Vec<Pending>, StoreError> {
     let sql = format!(
         "SELECT id, message_id, kind, to_addrs, from_addr, raw, attempts FROM outbox \
@@ -81,6 +85,14 @@ pub async fn claim_due(
         .fetch_all(&mut *conn)
         .await
         .ctx("claim due outgoing mail")?;
+    for r in &rows {
+        sqlx::query("UPDATE outbox SET next_attempt_at = $1 WHERE id = $2")
+            .bind(lease_until)
+            .bind(r.get::<i64, _>(0))
+            .execute(&mut *conn)
+            .await
+            .ctx("lease outgoing mail")?;
+    }
     Ok(rows
         .into_iter()
         .map(|r| Pending {

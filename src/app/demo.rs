@@ -1,0 +1,135 @@
+//! `pbemd demo`: a whole scripted week on SQLite + Maildir, no servers. Players' mails
+//! are dropped into the game's inbox Maildir and the game is ticked forward through
+//! the week, exactly as `pbemd tick` would; everything pbemd sends lands in
+//! `DIR/outbox/new`.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+
+use super::{tick, App, AppError, Result};
+use crate::clock::{parse_rfc3339, FixedClock};
+use crate::config::Config;
+use crate::transport::maildir::Maildir;
+
+/// Marks a folder as made by the demo, so a rerun may replace it.
+const MARKER: &str = ".pbemd-demo";
+
+/// One scripted moment: the mails players send, then a tick at `at`.
+struct Step {
+    at: &'static str,
+    what: &'static str,
+    mails: &'static [(&'static str, &'static str, &'static str)],
+}
+
+const START: &str = "2026-11-23T11:00:00+01:00";
+
+const SCRIPT: &[Step] = &[
+    Step {
+        at: "2026-11-23T12:00:00+01:00",
+        what: "Monday 12:00: results go out (every realm's form) and the weekday window opens",
+        mails: &[],
+    },
+    Step {
+        at: "2026-11-24T09:30:00+01:00",
+        what: "Tuesday: two envoys, a mail of no known kind, and a stranger",
+        mails: &[
+            ("genogien@game.test", "Genogien skickar ett sändebud till Afani", "Hälsningar från Genogien!\nVi föreslår fred längs gränsen vid F5.\n\n/Kung Gorm (genogien@game.test)"),
+            ("afani@game.test", "Afani sends an envoy to Kaldor", "Greetings from Afani. Shall we trade iron for timber?"),
+            ("kaldor@game.test", "Kaldor skickar en kamel till Afani", "Kamelen bär guld."),
+            ("stranger@elsewhere.test", "Hej, kan jag vara med?", "Jag vill också spela."),
+        ],
+    },
+    Step {
+        at: "2026-11-25T20:00:00+01:00",
+        what: "Wednesday: a question to the GM, and a merchant for the GM to handle",
+        mails: &[
+            ("mirandel@game.test", "Mirandel till SL: murar", "Räknas Bergvägg mot murtaket?"),
+            ("fugandri@game.test", "Fugandri skickar en handelsman till Kaldor", "Vi köper timmer.\n****\nSkickar: 5 Sten\nVäntar: 6 Timmer"),
+        ],
+    },
+    Step {
+        at: "2026-11-28T10:00:00+01:00",
+        what: "Saturday: an envoy too late for the weekday window, and two weekend forms",
+        mails: &[
+            ("genogien@game.test", "Genogien skickar ett sändebud till Kaldor", "Ett sent sändebud."),
+            ("fugandri@game.test", "Fugandri helgformulär", "KÖP 2 lätt infanteri\n"),
+            ("afani@game.test", "Afani form", "BUY 1 spy\n"),
+        ],
+    },
+    Step {
+        at: "2026-11-29T16:00:00+01:00",
+        what: "Sunday 16:00: a form after the 15:00 deadline; the weekend has closed",
+        mails: &[("ostvik@game.test", "Ostvik form", "BUY 1 light infantry\n")],
+    },
+    Step {
+        at: "2026-11-30T12:00:00+01:00",
+        what: "Monday 12:00: round 2's forms go out",
+        mails: &[],
+    },
+];
+
+fn mail(seq: u64, from: &str, subject: &str, body: &str, at: DateTime<Utc>) -> Vec<u8> {
+    format!(
+        "From: {from}\r\nTo: sl@game.test\r\nSubject: {subject}\r\nDate: {}\r\nMessage-ID: <demo-{seq}@players.test>\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n{}\r\n",
+        at.to_rfc2822(),
+        body.replace('\n', "\r\n")
+    )
+    .into_bytes()
+}
+
+/// Play the scripted week in `dir`.
+pub async fn run(dir: &Path) -> Result<()> {
+    if dir.exists() && std::fs::read_dir(dir).map(|mut d| d.next().is_some()).unwrap_or(false) {
+        if dir.join(MARKER).exists() {
+            std::fs::remove_dir_all(dir)
+                .map_err(|e| AppError::Refused(format!("cannot clear old demo {}: {e}", dir.display())))?;
+        } else {
+            return Err(AppError::Refused(format!(
+                "{} exists and is not an earlier demo; give --dir a new folder",
+                dir.display()
+            )));
+        }
+    }
+    let cfg_path = super::setup::new_game_dir(dir, None)?;
+    std::fs::write(dir.join(MARKER), "made by pbemd demo\n")
+        .map_err(|e| AppError::Refused(format!("cannot write in {}: {e}", dir.display())))?;
+    let cfg = Config::load(&cfg_path).map_err(|e| AppError::Refused(e.to_string()))?;
+    let start = parse_rfc3339(START).map_err(AppError::Refused)?;
+    let clock = Arc::new(FixedClock::new(start));
+    let app = App::open(cfg, clock.clone()).await?;
+    super::setup::init(&app, start, false).await?;
+    println!("pbemd demo in {}", dir.display());
+    println!("game started {START} (round 1, six realms)\n");
+    let inbox = Maildir::open(&dir.join("inbox"))?;
+    let mut seq = 0;
+    for step in SCRIPT {
+        let at = parse_rfc3339(step.at).map_err(AppError::Refused)?;
+        for (from, subject, body) in step.mails {
+            seq += 1;
+            inbox.drop_in(seq, &mail(seq, from, subject, body, at))?;
+        }
+        clock.set(at);
+        let r = tick::tick(&app).await?;
+        println!("{} — {}", step.at, step.what);
+        println!(
+            "    {} mails in, {} handled, {} schedule events, {} envoys delivered, {} mails out",
+            r.stored,
+            r.handled,
+            r.events.len(),
+            r.delivered,
+            r.sent
+        );
+    }
+    let outbox = dir.join("outbox").join("new");
+    let n = std::fs::read_dir(&outbox).map(|d| d.count()).unwrap_or(0);
+    let cfg = cfg_path.display();
+    println!("\n{n} mails written to {}", outbox.display());
+    println!("look at:");
+    println!("  ls {}                      # every mail pbemd sent", outbox.display());
+    println!("  grep -l 'helgformulär\\|form$' {}/*   # the Monday result forms", outbox.display());
+    println!("  pbemd --config {cfg} gm queue --all   # what waits for the GM");
+    println!("  pbemd --config {cfg} state --realm Afani --json");
+    Ok(())
+}

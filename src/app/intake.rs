@@ -1,0 +1,144 @@
+//! Intake, store-first: every mail's raw bytes are committed before its source is told
+//! it was taken (Maildir file moved to `cur/`, IMAP message flagged `\Seen`). A mail
+//! seen twice (same Message-ID, else same SHA-256) is stored once.
+
+use sha2::{Digest, Sha256};
+
+use super::{App, Result};
+use crate::clock;
+use crate::store::inbox::{self, NewMail, Source, Stored};
+use crate::transport::imap::ImapSession;
+use crate::transport::maildir::Maildir;
+
+/// The key under which a mail is stored once: its Message-ID, else its content hash.
+pub fn dedup_key(raw: &[u8]) -> (String, Option<String>, String) {
+    let sha = hex::encode(Sha256::digest(raw));
+    let mid = mail_parser::MessageParser::new()
+        .parse_headers(raw)
+        .and_then(|m| m.message_id().map(|s| s.trim().to_string()))
+        .filter(|s| !s.is_empty());
+    match mid {
+        Some(m) => (format!("mid:{m}"), Some(m), sha),
+        None => (format!("sha256:{sha}"), None, sha),
+    }
+}
+
+/// Store one mail as received now; wakes the workers when it is new.
+pub async fn store_raw(
+    app: &App,
+    raw: &[u8],
+    source: Source,
+    imap: Option<(u32, u32)>,
+) -> Result<Stored> {
+    let (key, mid, sha) = dedup_key(raw);
+    let mut conn = app.store.conn().await?;
+    let stored = inbox::insert(
+        &mut conn,
+        &NewMail {
+            dedup_key: &key,
+            message_id: mid.as_deref(),
+            sha256: &sha,
+            source,
+            raw,
+            received_at: clock::to_ms(app.now()),
+            imap,
+        },
+    )
+    .await?;
+    if let Stored::New(id) = stored {
+        tracing::info!(inbox_id = id, source = source.as_str(), message_id = ?mid, "mail stored");
+        app.wake.notify_one();
+    } else {
+        tracing::info!(source = source.as_str(), message_id = ?mid, "duplicate mail ignored");
+    }
+    Ok(stored)
+}
+
+/// Take every mail waiting in a Maildir's `new/`. Returns how many were new.
+pub async fn maildir_once(app: &App, md: &Maildir) -> Result<usize> {
+    let mut stored = 0;
+    for name in md.list_new()? {
+        let mail = md.read_new(&name)?;
+        if let Stored::New(_) = store_raw(app, &mail.raw, Source::Maildir, None).await? {
+            stored += 1;
+        }
+        md.mark_seen(&name)?;
+    }
+    Ok(stored)
+}
+
+/// Test hook: stop dead right after a batch of IMAP mail is committed and before it is
+/// flagged, so a test can SIGKILL the process exactly there and prove that a crash at
+/// that point loses and repeats nothing.
+const PAUSE_HOOK: &str = "PBEMD_TEST_PAUSE_AFTER_STORE";
+
+/// Fetch and store everything new in the selected IMAP mailbox, in batches. Order per
+/// batch: commit the raw bytes, flag them `\Seen`, then move the cursor. A crash
+/// between any two steps refetches the batch and the dedup key drops the repeats.
+pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Result<usize> {
+    let mailbox = session_mailbox(app);
+    let st = session.select().await?;
+    let mut conn = app.store.conn().await?;
+    let mut last_uid = match inbox::imap_cursor(&mut conn, &mailbox).await? {
+        Some((validity, uid)) if validity == st.uid_validity => uid,
+        Some((validity, _)) => {
+            tracing::warn!(old = validity, new = st.uid_validity, "UIDVALIDITY changed: reading the mailbox again from the start");
+            0
+        }
+        None => 0,
+    };
+    drop(conn);
+    let mut new = 0;
+    loop {
+        let fetched = session.fetch_after(last_uid, batch).await?;
+        if fetched.is_empty() {
+            break;
+        }
+        let now = clock::to_ms(app.now());
+        let mut tx = app.store.begin().await?;
+        let mut uids = Vec::with_capacity(fetched.len());
+        for f in &fetched {
+            let (key, mid, sha) = dedup_key(&f.raw);
+            if let Stored::New(_) = inbox::insert(
+                &mut tx,
+                &NewMail {
+                    dedup_key: &key,
+                    message_id: mid.as_deref(),
+                    sha256: &sha,
+                    source: Source::Imap,
+                    raw: &f.raw,
+                    received_at: now,
+                    imap: Some((st.uid_validity, f.uid)),
+                },
+            )
+            .await?
+            {
+                new += 1;
+            }
+            uids.push(f.uid);
+        }
+        tx.commit().await.map_err(|e| crate::store::StoreError::Query {
+            what: "commit fetched mail",
+            source: e,
+        })?;
+        if std::env::var_os(PAUSE_HOOK).is_some() {
+            eprintln!("{PAUSE_HOOK}: stored {} mails, pausing before flagging", uids.len());
+            loop {
+                std::thread::sleep(std::time::Duration::from_secs(3600));
+            }
+        }
+        session.mark_seen(&uids).await?;
+        last_uid = uids.iter().copied().max().unwrap_or(last_uid);
+        let mut conn = app.store.conn().await?;
+        inbox::set_imap_cursor(&mut conn, &mailbox, st.uid_validity, last_uid).await?;
+        app.wake.notify_one();
+    }
+    Ok(new)
+}
+
+fn session_mailbox(app: &App) -> String {
+    match &app.cfg.inbound {
+        crate::config::Inbound::Imap(i) => i.params.mailbox.clone(),
+        crate::config::Inbound::Maildir(_) => "INBOX".into(),
+    }
+}

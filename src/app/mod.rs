@@ -1,0 +1,193 @@
+//! The application: one `App` context that every entry point shares (daemon, `tick`,
+//! `demo`, tests), and the workers that move mail through the rooms.
+//!
+//! Each worker is a `*_once` function that does one unit of work in one transaction
+//! and says whether there was any; `tick` calls them until they are idle, the daemon
+//! loops them with sleeps, wake-ups and cancellation. This room owns the order of
+//! things and the transactions; the rules live in `courier/`, `game/`, `forms/`, the
+//! SQL in `store/`, the bytes on the wire in `transport/`.
+
+pub mod daemon;
+pub mod deliver;
+pub mod demo;
+pub mod intake;
+pub mod process;
+pub mod scheduler;
+pub mod sender;
+pub mod setup;
+pub mod tick;
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use tokio::sync::{Mutex, Notify};
+
+use crate::clock::{self, Clock};
+use crate::config::{Config, Outbound};
+use crate::game::{GameState, Lang};
+use crate::mail::classify::{DirEntry, Directory};
+use crate::mail::compose::{self, ComposeError, Outgoing};
+use crate::render::{RenderError, Renderer};
+use crate::schedule::{Schedule, ScheduleError};
+use crate::store::{self, events, outbox, Conn, Store, StoreError};
+use crate::transport::maildir::Maildir;
+use crate::transport::smtp::SmtpSender;
+use crate::transport::TransportError;
+
+/// Why a unit of work could not be done (the machine broke, or the game is not set up).
+/// Rule outcomes are never errors: they are replies and audit events.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Transport(#[from] TransportError),
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    #[error(transparent)]
+    Compose(#[from] ComposeError),
+    #[error(transparent)]
+    Schedule(#[from] ScheduleError),
+    #[error("no game has been started in this database: run `pbemd init` first")]
+    NotStarted,
+    #[error("stored game state cannot be read: {0}")]
+    BadState(String),
+    #[error("{0}")]
+    Refused(String),
+}
+
+pub type Result<T, E = AppError> = std::result::Result<T, E>;
+
+/// Where outgoing mail goes.
+pub enum Sink {
+    Maildir(Maildir),
+    Smtp(Mutex<SmtpSender>),
+}
+
+/// Everything a unit of work needs.
+pub struct App {
+    pub cfg: Config,
+    pub store: Store,
+    pub schedule: Schedule,
+    pub renderer: Renderer,
+    pub clock: Arc<dyn Clock>,
+    pub sink: Sink,
+    /// Poked whenever new work arrives (a stored mail, a queued reply).
+    pub wake: Arc<Notify>,
+}
+
+impl App {
+    /// Open the database (migrating it) and the outbound transport.
+    pub async fn open(cfg: Config, clock: Arc<dyn Clock>) -> Result<App> {
+        let store = Store::open(&cfg.database_url).await?;
+        let schedule = match &cfg.schedule {
+            None => Schedule::default_week(),
+            Some(p) => {
+                let text = std::fs::read_to_string(p).map_err(|e| {
+                    AppError::Refused(format!("cannot read schedule file {}: {e}", p.display()))
+                })?;
+                Schedule::from_yaml(&text)?
+            }
+        };
+        let sink = match &cfg.outbound {
+            Outbound::Maildir(dir) => Sink::Maildir(Maildir::open(dir)?),
+            Outbound::Smtp(p) => Sink::Smtp(Mutex::new(SmtpSender::new(p.clone()))),
+        };
+        Ok(App {
+            cfg,
+            store,
+            schedule,
+            renderer: Renderer::new()?,
+            clock,
+            sink,
+            wake: Arc::new(Notify::new()),
+        })
+    }
+
+    pub fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+
+    /// The current game state and its version.
+    pub async fn state(&self, conn: &mut Conn) -> Result<(i64, GameState)> {
+        let row = store::state::latest(conn).await?.ok_or(AppError::NotStarted)?;
+        let state: GameState =
+            serde_json::from_str(&row.doc).map_err(|e| AppError::BadState(e.to_string()))?;
+        Ok((row.version, state))
+    }
+
+    /// Write a new state version with its audit event (inside the caller's transaction).
+    pub async fn save_state(
+        &self,
+        conn: &mut Conn,
+        base_version: i64,
+        state: &GameState,
+        reason: &str,
+    ) -> Result<i64> {
+        let doc = serde_json::to_string(state).map_err(|e| AppError::BadState(e.to_string()))?;
+        let at = clock::to_ms(self.now());
+        let round = state.round as i64;
+        let v = store::state::save(
+            conn,
+            base_version,
+            round,
+            crate::game::SCHEMA_VERSION as i64,
+            &doc,
+            reason,
+            at,
+        )
+        .await?;
+        events::log(conn, at, round, "state_saved", None, Some(v), reason).await?;
+        Ok(v)
+    }
+
+    /// The realm directory classification needs.
+    pub fn directory(&self, state: &GameState) -> Directory {
+        Directory {
+            realms: state
+                .realms
+                .iter()
+                .filter(|r| !r.emails.is_empty())
+                .map(|r| DirEntry {
+                    name: r.name.clone(),
+                    emails: r.emails.iter().map(|e| e.to_lowercase()).collect(),
+                    lang: r.language,
+                })
+                .collect(),
+            game_address: self.cfg.game_address.clone(),
+            gm_address: self.cfg.gm_address.clone(),
+        }
+    }
+
+    /// Format a mail and queue it in the outbox (inside the caller's transaction).
+    pub async fn enqueue(&self, conn: &mut Conn, o: &Outgoing) -> Result<i64> {
+        let now = self.now();
+        let c = compose::compose(
+            o,
+            &self.cfg.game_name,
+            &self.cfg.display_name,
+            &self.cfg.game_address,
+            now,
+        )?;
+        let id = outbox::enqueue(
+            conn,
+            &outbox::NewOutgoing {
+                dedup_key: &o.dedup_key,
+                message_id: &c.message_id,
+                kind: o.kind,
+                to_addrs: &o.to,
+                from_addr: &self.cfg.game_address,
+                subject: &o.subject,
+                raw: &c.raw,
+                at: clock::to_ms(now),
+            },
+        )
+        .await?;
+        Ok(id)
+    }
+
+    /// A time in the game's zone, written for a realm.
+    pub fn local(&self, t: DateTime<Utc>, lang: Lang) -> String {
+        crate::schedule::describe_local(t, self.schedule.timezone(), lang == Lang::Sv)
+    }
+}

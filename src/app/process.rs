@@ -1,0 +1,303 @@
+//! Classify stored mail and act on it: one inbox row per transaction, which records
+//! the message, its routing (delivery, form, GM queue or refusal), any reply, the
+//! audit event and the inbox row's `done` mark together — all or nothing.
+
+use serde_json::json;
+
+use super::{App, Result};
+use crate::clock::{self, from_ms};
+use crate::courier::{self, Incoming, Route};
+use crate::game::{GameState, Lang};
+use crate::mail::classify::{self, Classified};
+use crate::mail::compose::Outgoing;
+use crate::mail::parse::{self, Inbound};
+use crate::mail::subject::MailKind;
+use crate::schedule::Window;
+use crate::store::messages::{self, state, NewMessage};
+use crate::store::{events, forms, inbox, Conn};
+
+/// Kind names stored in `messages.kind`.
+pub fn kind_str(k: MailKind) -> &'static str {
+    match k {
+        MailKind::Envoy => "envoy",
+        MailKind::Merchant => "merchant",
+        MailKind::Spy => "spy",
+        MailKind::Form => "form",
+        MailKind::ToGm => "to_gm",
+    }
+}
+
+/// Handle the oldest stored mail. Returns false when none was waiting.
+pub async fn process_once(app: &App) -> Result<bool> {
+    let mut tx = app.store.begin().await?;
+    let Some(w) = inbox::claim_next(&app.store, &mut tx).await? else {
+        return Ok(false);
+    };
+    let span = tracing::info_span!("mail", inbox_id = w.id, message_id = ?w.message_id);
+    let _g = span.enter();
+    let (_, gs) = app.state(&mut tx).await?;
+    handle(app, &mut tx, &gs, w.id, &w.raw, w.received_at).await?;
+    inbox::mark_done(&mut tx, w.id, clock::to_ms(app.now())).await?;
+    tx.commit().await.map_err(|e| crate::store::StoreError::Query {
+        what: "commit a handled mail",
+        source: e,
+    })?;
+    app.wake.notify_one();
+    Ok(true)
+}
+
+/// Handle every stored mail; returns how many.
+pub async fn process_all(app: &App) -> Result<usize> {
+    let mut n = 0;
+    while process_once(app).await? {
+        n += 1;
+    }
+    Ok(n)
+}
+
+async fn handle(
+    app: &App,
+    conn: &mut Conn,
+    gs: &GameState,
+    inbox_id: i64,
+    raw: &[u8],
+    received_ms: i64,
+) -> Result<()> {
+    let round = gs.round as i64;
+    let now = clock::to_ms(app.now());
+    let mail = match parse::parse_inbound(raw) {
+        Ok(m) => m,
+        Err(e) => {
+            // Not a mail at all: nobody to answer; the GM sees it.
+            let reason = e.to_string();
+            let id = messages::insert(
+                conn,
+                &NewMessage {
+                    inbox_id,
+                    kind: "unreadable",
+                    subject: "",
+                    body: &String::from_utf8_lossy(&raw[..raw.len().min(4096)]),
+                    state: state::GM_QUEUE,
+                    reason: Some(&reason),
+                    round,
+                    at: now,
+                    ..Default::default()
+                },
+            )
+            .await?;
+            events::log(conn, now, round, "mail_unreadable", None, Some(id), &reason).await?;
+            tracing::warn!(%reason, "unreadable mail queued for the GM");
+            return Ok(());
+        }
+    };
+    let subject = mail.subject.clone().unwrap_or_default();
+    let dir = app.directory(gs);
+    match classify::classify(&mail, &dir, app.cfg.limits.max_mail_bytes) {
+        Classified::UnknownSender { from } => {
+            let reason = format!("unknown sender {}", from.as_deref().unwrap_or("(none)"));
+            let id = messages::insert(
+                conn,
+                &NewMessage {
+                    inbox_id,
+                    kind: "unknown_sender",
+                    from_addr: from.as_deref(),
+                    subject: &subject,
+                    body: &mail.text,
+                    state: state::GM_QUEUE,
+                    reason: Some(&reason),
+                    round,
+                    at: now,
+                    ..Default::default()
+                },
+            )
+            .await?;
+            events::log(conn, now, round, "mail_unknown_sender", None, Some(id), &reason).await?;
+        }
+        Classified::FromGm => {
+            let id = messages::insert(
+                conn,
+                &NewMessage {
+                    inbox_id,
+                    kind: "from_gm",
+                    from_addr: mail.from_addr.as_deref(),
+                    subject: &subject,
+                    body: &mail.text,
+                    state: state::GM_QUEUE,
+                    round,
+                    at: now,
+                    ..Default::default()
+                },
+            )
+            .await?;
+            events::log(conn, now, round, "mail_from_gm", None, Some(id), &subject).await?;
+        }
+        Classified::Refused { realm, lang, reason } => {
+            let text = reason.explain_for(lang, Some(&realm));
+            let id = messages::insert(
+                conn,
+                &NewMessage {
+                    inbox_id,
+                    kind: "unclassified",
+                    realm: Some(&realm),
+                    lang: Some(lang.code()),
+                    from_addr: mail.from_addr.as_deref(),
+                    subject: &subject,
+                    body: &mail.text,
+                    state: state::REFUSED,
+                    reason: Some(&text),
+                    round,
+                    at: now,
+                    ..Default::default()
+                },
+            )
+            .await?;
+            reply_refusal(app, conn, gs, &realm, lang, &mail, &subject, &text, inbox_id).await?;
+            events::log(conn, now, round, "mail_refused", Some(&realm), Some(id), &text).await?;
+        }
+        Classified::Accepted { realm, lang, subject: sub } => {
+            let received_at = from_ms(received_ms);
+            let window = app.schedule.window_at(received_at);
+            let decision = courier::route(&Incoming {
+                kind: sub.kind,
+                from: &realm,
+                to: sub.to.as_deref(),
+                received_at,
+                window,
+            });
+            let body = body_of(&mail, sub.kind);
+            let base = NewMessage {
+                inbox_id,
+                kind: kind_str(sub.kind),
+                realm: Some(&realm),
+                to_realm: sub.to.as_deref(),
+                lang: Some(lang.code()),
+                from_addr: mail.from_addr.as_deref(),
+                subject: &subject,
+                body: &body,
+                state: state::ROUTED,
+                round,
+                at: now,
+                ..Default::default()
+            };
+            match decision {
+                Route::Deliver { to, due_at } => {
+                    let id = messages::insert(conn, &base).await?;
+                    messages::add_delivery(conn, id, &to, clock::to_ms(due_at)).await?;
+                    let detail = json!({"kind": base.kind, "to": to, "due_at": due_at}).to_string();
+                    events::log(conn, now, round, "courier_routed", Some(&realm), Some(id), &detail).await?;
+                }
+                Route::Form => {
+                    let id = messages::insert(conn, &NewMessage { state: state::ACCEPTED, ..base.clone() }).await?;
+                    let (form_id, replaced) = forms::insert(conn, id, &realm, round, received_ms, &body).await?;
+                    let deadline = app
+                        .schedule
+                        .next_closing(Window::Weekend, received_at)
+                        .map(|t| app.local(t, lang));
+                    let data = json!({
+                        "realm": realm,
+                        "round": round,
+                        "received": app.local(received_at, lang),
+                        "deadline": deadline.unwrap_or_default(),
+                        "replaces": replaced.map(|(_, at)| app.local(from_ms(at), lang)),
+                        "lines": body.lines().filter(|l| !l.trim().is_empty()).count(),
+                    });
+                    let text = app.renderer.render("form_receipt", lang, &data)?;
+                    let o = Outgoing {
+                        kind: "form_receipt",
+                        dedup_key: format!("receipt:{inbox_id}"),
+                        to: realm_addresses(gs, &realm),
+                        subject: reply_subject(&subject),
+                        body: text,
+                        in_reply_to: mail.message_id.clone(),
+                    };
+                    app.enqueue(conn, &o).await?;
+                    let detail = json!({"form_id": form_id, "replaces": replaced.map(|(id, _)| id)}).to_string();
+                    events::log(conn, now, round, "form_received", Some(&realm), Some(id), &detail).await?;
+                }
+                Route::Gm => {
+                    let id = messages::insert(conn, &NewMessage { state: state::GM_QUEUE, ..base.clone() }).await?;
+                    if sub.kind != MailKind::ToGm {
+                        // Merchants and spies: the GM handles them by hand for now; the
+                        // sender learns that it arrived, never more.
+                        let data = json!({"realm": realm, "kind": base.kind, "to": sub.to});
+                        let text = app.renderer.render("gm_received", lang, &data)?;
+                        let o = Outgoing {
+                            kind: "gm_received",
+                            dedup_key: format!("received:{inbox_id}"),
+                            to: realm_addresses(gs, &realm),
+                            subject: reply_subject(&subject),
+                            body: text,
+                            in_reply_to: mail.message_id.clone(),
+                        };
+                        app.enqueue(conn, &o).await?;
+                    }
+                    events::log(conn, now, round, "gm_queued", Some(&realm), Some(id), base.kind).await?;
+                }
+                Route::Refuse(r) => {
+                    let needed = courier::window_for(sub.kind).unwrap_or(Window::Weekday);
+                    let next = app.schedule.next_opening(needed, received_at).map(|t| app.local(t, lang));
+                    let text = r.explain(lang, next.as_deref());
+                    let id = messages::insert(
+                        conn,
+                        &NewMessage { state: state::REFUSED, reason: Some(&text), ..base.clone() },
+                    )
+                    .await?;
+                    reply_refusal(app, conn, gs, &realm, lang, &mail, &subject, &text, inbox_id).await?;
+                    events::log(conn, now, round, "courier_refused", Some(&realm), Some(id), &text).await?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The text a message carries: the body, plus text attachments for forms (a player may
+/// attach the filled-in form as a `.txt`).
+fn body_of(mail: &Inbound, kind: MailKind) -> String {
+    let mut body = mail.text.clone();
+    if kind == MailKind::Form {
+        for a in &mail.attachments {
+            body.push_str("\n\n");
+            body.push_str(&a.text);
+        }
+    }
+    body
+}
+
+fn realm_addresses(gs: &GameState, realm: &str) -> Vec<String> {
+    gs.realm(realm).map(|r| r.emails.clone()).unwrap_or_default()
+}
+
+fn reply_subject(subject: &str) -> String {
+    if subject.trim().is_empty() {
+        "Re: (inget ämne / no subject)".into()
+    } else {
+        format!("Re: {}", subject.trim())
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn reply_refusal(
+    app: &App,
+    conn: &mut Conn,
+    gs: &GameState,
+    realm: &str,
+    lang: Lang,
+    mail: &Inbound,
+    subject: &str,
+    text: &str,
+    inbox_id: i64,
+) -> Result<()> {
+    let data = json!({"realm": realm, "subject": subject, "reason": text});
+    let body = app.renderer.render("refusal", lang, &data)?;
+    let o = Outgoing {
+        kind: "refusal",
+        dedup_key: format!("refusal:{inbox_id}"),
+        to: realm_addresses(gs, realm),
+        subject: reply_subject(subject),
+        body,
+        in_reply_to: mail.message_id.clone(),
+    };
+    app.enqueue(conn, &o).await?;
+    Ok(())
+}

@@ -1,0 +1,95 @@
+//! The sender: takes due rows from the outbox, sends them over SMTP or into the outbox
+//! Maildir, and records the outcome. A failure is retried with exponential backoff and
+//! is visible to the GM (`pbemd gm queue`); after `max_attempts` the row is marked
+//! failed. Rows are leased while being sent, so no transaction is held across the
+//! network and two replicas never send the same row.
+
+use chrono::Duration;
+
+use super::{App, Result, Sink};
+use crate::clock;
+use crate::store::outbox;
+use crate::transport::TransportError;
+
+/// How long a claimed row is reserved for this sender.
+const LEASE_SECONDS: i64 = 120;
+/// Rows claimed per round trip to the database.
+const BATCH: i64 = 64;
+
+/// Send one batch of due mail. Returns (sent, failed attempts).
+pub async fn flush_once(app: &App) -> Result<(usize, usize)> {
+    let now = app.now();
+    let now_ms = clock::to_ms(now);
+    let mut tx = app.store.begin().await?;
+    let rows = outbox::claim_due(
+        &app.store,
+        &mut tx,
+        now_ms,
+        BATCH,
+        clock::to_ms(now + Duration::seconds(LEASE_SECONDS)),
+    )
+    .await?;
+    tx.commit().await.map_err(|e| crate::store::StoreError::Query {
+        what: "commit an outbox claim",
+        source: e,
+    })?;
+    let (mut sent, mut failed) = (0, 0);
+    for row in rows {
+        let outcome = send(app, &row).await;
+        let mut conn = app.store.conn().await?;
+        match outcome {
+            Ok(()) => {
+                outbox::mark_sent(&mut conn, row.id, clock::to_ms(app.now())).await?;
+                tracing::info!(outbox_id = row.id, kind = %row.kind, to = ?row.to_addrs, "mail sent");
+                sent += 1;
+            }
+            Err(e) => {
+                let attempts = row.attempts + 1;
+                let permanent = matches!(e, TransportError::Permanent { .. });
+                let give_up = permanent || attempts >= app.cfg.outbox.max_attempts;
+                let delay = backoff(app, attempts);
+                outbox::mark_attempt_failed(
+                    &mut conn,
+                    row.id,
+                    &e.to_string(),
+                    clock::to_ms(app.now() + delay),
+                    give_up,
+                )
+                .await?;
+                tracing::warn!(outbox_id = row.id, attempts, give_up, error = %e, "send failed");
+                failed += 1;
+            }
+        }
+    }
+    Ok((sent, failed))
+}
+
+/// Send until nothing due is left (or only failing rows remain for later).
+pub async fn flush_all(app: &App) -> Result<(usize, usize)> {
+    let (mut sent, mut failed) = (0, 0);
+    loop {
+        let (s, f) = flush_once(app).await?;
+        sent += s;
+        failed += f;
+        if s == 0 {
+            return Ok((sent, failed));
+        }
+    }
+}
+
+/// `retry_base · 2^(attempts-1)`, capped.
+fn backoff(app: &App, attempts: i64) -> Duration {
+    let base = app.cfg.outbox.retry_base_seconds.max(1);
+    let exp = (attempts - 1).clamp(0, 20) as u32;
+    Duration::seconds((base.saturating_mul(1i64 << exp)).min(app.cfg.outbox.retry_max_seconds))
+}
+
+async fn send(app: &App, row: &outbox::Pending) -> Result<(), TransportError> {
+    match &app.sink {
+        Sink::Maildir(md) => md.deliver(&row.message_id, &row.raw).map(|_| ()),
+        Sink::Smtp(smtp) => {
+            let mut s = smtp.lock().await;
+            s.send_raw(&row.from_addr, &row.to_addrs, &row.raw).await
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! The command line (DESIGN.md section 4): argument definitions and one thin function
+//! per subcommand, each a call into `app/`. Output for people goes to stdout; errors
+//! reach `main`, which prints them as one line.
+
+mod gm;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+
+use crate::app::{self, App};
+use crate::clock::{self, FixedClock, SystemClock};
+use crate::config::Config;
+
+/// pbemd: a play-by-email daemon for Världsstrategispelet.
+#[derive(Debug, Parser)]
+#[command(name = "pbemd", version, about)]
+pub struct Cli {
+    /// The game's configuration file.
+    #[arg(long, global = true, default_value = "pbemd.yaml")]
+    pub config: PathBuf,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create a ready-to-run game directory (config, scenario, schedule, Maildirs).
+    New {
+        dir: PathBuf,
+        /// Scenario file to copy in (default: the built-in demo scenario).
+        #[arg(long)]
+        scenario: Option<PathBuf>,
+    },
+    /// Create or migrate the database and start the game from the scenario in round 1.
+    Init {
+        /// When the game starts (RFC 3339); schedule events fire only after it.
+        #[arg(long)]
+        now: Option<String>,
+        /// Delete an existing game in this database and start over.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Run the daemon until SIGTERM/SIGINT.
+    Run,
+    /// One full pass as if the time were --now, then exit.
+    Tick {
+        #[arg(long)]
+        now: String,
+    },
+    /// A self-contained demo week on SQLite + Maildir.
+    Demo {
+        #[arg(long, default_value = "pbemd-demo")]
+        dir: PathBuf,
+    },
+    /// The GM's view of the state, or one realm's own view.
+    State {
+        #[arg(long)]
+        realm: Option<String>,
+        /// Print JSON (the full document) instead of a summary.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The GM's review queue.
+    Gm {
+        #[command(subcommand)]
+        command: gm::GmCommand,
+    },
+}
+
+/// Run a parsed command line.
+pub async fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::New { dir, scenario } => {
+            let cfg = app::setup::new_game_dir(&dir, scenario.as_deref())?;
+            println!("created {}", dir.display());
+            println!("start the game with: pbemd --config {} init", cfg.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Init { now, force } => {
+            let now = match now {
+                Some(s) => clock::parse_rfc3339(&s).map_err(anyhow::Error::msg)?,
+                None => chrono::Utc::now(),
+            };
+            let app = open(&cli.config, Arc::new(FixedClock::new(now))).await?;
+            app::setup::init(&app, now, force).await?;
+            let mut conn = app.store.conn().await?;
+            let (_, gs) = app.state(&mut conn).await?;
+            println!(
+                "game started at {} in round {} with {} realms",
+                now.to_rfc3339(),
+                gs.round,
+                gs.realms.len()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Run => {
+            let app = Arc::new(open(&cli.config, Arc::new(SystemClock)).await?);
+            let cancel = tokio_util::sync::CancellationToken::new();
+            let c = cancel.clone();
+            tokio::spawn(async move {
+                shutdown_signal().await;
+                tracing::info!("shutdown requested; finishing the work in hand");
+                c.cancel();
+            });
+            app::daemon::run(app, cancel).await?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Tick { now } => {
+            let now = clock::parse_rfc3339(&now).map_err(anyhow::Error::msg)?;
+            let app = open(&cli.config, Arc::new(FixedClock::new(now))).await?;
+            let r = app::tick::tick(&app).await?;
+            println!(
+                "tick {}: {} stored, {} handled, {} events, {} delivered, {} sent, {} send failures",
+                now.to_rfc3339(),
+                r.stored,
+                r.handled,
+                r.events.len(),
+                r.delivered,
+                r.sent,
+                r.send_failures
+            );
+            for e in &r.events {
+                println!("  fired {e}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Demo { dir } => {
+            app::demo::run(&dir).await?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::State { realm, json } => {
+            let app = open(&cli.config, Arc::new(SystemClock)).await?;
+            let mut conn = app.store.conn().await?;
+            let (version, gs) = app.state(&mut conn).await?;
+            let value = match &realm {
+                None => serde_json::to_value(&gs)?,
+                Some(name) => {
+                    let canonical = gs
+                        .realm_names()
+                        .into_iter()
+                        .find(|n| crate::mail::subject::fold(n) == crate::mail::subject::fold(name))
+                        .map(str::to_string)
+                        .with_context(|| format!("no realm named {name}; realms: {}", gs.realm_names().join(", ")))?;
+                    serde_json::to_value(gs.realm_view(&canonical).context("realm view")?)?
+                }
+            };
+            if json {
+                println!("{}", serde_json::to_string_pretty(&value)?);
+            } else {
+                println!("state version {version}, round {}", gs.round);
+                for r in &gs.realms {
+                    if realm.as_deref().is_none_or(|n| crate::mail::subject::fold(n) == crate::mail::subject::fold(&r.name)) {
+                        println!("  {:<10} {:>5} VP  {}", r.name, r.vp, r.emails.join(", "));
+                    }
+                }
+                println!("(--json prints the whole document)");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Gm { command } => {
+            let app = open(&cli.config, Arc::new(SystemClock)).await?;
+            gm::run(&app, command).await
+        }
+    }
+}
+
+/// Load the config and open the app.
+pub async fn open(config: &std::path::Path, clock: Arc<dyn clock::Clock>) -> Result<App> {
+    let cfg = Config::load(config)?;
+    Ok(App::open(cfg, clock).await?)
+}
+
+async fn shutdown_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+}

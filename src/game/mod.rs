@@ -1,0 +1,20 @@
+//! The pure game model: state, scenario loading, resources, unit tables and
+//! per-realm views. No I/O, no clock, no global RNG — callers hand in text
+//! and get data back.
+
+pub mod lang;
+pub use lang::Lang;
+
+pub mod resource;
+pub mod scenario;
+pub mod square;
+pub mod state;
+pub mod units;
+pub mod view;
+
+pub use resource::{Resource, Resources};
+pub use scenario::{load_scenario, ScenarioError};
+pub use square::Square;
+pub use state::{GameState, Realm, SCHEMA_VERSION};
+pub use units::{Position, ShipKind, Spell, UnitKind};
+pub use view::RealmView;

@@ -1,0 +1,414 @@
+//! The twelve resources and fixed-size amounts of them (stock, production,
+//! costs). Owns resource names in both languages and their parsing.
+//! Pure data: no I/O, no rules beyond arithmetic on amounts.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::Lang;
+
+/// One resource type, in the rulings' resource order (RULINGS, top): the
+/// derived `Ord` is that order and is the tie-break wherever rules need one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Resource {
+    #[serde(rename = "mat")]
+    Mat,
+    #[serde(rename = "tyg")]
+    Tyg,
+    #[serde(rename = "timmer")]
+    Timmer,
+    #[serde(rename = "järn")]
+    Jarn,
+    #[serde(rename = "guld")]
+    Guld,
+    #[serde(rename = "hästar")]
+    Hastar,
+    #[serde(rename = "sten")]
+    Sten,
+    #[serde(rename = "slavar")]
+    Slavar,
+    #[serde(rename = "eld")]
+    Eld,
+    #[serde(rename = "jord")]
+    Jord,
+    #[serde(rename = "luft")]
+    Luft,
+    #[serde(rename = "vatten")]
+    Vatten,
+}
+
+/// Why a resource name was not understood.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown resource `{input}`; use one of: mat, tyg, timmer, järn, guld, hästar, sten, slavar, eld, jord, luft, vatten (or the English names)")]
+pub struct ParseResourceError {
+    pub input: String,
+}
+
+impl Resource {
+    /// All twelve, in resource order.
+    pub const ALL: [Resource; 12] = [
+        Resource::Mat,
+        Resource::Tyg,
+        Resource::Timmer,
+        Resource::Jarn,
+        Resource::Guld,
+        Resource::Hastar,
+        Resource::Sten,
+        Resource::Slavar,
+        Resource::Eld,
+        Resource::Jord,
+        Resource::Luft,
+        Resource::Vatten,
+    ];
+
+    /// The four crystal kinds.
+    pub const CRYSTALS: [Resource; 4] = [
+        Resource::Eld,
+        Resource::Jord,
+        Resource::Luft,
+        Resource::Vatten,
+    ];
+
+    /// Crystals (eld, jord, luft, vatten).
+    pub fn is_crystal(self) -> bool {
+        matches!(
+            self,
+            Resource::Eld | Resource::Jord | Resource::Luft | Resource::Vatten
+        )
+    }
+
+    /// The seven ordinary resources (not slaves, not crystals).
+    pub fn is_ordinary(self) -> bool {
+        !self.is_crystal() && self != Resource::Slavar
+    }
+
+    /// Canonical Swedish key, as stored (`järn`, `hästar` …).
+    pub fn key(self) -> &'static str {
+        match self {
+            Resource::Mat => "mat",
+            Resource::Tyg => "tyg",
+            Resource::Timmer => "timmer",
+            Resource::Jarn => "järn",
+            Resource::Guld => "guld",
+            Resource::Hastar => "hästar",
+            Resource::Sten => "sten",
+            Resource::Slavar => "slavar",
+            Resource::Eld => "eld",
+            Resource::Jord => "jord",
+            Resource::Luft => "luft",
+            Resource::Vatten => "vatten",
+        }
+    }
+
+    /// Name shown to a player in `lang`.
+    pub fn name(self, lang: Lang) -> &'static str {
+        match lang {
+            Lang::Sv => self.key(),
+            Lang::En => match self {
+                Resource::Mat => "food",
+                Resource::Tyg => "cloth",
+                Resource::Timmer => "timber",
+                Resource::Jarn => "iron",
+                Resource::Guld => "gold",
+                Resource::Hastar => "horses",
+                Resource::Sten => "stone",
+                Resource::Slavar => "slaves",
+                Resource::Eld => "fire",
+                Resource::Jord => "earth",
+                Resource::Luft => "air",
+                Resource::Vatten => "water",
+            },
+        }
+    }
+
+    /// Three-letter column heading in `lang`.
+    pub fn abbrev(self, lang: Lang) -> &'static str {
+        match lang {
+            Lang::Sv => match self {
+                Resource::Mat => "mat",
+                Resource::Tyg => "tyg",
+                Resource::Timmer => "tim",
+                Resource::Jarn => "jär",
+                Resource::Guld => "gul",
+                Resource::Hastar => "häs",
+                Resource::Sten => "ste",
+                Resource::Slavar => "sla",
+                Resource::Eld => "eld",
+                Resource::Jord => "jor",
+                Resource::Luft => "luf",
+                Resource::Vatten => "vat",
+            },
+            Lang::En => match self {
+                Resource::Mat => "foo",
+                Resource::Tyg => "clo",
+                Resource::Timmer => "tim",
+                Resource::Jarn => "iro",
+                Resource::Guld => "gol",
+                Resource::Hastar => "hor",
+                Resource::Sten => "sto",
+                Resource::Slavar => "sla",
+                Resource::Eld => "fir",
+                Resource::Jord => "ear",
+                Resource::Luft => "air",
+                Resource::Vatten => "wat",
+            },
+        }
+    }
+
+    /// Parse a Swedish or English name, singular or plural, with or without
+    /// diacritics, any case (`Järn`, `jarn`, `iron`, `häst`, `eldkristaller`).
+    pub fn parse(input: &str) -> Result<Resource, ParseResourceError> {
+        let norm = fold(input.trim());
+        let r =
+            match norm.as_str() {
+                "mat" | "food" => Resource::Mat,
+                "tyg" | "cloth" => Resource::Tyg,
+                "timmer" | "timber" => Resource::Timmer,
+                "jarn" | "iron" => Resource::Jarn,
+                "guld" | "gold" => Resource::Guld,
+                "hastar" | "hast" | "horse" | "horses" => Resource::Hastar,
+                "sten" | "stone" => Resource::Sten,
+                "slavar" | "slav" | "slave" | "slaves" => Resource::Slavar,
+                "eld" | "eldkristall" | "eldkristaller" | "fire" | "fire crystal"
+                | "fire crystals" => Resource::Eld,
+                "jord" | "jordkristall" | "jordkristaller" | "earth" | "earth crystal"
+                | "earth crystals" => Resource::Jord,
+                "luft" | "luftkristall" | "luftkristaller" | "air" | "air crystal"
+                | "air crystals" => Resource::Luft,
+                "vatten" | "vattenkristall" | "vattenkristaller" | "water" | "water crystal"
+                | "water crystals" => Resource::Vatten,
+                _ => {
+                    return Err(ParseResourceError {
+                        input: input.to_string(),
+                    })
+                }
+            };
+        Ok(r)
+    }
+}
+
+impl fmt::Display for Resource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
+/// Lower-case and fold the Swedish/Latin diacritics players may omit.
+pub fn fold(s: &str) -> String {
+    s.chars()
+        .flat_map(char::to_lowercase)
+        .map(|c| match c {
+            'å' | 'ä' | 'á' | 'à' | 'â' => 'a',
+            'ö' | 'ó' | 'ò' | 'ô' | 'ø' => 'o',
+            'é' | 'è' | 'ê' | 'ë' => 'e',
+            'ü' | 'ú' => 'u',
+            other => other,
+        })
+        .collect()
+}
+
+/// An amount of each of the twelve resources (stock, production, cost,
+/// carried treasure). Serialized as a map with the Swedish keys, resource
+/// order; absent keys are zero.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Resources {
+    pub mat: u32,
+    pub tyg: u32,
+    pub timmer: u32,
+    #[serde(rename = "järn")]
+    pub jarn: u32,
+    pub guld: u32,
+    #[serde(rename = "hästar")]
+    pub hastar: u32,
+    pub sten: u32,
+    pub slavar: u32,
+    pub eld: u32,
+    pub jord: u32,
+    pub luft: u32,
+    pub vatten: u32,
+}
+
+impl Resources {
+    /// Nothing of anything.
+    pub const ZERO: Resources = Resources {
+        mat: 0,
+        tyg: 0,
+        timmer: 0,
+        jarn: 0,
+        guld: 0,
+        hastar: 0,
+        sten: 0,
+        slavar: 0,
+        eld: 0,
+        jord: 0,
+        luft: 0,
+        vatten: 0,
+    };
+
+    /// Build from `(resource, amount)` pairs; repeated resources add up.
+    pub fn from_pairs(pairs: &[(Resource, u32)]) -> Resources {
+        let mut r = Resources::ZERO;
+        for &(res, n) in pairs {
+            *r.get_mut(res) += n;
+        }
+        r
+    }
+
+    /// The same amount of each crystal kind ("X av vardera kristall").
+    pub fn each_crystal(n: u32) -> Resources {
+        Resources {
+            eld: n,
+            jord: n,
+            luft: n,
+            vatten: n,
+            ..Resources::ZERO
+        }
+    }
+
+    pub fn get(&self, r: Resource) -> u32 {
+        match r {
+            Resource::Mat => self.mat,
+            Resource::Tyg => self.tyg,
+            Resource::Timmer => self.timmer,
+            Resource::Jarn => self.jarn,
+            Resource::Guld => self.guld,
+            Resource::Hastar => self.hastar,
+            Resource::Sten => self.sten,
+            Resource::Slavar => self.slavar,
+            Resource::Eld => self.eld,
+            Resource::Jord => self.jord,
+            Resource::Luft => self.luft,
+            Resource::Vatten => self.vatten,
+        }
+    }
+
+    pub fn get_mut(&mut self, r: Resource) -> &mut u32 {
+        match r {
+            Resource::Mat => &mut self.mat,
+            Resource::Tyg => &mut self.tyg,
+            Resource::Timmer => &mut self.timmer,
+            Resource::Jarn => &mut self.jarn,
+            Resource::Guld => &mut self.guld,
+            Resource::Hastar => &mut self.hastar,
+            Resource::Sten => &mut self.sten,
+            Resource::Slavar => &mut self.slavar,
+            Resource::Eld => &mut self.eld,
+            Resource::Jord => &mut self.jord,
+            Resource::Luft => &mut self.luft,
+            Resource::Vatten => &mut self.vatten,
+        }
+    }
+
+    pub fn set(&mut self, r: Resource, n: u32) {
+        *self.get_mut(r) = n;
+    }
+
+    /// `(resource, amount)` for all twelve, in resource order.
+    pub fn iter(&self) -> impl Iterator<Item = (Resource, u32)> + '_ {
+        Resource::ALL.iter().map(move |&r| (r, self.get(r)))
+    }
+
+    /// Sum of all twelve amounts.
+    pub fn total(&self) -> u32 {
+        self.iter().map(|(_, n)| n).sum()
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.total() == 0
+    }
+
+    /// Element-wise sum.
+    pub fn plus(&self, other: &Resources) -> Resources {
+        let mut r = *self;
+        for (res, n) in other.iter() {
+            *r.get_mut(res) += n;
+        }
+        r
+    }
+
+    /// Element-wise product with a scalar.
+    pub fn times(&self, k: u32) -> Resources {
+        let mut r = *self;
+        for res in Resource::ALL {
+            *r.get_mut(res) *= k;
+        }
+        r
+    }
+
+    /// True when every amount in `cost` is available here.
+    pub fn covers(&self, cost: &Resources) -> bool {
+        cost.iter().all(|(r, n)| self.get(r) >= n)
+    }
+
+    /// `self − cost`, or `None` when some resource would go below zero.
+    pub fn checked_sub(&self, cost: &Resources) -> Option<Resources> {
+        let mut r = *self;
+        for (res, n) in cost.iter() {
+            *r.get_mut(res) = self.get(res).checked_sub(n)?;
+        }
+        Some(r)
+    }
+
+    /// Short text such as `5 mat, 2 järn` in `lang` (`-` when empty).
+    pub fn describe(&self, lang: Lang) -> String {
+        let parts: Vec<String> = self
+            .iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(r, n)| format!("{n} {}", r.name(lang)))
+            .collect();
+        if parts.is_empty() {
+            "-".to_string()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_accepts_both_languages_and_missing_diacritics() {
+        assert_eq!(Resource::parse("Järn"), Ok(Resource::Jarn));
+        assert_eq!(Resource::parse("jarn"), Ok(Resource::Jarn));
+        assert_eq!(Resource::parse("iron"), Ok(Resource::Jarn));
+        assert_eq!(Resource::parse("häst"), Ok(Resource::Hastar));
+        assert_eq!(Resource::parse("Eldkristaller"), Ok(Resource::Eld));
+        assert!(Resource::parse("plutonium").is_err());
+    }
+
+    #[test]
+    fn order_is_the_rulings_order() {
+        let mut v = Resource::ALL.to_vec();
+        v.sort();
+        assert_eq!(v, Resource::ALL.to_vec());
+        let keys: Vec<&str> = Resource::ALL.iter().map(|r| r.key()).collect();
+        assert_eq!(
+            keys.join(","),
+            "mat,tyg,timmer,järn,guld,hästar,sten,slavar,eld,jord,luft,vatten"
+        );
+    }
+
+    #[test]
+    fn serializes_with_swedish_keys() {
+        let r = Resources::from_pairs(&[(Resource::Jarn, 2), (Resource::Hastar, 1)]);
+        let j = serde_json::to_string(&r).unwrap();
+        assert!(j.contains("\"järn\":2"));
+        assert!(j.contains("\"hästar\":1"));
+        let back: Resources = serde_json::from_str(&j).unwrap();
+        assert_eq!(back, r);
+        assert_eq!(serde_json::to_string(&Resource::Jarn).unwrap(), "\"järn\"");
+    }
+
+    #[test]
+    fn arithmetic() {
+        let a = Resources::from_pairs(&[(Resource::Mat, 3), (Resource::Guld, 1)]);
+        assert_eq!(a.times(7).mat, 21);
+        assert!(a.covers(&Resources::from_pairs(&[(Resource::Mat, 3)])));
+        assert!(a.checked_sub(&Resources::each_crystal(1)).is_none());
+        assert_eq!(a.describe(Lang::En), "3 food, 1 gold");
+    }
+}

@@ -1,0 +1,1178 @@
+//! `GameState`: the whole game as one serde document (stored as versioned
+//! JSON by `store/`), plus lookups and cross-reference validation. Holds
+//! data only; the weekend steps, courier and forms change it elsewhere.
+//! No I/O, no clock, no RNG.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::resource::{Resource, Resources};
+use super::square::Square;
+use super::units::{Position, ShipKind, Spell, UnitKind};
+use super::Lang;
+
+/// Version of the stored document layout; bump with a migration.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The whole game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameState {
+    pub schema_version: u32,
+    pub game: GameInfo,
+    pub settings: RuleSettings,
+    /// Current round, 1-based (one round = one week).
+    pub round: u32,
+    pub phase: Phase,
+    /// Every realm, the Evil's included (`is_evil`), in scenario order.
+    pub realms: Vec<Realm>,
+    pub map: Map,
+    pub cities: Vec<City>,
+    pub armies: Vec<ArmyGroup>,
+    pub fleets: Vec<Fleet>,
+    /// Spies sent on a mission and waiting/acting (held spies are counted
+    /// in `Realm::spies`).
+    pub spies: Vec<StationedSpy>,
+    pub effects: Vec<SpellEffect>,
+    /// Home-invitations waiting for step 9 (R-INV-8).
+    pub home_invitations: Vec<HomeInvitation>,
+    pub votes: Vec<Vote>,
+    /// The last unique voting winner and its chosen benefit (R-VOTE-5).
+    pub ruler: Option<Ruler>,
+    /// This week's free-merchant lot (R-FREE-1).
+    pub free_merchant: Option<FreeMerchantOffer>,
+    /// Cities taken last weekend: border redraw delay and fleet transfer
+    /// (R-COMBAT-11, R-CITY-8).
+    pub conquests: Vec<Conquest>,
+    /// The Evil realm's extra data; `None` in a game without the Evil.
+    pub evil: Option<EvilInfo>,
+    /// What happened last weekend, for the Monday forms.
+    pub last_weekend: Vec<LogEntry>,
+    /// Next free id for stationed spies, invitations and log entries.
+    pub next_id: u64,
+}
+
+/// Identity and addresses of the game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameInfo {
+    pub name: String,
+    /// The game's own mail address (`sl@game.test`).
+    #[serde(default)]
+    pub address: Option<String>,
+    /// The GM's address.
+    #[serde(default)]
+    pub gm: Option<String>,
+    /// Seed for the per-(round, purpose) dice sources.
+    #[serde(default)]
+    pub seed: u64,
+}
+
+/// Where in the week the game is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Monday 12:00 – Friday 23:59: envoys, merchants, spies.
+    #[default]
+    Weekday,
+    /// Friday night until the form window opens.
+    Closed,
+    /// Saturday – Sunday deadline: forms come in.
+    Weekend,
+    /// Forms closed; resolution done or running; results not yet sent.
+    Resolving,
+    /// The game has a winner.
+    Finished,
+}
+
+/// The rulings' defaults, each a named setting (RULINGS.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RuleSettings {
+    /// RULINGS 24.
+    pub group_movement: GroupMovement,
+    /// RULINGS 26: 4 or 8.
+    pub adjacency: u8,
+    /// RULINGS 6.
+    pub slave_revolt_loss: SlaveRevoltLoss,
+    /// RULINGS 51.
+    pub army_overflow: ArmyOverflow,
+    /// RULINGS 31.
+    pub max_battle_rounds: u32,
+    /// RULINGS 47.
+    pub victory_vp: i64,
+    pub vp_threshold_step: i64,
+    /// R-VOTE-1: a vote every N rounds, the first in round N.
+    pub vote_every: u32,
+    /// R-FREE-1.
+    pub free_merchant_lot: u32,
+    /// R-FREE-7.
+    pub engineers_price: u32,
+    /// Starting VP (R-VP-1).
+    pub starting_vp: i64,
+    /// Costs the GM set for researched kinds (RULINGS 41).
+    pub research_costs: ResearchCosts,
+    /// Frigate cargo capacity (unstated in the rules).
+    pub frigate_cargo: u32,
+    /// The GM's secret 11+ bonus text per position (RULINGS 10).
+    pub secret_bonus_texts: BTreeMap<Position, String>,
+    /// Random-event tables (RULINGS 50): roll 1 → good, 10 → bad.
+    pub good_events: Vec<EventEntry>,
+    pub bad_events: Vec<EventEntry>,
+}
+
+impl Default for RuleSettings {
+    fn default() -> Self {
+        RuleSettings {
+            group_movement: GroupMovement::Max,
+            adjacency: 4,
+            slave_revolt_loss: SlaveRevoltLoss::Excess,
+            army_overflow: ArmyOverflow::Warn,
+            max_battle_rounds: 50,
+            victory_vp: 2000,
+            vp_threshold_step: 500,
+            vote_every: 4,
+            free_merchant_lot: 10,
+            engineers_price: 30,
+            starting_vp: 300,
+            research_costs: ResearchCosts::default(),
+            frigate_cargo: 0,
+            secret_bonus_texts: BTreeMap::new(),
+            good_events: Vec::new(),
+            bad_events: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GroupMovement {
+    Max,
+    Min,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SlaveRevoltLoss {
+    Excess,
+    All,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArmyOverflow {
+    Warn,
+    Disband,
+}
+
+/// Researched-unit costs; `None` until the GM announces them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ResearchCosts {
+    pub beridna_bagskyttar: Option<Resources>,
+    pub fregatt: Option<Resources>,
+}
+
+/// One random-event table entry: a mechanical effect and its text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventEntry {
+    pub text: LocalText,
+    /// Resources added (good) or removed (bad) from the stock.
+    #[serde(default)]
+    pub resources: Resources,
+    /// Units that join (good) the capital's army group.
+    #[serde(default)]
+    pub units: Vec<UnitKind>,
+    #[serde(default)]
+    pub vp: i64,
+}
+
+/// A text in both languages.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct LocalText {
+    pub sv: String,
+    pub en: String,
+}
+
+impl LocalText {
+    pub fn get(&self, lang: Lang) -> &str {
+        match lang {
+            Lang::Sv => &self.sv,
+            Lang::En => &self.en,
+        }
+    }
+}
+
+/// A player's realm (or the Evil's).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Realm {
+    /// Canonical name, e.g. `Genogien`.
+    pub name: String,
+    /// Registered sender addresses.
+    pub emails: Vec<String>,
+    pub language: Lang,
+    /// Secret token for the sender check (DESIGN §8); never shown in views.
+    #[serde(default)]
+    pub token: Option<String>,
+    pub positions: Positions,
+    pub stock: Resources,
+    /// The asterisk-marked standard resources (R-RES-5, RULINGS 4).
+    pub standard: Vec<Resource>,
+    pub vp: i64,
+    pub mission: String,
+    pub mission_done: bool,
+    pub capital: Option<Square>,
+    pub main_harbour: Option<Square>,
+    /// Realms this realm lists as `vän` in its relations box.
+    pub friends: Vec<String>,
+    pub trade_wishes: TradeWishes,
+    /// Built spies not yet sent (cap: Informatör).
+    pub spies: u32,
+    /// Agents sent this round (free allowance bookkeeping).
+    pub sent: AgentsSent,
+    /// Invitations this realm may use (received, or intercepted).
+    pub invitations: Vec<Invitation>,
+    /// Secret 11+ bonuses already granted, with the GM's text.
+    pub secret_bonuses: BTreeMap<Position, String>,
+    /// Engineers bought (R-FREE-7) and kinds researched (R-ENG-2).
+    pub engineers: bool,
+    pub researched: Vec<Researched>,
+    /// VP thresholds whose reward was already taken (RULINGS 47).
+    pub vp_rewards_taken: Vec<i64>,
+    /// Took part in a battle last weekend (RULINGS 40).
+    pub fought_last_weekend: bool,
+    pub eliminated: bool,
+    pub is_evil: bool,
+}
+
+impl Realm {
+    /// Total production per round over this realm's cities.
+    pub fn production(&self, state: &GameState) -> Resources {
+        state
+            .cities_of(&self.name)
+            .fold(Resources::ZERO, |acc, c| acc.plus(&c.production))
+    }
+}
+
+/// The seven position values (ASCII field names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Positions {
+    pub amiral: u32,
+    pub befalhavare: u32,
+    pub besvarjare: u32,
+    pub informator: u32,
+    pub forskare: u32,
+    pub skattmastare: u32,
+    pub sprakror: u32,
+}
+
+impl Positions {
+    pub fn get(&self, p: Position) -> u32 {
+        match p {
+            Position::Amiral => self.amiral,
+            Position::Befalhavare => self.befalhavare,
+            Position::Besvarjare => self.besvarjare,
+            Position::Informator => self.informator,
+            Position::Forskare => self.forskare,
+            Position::Skattmastare => self.skattmastare,
+            Position::Sprakror => self.sprakror,
+        }
+    }
+
+    pub fn get_mut(&mut self, p: Position) -> &mut u32 {
+        match p {
+            Position::Amiral => &mut self.amiral,
+            Position::Befalhavare => &mut self.befalhavare,
+            Position::Besvarjare => &mut self.besvarjare,
+            Position::Informator => &mut self.informator,
+            Position::Forskare => &mut self.forskare,
+            Position::Skattmastare => &mut self.skattmastare,
+            Position::Sprakror => &mut self.sprakror,
+        }
+    }
+}
+
+/// R-RES-3: two resources to buy, two to sell.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct TradeWishes {
+    pub buy: Vec<Resource>,
+    pub sell: Vec<Resource>,
+}
+
+/// Agents sent in the current round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct AgentsSent {
+    pub envoys: u32,
+    pub merchants: u32,
+    pub spies: u32,
+}
+
+/// A researched kind (R-ENG-3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Researched {
+    BeridnaBagskyttar,
+    Fregatt,
+}
+
+/// An invitation held by a realm (R-INV-1..7).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Invitation {
+    pub id: u64,
+    /// The inviting realm (whose land the troops enter).
+    pub from: String,
+    pub square: Square,
+    pub sent_round: u32,
+    /// Valid up to and including this round's weekend (R-INV-3).
+    pub valid_until_round: u32,
+    /// Set when the holder got it by intercepting it (R-INV-7).
+    #[serde(default)]
+    pub intercepted_from: Option<String>,
+    #[serde(default)]
+    pub used: bool,
+}
+
+/// A home-invitation (R-INV-8), resolved in step 9.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HomeInvitation {
+    pub id: u64,
+    pub realm: String,
+    pub target: GroupRef,
+    pub sent_round: u32,
+    pub valid_until_round: u32,
+}
+
+/// An army group or fleet of a realm (ids are per owner).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum GroupRef {
+    Army { owner: String, id: u32 },
+    Fleet { owner: String, id: u32 },
+}
+
+/// The named squares of the map (both dimensions share the grid).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Map {
+    /// Columns `A..`, count.
+    pub width: u16,
+    /// Rows `1..`, count.
+    pub height: u16,
+    pub squares: BTreeMap<Square, MapSquare>,
+}
+
+impl Map {
+    pub fn get(&self, sq: Square) -> Option<&MapSquare> {
+        self.squares.get(&sq)
+    }
+
+    /// True when a sea square borders `sq` (edge adjacency).
+    pub fn touches_sea(&self, sq: Square) -> bool {
+        sq.neighbours(self.width, self.height, false)
+            .into_iter()
+            .any(|n| self.get(n).is_some_and(|m| m.terrain == Terrain::Sea))
+    }
+}
+
+/// One square in both dimensions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MapSquare {
+    pub terrain: Terrain,
+    /// Realm whose land this is (normal dimension); `None` = no one's / sea.
+    #[serde(default)]
+    pub owner: Option<String>,
+    /// The square in the Evil dimension: rock where the normal one is sea,
+    /// lava where it is land (RULINGS 53).
+    pub evil_terrain: EvilTerrain,
+    /// Realm that holds this square in the Evil dimension (the Evil).
+    #[serde(default)]
+    pub evil_owner: Option<String>,
+    #[serde(default)]
+    pub portal: Option<Portal>,
+    /// A treasure cross in the Evil dimension (R-EVIL-5).
+    #[serde(default)]
+    pub treasure: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Terrain {
+    Land,
+    Sea,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EvilTerrain {
+    Rock,
+    Lava,
+}
+
+impl Terrain {
+    /// The mirror terrain in the Evil dimension.
+    pub fn evil(self) -> EvilTerrain {
+        match self {
+            Terrain::Land => EvilTerrain::Lava,
+            Terrain::Sea => EvilTerrain::Rock,
+        }
+    }
+}
+
+/// Which dimension a city, army or fleet is in (R-EVIL-2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Dimension {
+    #[default]
+    Normal,
+    Evil,
+}
+
+/// An open portal between corresponding squares (R-EVIL-15..18).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Portal {
+    pub opened_by: String,
+    pub opened_round: u32,
+    /// Set once no Evil troops are within 5 squares: closes after this
+    /// round (RULINGS 58).
+    #[serde(default)]
+    pub closes_after_round: Option<u32>,
+}
+
+/// A city (named after its square, R-CITY-1, plus a display name).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct City {
+    pub square: Square,
+    pub name: String,
+    pub owner: String,
+    #[serde(default)]
+    pub dimension: Dimension,
+    pub population: u32,
+    /// Per-round production of each resource.
+    pub production: Resources,
+    pub walls: u32,
+    /// Mirrors `Realm::capital` (checked by `validate`).
+    pub capital: bool,
+    /// Mirrors `Realm::main_harbour` (checked by `validate`).
+    pub harbour: bool,
+    pub coastal: bool,
+    /// Plundered by/of the Evil: no production until population > 0
+    /// again (RULINGS 57).
+    #[serde(default)]
+    pub plundered: bool,
+}
+
+impl City {
+    /// Wall cap `floor(population / 10)` (RULINGS 36).
+    pub fn wall_cap(&self) -> u32 {
+        self.population / 10
+    }
+}
+
+/// One army unit; `built_round` stops it attacking that round (R-UNIT-7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Unit {
+    pub kind: UnitKind,
+    pub built_round: u32,
+}
+
+/// An army group: units in cannon-fodder order (last = first to fall).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArmyGroup {
+    /// Number per owner (`armé 2`).
+    pub id: u32,
+    pub owner: String,
+    pub square: Square,
+    #[serde(default)]
+    pub dimension: Dimension,
+    pub units: Vec<Unit>,
+    /// Treasure picked up in the Evil dimension, credited on reaching an
+    /// own city (R-EVIL-6).
+    #[serde(default)]
+    pub treasure: Resources,
+    /// Arrived by invitation this round: may not move (R-INV-2).
+    #[serde(default)]
+    pub no_move_until_round: Option<u32>,
+}
+
+impl ArmyGroup {
+    /// Sum of unit attack values (without Befälhavare).
+    pub fn unit_attack(&self) -> u32 {
+        self.units.iter().map(|u| u.kind.stats().attack).sum()
+    }
+
+    pub fn unit_defence(&self) -> u32 {
+        self.units.iter().map(|u| u.kind.stats().defence).sum()
+    }
+
+    /// Group movement by the setting (R-MOVE-1, RULINGS 24).
+    pub fn movement(&self, rule: GroupMovement) -> u32 {
+        let it = self.units.iter().map(|u| u.kind.stats().movement);
+        match rule {
+            GroupMovement::Max => it.max().unwrap_or(0),
+            GroupMovement::Min => it.min().unwrap_or(0),
+        }
+    }
+}
+
+/// One ship.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ship {
+    pub kind: ShipKind,
+    pub built_round: u32,
+}
+
+/// A fleet: ships in cannon-fodder order, and the army groups aboard.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fleet {
+    pub id: u32,
+    pub owner: String,
+    pub square: Square,
+    #[serde(default)]
+    pub dimension: Dimension,
+    pub ships: Vec<Ship>,
+    /// Ids of the owner's army groups embarked (same square).
+    pub cargo: Vec<u32>,
+    /// In a city just conquered: must leave next round (R-CITY-8).
+    #[serde(default)]
+    pub must_leave_by_round: Option<u32>,
+}
+
+impl Fleet {
+    pub fn attack(&self) -> u32 {
+        self.ships.iter().map(|s| s.kind.stats().attack).sum()
+    }
+
+    pub fn defence(&self) -> u32 {
+        self.ships.iter().map(|s| s.kind.stats().defence).sum()
+    }
+
+    pub fn movement(&self, rule: GroupMovement) -> u32 {
+        let it = self.ships.iter().map(|s| s.kind.stats().movement);
+        match rule {
+            GroupMovement::Max => it.max().unwrap_or(0),
+            GroupMovement::Min => it.min().unwrap_or(0),
+        }
+    }
+
+    /// Army units it can carry (frigate capacity from the settings).
+    pub fn capacity(&self, settings: &RuleSettings) -> u32 {
+        self.ships
+            .iter()
+            .map(|s| match s.kind {
+                ShipKind::Fregatt => settings.frigate_cargo,
+                k => k.cargo_capacity(),
+            })
+            .sum()
+    }
+}
+
+/// A spy sent on a mission (R-SPY-4): waiting, or done this week.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StationedSpy {
+    pub id: u64,
+    pub owner: String,
+    /// Realm it was sent to / waits in.
+    pub realm: String,
+    /// FIFO order for envoy theft (RULINGS 46).
+    pub placed_at: DateTime<Utc>,
+    pub mission: SpyMission,
+    pub state: SpyState,
+}
+
+/// The ten missions with their targets (R-SPY-4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind", deny_unknown_fields)]
+pub enum SpyMission {
+    Resources,
+    City {
+        square: Square,
+    },
+    Armies,
+    Positions,
+    Contacts,
+    Forgery,
+    VictoryPoints,
+    /// Steal the first passing envoy, or only those to/from `filter`.
+    Steal {
+        #[serde(default)]
+        filter: Option<String>,
+    },
+    WhoVoted,
+    ForeignTroops,
+}
+
+impl SpyMission {
+    /// Mission number 1–10.
+    pub fn number(&self) -> u8 {
+        match self {
+            SpyMission::Resources => 1,
+            SpyMission::City { .. } => 2,
+            SpyMission::Armies => 3,
+            SpyMission::Positions => 4,
+            SpyMission::Contacts => 5,
+            SpyMission::Forgery => 6,
+            SpyMission::VictoryPoints => 7,
+            SpyMission::Steal { .. } => 8,
+            SpyMission::WhoVoted => 9,
+            SpyMission::ForeignTroops => 10,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpyState {
+    /// Stationed, waiting for an envoy (mission 8) or for the GM.
+    Waiting,
+    Succeeded,
+    Failed,
+    /// Came back empty-handed (Shield).
+    Blocked,
+}
+
+/// A spell whose effect lasts beyond the moment of casting.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpellEffect {
+    pub spell: Spell,
+    pub caster: String,
+    pub target: SpellTarget,
+    pub cast_round: u32,
+    /// Last round (inclusive) in which the effect applies.
+    pub expires_round: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum SpellTarget {
+    Realm(String),
+    City(Square),
+    Group(GroupRef),
+    Square(Square),
+}
+
+/// One ballot (R-VOTE-2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Vote {
+    pub round: u32,
+    pub voter: String,
+    pub candidate: String,
+}
+
+/// The voting winner's benefit (R-VOTE-5, RULINGS 49).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ruler {
+    pub realm: String,
+    pub benefit: Option<RulerBenefit>,
+    pub from_round: u32,
+    /// First round in which it no longer applies (the next vote).
+    pub until_round: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RulerBenefit {
+    DoubleBids,
+    MoveFirst,
+    FreeSpies,
+    Population,
+}
+
+/// This week's free-merchant lot (R-FREE-1/4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FreeMerchantOffer {
+    pub round: u32,
+    pub lot: Lot,
+    /// Minimum bid value (≥ the lot size for resources).
+    pub min_bid: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Lot {
+    Resource { resource: Resource, amount: u32 },
+    Units { kind: UnitKind, count: u32 },
+    Other(LocalText),
+}
+
+/// A city that changed hands (R-COMBAT-11: borders move a weekend later).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Conquest {
+    pub square: Square,
+    pub from: String,
+    pub to: String,
+    pub round: u32,
+}
+
+/// The Evil's extra data (R-EVIL).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvilInfo {
+    /// Name of the realm with `is_evil`.
+    pub realm: String,
+    /// Max distance of demons from a portal (R-EVIL-17).
+    #[serde(default = "five")]
+    pub leash: u16,
+}
+
+fn five() -> u16 {
+    5
+}
+
+/// One line of what happened last weekend.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogEntry {
+    pub id: u64,
+    pub round: u32,
+    /// Weekend step 1–9 (0 = before/after the steps).
+    pub step: u8,
+    /// Who sees it; empty = every realm.
+    pub visible_to: Vec<String>,
+    pub text: LocalText,
+}
+
+impl GameState {
+    /// The realm with exactly this canonical name.
+    pub fn realm(&self, name: &str) -> Option<&Realm> {
+        self.realms.iter().find(|r| r.name == name)
+    }
+
+    pub fn realm_mut(&mut self, name: &str) -> Option<&mut Realm> {
+        self.realms.iter_mut().find(|r| r.name == name)
+    }
+
+    /// The realm that registered `addr` (ASCII case-insensitive).
+    pub fn realm_by_email(&self, addr: &str) -> Option<&Realm> {
+        let addr = addr.trim();
+        self.realms
+            .iter()
+            .find(|r| r.emails.iter().any(|e| e.eq_ignore_ascii_case(addr)))
+    }
+
+    /// All realm names, the Evil's included, in scenario order.
+    pub fn realm_names(&self) -> Vec<&str> {
+        self.realms.iter().map(|r| r.name.as_str()).collect()
+    }
+
+    pub fn cities_of<'a>(&'a self, realm: &'a str) -> impl Iterator<Item = &'a City> + 'a {
+        self.cities.iter().filter(move |c| c.owner == realm)
+    }
+
+    pub fn armies_of<'a>(&'a self, realm: &'a str) -> impl Iterator<Item = &'a ArmyGroup> + 'a {
+        self.armies.iter().filter(move |a| a.owner == realm)
+    }
+
+    pub fn fleets_of<'a>(&'a self, realm: &'a str) -> impl Iterator<Item = &'a Fleet> + 'a {
+        self.fleets.iter().filter(move |f| f.owner == realm)
+    }
+
+    pub fn city_at(&self, sq: Square, dim: Dimension) -> Option<&City> {
+        self.cities
+            .iter()
+            .find(|c| c.square == sq && c.dimension == dim)
+    }
+
+    pub fn army(&self, owner: &str, id: u32) -> Option<&ArmyGroup> {
+        self.armies.iter().find(|a| a.owner == owner && a.id == id)
+    }
+
+    /// Total population of a realm's cities.
+    pub fn population(&self, realm: &str) -> u32 {
+        self.cities_of(realm).map(|c| c.population).sum()
+    }
+
+    /// Units counted against the population cap (R-POP-1, RULINGS 8).
+    pub fn counted_units(&self, realm: &str) -> UnitCount {
+        let army_units = self.armies_of(realm).map(|a| a.units.len() as u32).sum();
+        let elementals = self
+            .armies_of(realm)
+            .flat_map(|a| a.units.iter())
+            .filter(|u| u.kind.is_elemental())
+            .count() as u32;
+        let ships = self.fleets_of(realm).map(|f| f.ships.len() as u32).sum();
+        let held = self.realm(realm).map_or(0, |r| r.spies);
+        let out = self
+            .spies
+            .iter()
+            .filter(|s| s.owner == realm && s.state == SpyState::Waiting)
+            .count() as u32;
+        UnitCount {
+            army_units,
+            elementals,
+            ships,
+            spies: held + out,
+            army_groups: self.armies_of(realm).count() as u32,
+        }
+    }
+
+    /// Cross-reference checks. Every problem is one line naming the thing
+    /// and what is wrong.
+    pub fn validate(&self) -> Result<(), Vec<String>> {
+        let mut errs = Vec::new();
+        let names: BTreeSet<&str> = self.realms.iter().map(|r| r.name.as_str()).collect();
+        if self.schema_version != SCHEMA_VERSION {
+            errs.push(format!(
+                "schema_version {} is not the supported {SCHEMA_VERSION}",
+                self.schema_version
+            ));
+        }
+        if self.round == 0 {
+            errs.push("round must be 1 or more".into());
+        }
+        if ![4, 8].contains(&self.settings.adjacency) {
+            errs.push(format!(
+                "settings.adjacency is {}; use 4 or 8",
+                self.settings.adjacency
+            ));
+        }
+        // Realms: unique names and addresses; references.
+        let mut seen_names = BTreeSet::new();
+        let mut seen_mail = BTreeMap::new();
+        for r in &self.realms {
+            let who = format!("realm {}", r.name);
+            if r.name.trim().is_empty() {
+                errs.push("a realm has an empty name".into());
+            }
+            if !seen_names.insert(r.name.to_lowercase()) {
+                errs.push(format!("{who}: the name is used twice"));
+            }
+            if r.emails.is_empty() && !r.eliminated {
+                errs.push(format!("{who}: no mail address in emails"));
+            }
+            for e in &r.emails {
+                if !e.contains('@') {
+                    errs.push(format!("{who}: `{e}` is not a mail address"));
+                }
+                if let Some(other) = seen_mail.insert(e.to_lowercase(), r.name.clone()) {
+                    errs.push(format!("{who}: address {e} is also used by {other}"));
+                }
+            }
+            for f in &r.friends {
+                if !names.contains(f.as_str()) {
+                    errs.push(format!("{who}: friend `{f}` is not a realm"));
+                } else if f == &r.name {
+                    errs.push(format!("{who}: lists itself as friend"));
+                }
+            }
+            if r.trade_wishes.buy.len() > 2 || r.trade_wishes.sell.len() > 2 {
+                errs.push(format!(
+                    "{who}: trade_wishes has more than 2 buy or 2 sell entries"
+                ));
+            }
+            for (label, sq, want_harbour) in [
+                ("capital", r.capital, false),
+                ("main_harbour", r.main_harbour, true),
+            ] {
+                let Some(sq) = sq else {
+                    // The Evil has no ships, so it needs no main harbour.
+                    let needed = !(want_harbour && r.is_evil);
+                    if needed && !r.eliminated && self.cities_of(&r.name).next().is_some() {
+                        errs.push(format!("{who}: no {label}"));
+                    }
+                    continue;
+                };
+                match self
+                    .cities
+                    .iter()
+                    .find(|c| c.square == sq && c.owner == r.name)
+                {
+                    None => errs.push(format!("{who}: {label} {sq} is not one of its cities")),
+                    Some(c) if want_harbour && !c.coastal => {
+                        errs.push(format!("{who}: main_harbour {sq} is not a coastal city"))
+                    }
+                    Some(_) => {}
+                }
+            }
+            for inv in &r.invitations {
+                if !names.contains(inv.from.as_str()) {
+                    errs.push(format!("{who}: invitation from unknown realm {}", inv.from));
+                }
+                if self.map.get(inv.square).is_none() {
+                    errs.push(format!(
+                        "{who}: invitation to unknown square {}",
+                        inv.square
+                    ));
+                }
+            }
+        }
+        let evil_count = self.realms.iter().filter(|r| r.is_evil).count();
+        match (&self.evil, evil_count) {
+            (None, 0) => {}
+            (Some(e), 1) => {
+                if !self.realm(&e.realm).is_some_and(|r| r.is_evil) {
+                    errs.push(format!("evil.realm {} is not the realm marked is_evil", e.realm));
+                }
+            }
+            (_, n) => errs.push(format!(
+                "{n} realms are marked is_evil and the evil block is {}; need exactly one of each or neither",
+                if self.evil.is_some() { "present" } else { "absent" }
+            )),
+        }
+        // Map.
+        let expected = self.map.width as usize * self.map.height as usize;
+        if self.map.squares.len() != expected {
+            errs.push(format!(
+                "map has {} squares, expected width × height = {expected}",
+                self.map.squares.len()
+            ));
+        }
+        for (sq, m) in &self.map.squares {
+            if sq.col() >= self.map.width || sq.row() > self.map.height {
+                errs.push(format!(
+                    "map square {sq} is outside the {}×{} grid",
+                    self.map.width, self.map.height
+                ));
+            }
+            if let Some(o) = &m.owner {
+                if !names.contains(o.as_str()) {
+                    errs.push(format!("map square {sq}: owner `{o}` is not a realm"));
+                }
+                if m.terrain == Terrain::Sea {
+                    errs.push(format!("map square {sq}: sea cannot have an owner"));
+                }
+            }
+            if let Some(o) = &m.evil_owner {
+                if !names.contains(o.as_str()) {
+                    errs.push(format!("map square {sq}: evil_owner `{o}` is not a realm"));
+                }
+            }
+            if m.evil_terrain != m.terrain.evil() {
+                errs.push(format!(
+                    "map square {sq}: evil_terrain must mirror the terrain (sea → rock, land → lava)"
+                ));
+            }
+            if let Some(p) = &m.portal {
+                if !names.contains(p.opened_by.as_str()) {
+                    errs.push(format!(
+                        "portal on {sq}: opened_by `{}` is not a realm",
+                        p.opened_by
+                    ));
+                }
+                if self.cities.iter().any(|c| c.square == *sq) {
+                    errs.push(format!(
+                        "portal on {sq}: a portal cannot be on a city square"
+                    ));
+                }
+            }
+        }
+        // Cities.
+        let mut city_keys = BTreeSet::new();
+        for c in &self.cities {
+            let who = format!("city {} ({})", c.square, c.name);
+            if !city_keys.insert((c.square, c.dimension == Dimension::Evil)) {
+                errs.push(format!("{who}: two cities on one square"));
+            }
+            let Some(owner) = self.realm(&c.owner) else {
+                errs.push(format!("{who}: owner `{}` is not a realm", c.owner));
+                continue;
+            };
+            match self.map.get(c.square) {
+                None => errs.push(format!("{who}: square is not on the map")),
+                Some(m) => {
+                    let want = match c.dimension {
+                        Dimension::Normal => Terrain::Land,
+                        Dimension::Evil => Terrain::Sea,
+                    };
+                    if m.terrain != want {
+                        errs.push(format!(
+                            "{who}: a {} city must stand on {} (normal-dimension {})",
+                            if c.dimension == Dimension::Evil {
+                                "Evil-dimension"
+                            } else {
+                                "normal"
+                            },
+                            if want == Terrain::Land {
+                                "land"
+                            } else {
+                                "rock"
+                            },
+                            if want == Terrain::Land { "land" } else { "sea" },
+                        ));
+                    }
+                }
+            }
+            if c.capital != (owner.capital == Some(c.square)) {
+                errs.push(format!(
+                    "{who}: capital flag disagrees with realm {}",
+                    owner.name
+                ));
+            }
+            if c.harbour != (owner.main_harbour == Some(c.square)) {
+                errs.push(format!(
+                    "{who}: harbour flag disagrees with realm {}",
+                    owner.name
+                ));
+            }
+            if c.walls > c.wall_cap() {
+                errs.push(format!(
+                    "{who}: {} walls exceed the cap floor(population/10) = {}",
+                    c.walls,
+                    c.wall_cap()
+                ));
+            }
+        }
+        // Army groups and fleets.
+        let mut army_ids = BTreeSet::new();
+        for a in &self.armies {
+            let who = format!("army {} of {}", a.id, a.owner);
+            if !names.contains(a.owner.as_str()) {
+                errs.push(format!("{who}: owner is not a realm"));
+            }
+            if !army_ids.insert((a.owner.as_str(), a.id)) {
+                errs.push(format!("{who}: id used twice"));
+            }
+            if self.map.get(a.square).is_none() {
+                errs.push(format!("{who}: square {} is not on the map", a.square));
+            }
+            if a.units.is_empty() {
+                errs.push(format!("{who}: has no units"));
+            }
+            let evil_owner = self.realm(&a.owner).is_some_and(|r| r.is_evil);
+            for u in &a.units {
+                if u.kind.is_demon() && !evil_owner {
+                    errs.push(format!("{who}: only the Evil can have demons"));
+                    break;
+                }
+            }
+        }
+        let mut fleet_ids = BTreeSet::new();
+        let mut aboard: BTreeMap<(&str, u32), u32> = BTreeMap::new();
+        for f in &self.fleets {
+            let who = format!("fleet {} of {}", f.id, f.owner);
+            if !names.contains(f.owner.as_str()) {
+                errs.push(format!("{who}: owner is not a realm"));
+            }
+            if !fleet_ids.insert((f.owner.as_str(), f.id)) {
+                errs.push(format!("{who}: id used twice"));
+            }
+            if f.dimension == Dimension::Evil {
+                errs.push(format!("{who}: ships cannot enter the Evil dimension"));
+            }
+            match self.map.get(f.square) {
+                None => errs.push(format!("{who}: square {} is not on the map", f.square)),
+                Some(m) => {
+                    let in_own_city = self.city_at(f.square, Dimension::Normal).is_some();
+                    if m.terrain == Terrain::Land && !in_own_city {
+                        errs.push(format!(
+                            "{who}: {} is land without a harbour city",
+                            f.square
+                        ));
+                    }
+                }
+            }
+            if f.ships.is_empty() {
+                errs.push(format!("{who}: has no ships"));
+            }
+            let mut load = 0;
+            for id in &f.cargo {
+                match self.army(&f.owner, *id) {
+                    None => errs.push(format!("{who}: cargo army {id} does not exist")),
+                    Some(a) if a.square != f.square => errs.push(format!(
+                        "{who}: cargo army {id} is on {}, not {}",
+                        a.square, f.square
+                    )),
+                    Some(a) => load += a.units.len() as u32,
+                }
+                *aboard.entry((f.owner.as_str(), *id)).or_default() += 1;
+            }
+            if load > f.capacity(&self.settings) {
+                errs.push(format!(
+                    "{who}: carries {load} army units but has room for {}",
+                    f.capacity(&self.settings)
+                ));
+            }
+        }
+        for ((owner, id), n) in aboard {
+            if n > 1 {
+                errs.push(format!("army {id} of {owner} is aboard {n} fleets"));
+            }
+        }
+        // Spies, effects, votes, invitations.
+        let mut ids = BTreeSet::new();
+        for s in &self.spies {
+            if !ids.insert(s.id) {
+                errs.push(format!("spy {}: id used twice", s.id));
+            }
+            for n in [&s.owner, &s.realm] {
+                if !names.contains(n.as_str()) {
+                    errs.push(format!("spy {}: `{n}` is not a realm", s.id));
+                }
+            }
+        }
+        for e in &self.effects {
+            if !names.contains(e.caster.as_str()) {
+                errs.push(format!(
+                    "effect {:?}: caster `{}` is not a realm",
+                    e.spell, e.caster
+                ));
+            }
+        }
+        for v in &self.votes {
+            for n in [&v.voter, &v.candidate] {
+                if !names.contains(n.as_str()) {
+                    errs.push(format!("vote in round {}: `{n}` is not a realm", v.round));
+                }
+            }
+        }
+        for h in &self.home_invitations {
+            if !names.contains(h.realm.as_str()) {
+                errs.push(format!(
+                    "home-invitation {}: `{}` is not a realm",
+                    h.id, h.realm
+                ));
+            }
+        }
+        if let Some(r) = &self.ruler {
+            if !names.contains(r.realm.as_str()) {
+                errs.push(format!("ruler `{}` is not a realm", r.realm));
+            }
+        }
+        if errs.is_empty() {
+            Ok(())
+        } else {
+            Err(errs)
+        }
+    }
+}
+
+/// Counts that the position and population caps are checked against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct UnitCount {
+    /// Every army unit, elementals and siege towers included (RULINGS 5).
+    pub army_units: u32,
+    pub elementals: u32,
+    pub ships: u32,
+    /// Held plus out on missions.
+    pub spies: u32,
+    pub army_groups: u32,
+}
+
+impl UnitCount {
+    /// Counted against the population cap (RULINGS 8).
+    pub fn counted(&self) -> u32 {
+        self.army_units + self.ships + self.spies
+    }
+}

@@ -1,0 +1,127 @@
+//! Outgoing mail: a plain-text RFC 5322 message from the game's own address, with a
+//! Message-ID derived from the outbox key (the same row always yields the same ID) and
+//! In-Reply-To/References when it answers a player's mail.
+
+use chrono::{DateTime, Utc};
+use lettre::message::{header::ContentType, Mailbox, Message};
+use sha2::{Digest, Sha256};
+
+/// A mail to send, before formatting.
+#[derive(Debug, Clone)]
+pub struct Outgoing {
+    /// What it is (`envoy`, `refusal`, `result_form` …): shown to the GM, used in metrics.
+    pub kind: &'static str,
+    /// Why it exists; queueing the same key twice sends one mail.
+    pub dedup_key: String,
+    pub to: Vec<String>,
+    pub subject: String,
+    pub body: String,
+    /// The Message-ID (without `<>`) of the mail this answers.
+    pub in_reply_to: Option<String>,
+}
+
+/// A formatted mail.
+#[derive(Debug, Clone)]
+pub struct Composed {
+    /// With angle brackets, as in the header.
+    pub message_id: String,
+    pub raw: Vec<u8>,
+}
+
+/// Building the mail failed (an address that is not one).
+#[derive(Debug, thiserror::Error)]
+pub enum ComposeError {
+    #[error("`{0}` is not a usable mail address")]
+    Address(String),
+    #[error("cannot build mail: {0}")]
+    Build(String),
+}
+
+/// The Message-ID for an outbox key: stable across retries and restarts.
+pub fn message_id_for(game: &str, dedup_key: &str, from_addr: &str) -> String {
+    let mut h = Sha256::new();
+    h.update(game.as_bytes());
+    h.update([0]);
+    h.update(dedup_key.as_bytes());
+    let digest = hex::encode(h.finalize());
+    let domain = from_addr.rsplit('@').next().unwrap_or("pbemd.invalid");
+    format!("<{}.pbemd@{}>", &digest[..24], domain)
+}
+
+/// Format `o` as sent by `from_name <from_addr>` at `date`.
+pub fn compose(
+    o: &Outgoing,
+    game: &str,
+    from_name: &str,
+    from_addr: &str,
+    date: DateTime<Utc>,
+) -> Result<Composed, ComposeError> {
+    let from: Mailbox = format!("{from_name} <{from_addr}>")
+        .parse()
+        .or_else(|_| from_addr.parse())
+        .map_err(|_| ComposeError::Address(from_addr.to_string()))?;
+    let message_id = message_id_for(game, &o.dedup_key, from_addr);
+    let mut b = Message::builder()
+        .from(from)
+        .subject(o.subject.clone())
+        .message_id(Some(message_id.clone()))
+        .date(std::time::SystemTime::from(date))
+        .header(ContentType::TEXT_PLAIN);
+    for to in &o.to {
+        b = b.to(to.parse().map_err(|_| ComposeError::Address(to.clone()))?);
+    }
+    if let Some(parent) = &o.in_reply_to {
+        let parent = format!("<{}>", parent.trim_matches(['<', '>']));
+        b = b.in_reply_to(parent.clone()).references(parent);
+    }
+    let body = if o.body.ends_with('\n') {
+        o.body.clone()
+    } else {
+        format!("{}\n", o.body)
+    };
+    let msg = b.body(body).map_err(|e| ComposeError::Build(e.to_string()))?;
+    Ok(Composed {
+        message_id,
+        raw: msg.formatted(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Outgoing {
+        Outgoing {
+            kind: "refusal",
+            dedup_key: "refusal:7".into(),
+            to: vec!["afani@game.test".into()],
+            subject: "Sändebud från Genogien".into(),
+            body: "Hej från Genogien — åäö".into(),
+            in_reply_to: Some("orig@player.test".into()),
+        }
+    }
+
+    #[test]
+    fn the_same_row_always_gets_the_same_message_id() {
+        let t = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        let a = compose(&sample(), "demo", "Spelet", "sl@game.test", t).unwrap();
+        let b = compose(&sample(), "demo", "Spelet", "sl@game.test", t).unwrap();
+        assert_eq!(a.message_id, b.message_id);
+        assert_eq!(a.raw, b.raw);
+        let mut other = sample();
+        other.dedup_key = "refusal:8".into();
+        assert_ne!(compose(&other, "demo", "Spelet", "sl@game.test", t).unwrap().message_id, a.message_id);
+    }
+
+    #[test]
+    fn replies_carry_in_reply_to_and_references_and_decode_back() {
+        let t = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        let c = compose(&sample(), "demo", "Spelet", "sl@game.test", t).unwrap();
+        let text = String::from_utf8_lossy(&c.raw);
+        assert!(text.contains("In-Reply-To: <orig@player.test>"), "{text}");
+        assert!(text.contains("References: <orig@player.test>"), "{text}");
+        let parsed = mail_parser::MessageParser::default().parse(&c.raw).unwrap();
+        assert_eq!(parsed.subject(), Some("Sändebud från Genogien"));
+        assert_eq!(parsed.body_text(0).unwrap().trim_end(), "Hej från Genogien — åäö");
+    }
+}

@@ -1,0 +1,451 @@
+//! Raw RFC 5322 bytes → [`Inbound`], the few facts about a mail that pbemd acts on.
+//!
+//! Owns MIME decoding (via `mail-parser`): header decoding (RFC 2047), charsets,
+//! transfer encodings, HTML-only bodies and text attachments. It does no I/O, reads
+//! no clock and does not hash: the store keeps the raw bytes and their hash. It must
+//! never panic, whatever the bytes; bytes that are not a mail at all are an `Err`.
+
+use std::panic::{self, AssertUnwindSafe};
+
+use chrono::{DateTime, Utc};
+use mail_parser::{HeaderValue, Message, MessageParser, MimeHeaders, PartType};
+
+/// What pbemd needs to know about one inbound mail.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Inbound {
+    /// Message-ID without the angle brackets.
+    pub message_id: Option<String>,
+    /// The first From address, bare and lower-cased.
+    pub from_addr: Option<String>,
+    /// The display name of the first From address.
+    pub from_name: Option<String>,
+    /// Decoded (RFC 2047) and trimmed; `None` when missing or blank.
+    pub subject: Option<String>,
+    /// The Date header, when present and valid.
+    pub date: Option<DateTime<Utc>>,
+    /// In-Reply-To without the angle brackets.
+    pub in_reply_to: Option<String>,
+    /// References, oldest first, without the angle brackets.
+    pub references: Vec<String>,
+    /// The text/plain body; failing that, the HTML body turned into text.
+    /// Several inline text parts are joined with a blank line.
+    pub text: String,
+    /// True when the mail had an HTML body and no text/plain body.
+    pub html_only: bool,
+    /// Text attachments (text/plain, or any part named `*.txt` that is valid UTF-8).
+    pub attachments: Vec<TextAttachment>,
+    /// Authentication-Results header values as received (unfolded, trimmed), top first.
+    pub auth_results: Vec<String>,
+    /// Size of the raw mail in bytes.
+    pub size: usize,
+}
+
+/// A text attachment, e.g. a `.txt` file holding a filled-in form.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TextAttachment {
+    pub filename: Option<String>,
+    pub text: String,
+}
+
+/// The bytes are not a mail at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseMailError {
+    #[error("the mail is empty")]
+    Empty,
+    #[error("the data does not start with a mail header: {start:?}")]
+    NoHeaders { start: String },
+    #[error("the mail could not be parsed")]
+    Unparseable,
+}
+
+/// Parses one raw mail. `Err` only when the bytes are not a mail at all (empty,
+/// or not starting with a header field); malformed MIME inside a mail still gives
+/// an `Inbound` with whatever could be read.
+pub fn parse_inbound(raw: &[u8]) -> Result<Inbound, ParseMailError> {
+    if raw.iter().all(u8::is_ascii_whitespace) {
+        return Err(ParseMailError::Empty);
+    }
+    if !starts_with_header(raw) {
+        let start = String::from_utf8_lossy(&raw[..raw.len().min(40)]).into_owned();
+        return Err(ParseMailError::NoHeaders { start });
+    }
+    // mail-parser is fuzzed upstream; this is a second line of defence so that one
+    // hostile mail cannot take the daemon down (with panic = "unwind", the default).
+    panic::catch_unwind(AssertUnwindSafe(|| extract(raw)))
+        .unwrap_or(Err(ParseMailError::Unparseable))
+}
+
+/// True when the first line (after an optional mbox `From ` line) is `name: value`
+/// with a field name of printable ASCII (RFC 5322 section 2.2).
+fn starts_with_header(raw: &[u8]) -> bool {
+    let mut lines = raw.split(|&b| b == b'\n');
+    let mut first = lines.next().unwrap_or_default();
+    if first.starts_with(b"From ") {
+        first = lines.next().unwrap_or_default();
+    }
+    match first.iter().position(|&b| b == b':') {
+        Some(colon) if colon > 0 => {
+            let name = &first[..colon];
+            name.iter().all(|&b| (33..=126).contains(&b))
+                || (name.ends_with(b" ") // "Subject : x" is obsolete syntax, still a header
+                    && name.trim_ascii_end().iter().all(|&b| (33..=126).contains(&b))
+                    && !name.trim_ascii_end().is_empty())
+        }
+        _ => false,
+    }
+}
+
+fn extract(raw: &[u8]) -> Result<Inbound, ParseMailError> {
+    let message = MessageParser::default()
+        .parse(raw)
+        .ok_or(ParseMailError::Unparseable)?;
+    if message.headers().is_empty() {
+        return Err(ParseMailError::NoHeaders {
+            start: String::from_utf8_lossy(&raw[..raw.len().min(40)]).into_owned(),
+        });
+    }
+
+    let first_from = message.from().and_then(|a| a.first());
+    let from_addr = first_from
+        .and_then(|a| a.address())
+        .map(|a| a.trim().trim_matches(['<', '>']).to_lowercase())
+        .filter(|a| !a.is_empty());
+    let from_name = first_from
+        .and_then(|a| a.name())
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty());
+
+    let (mut text, html_only) = body_text(&message);
+    let mut attachments = text_attachments(&message);
+    if text.trim().is_empty() {
+        // A broken multipart (e.g. a wrong closing boundary) can leave the only text
+        // part filed as an attachment; an unnamed one is the body the sender meant.
+        let (unnamed, named): (Vec<_>, Vec<_>) =
+            attachments.into_iter().partition(|a| a.filename.is_none());
+        text = unnamed
+            .iter()
+            .map(|a| a.text.trim_end())
+            .filter(|t| !t.trim().is_empty())
+            .collect::<Vec<_>>()
+            .join("\n\n");
+        attachments = named;
+    }
+
+    Ok(Inbound {
+        message_id: message.message_id().and_then(clean_id),
+        from_addr,
+        from_name,
+        subject: message
+            .subject()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty()),
+        date: message
+            .date()
+            .filter(|d| d.is_valid())
+            .and_then(|d| DateTime::from_timestamp(d.to_timestamp(), 0)),
+        in_reply_to: ids(message.in_reply_to()).into_iter().next(),
+        references: ids(message.references()),
+        text,
+        html_only,
+        attachments,
+        auth_results: message
+            .headers_raw()
+            .filter(|(name, _)| name.eq_ignore_ascii_case("Authentication-Results"))
+            .map(|(_, value)| unfold(value))
+            .collect(),
+        size: raw.len(),
+    })
+}
+
+/// The inline text bodies joined, and whether they were all HTML.
+fn body_text(message: &Message<'_>) -> (String, bool) {
+    let mut parts = Vec::new();
+    let mut any_plain = false;
+    for i in 0..message.text_body_count() {
+        if let Some(part) = message.text_part(i as u32) {
+            any_plain |= matches!(part.body, PartType::Text(_));
+        }
+        if let Some(text) = message.body_text(i) {
+            let text = text.replace("\r\n", "\n");
+            if !text.trim().is_empty() {
+                parts.push(text.trim_end().to_string());
+            }
+        }
+    }
+    let html_only = !any_plain && message.html_body_count() > 0;
+    (parts.join("\n\n"), html_only)
+}
+
+fn text_attachments(message: &Message<'_>) -> Vec<TextAttachment> {
+    message
+        .attachments()
+        .filter_map(|part| {
+            let filename = part.attachment_name().map(str::to_string);
+            let named_txt = filename
+                .as_deref()
+                .is_some_and(|f| f.to_lowercase().ends_with(".txt"));
+            let text = match &part.body {
+                PartType::Text(text) if named_txt || is_text_plain(part) => text.to_string(),
+                PartType::Binary(bytes) | PartType::InlineBinary(bytes) if named_txt => {
+                    String::from_utf8(bytes.to_vec()).ok()?
+                }
+                _ => return None,
+            };
+            Some(TextAttachment {
+                filename,
+                text: text.replace("\r\n", "\n"),
+            })
+        })
+        .collect()
+}
+
+/// text/plain, or no Content-Type at all (which means text/plain).
+fn is_text_plain(part: &mail_parser::MessagePart<'_>) -> bool {
+    part.content_type().is_none_or(|ct| {
+        ct.ctype().eq_ignore_ascii_case("text")
+            && ct.subtype().is_none_or(|s| s.eq_ignore_ascii_case("plain"))
+    })
+}
+
+/// Message ids from an In-Reply-To or References value, without brackets.
+fn ids(value: &HeaderValue<'_>) -> Vec<String> {
+    match value {
+        HeaderValue::Text(t) => t.split_whitespace().filter_map(clean_id).collect(),
+        HeaderValue::TextList(list) => list.iter().filter_map(|t| clean_id(t)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn clean_id(id: &str) -> Option<String> {
+    let id = id
+        .trim()
+        .trim_start_matches('<')
+        .trim_end_matches('>')
+        .trim();
+    (!id.is_empty()).then(|| id.to_string())
+}
+
+/// Joins folded header lines into one line.
+fn unfold(value: &str) -> String {
+    value.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(raw: &[u8]) -> Inbound {
+        parse_inbound(raw).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn latin1_quoted_printable_subject_body_and_headers_decode() {
+        let raw = b"From: \"=?ISO-8859-1?Q?=C5sa_H=F6gberg?=\" <Asa@Example.SE>\r\n\
+Subject: =?ISO-8859-1?Q?=D6stvik_skickar_ett_s=E4ndebud_till_Afani?=\r\n\
+Message-ID: <abc@x.example>\r\n\
+In-Reply-To: <p1@x.example>\r\n\
+References: <p0@x.example>\r\n <p1@x.example>\r\n\
+Date: Mon, 16 Nov 2026 13:05:00 +0100\r\n\
+Authentication-Results: mx.example;\r\n dkim=pass header.d=example.se\r\n\
+Authentication-Results: other.example; spf=fail\r\n\
+Content-Type: text/plain; charset=iso-8859-1\r\n\
+Content-Transfer-Encoding: quoted-printable\r\n\
+\r\n\
+H=E4lsningar fr=E5n =D6stvik, v=E5r v=E4n.\r\n";
+        let m = parse(raw);
+        assert_eq!(m.from_addr.as_deref(), Some("asa@example.se"));
+        assert_eq!(m.from_name.as_deref(), Some("Åsa Högberg"));
+        assert_eq!(
+            m.subject.as_deref(),
+            Some("Östvik skickar ett sändebud till Afani")
+        );
+        assert_eq!(m.text, "Hälsningar från Östvik, vår vän.");
+        assert_eq!(m.message_id.as_deref(), Some("abc@x.example"));
+        assert_eq!(m.in_reply_to.as_deref(), Some("p1@x.example"));
+        assert_eq!(m.references, vec!["p0@x.example", "p1@x.example"]);
+        assert_eq!(m.date.unwrap().to_rfc3339(), "2026-11-16T12:05:00+00:00");
+        assert_eq!(
+            m.auth_results,
+            vec![
+                "mx.example; dkim=pass header.d=example.se",
+                "other.example; spf=fail"
+            ]
+        );
+        assert!(!m.html_only);
+        assert_eq!(m.size, raw.len());
+    }
+
+    #[test]
+    fn utf8_quoted_printable_subject_and_body_decode() {
+        let raw = b"From: Bo <bo@example.se>\r\n\
+Subject: =?UTF-8?Q?Genogien_helgformul=C3=A4r?=\r\n\
+Content-Type: text/plain; charset=utf-8\r\n\
+Content-Transfer-Encoding: quoted-printable\r\n\
+\r\n\
+K=C3=96P 5 l=C3=A4tt infanteri I1\r\n\
+R=C3=96ST Afani\r\n";
+        let m = parse(raw);
+        assert_eq!(m.subject.as_deref(), Some("Genogien helgformulär"));
+        assert_eq!(m.text, "KÖP 5 lätt infanteri I1\nRÖST Afani");
+    }
+
+    #[test]
+    fn html_only_mail_yields_readable_text() {
+        let raw = b"From: a@example.se\r\nSubject: Afani form\r\n\
+Content-Type: text/html; charset=utf-8\r\n\r\n\
+<html><head><style>p{color:red}</style></head><body><p>Hej <b>Ostvik</b>!</p>\
+<p>Vi &auml;r v&auml;nner.</p></body></html>\r\n";
+        let m = parse(raw);
+        assert!(m.html_only);
+        assert!(m.text.contains("Hej Ostvik!"), "{:?}", m.text);
+        assert!(m.text.contains("Vi är vänner."), "{:?}", m.text);
+        assert!(!m.text.contains('<'), "{:?}", m.text);
+    }
+
+    #[test]
+    fn alternative_mail_prefers_the_plain_part() {
+        let raw = b"From: a@example.se\r\nSubject: s\r\n\
+Content-Type: multipart/alternative; boundary=\"b1\"\r\n\r\n\
+--b1\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nplain words\r\n\
+--b1\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<p>html words</p>\r\n\
+--b1--\r\n";
+        let m = parse(raw);
+        assert_eq!(m.text, "plain words");
+        assert!(!m.html_only);
+    }
+
+    #[test]
+    fn text_attachments_are_returned_and_images_are_not() {
+        let raw = b"From: a@example.se\r\nSubject: Ostvik formul\xc3\xa4r\r\n\
+Content-Type: multipart/mixed; boundary=\"B\"\r\n\r\n\
+--B\r\nContent-Type: text/plain\r\n\r\nSe bifogat.\r\n\
+--B\r\nContent-Type: text/plain; charset=utf-8; name=\"order.txt\"\r\n\
+Content-Disposition: attachment; filename=\"order.txt\"\r\n\r\nK\xc3\x96P 5 spion\r\n\
+--B\r\nContent-Type: application/octet-stream; name=\"more.txt\"\r\n\
+Content-Disposition: attachment; filename=\"more.txt\"\r\n\
+Content-Transfer-Encoding: base64\r\n\r\nS8OWUCAxIHNwaW9u\r\n\
+--B\r\nContent-Type: image/png; name=\"map.png\"\r\n\
+Content-Disposition: attachment; filename=\"map.png\"\r\n\
+Content-Transfer-Encoding: base64\r\n\r\niVBORw0KGgo=\r\n\
+--B\r\nContent-Type: text/csv; name=\"a.csv\"\r\n\
+Content-Disposition: attachment; filename=\"a.csv\"\r\n\r\na,b\r\n\
+--B--\r\n";
+        let m = parse(raw);
+        assert_eq!(m.text, "Se bifogat.");
+        assert_eq!(
+            m.attachments,
+            vec![
+                TextAttachment {
+                    filename: Some("order.txt".into()),
+                    text: "KÖP 5 spion".into()
+                },
+                TextAttachment {
+                    filename: Some("more.txt".into()),
+                    text: "KÖP 1 spion".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn not_a_mail_is_an_error() {
+        assert_eq!(parse_inbound(b""), Err(ParseMailError::Empty));
+        assert_eq!(parse_inbound(b" \r\n\r\n "), Err(ParseMailError::Empty));
+        for raw in [
+            &b"\xff\xfe\x00\x01\x02:\x80\x81"[..],
+            b"hello world, no header here\r\n",
+            b"\r\nbody without headers\r\n",
+            b": starts with a colon\r\n",
+            b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+        ] {
+            assert!(
+                matches!(parse_inbound(raw), Err(ParseMailError::NoHeaders { .. })),
+                "{raw:?}"
+            );
+        }
+        let all_bytes: Vec<u8> = (0u8..=255).cycle().take(5000).collect();
+        assert!(parse_inbound(&all_bytes).is_err());
+    }
+
+    #[test]
+    fn mbox_from_line_is_skipped() {
+        let m = parse(b"From bo@example.se Mon Nov 16 12:00:00 2026\nFrom: bo@example.se\nSubject: hi\n\nbody\n");
+        assert_eq!(m.from_addr.as_deref(), Some("bo@example.se"));
+    }
+
+    #[test]
+    fn broken_mime_still_gives_the_text() {
+        // Closing boundary does not match the declared one.
+        let m = parse(b"From: a@example.se\r\nSubject: x\r\nContent-Type: multipart/mixed; boundary=\"XX\"\r\n\r\n--XX\r\nContent-Type: text/plain\r\n\r\nhello there\r\n--YY--\r\n");
+        assert!(m.text.starts_with("hello there"), "{:?}", m.text);
+        assert!(m.attachments.is_empty());
+        // Multipart without a boundary parameter: nothing readable, but no panic.
+        let m = parse(b"From: a@example.se\r\nSubject: x\r\nContent-Type: multipart/mixed\r\n\r\n--XX\r\n\r\nhello\r\n");
+        assert_eq!(m.subject.as_deref(), Some("x"));
+        // A base64 body that is not base64.
+        let m = parse(b"From: a@example.se\r\nSubject: x\r\nContent-Transfer-Encoding: base64\r\n\r\n!!!! not base64 ???\r\n");
+        assert_eq!(m.from_addr.as_deref(), Some("a@example.se"));
+        // An unknown charset: undecodable bytes become U+FFFD, the rest survives.
+        let m = parse(b"From: a@example.se\r\nSubject: =?x-klingon?Q?Ostvik_form?=\r\nContent-Type: text/plain; charset=x-klingon\r\n\r\nK\xe4pten\r\n");
+        assert_eq!(m.subject.as_deref(), Some("Ostvik form"));
+        assert!(
+            m.text.starts_with('K') && m.text.ends_with("pten"),
+            "{:?}",
+            m.text
+        );
+    }
+
+    #[test]
+    fn missing_or_broken_from_gives_no_address() {
+        assert_eq!(parse(b"Subject: x\r\n\r\nbody\r\n").from_addr, None);
+        let m = parse(b"From: not an address\r\nSubject: x\r\n\r\nbody\r\n");
+        assert_eq!(m.from_addr, None);
+        let m = parse(b"From: Bo <BO@Example.SE>, Al <al@example.se>\r\n\r\n");
+        assert_eq!(m.from_addr.as_deref(), Some("bo@example.se"));
+        assert_eq!(m.from_name.as_deref(), Some("Bo"));
+    }
+
+    #[test]
+    fn invalid_date_and_blank_subject_are_none() {
+        let m = parse(b"From: a@example.se\r\nSubject:   \r\nDate: yesterday-ish\r\n\r\nx\r\n");
+        assert_eq!(m.subject, None);
+        assert_eq!(m.date, None);
+    }
+
+    /// A small deterministic fuzz: random bytes and random mutations of a real mail.
+    #[test]
+    fn arbitrary_bytes_never_panic() {
+        let seed_mail: &[u8] = b"From: a@example.se\r\nSubject: =?UTF-8?B?w5ZzdHZpaw==?=\r\n\
+Content-Type: multipart/mixed; boundary=\"B\"\r\n\r\n--B\r\nContent-Type: text/html; charset=latin1\r\n\
+Content-Transfer-Encoding: quoted-printable\r\n\r\n<p>H=E4j</p>\r\n--B\r\n\
+Content-Type: message/rfc822\r\n\r\nFrom: b@c\r\nSubject: inner\r\n\r\ninner\r\n--B--\r\n";
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for round in 0..3000 {
+            let mut raw = if round % 2 == 0 {
+                seed_mail.to_vec()
+            } else {
+                (0..(next() % 400)).map(|_| next() as u8).collect()
+            };
+            for _ in 0..(next() % 8) {
+                if raw.is_empty() {
+                    break;
+                }
+                let i = (next() as usize) % raw.len();
+                match next() % 3 {
+                    0 => raw[i] = next() as u8,
+                    1 => {
+                        raw.remove(i);
+                    }
+                    _ => raw.insert(i, b"\r\n:=?<>-\"\\"[(next() % 10) as usize]),
+                }
+            }
+            let _ = parse_inbound(&raw);
+        }
+    }
+}

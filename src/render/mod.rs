@@ -1,0 +1,220 @@
+//! Text rendering: a handlebars registry in strict mode (every variable
+//! must exist) with the templates embedded at compile time, and the Monday
+//! result form. View models live in `view`; templates only print them.
+//! Reads no files at run time; sends nothing.
+
+pub mod view;
+
+use handlebars::{
+    Context, Handlebars, Helper, HelperDef, HelperResult, Output, RenderContext, Renderable,
+    StringOutput,
+};
+
+use crate::game::{GameState, Lang};
+pub use view::{FormContext, FormView, WIDTH};
+
+/// The embedded templates: `(name, language, source)`. The main crate may
+/// register more with `Renderer::register`.
+pub const TEMPLATES: &[(&str, Lang, &str)] = &[
+    (
+        "result_form",
+        Lang::Sv,
+        include_str!("../../templates/sv/result_form.hbs"),
+    ),
+    (
+        "result_form",
+        Lang::En,
+        include_str!("../../templates/en/result_form.hbs"),
+    ),
+    (
+        "envoy_delivery",
+        Lang::Sv,
+        include_str!("../../templates/sv/envoy_delivery.hbs"),
+    ),
+    (
+        "envoy_delivery",
+        Lang::En,
+        include_str!("../../templates/en/envoy_delivery.hbs"),
+    ),
+    (
+        "refusal",
+        Lang::Sv,
+        include_str!("../../templates/sv/refusal.hbs"),
+    ),
+    (
+        "refusal",
+        Lang::En,
+        include_str!("../../templates/en/refusal.hbs"),
+    ),
+    (
+        "form_receipt",
+        Lang::Sv,
+        include_str!("../../templates/sv/form_receipt.hbs"),
+    ),
+    (
+        "form_receipt",
+        Lang::En,
+        include_str!("../../templates/en/form_receipt.hbs"),
+    ),
+    (
+        "gm_received",
+        Lang::Sv,
+        include_str!("../../templates/sv/gm_received.hbs"),
+    ),
+    (
+        "gm_received",
+        Lang::En,
+        include_str!("../../templates/en/gm_received.hbs"),
+    ),
+];
+
+/// Why rendering failed. These are program errors (a template bug or a
+/// wrong name), not rule outcomes.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error("template {name} does not compile: {source}")]
+    Template {
+        name: String,
+        #[source]
+        source: Box<handlebars::TemplateError>,
+    },
+    #[error("rendering {name} failed: {source}")]
+    Render {
+        name: String,
+        #[source]
+        source: Box<handlebars::RenderError>,
+    },
+    #[error("no template {name} for language {lang}")]
+    NoTemplate { name: String, lang: &'static str },
+    #[error("no realm named {0}")]
+    UnknownRealm(String),
+    #[error("view data: {0}")]
+    Data(#[from] serde_json::Error),
+}
+
+/// The template registry.
+pub struct Renderer {
+    hb: Handlebars<'static>,
+}
+
+impl Renderer {
+    /// A registry holding every template in `TEMPLATES`, strict, with no
+    /// HTML escaping (the output is plain text).
+    pub fn new() -> Result<Renderer, RenderError> {
+        let mut hb = Handlebars::new();
+        hb.set_strict_mode(true);
+        hb.register_escape_fn(handlebars::no_escape);
+        hb.register_helper("wrap", Box::new(WrapHelper));
+        let mut r = Renderer { hb };
+        for (name, lang, src) in TEMPLATES {
+            r.register(name, *lang, src)?;
+        }
+        Ok(r)
+    }
+
+    /// Add (or replace) template `name` for `lang` as `"<lang>/<name>"`.
+    pub fn register(&mut self, name: &str, lang: Lang, source: &str) -> Result<(), RenderError> {
+        let key = key(name, lang);
+        self.hb
+            .register_template_string(&key, source)
+            .map_err(|e| RenderError::Template {
+                name: key,
+                source: Box::new(e),
+            })
+    }
+
+    /// Render template `name` in `lang` with any data.
+    pub fn render(
+        &self,
+        name: &str,
+        lang: Lang,
+        data: &serde_json::Value,
+    ) -> Result<String, RenderError> {
+        let key = key(name, lang);
+        if !self.hb.has_template(&key) {
+            return Err(RenderError::NoTemplate {
+                name: name.to_string(),
+                lang: lang.code(),
+            });
+        }
+        self.hb.render(&key, data).map_err(|e| RenderError::Render {
+            name: key,
+            source: Box::new(e),
+        })
+    }
+
+    /// The Monday result form of `realm`, in the realm's language.
+    pub fn result_form(
+        &self,
+        state: &GameState,
+        realm: &str,
+        ctx: &FormContext,
+    ) -> Result<String, RenderError> {
+        let lang = state
+            .realm(realm)
+            .ok_or_else(|| RenderError::UnknownRealm(realm.to_string()))?
+            .language;
+        let view = FormView::build(state, realm, ctx)
+            .ok_or_else(|| RenderError::UnknownRealm(realm.to_string()))?;
+        let text = self.render("result_form", lang, &serde_json::to_value(&view)?)?;
+        Ok(tidy(&text))
+    }
+}
+
+/// Block helper `{{#wrap indent=2}}…{{/wrap}}`: renders its content, then
+/// word-wraps it to `WIDTH` with a hanging indent, so prose with
+/// variables of any length stays inside the form width.
+struct WrapHelper;
+
+impl HelperDef for WrapHelper {
+    fn call<'reg: 'rc, 'rc>(
+        &self,
+        h: &Helper<'rc>,
+        r: &'reg Handlebars<'reg>,
+        ctx: &'rc Context,
+        rc: &mut RenderContext<'reg, 'rc>,
+        out: &mut dyn Output,
+    ) -> HelperResult {
+        let indent = h
+            .hash_get("indent")
+            .and_then(|v| v.value().as_u64())
+            .unwrap_or(0) as usize;
+        let mut buf = StringOutput::new();
+        if let Some(t) = h.template() {
+            t.render(r, ctx, rc, &mut buf)?;
+        }
+        let text = buf
+            .into_string()
+            .map_err(|e| handlebars::RenderErrorReason::Other(e.to_string()))?;
+        out.write(&view::wrap_hanging(&text, WIDTH, indent).join("\n"))?;
+        Ok(())
+    }
+}
+
+fn key(name: &str, lang: Lang) -> String {
+    format!("{}/{name}", lang.code())
+}
+
+/// Trailing spaces off every line, at most one blank line in a row, one
+/// final newline.
+fn tidy(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut blank = false;
+    for line in text.lines() {
+        let line = line.trim_end();
+        if line.is_empty() {
+            if blank {
+                continue;
+            }
+            blank = true;
+        } else {
+            blank = false;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}

@@ -1,0 +1,191 @@
+//! The spine end to end on SQLite + Maildir: intake, classification, courier first cut,
+//! deliveries, refusals, the GM queue, forms and Monday's result forms.
+
+mod common;
+
+use common::Game;
+use pbemd::store::{inbox, messages};
+
+// Tuesday 24 November 2026 is inside the weekday window (Mon 12:00 – Fri 23:59).
+const TUESDAY: &str = "2026-11-24T09:00:00+01:00";
+
+#[tokio::test]
+async fn an_envoy_in_the_weekday_window_reaches_the_recipient_without_the_senders_address() {
+    let g = Game::start(TUESDAY).await;
+    g.send(
+        "Genogien <genogien@game.test>",
+        "Genogien skickar ett sändebud till Afani",
+        "Fred vid gränsen!\n-- \nKung Gorm, genogien@game.test",
+    );
+    let r = g.tick("2026-11-24T10:00:00+01:00").await;
+    assert_eq!((r.stored, r.handled, r.delivered), (1, 1, 1));
+    let out = g.outbox();
+    assert_eq!(out.len(), 1, "{out:#?}");
+    let envoy = &out[0];
+    assert!(envoy.to_is("afani@game.test"));
+    // Afani plays in English: the delivery is in English and names the sending realm.
+    assert!(envoy.subject.contains("Genogien"), "{}", envoy.subject);
+    assert!(envoy.text.contains("Fred vid gränsen!"), "{}", envoy.text);
+    assert!(!envoy.raw.to_lowercase().contains("genogien@game.test"), "{}", envoy.raw);
+    assert!(envoy.raw.contains("From: ") && envoy.raw.contains("sl@game.test"));
+}
+
+#[tokio::test]
+async fn r_mail_11_an_envoy_at_the_weekend_is_refused_with_the_window_and_kept() {
+    let g = Game::start(TUESDAY).await;
+    g.send("genogien@game.test", "Genogien skickar ett sändebud till Kaldor", "Hej");
+    g.tick("2026-11-28T10:00:00+01:00").await;
+    let out: Vec<_> = g.outbox().into_iter().filter(|m| m.to_is("genogien@game.test")).collect();
+    assert_eq!(out.len(), 1, "{out:#?}");
+    assert!(out[0].text.contains("måndag 12:00 – fredag 23:59"), "{}", out[0].text);
+    assert!(out[0].text.contains("30 november 2026"), "next opening named: {}", out[0].text);
+    assert_eq!(out[0].in_reply_to.as_deref(), Some("t0@players.test"));
+    assert!(g.outbox().iter().all(|m| !m.to_is("kaldor@game.test")));
+    let mut c = g.app.store.conn().await.unwrap();
+    let refused = messages::in_states(&mut c, &[messages::state::REFUSED]).await.unwrap();
+    assert_eq!(refused.len(), 1);
+}
+
+#[tokio::test]
+async fn an_unknown_sender_gets_no_reply_and_waits_in_the_gm_queue() {
+    let g = Game::start(TUESDAY).await;
+    g.send("stranger@elsewhere.test", "Genogien skickar ett sändebud till Afani", "hej");
+    g.tick("2026-11-24T10:00:00+01:00").await;
+    assert!(g.outbox().is_empty(), "no backscatter");
+    let mut c = g.app.store.conn().await.unwrap();
+    let q = messages::in_states(&mut c, &[messages::state::GM_QUEUE]).await.unwrap();
+    assert_eq!(q.len(), 1);
+    assert_eq!(q[0].kind, "unknown_sender");
+    assert_eq!(q[0].from_addr.as_deref(), Some("stranger@elsewhere.test"));
+}
+
+#[tokio::test]
+async fn a_mail_of_no_known_kind_gets_a_reply_naming_the_right_forms() {
+    let g = Game::start(TUESDAY).await;
+    g.send("kaldor@game.test", "Kaldor skickar en kamel till Afani", "guld");
+    g.tick("2026-11-24T10:00:00+01:00").await;
+    let out = g.outbox();
+    assert_eq!(out.len(), 1);
+    assert!(out[0].to_is("kaldor@game.test"));
+    assert!(out[0].text.contains("Kaldor skickar en kamel till Afani"), "quotes the subject: {}", out[0].text);
+    assert!(out[0].text.contains("skickar ett sändebud till"), "names the right form: {}", out[0].text);
+}
+
+/// At least 20 malformed mails: each gets a reply or a GM-queue entry; none crashes
+/// the tick, none is lost.
+#[tokio::test]
+async fn malformed_mails_each_end_in_a_reply_or_the_gm_queue() {
+    let g = Game::start(TUESDAY).await;
+    let realm = "genogien@game.test";
+    let cases: Vec<Vec<u8>> = vec![
+        b"".to_vec(),
+        b"\x00\x01\x02\xff\xfe binary garbage \x00".to_vec(),
+        b"no headers at all, just text\r\n".to_vec(),
+        format!("From: {realm}\r\nMessage-ID: <m1@x>\r\n\r\nno subject").into_bytes(),
+        format!("From: {realm}\r\nSubject: \r\nMessage-ID: <m2@x>\r\n\r\nempty subject").into_bytes(),
+        format!("From: {realm}\r\nSubject: Genogien skickar ett sändebud till Atlantis\r\nMessage-ID: <m3@x>\r\n\r\nunknown realm").into_bytes(),
+        format!("From: {realm}\r\nSubject: Atlantis skickar ett sändebud till Afani\r\nMessage-ID: <m4@x>\r\n\r\nunknown sender realm").into_bytes(),
+        format!("From: {realm}\r\nSubject: Genogien skickar en drake till Afani\r\nMessage-ID: <m5@x>\r\n\r\nwrong kind").into_bytes(),
+        format!("From: {realm}\r\nSubject: Genogien skickar ett sändebud Afani\r\nMessage-ID: <m6@x>\r\n\r\nmissing till").into_bytes(),
+        format!("From: {realm}\r\nSubject: Genogien skickar ett sändebud till Genogien\r\nMessage-ID: <m7@x>\r\n\r\nto itself").into_bytes(),
+        format!("From: {realm}\r\nSubject: Kaldor skickar ett sändebud till Afani\r\nMessage-ID: <m8@x>\r\n\r\nanother realm's name").into_bytes(),
+        format!("From: {realm}\r\nSubject: Genogien skickar ett sändebud till Afani\r\nMessage-ID: <m9@x>\r\n\r\n").into_bytes(),
+        format!("From: {realm}\r\nSubject: Genogien skickar ett sändebud till Afani\r\nMessage-ID: <m10@x>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"zz\"\r\n\r\n--zz\r\nContent-Type: text/plain\r\n\r\nbroken multipart, never closed").into_bytes(),
+        format!("From: {realm}\r\nSubject: Genogien skickar ett sändebud till Afani\r\nMessage-ID: <m11@x>\r\nContent-Transfer-Encoding: base64\r\n\r\n!!!! not base64 ????").into_bytes(),
+        format!("From: {realm}\r\nSubject: Genogien skickar ett sändebud till Afani\r\nMessage-ID: <m12@x>\r\nContent-Type: text/plain; charset=x-klingon\r\n\r\nunknown charset").into_bytes(),
+        format!("From: {realm}\r\nSubject: Genogien skickar ett sändebud till Afani\r\nMessage-ID: <m13@x>\r\nContent-Type: text/html\r\n\r\n<html><body><p>Only <b>HTML</b> here</p></body></html>").into_bytes(),
+        format!("From: {realm}\r\nSubject: {}\r\nMessage-ID: <m14@x>\r\n\r\nhuge subject", "x".repeat(5000)).into_bytes(),
+        b"Subject: Genogien skickar ett s\xc3\xa4ndebud till Afani\r\nMessage-ID: <m15@x>\r\n\r\nno From at all".to_vec(),
+        format!("From: not an address\r\nSubject: hello\r\nMessage-ID: <m16@x>\r\n\r\nbad from").into_bytes(),
+        format!("From: {realm}\r\nSubject: Genogien formulär\r\nMessage-ID: <m17@x>\r\n\r\nKÖP 1 spion\r\n").into_bytes(),
+        format!("From: {realm}\r\nSubject: Genogien skickar en spion till Afani\r\nMessage-ID: <m18@x>\r\n\r\nUppdrag: resurser").into_bytes(),
+        format!("From: {realm}\r\nSubject: =?utf-8?B?broken-encoded-word?=\r\nMessage-ID: <m19@x>\r\n\r\nbroken RFC 2047").into_bytes(),
+        format!("From: {realm}\r\nSubject: Genogien till SL\r\nMessage-ID: <m20@x>\r\n\r\n").into_bytes(),
+        format!("From: {realm}\r\nSubject: Genogien sends a merchant to\r\nMessage-ID: <m21@x>\r\n\r\nno destination").into_bytes(),
+        format!("From: {realm}\r\nSubject: Re: Fwd: SV: VB: genogien SKICKAR ett SÄNDEBUD till AFANI\r\nMessage-ID: <m22@x>\r\n\r\nprefixes and case").into_bytes(),
+    ];
+    for raw in &cases {
+        g.drop_raw(raw);
+    }
+    let r = g.tick("2026-11-24T10:00:00+01:00").await;
+    let mut c = g.app.store.conn().await.unwrap();
+    let (stored, waiting) = inbox::counts(&mut c).await.unwrap();
+    assert_eq!(stored as usize, cases.len(), "every distinct mail is stored");
+    assert_eq!(waiting, 0, "every stored mail was handled");
+    assert_eq!(r.handled, cases.len());
+    let all = messages::all(&mut c).await.unwrap();
+    assert_eq!(all.len(), cases.len());
+    let replies = g.outbox();
+    for m in &all {
+        match m.state.as_str() {
+            "gm_queue" => {}
+            "refused" => assert!(
+                replies.iter().any(|r| r.to_is("genogien@game.test") && r.in_reply_to.is_some()),
+                "refused message {} has a reply",
+                m.id
+            ),
+            "routed" | "accepted" => {}
+            other => panic!("message {} in unexpected state {other}", m.id),
+        }
+    }
+    let refused = all.iter().filter(|m| m.state == "refused").count();
+    assert!(refused >= 12, "most malformed mails are answered: {refused}");
+}
+
+#[tokio::test]
+async fn monday_noon_sends_every_realm_its_result_form() {
+    let g = Game::start("2026-11-23T11:00:00+01:00").await;
+    let r = g.tick("2026-11-23T12:00:00+01:00").await;
+    assert!(r.events.iter().any(|e| e.ends_with("results")), "{:?}", r.events);
+    let out = g.outbox();
+    assert_eq!(out.len(), 6, "{:#?}", out.iter().map(|m| &m.subject).collect::<Vec<_>>());
+    let afani = out.iter().find(|m| m.to_is("afani@game.test")).unwrap();
+    assert_eq!(afani.subject, "Afani form", "English realm, a subject a reply classifies by");
+    let genogien = out.iter().find(|m| m.to_is("genogien@game.test")).unwrap();
+    assert_eq!(genogien.subject, "Genogien helgformulär");
+    for m in &out {
+        assert!(m.text.contains("=== ORDRAR / ORDERS"), "orders section in {}", m.subject);
+        assert!(m.text.lines().all(|l| l.chars().count() <= 78), "line over 78 in {}", m.subject);
+    }
+}
+
+#[tokio::test]
+async fn the_latest_form_before_the_deadline_counts_and_a_late_one_is_refused() {
+    let g = Game::start(TUESDAY).await;
+    g.send("afani@game.test", "Afani form", "BUY 1 spy");
+    g.tick("2026-11-28T10:00:00+01:00").await;
+    g.send("afani@game.test", "Re: Afani form", "BUY 2 spy");
+    g.tick("2026-11-29T14:59:59+01:00").await;
+    g.send("afani@game.test", "Afani form", "BUY 3 spy");
+    g.tick("2026-11-29T15:00:00+01:00").await;
+    let to_afani: Vec<_> = g.outbox().into_iter().filter(|m| m.to_is("afani@game.test")).collect();
+    assert_eq!(to_afani.len(), 3, "two receipts and a refusal");
+    assert!(to_afani[0].text.contains("Receipt"), "{}", to_afani[0].text);
+    assert!(to_afani[1].text.contains("replaces your earlier form"), "{}", to_afani[1].text);
+    assert!(to_afani[2].text.contains("Saturday 00:00 – Sunday 15:00"), "{}", to_afani[2].text);
+    let mut c = g.app.store.conn().await.unwrap();
+    let current = pbemd::store::forms::current(&mut c, "Afani", 1).await.unwrap().unwrap();
+    assert_eq!(current.1, common::at("2026-11-29T14:59:59+01:00").timestamp_millis());
+}
+
+#[tokio::test]
+async fn the_same_mail_twice_is_handled_once_and_a_second_tick_does_nothing_new() {
+    let g = Game::start(TUESDAY).await;
+    let raw = common::mail("genogien@game.test", "Genogien skickar ett sändebud till Afani", "hej", "same@x");
+    g.drop_raw(&raw);
+    g.drop_raw(&raw);
+    let r = g.tick("2026-11-24T10:00:00+01:00").await;
+    assert_eq!((r.stored, r.handled, r.delivered, r.sent), (1, 1, 1, 1));
+    let r = g.tick("2026-11-24T10:00:00+01:00").await;
+    assert_eq!((r.stored, r.handled, r.delivered, r.sent), (0, 0, 0, 0));
+    assert_eq!(g.outbox().len(), 1);
+}
+
+#[tokio::test]
+async fn a_tick_before_the_games_latest_time_is_refused() {
+    let g = Game::start(TUESDAY).await;
+    g.tick("2026-11-24T10:00:00+01:00").await;
+    g.clock.set(common::at("2026-11-24T09:59:59+01:00"));
+    let err = pbemd::app::tick::tick(&g.app).await.unwrap_err().to_string();
+    assert!(err.contains("never runs backwards"), "{err}");
+}

@@ -1,0 +1,203 @@
+//! State model tests: the demo scenario loads and validates, JSON
+//! round-trips, scenario errors name their key, and realm views hide
+//! other realms' secrets.
+
+use pbemd::game::{load_scenario, GameState, Lang, Resource, ScenarioError, SCHEMA_VERSION};
+
+const DEMO: &str = include_str!("../scenarios/evil.yaml");
+
+fn demo() -> GameState {
+    load_scenario(DEMO).unwrap_or_else(|e| panic!("demo scenario: {e}"))
+}
+
+#[test]
+fn demo_loads_with_six_player_realms_and_the_evil() {
+    let s = demo();
+    assert_eq!(s.schema_version, SCHEMA_VERSION);
+    assert_eq!(s.round, 1);
+    assert_eq!(
+        s.realm_names(),
+        ["Genogien", "Afani", "Fugandri", "Kaldor", "Mirandel", "Ostvik", "Ondskan"]
+    );
+    assert_eq!(s.realms.iter().filter(|r| !r.is_evil).count(), 6);
+    for r in &s.realms {
+        assert_eq!(r.emails[0], format!("{}@game.test", r.name.to_lowercase()));
+        assert_eq!(r.vp, 300);
+        assert!(!r.mission.is_empty());
+    }
+    assert_eq!(s.realm("Afani").unwrap().language, Lang::En);
+    assert_eq!(s.realm("Ostvik").unwrap().language, Lang::En);
+    assert_eq!(s.realm("Kaldor").unwrap().language, Lang::Sv);
+    assert_eq!(s.game.address.as_deref(), Some("sl@game.test"));
+    assert!(s.validate().is_ok());
+    // Standard resources are spread evenly: every resource twice.
+    for res in Resource::ALL {
+        let n = s
+            .realms
+            .iter()
+            .filter(|r| r.standard.contains(&res))
+            .count();
+        assert_eq!(n, 2, "{res}");
+    }
+}
+
+#[test]
+fn missing_stock_is_seven_times_production() {
+    let s = demo();
+    let g = s.realm("Genogien").unwrap();
+    let prod = g.production(&s);
+    assert_eq!(prod.mat, 5);
+    assert_eq!(g.stock, prod.times(7));
+    // Kaldor gives its stock explicitly.
+    assert_eq!(s.realm("Kaldor").unwrap().stock.jarn, 40);
+}
+
+#[test]
+fn realm_by_email_is_case_insensitive() {
+    let s = demo();
+    assert_eq!(
+        s.realm_by_email("GENOGIEN@Game.Test").unwrap().name,
+        "Genogien"
+    );
+    assert_eq!(
+        s.realm_by_email("kung@kaldor.example").unwrap().name,
+        "Kaldor"
+    );
+    assert!(s.realm_by_email("nobody@game.test").is_none());
+}
+
+#[test]
+fn json_round_trip_is_lossless() {
+    let s = demo();
+    let json = serde_json::to_string_pretty(&s).unwrap();
+    let back: GameState = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, s);
+    assert!(json.contains("\"järn\""));
+    assert!(json.contains("\"befalhavare\""));
+}
+
+#[test]
+fn realm_view_of_afani_shows_nothing_of_kaldor() {
+    let s = demo();
+    let v = s.realm_view("Afani").unwrap();
+    assert!(v.realm.token.is_none());
+    assert!(v.armies.iter().all(|a| a.owner == "Afani"));
+    assert!(v.cities.iter().all(|c| c.owner == "Afani"));
+    let json = serde_json::to_value(&v).unwrap();
+    let text = json.to_string();
+    // Kaldor's name is public; its stock, cities and mission are not.
+    assert!(text.contains("Kaldor"));
+    assert!(!text.contains("Kaldorhem"));
+    assert!(!text.contains("relationsrutan"));
+    let kaldor_stock = serde_json::to_value(s.realm("Kaldor").unwrap().stock).unwrap();
+    assert_ne!(json["realm"]["stock"], kaldor_stock);
+    assert!(!text.contains("\"Kaldor\",\"emails\""));
+    assert_eq!(v.mutual_friends, ["Genogien"]);
+    assert!(s.realm_view("Nowhere").is_none());
+}
+
+#[test]
+fn token_is_never_in_a_view() {
+    let mut s = demo();
+    s.realm_mut("Afani").unwrap().token = Some("sekret-123".into());
+    let text = serde_json::to_string(&s.realm_view("Afani").unwrap()).unwrap();
+    assert!(!text.contains("sekret-123"));
+}
+
+fn err_of(yaml: &str) -> String {
+    match load_scenario(yaml) {
+        Ok(_) => panic!("expected an error"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn unknown_square_names_the_key() {
+    let bad = DEMO.replace("{square: J2, name: Afanis", "{square: M13, name: Afanis");
+    let e = err_of(&bad);
+    assert!(e.contains("realms[Afani].cities[0].square"), "{e}");
+    assert!(e.contains("M13"), "{e}");
+    let bad = DEMO.replace("capital: D11", "capital: 11D");
+    let e = err_of(&bad);
+    assert!(e.contains("realms[Mirandel].capital"), "{e}");
+}
+
+#[test]
+fn duplicate_realm_names_the_key() {
+    let bad = DEMO.replace("- name: Ostvik", "- name: Afani");
+    let e = err_of(&bad);
+    assert!(e.contains("realms[5].name"), "{e}");
+    assert!(e.contains("Afani"), "{e}");
+    assert!(e.contains("twice"), "{e}");
+}
+
+#[test]
+fn bad_resource_name_names_the_key() {
+    let bad = DEMO.replace(
+        "production: {mat: 3, järn: 2, sten: 2, eld: 1}",
+        "production: {mat: 3, jarnn: 2}",
+    );
+    let e = err_of(&bad);
+    assert!(
+        e.contains("realms[Genogien].cities[0].production.jarnn"),
+        "{e}"
+    );
+    let bad = DEMO.replace(
+        "standard: [guld, tyg, hästar, luft]",
+        "standard: [guld, plutonium]",
+    );
+    let e = err_of(&bad);
+    assert!(e.contains("realms[Afani].standard"), "{e}");
+    assert!(e.contains("plutonium"), "{e}");
+}
+
+#[test]
+fn other_scenario_errors_are_clear() {
+    // Unknown field: serde names it.
+    let e = err_of(&DEMO.replace("spies: 3", "spys: 3"));
+    assert!(e.contains("spys"), "{e}");
+    // Unknown unit.
+    let e = err_of(&DEMO.replace("\"luftelementar\"", "\"drake\""));
+    assert!(e.contains("realms[Afani].armies[1].units[0]"), "{e}");
+    // Unknown friend.
+    let e = err_of(&DEMO.replace("friends: [Mirandel]", "friends: [Narnia]"));
+    assert!(e.contains("realms[Kaldor].friends"), "{e}");
+    // Cross-reference: two realms with one address.
+    let e = err_of(&DEMO.replace("[ostvik@game.test]", "[afani@game.test]"));
+    assert!(matches!(
+        load_scenario(&DEMO.replace("[ostvik@game.test]", "[afani@game.test]")),
+        Err(ScenarioError::Invalid(_))
+    ));
+    assert!(e.contains("afani@game.test"), "{e}");
+    // Cargo over capacity.
+    let e = err_of(&DEMO.replace(
+        "ships: [\"transportskepp\", \"lätt krigsskepp\"]",
+        "ships: [\"lätt krigsskepp\"]",
+    ));
+    assert!(e.contains("fleet 1 of Genogien"), "{e}");
+}
+
+#[test]
+fn validate_catches_broken_references() {
+    let mut s = demo();
+    s.armies[0].owner = "Nobody".into();
+    s.cities[0].walls = 99;
+    let errs = s.validate().unwrap_err();
+    assert!(
+        errs.iter().any(|e| e.contains("army 1 of Nobody")),
+        "{errs:?}"
+    );
+    assert!(errs.iter().any(|e| e.contains("walls exceed")), "{errs:?}");
+}
+
+#[test]
+fn the_demo_scenario_has_exactly_the_six_realms_of_the_design() {
+    let s = load_scenario(include_str!("../scenarios/demo.yaml")).expect("demo loads");
+    assert_eq!(s.realm_names(), ["Genogien", "Afani", "Fugandri", "Kaldor", "Mirandel", "Ostvik"]);
+    for r in &s.realms {
+        assert_eq!(r.emails, [format!("{}@game.test", r.name.to_lowercase())]);
+        assert_eq!(r.vp, 300);
+    }
+    assert!(s.realms.iter().any(|r| r.language == pbemd::game::Lang::En));
+    s.validate().expect("valid");
+}

@@ -1,0 +1,267 @@
+//! Against the real loopback mail stack (Postfix SMTP :2525 → Dovecot IMAP :1143,
+//! started by scripts/mailstack-start.sh): an envoy mailed by SMTP is fetched over IMAP,
+//! classified, delivered over SMTP and read back over IMAP; a refetch (UIDVALIDITY
+//! change) and a SIGKILL between storing and flagging both handle the mail once.
+//!
+//! The tests share the stack's mailboxes, so they take a lock and run one at a time.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use pbemd::transport::imap::{ImapParams, ImapSession, TlsMode};
+use pbemd::transport::smtp::{SmtpParams, SmtpSender};
+
+static LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+fn stack_dir() -> PathBuf {
+    PathBuf::from(std::env::var("PBEMD_MAILSTACK_DIR").unwrap_or_else(|_| "/tmp/mailstack".into()))
+}
+
+/// Is the stack up? Under CI a missing stack fails the test.
+fn stack_up() -> bool {
+    let up = std::net::TcpStream::connect("127.0.0.1:1143").is_ok() && std::net::TcpStream::connect("127.0.0.1:2525").is_ok();
+    up || common::missing("the loopback mail stack (scripts/mailstack-start.sh)")
+}
+
+fn doveadm(args: &[&str]) -> String {
+    let conf = stack_dir().join("etc/dovecot.conf");
+    let out = Command::new("doveadm")
+        .arg("-c")
+        .arg(&conf)
+        .args(args)
+        .output()
+        .expect("run doveadm");
+    assert!(out.status.success(), "doveadm {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn empty_mailbox(user: &str) {
+    doveadm(&["expunge", "-u", user, "mailbox", "INBOX", "all"]);
+}
+
+/// (messages, unseen) in a user's INBOX.
+fn status(user: &str) -> (u32, u32) {
+    let out = doveadm(&["-f", "flow", "mailbox", "status", "-u", user, "messages unseen", "INBOX"]);
+    let get = |k: &str| {
+        out.split_whitespace()
+            .find_map(|w| w.strip_prefix(&format!("{k}=")))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {k} in {out:?}"))
+    };
+    (get("messages"), get("unseen"))
+}
+
+fn wait_for_messages(user: &str, n: u32, within: Duration) {
+    let t = Instant::now();
+    while status(user).0 < n {
+        assert!(t.elapsed() < within, "{user} did not get {n} mails within {within:?}: {:?}", status(user));
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn imap(user: &str) -> ImapParams {
+    ImapParams {
+        host: "127.0.0.1".into(),
+        port: 1143,
+        user: user.into(),
+        password: format!("{}-pass", user.split('@').next().unwrap()),
+        tls: TlsMode::None,
+        ca_file: None,
+        mailbox: "INBOX".into(),
+    }
+}
+
+fn smtp() -> SmtpParams {
+    SmtpParams {
+        host: "127.0.0.1".into(),
+        port: 2525,
+        user: None,
+        password: None,
+        tls: TlsMode::None,
+        ca_file: None,
+        hello_name: "players.test".into(),
+    }
+}
+
+/// A game directory whose intake is sl@game.test over IMAP and whose output is SMTP.
+fn game_dir(tmp: &Path, schedule: Option<&str>) -> PathBuf {
+    let dir = tmp.join("g");
+    let cfg = pbemd::app::setup::new_game_dir(&dir, None).unwrap();
+    std::fs::write(dir.join("imap.pw"), "sl-pass\n").unwrap();
+    if let Some(s) = schedule {
+        std::fs::write(dir.join("schedule.yaml"), s).unwrap();
+    }
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace(
+            "inbound:\n  maildir: inbox\n",
+            "inbound:\n  imap: {host: 127.0.0.1, port: 1143, user: sl@game.test, password_file: imap.pw, tls: none, poll_seconds: 2}\n",
+        )
+        .replace("outbound:\n  maildir: outbox\n", "outbound:\n  smtp: {host: 127.0.0.1, port: 2525, tls: none}\n");
+    std::fs::write(&cfg, text).unwrap();
+    cfg
+}
+
+fn pbemd(cfg: &Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_pbemd"))
+        .arg("--config")
+        .arg(cfg)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "pbemd {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+async fn send_envoy(from: &str, subject: &str, body: &str, id: &str) {
+    let raw = common::mail(from, subject, body, id);
+    let mut s = SmtpSender::new(smtp());
+    s.send_raw(from, &["sl@game.test".to_string()], &raw).await.unwrap();
+}
+
+/// Every mail in a user's INBOX, read over IMAP.
+async fn read_all(user: &str) -> Vec<common::Sent> {
+    let mut s = ImapSession::connect(&imap(user)).await.unwrap();
+    s.select().await.unwrap();
+    let mails = s.fetch_after(0, 1000).await.unwrap();
+    s.logout().await.unwrap();
+    mails.iter().map(|m| common::Sent::parse(&m.raw)).collect()
+}
+
+async fn clean() -> tokio::sync::MutexGuard<'static, ()> {
+    let g = LOCK.lock().await;
+    for u in ["sl@game.test", "afani@game.test", "genogien@game.test"] {
+        empty_mailbox(u);
+    }
+    g
+}
+
+#[tokio::test]
+async fn an_envoy_sent_by_smtp_reaches_afanis_imap_mailbox_without_genogiens_address() {
+    if !stack_up() {
+        return;
+    }
+    let _g = clean().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = game_dir(tmp.path(), None);
+    pbemd(&cfg, &["init", "--now", "2026-11-24T09:00:00+01:00"]);
+    send_envoy(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        "Fred och handel!\n/Gorm <genogien@game.test>",
+        "stack-1@players.test",
+    )
+    .await;
+    wait_for_messages("sl@game.test", 1, Duration::from_secs(10));
+    let out = pbemd(&cfg, &["tick", "--now", "2026-11-24T10:00:00+01:00"]);
+    assert!(out.contains("1 stored, 1 handled"), "{out}");
+    wait_for_messages("afani@game.test", 1, Duration::from_secs(10));
+    let got = read_all("afani@game.test").await;
+    assert_eq!(got.len(), 1);
+    assert!(got[0].subject.contains("Genogien"), "{}", got[0].subject);
+    assert!(got[0].text.contains("Fred och handel!"), "{}", got[0].text);
+    assert!(!got[0].raw.to_lowercase().contains("genogien@game.test"), "{}", got[0].raw);
+    assert_eq!(status("sl@game.test").1, 0, "the fetched mail is flagged \\Seen");
+}
+
+#[tokio::test]
+async fn a_mail_fetched_again_after_a_uidvalidity_change_is_handled_once() {
+    if !stack_up() {
+        return;
+    }
+    let _g = clean().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = game_dir(tmp.path(), None);
+    pbemd(&cfg, &["init", "--now", "2026-11-24T09:00:00+01:00"]);
+    send_envoy("genogien@game.test", "Genogien skickar ett sändebud till Afani", "en gång", "stack-2@players.test").await;
+    wait_for_messages("sl@game.test", 1, Duration::from_secs(10));
+    pbemd(&cfg, &["tick", "--now", "2026-11-24T10:00:00+01:00"]);
+    wait_for_messages("afani@game.test", 1, Duration::from_secs(10));
+
+    let validity = 4_000_000_000u32 - (std::process::id() % 1000);
+    doveadm(&["mailbox", "update", "--uid-validity", &validity.to_string(), "-u", "sl@game.test", "INBOX"]);
+    let out = pbemd(&cfg, &["tick", "--now", "2026-11-24T11:00:00+01:00"]);
+    assert!(out.contains("0 stored, 0 handled"), "refetched but recognised: {out}");
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(status("afani@game.test").0, 1, "Afani got the envoy once");
+}
+
+/// The weekday window always open (so the daemon can run on the real clock any day).
+const ALWAYS_WEEKDAY: &str = "timezone: Europe/Stockholm\nevents:\n\
+  - {name: weekday_open, kind: weekday_open, cron: \"0 * * * * *\"}\n\
+  - {name: weekday_close, kind: weekday_close, cron: \"0 0 0 1 1 * 2099\"}\n\
+  - {name: form_open, kind: form_open, cron: \"0 0 0 1 1 * 2099\"}\n\
+  - {name: form_close, kind: form_close, cron: \"0 0 1 1 1 * 2099\"}\n";
+
+#[tokio::test]
+async fn the_daemon_killed_between_storing_and_flagging_handles_the_mail_exactly_once() {
+    if !stack_up() {
+        return;
+    }
+    let _g = clean().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = game_dir(tmp.path(), Some(ALWAYS_WEEKDAY));
+    pbemd(&cfg, &["init", "--now", &(chrono::Utc::now() - chrono::Duration::minutes(5)).to_rfc3339()]);
+    send_envoy("genogien@game.test", "Genogien skickar ett sändebud till Afani", "exakt en gång", "stack-3@players.test").await;
+    wait_for_messages("sl@game.test", 1, Duration::from_secs(10));
+
+    // First run: stops dead after committing the mail, before flagging it; SIGKILL it.
+    let mut first = Command::new(env!("CARGO_BIN_EXE_pbemd"))
+        .arg("--config")
+        .arg(&cfg)
+        .arg("run")
+        .env("PBEMD_TEST_PAUSE_AFTER_STORE", "1")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(first.stderr.take().unwrap()).lines();
+    let t = Instant::now();
+    loop {
+        let line = lines.next().expect("daemon output").unwrap();
+        if line.contains("pausing before flagging") {
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(30), "daemon never stored the mail");
+    }
+    first.kill().unwrap(); // SIGKILL
+    first.wait().unwrap();
+    assert_eq!(status("sl@game.test"), (1, 1), "stored but not flagged");
+
+    // Second run: refetches, recognises the stored mail, handles it once, stops on SIGTERM.
+    let mut second = Command::new(env!("CARGO_BIN_EXE_pbemd"))
+        .arg("--config")
+        .arg(&cfg)
+        .arg("run")
+        .stderr(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_messages("afani@game.test", 1, Duration::from_secs(30));
+    let t = Instant::now();
+    while status("sl@game.test").1 != 0 {
+        assert!(t.elapsed() < Duration::from_secs(10), "mail never flagged");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Command::new("kill").arg("-TERM").arg(second.id().to_string()).status().unwrap();
+    let t = Instant::now();
+    let code = loop {
+        if let Some(s) = second.try_wait().unwrap() {
+            break s;
+        }
+        assert!(t.elapsed() < Duration::from_secs(20), "daemon did not stop on SIGTERM");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(code.success(), "clean exit on SIGTERM: {code:?}");
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(status("afani@game.test").0, 1, "delivered exactly once");
+    let db = cfg.parent().unwrap().join("pbemd.db");
+    let store = pbemd::store::Store::open(&format!("sqlite://{}?mode=rwc", db.display())).await.unwrap();
+    let mut c = store.conn().await.unwrap();
+    assert_eq!(pbemd::store::inbox::counts(&mut c).await.unwrap(), (1, 0));
+    assert_eq!(pbemd::store::messages::all(&mut c).await.unwrap().len(), 1);
+}
