@@ -28,19 +28,32 @@ fn doveadm(args: &[&str]) -> String {
         .args(args)
         .output()
         .expect("doveadm");
-    assert!(out.status.success(), "doveadm {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "doveadm {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn count(user: &str) -> usize {
-    let out = doveadm(&["-f", "flow", "mailbox", "status", "-u", user, "messages", "INBOX"]);
-    out.trim().trim_start_matches("messages=").parse().unwrap_or(0)
+    let out = doveadm(&[
+        "-f", "flow", "mailbox", "status", "-u", user, "messages", "INBOX",
+    ]);
+    out.trim()
+        .trim_start_matches("messages=")
+        .parse()
+        .unwrap_or(0)
 }
 
 fn wait_count(user: &str, n: usize) {
     let t = Instant::now();
     while count(user) < n {
-        assert!(t.elapsed().as_secs() < 300, "{user}: only {} of {n} arrived", count(user));
+        assert!(
+            t.elapsed().as_secs() < 300,
+            "{user}: only {} of {n} arrived",
+            count(user)
+        );
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
 }
@@ -58,7 +71,8 @@ fn smtp() -> SmtpParams {
 }
 
 fn envoy(i: usize) -> Vec<u8> {
-    let body = "Hälsningar från Genogien. Vi föreslår handel med järn och timmer längs gränsen. ".repeat(10);
+    let body = "Hälsningar från Genogien. Vi föreslår handel med järn och timmer längs gränsen. "
+        .repeat(10);
     format!(
         "From: genogien@game.test\r\nTo: sl@game.test\r\nSubject: Genogien skickar ett sändebud till Afani\r\n\
 Message-ID: <bench-{i}-{}@players.test>\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\
@@ -70,7 +84,10 @@ Content-Transfer-Encoding: 8bit\r\n\r\nSändebud nummer {i}.\r\n{body}\r\n",
 
 #[tokio::main]
 async fn main() {
-    let n: usize = std::env::var("PBEMD_BENCH_MAILS").ok().and_then(|s| s.parse().ok()).unwrap_or(2000);
+    let n: usize = std::env::var("PBEMD_BENCH_MAILS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2000);
     if std::net::TcpStream::connect("127.0.0.1:1143").is_err() {
         eprintln!("the mail stack is not running: scripts/mailstack-start.sh");
         std::process::exit(1);
@@ -86,11 +103,17 @@ async fn main() {
     let mut raw_sender = SmtpSender::new(smtp());
     let t = Instant::now();
     for m in &mails {
-        raw_sender.send_raw("genogien@game.test", &["sl@game.test".to_string()], m).await.unwrap();
+        raw_sender
+            .send_raw("genogien@game.test", &["sl@game.test".to_string()], m)
+            .await
+            .unwrap();
     }
     let raw_send = t.elapsed();
     wait_count("sl@game.test", n);
-    println!("raw SMTP send, 1 connection, TCP_NODELAY: {:.0} mails/s accepted", n as f64 / raw_send.as_secs_f64());
+    println!(
+        "raw SMTP send, 1 connection, TCP_NODELAY: {:.0} mails/s accepted",
+        n as f64 / raw_send.as_secs_f64()
+    );
 
     // Raw UID FETCH of the whole mailbox.
     let imap = ImapParams {
@@ -122,7 +145,9 @@ async fn main() {
     std::fs::write(&cfg_path, text).unwrap();
     let cfg = Config::load(&cfg_path).unwrap();
     let now = pbemd::clock::parse_rfc3339("2026-11-24T10:00:00+01:00").unwrap();
-    let app = App::open(cfg, Arc::new(FixedClock::new(now))).await.unwrap();
+    let app = App::open(cfg, Arc::new(FixedClock::new(now)))
+        .await
+        .unwrap();
     pbemd::app::setup::init(&app, now, false).await.unwrap();
     let t = Instant::now();
     let stored = intake::imap_once(&app, &mut s, 500).await.unwrap();
@@ -149,7 +174,12 @@ async fn main() {
     assert_eq!((sent, failed), (n, 0));
     let out_rate = n as f64 / out.as_secs_f64();
     let raw_rate_send = n as f64 / raw_send.as_secs_f64();
-    println!("pbemd outbox → SMTP: {:.0} mails/s (raw {:.0}/s, ratio {:.3})", out_rate, raw_rate_send, out_rate / raw_rate_send);
+    println!(
+        "pbemd outbox → SMTP: {:.0} mails/s (raw {:.0}/s, ratio {:.3})",
+        out_rate,
+        raw_rate_send,
+        out_rate / raw_rate_send
+    );
     wait_count("afani@game.test", n);
     println!("all {n} deliveries in afani's mailbox");
 }

@@ -15,4 +15,4 @@ export PBEMD_TEST_PG_URL
 export PBEMD_MAILSTACK_DIR=${MAILSTACK_DIR:-/tmp/mailstack}
 
 echo "== cargo test =="
-cargo test --all-targets --locked "$@"
+cargo test --locked "$@"

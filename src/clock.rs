@@ -56,5 +56,7 @@ pub fn from_ms(ms: i64) -> DateTime<Utc> {
 pub fn parse_rfc3339(s: &str) -> Result<DateTime<Utc>, String> {
     DateTime::parse_from_rfc3339(s)
         .map(|t| t.with_timezone(&Utc))
-        .map_err(|e| format!("`{s}` is not an RFC 3339 time ({e}); write e.g. 2026-11-23T12:00:00+01:00"))
+        .map_err(|e| {
+            format!("`{s}` is not an RFC 3339 time ({e}); write e.g. 2026-11-23T12:00:00+01:00")
+        })
 }

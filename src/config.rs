@@ -361,7 +361,8 @@ impl Config {
                 ));
             }
         }
-        let database_url = resolve_database_url(&raw.database, base).map_err(|m| invalid("database", m))?;
+        let database_url =
+            resolve_database_url(&raw.database, base).map_err(|m| invalid("database", m))?;
 
         let secret = |key: &str,
                       env_name: &Option<String>,
@@ -400,11 +401,15 @@ impl Config {
                     .ok_or_else(|| {
                         invalid(
                             "inbound.imap",
-                            "needs password_env (name of an environment variable) or password_file".into(),
+                            "needs password_env (name of an environment variable) or password_file"
+                                .into(),
                         )
                     })?;
                 if i.fetch_batch == 0 {
-                    return Err(invalid("inbound.imap.fetch_batch", "must be at least 1".into()));
+                    return Err(invalid(
+                        "inbound.imap.fetch_batch",
+                        "must be at least 1".into(),
+                    ));
                 }
                 Inbound::Imap(ImapSettings {
                     params: ImapParams {
@@ -476,15 +481,17 @@ impl Config {
         let webhook = match &raw.webhook {
             None => None,
             Some(w) => {
-                let secret = env(&w.secret_env).filter(|s| !s.is_empty()).ok_or_else(|| {
-                    invalid(
-                        "webhook.secret_env",
-                        format!(
+                let secret = env(&w.secret_env)
+                    .filter(|s| !s.is_empty())
+                    .ok_or_else(|| {
+                        invalid(
+                            "webhook.secret_env",
+                            format!(
                             "environment variable {} is not set; export the webhook secret there",
                             w.secret_env
                         ),
-                    )
-                })?;
+                        )
+                    })?;
                 if w.window_seconds <= 0 {
                     return Err(invalid("webhook.window_seconds", "must be positive".into()));
                 }
@@ -498,7 +505,10 @@ impl Config {
             if h.listen.parse::<std::net::SocketAddr>().is_err() {
                 return Err(invalid(
                     "http.listen",
-                    format!("`{}` is not an address:port such as 127.0.0.1:8025", h.listen),
+                    format!(
+                        "`{}` is not an address:port such as 127.0.0.1:8025",
+                        h.listen
+                    ),
                 ));
             }
         }
@@ -516,7 +526,10 @@ impl Config {
             ));
         }
         if raw.limits.max_mail_bytes < 1024 {
-            return Err(invalid("limits.max_mail_bytes", "must be at least 1024".into()));
+            return Err(invalid(
+                "limits.max_mail_bytes",
+                "must be at least 1024".into(),
+            ));
         }
         Ok(Config {
             path: path.to_path_buf(),
@@ -560,8 +573,16 @@ fn resolve_database_url(url: &str, base: &Path) -> Result<String, String> {
         return Err("sqlite needs a file name, e.g. `sqlite:pbemd.db`".into());
     }
     let p = Path::new(file);
-    let p = if p.is_absolute() { p.to_path_buf() } else { base.join(p) };
-    let query = if query.is_empty() { "mode=rwc".to_string() } else { query.to_string() };
+    let p = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    };
+    let query = if query.is_empty() {
+        "mode=rwc".to_string()
+    } else {
+        query.to_string()
+    };
     Ok(format!("sqlite://{}?{query}", p.display()))
 }
 
@@ -615,7 +636,9 @@ database: sqlite:pbemd.db\nscenario: s.yaml\ninbound: {maildir: inbox}\noutbound
 
     #[test]
     fn unknown_key_is_named_with_the_fix() {
-        let err = parse(&format!("{MINIMAL}colour: blue\n")).unwrap_err().to_string();
+        let err = parse(&format!("{MINIMAL}colour: blue\n"))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("colour"), "{err}");
         assert!(err.contains("remove or correct"), "{err}");
     }
@@ -635,26 +658,43 @@ database: sqlite:pbemd.db\nscenario: s.yaml\ninbound: {maildir: inbox}\noutbound
             "inbound: {imap: {host: 127.0.0.1, port: 1143, user: sl@game.test, password_env: IMAP_PW, tls: none}}",
         );
         let c = parse(&text).unwrap();
-        let Inbound::Imap(i) = c.inbound else { panic!() };
+        let Inbound::Imap(i) = c.inbound else {
+            panic!()
+        };
         assert_eq!(i.params.password, "secret");
         let missing = text.replace("IMAP_PW", "NOPE");
         let err = parse(&missing).unwrap_err().to_string();
-        assert!(err.contains("inbound.imap.password_env") && err.contains("NOPE"), "{err}");
+        assert!(
+            err.contains("inbound.imap.password_env") && err.contains("NOPE"),
+            "{err}"
+        );
     }
 
     #[test]
     fn bad_address_and_database_are_refused_with_the_right_form() {
-        let err = parse(&MINIMAL.replace("sl@game.test", "sl")).unwrap_err().to_string();
-        assert!(err.contains("game.address") && err.contains("name@domain"), "{err}");
-        let err = parse(&MINIMAL.replace("sqlite:pbemd.db", "mysql://x")).unwrap_err().to_string();
+        let err = parse(&MINIMAL.replace("sl@game.test", "sl"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("game.address") && err.contains("name@domain"),
+            "{err}"
+        );
+        let err = parse(&MINIMAL.replace("sqlite:pbemd.db", "mysql://x"))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("key `database`"), "{err}");
     }
 
     #[test]
     fn webhook_without_secret_is_refused() {
-        let text = format!("{MINIMAL}webhook: {{secret_env: HOOK}}\nhttp: {{listen: \"127.0.0.1:8025\"}}\n");
+        let text = format!(
+            "{MINIMAL}webhook: {{secret_env: HOOK}}\nhttp: {{listen: \"127.0.0.1:8025\"}}\n"
+        );
         let err = parse(&text).unwrap_err().to_string();
-        assert!(err.contains("webhook.secret_env") && err.contains("HOOK"), "{err}");
+        assert!(
+            err.contains("webhook.secret_env") && err.contains("HOOK"),
+            "{err}"
+        );
     }
 
     #[test]

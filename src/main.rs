@@ -8,7 +8,11 @@ use clap::Parser;
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = pbemd::cli::Cli::parse();
-    let default = if matches!(cli.command, pbemd::cli::Command::Run) { "info" } else { "warn" };
+    let default = if matches!(cli.command, pbemd::cli::Command::Run) {
+        "info"
+    } else {
+        "warn"
+    };
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()

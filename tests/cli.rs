@@ -6,7 +6,10 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn pbemd(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pbemd")).args(args).output().expect("run pbemd")
+    Command::new(env!("CARGO_BIN_EXE_pbemd"))
+        .args(args)
+        .output()
+        .expect("run pbemd")
 }
 
 fn ok(out: &Output) -> String {
@@ -22,7 +25,11 @@ fn ok(out: &Output) -> String {
 
 /// A failure exits non-zero with exactly one line on stderr.
 fn one_line_error(out: &Output) -> String {
-    assert!(!out.status.success(), "expected failure: {}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        !out.status.success(),
+        "expected failure: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(err.trim_end().lines().count(), 1, "one line: {err:?}");
     err
@@ -40,37 +47,96 @@ fn new_init_tick_state_and_gm_queue_work_through_the_binary() {
     ok(&pbemd(&["new", d]));
     let cfg = dir.join("pbemd.yaml");
     let c = cfg.to_str().unwrap();
-    for f in ["pbemd.yaml", "scenario.yaml", "schedule.yaml", "inbox/new", "outbox/new"] {
+    for f in [
+        "pbemd.yaml",
+        "scenario.yaml",
+        "schedule.yaml",
+        "inbox/new",
+        "outbox/new",
+    ] {
         assert!(dir.join(f).exists(), "{f}");
     }
-    let out = ok(&pbemd(&["--config", c, "init", "--now", "2026-11-24T09:00:00+01:00"]));
+    let out = ok(&pbemd(&[
+        "--config",
+        c,
+        "init",
+        "--now",
+        "2026-11-24T09:00:00+01:00",
+    ]));
     assert!(out.contains("round 1"), "{out}");
-    let err = one_line_error(&pbemd(&["--config", c, "init", "--now", "2026-11-24T09:00:00+01:00"]));
+    let err = one_line_error(&pbemd(&[
+        "--config",
+        c,
+        "init",
+        "--now",
+        "2026-11-24T09:00:00+01:00",
+    ]));
     assert!(err.contains("--force"), "{err}");
 
-    drop_mail(&dir, "1.m", &common::mail("genogien@game.test", "Genogien skickar ett sändebud till Afani", "Hej", "a@x"));
-    drop_mail(&dir, "2.m", &common::mail("who@else.test", "Hej", "vem", "b@x"));
-    let out = ok(&pbemd(&["--config", c, "tick", "--now", "2026-11-24T10:00:00+01:00"]));
+    drop_mail(
+        &dir,
+        "1.m",
+        &common::mail(
+            "genogien@game.test",
+            "Genogien skickar ett sändebud till Afani",
+            "Hej",
+            "a@x",
+        ),
+    );
+    drop_mail(
+        &dir,
+        "2.m",
+        &common::mail("who@else.test", "Hej", "vem", "b@x"),
+    );
+    let out = ok(&pbemd(&[
+        "--config",
+        c,
+        "tick",
+        "--now",
+        "2026-11-24T10:00:00+01:00",
+    ]));
     assert!(out.contains("2 stored, 2 handled"), "{out}");
-    assert_eq!(std::fs::read_dir(dir.join("outbox/new")).unwrap().count(), 1);
-    assert_eq!(std::fs::read_dir(dir.join("inbox/cur")).unwrap().count(), 2, "taken mail moves to cur/");
+    assert_eq!(
+        std::fs::read_dir(dir.join("outbox/new")).unwrap().count(),
+        1
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.join("inbox/cur")).unwrap().count(),
+        2,
+        "taken mail moves to cur/"
+    );
 
-    let err = one_line_error(&pbemd(&["--config", c, "tick", "--now", "2026-11-24T09:00:00+01:00"]));
+    let err = one_line_error(&pbemd(&[
+        "--config",
+        c,
+        "tick",
+        "--now",
+        "2026-11-24T09:00:00+01:00",
+    ]));
     assert!(err.contains("never runs backwards"), "{err}");
 
     let q = ok(&pbemd(&["--config", c, "gm", "queue"]));
-    assert!(q.contains("unknown_sender") && q.contains("who@else.test"), "{q}");
+    assert!(
+        q.contains("unknown_sender") && q.contains("who@else.test"),
+        "{q}"
+    );
     let id = q.split_whitespace().next().unwrap();
     let show = ok(&pbemd(&["--config", c, "gm", "show", id]));
     assert!(show.contains("vem") && show.contains("raw mail"), "{show}");
 
-    let gm: serde_json::Value = serde_json::from_str(&ok(&pbemd(&["--config", c, "state", "--json"]))).unwrap();
+    let gm: serde_json::Value =
+        serde_json::from_str(&ok(&pbemd(&["--config", c, "state", "--json"]))).unwrap();
     assert_eq!(gm["round"], 1);
     assert_eq!(gm["realms"].as_array().unwrap().len(), 6);
-    let afani = ok(&pbemd(&["--config", c, "state", "--realm", "afani", "--json"]));
+    let afani = ok(&pbemd(&[
+        "--config", c, "state", "--realm", "afani", "--json",
+    ]));
     let v: serde_json::Value = serde_json::from_str(&afani).unwrap();
     assert!(afani.contains("Afani"));
-    assert!(!afani.contains("kaldor@game.test"), "a realm's view holds nothing of another realm's: {v}");
+    assert!(
+        !afani.contains("kaldor@game.test"),
+        "a realm's view holds nothing of another realm's: {v}"
+    );
 }
 
 #[test]
@@ -96,11 +162,24 @@ fn the_demo_plays_a_week_and_says_where_to_look() {
         .collect();
     let forms = mails
         .iter()
-        .filter(|m| !m.subject.starts_with("Re:") && (m.subject.ends_with(" form") || m.subject.ends_with("helgformulär")))
+        .filter(|m| {
+            !m.subject.starts_with("Re:")
+                && (m.subject.ends_with(" form") || m.subject.ends_with("helgformulär"))
+        })
         .count();
     assert_eq!(forms, 12, "six result forms on each of two Mondays");
-    assert!(mails.iter().any(|m| m.to_is("afani@game.test") && m.subject.contains("Genogien")), "an envoy");
-    assert!(mails.iter().any(|m| m.to_is("kaldor@game.test") && m.text.contains("kamel")), "a refusal");
+    assert!(
+        mails
+            .iter()
+            .any(|m| m.to_is("afani@game.test") && m.subject.contains("Genogien")),
+        "an envoy"
+    );
+    assert!(
+        mails
+            .iter()
+            .any(|m| m.to_is("kaldor@game.test") && m.text.contains("kamel")),
+        "a refusal"
+    );
     // Running it again replaces the earlier demo.
     ok(&pbemd(&["demo", "--dir", dir.to_str().unwrap()]));
 }

@@ -26,34 +26,62 @@ async fn an_envoy_in_the_weekday_window_reaches_the_recipient_without_the_sender
     // Afani plays in English: the delivery is in English and names the sending realm.
     assert!(envoy.subject.contains("Genogien"), "{}", envoy.subject);
     assert!(envoy.text.contains("Fred vid gränsen!"), "{}", envoy.text);
-    assert!(!envoy.raw.to_lowercase().contains("genogien@game.test"), "{}", envoy.raw);
+    assert!(
+        !envoy.raw.to_lowercase().contains("genogien@game.test"),
+        "{}",
+        envoy.raw
+    );
     assert!(envoy.raw.contains("From: ") && envoy.raw.contains("sl@game.test"));
 }
 
 #[tokio::test]
 async fn r_mail_11_an_envoy_at_the_weekend_is_refused_with_the_window_and_kept() {
     let g = Game::start(TUESDAY).await;
-    g.send("genogien@game.test", "Genogien skickar ett sändebud till Kaldor", "Hej");
+    g.send(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Kaldor",
+        "Hej",
+    );
     g.tick("2026-11-28T10:00:00+01:00").await;
-    let out: Vec<_> = g.outbox().into_iter().filter(|m| m.to_is("genogien@game.test")).collect();
+    let out: Vec<_> = g
+        .outbox()
+        .into_iter()
+        .filter(|m| m.to_is("genogien@game.test"))
+        .collect();
     assert_eq!(out.len(), 1, "{out:#?}");
-    assert!(out[0].text.contains("måndag 12:00 – fredag 23:59"), "{}", out[0].text);
-    assert!(out[0].text.contains("30 november 2026"), "next opening named: {}", out[0].text);
+    assert!(
+        out[0].text.contains("måndag 12:00 – fredag 23:59"),
+        "{}",
+        out[0].text
+    );
+    assert!(
+        out[0].text.contains("30 november 2026"),
+        "next opening named: {}",
+        out[0].text
+    );
     assert_eq!(out[0].in_reply_to.as_deref(), Some("t0@players.test"));
     assert!(g.outbox().iter().all(|m| !m.to_is("kaldor@game.test")));
     let mut c = g.app.store.conn().await.unwrap();
-    let refused = messages::in_states(&mut c, &[messages::state::REFUSED]).await.unwrap();
+    let refused = messages::in_states(&mut c, &[messages::state::REFUSED])
+        .await
+        .unwrap();
     assert_eq!(refused.len(), 1);
 }
 
 #[tokio::test]
 async fn an_unknown_sender_gets_no_reply_and_waits_in_the_gm_queue() {
     let g = Game::start(TUESDAY).await;
-    g.send("stranger@elsewhere.test", "Genogien skickar ett sändebud till Afani", "hej");
+    g.send(
+        "stranger@elsewhere.test",
+        "Genogien skickar ett sändebud till Afani",
+        "hej",
+    );
     g.tick("2026-11-24T10:00:00+01:00").await;
     assert!(g.outbox().is_empty(), "no backscatter");
     let mut c = g.app.store.conn().await.unwrap();
-    let q = messages::in_states(&mut c, &[messages::state::GM_QUEUE]).await.unwrap();
+    let q = messages::in_states(&mut c, &[messages::state::GM_QUEUE])
+        .await
+        .unwrap();
     assert_eq!(q.len(), 1);
     assert_eq!(q[0].kind, "unknown_sender");
     assert_eq!(q[0].from_addr.as_deref(), Some("stranger@elsewhere.test"));
@@ -62,13 +90,25 @@ async fn an_unknown_sender_gets_no_reply_and_waits_in_the_gm_queue() {
 #[tokio::test]
 async fn a_mail_of_no_known_kind_gets_a_reply_naming_the_right_forms() {
     let g = Game::start(TUESDAY).await;
-    g.send("kaldor@game.test", "Kaldor skickar en kamel till Afani", "guld");
+    g.send(
+        "kaldor@game.test",
+        "Kaldor skickar en kamel till Afani",
+        "guld",
+    );
     g.tick("2026-11-24T10:00:00+01:00").await;
     let out = g.outbox();
     assert_eq!(out.len(), 1);
     assert!(out[0].to_is("kaldor@game.test"));
-    assert!(out[0].text.contains("Kaldor skickar en kamel till Afani"), "quotes the subject: {}", out[0].text);
-    assert!(out[0].text.contains("skickar ett sändebud till"), "names the right form: {}", out[0].text);
+    assert!(
+        out[0].text.contains("Kaldor skickar en kamel till Afani"),
+        "quotes the subject: {}",
+        out[0].text
+    );
+    assert!(
+        out[0].text.contains("skickar ett sändebud till"),
+        "names the right form: {}",
+        out[0].text
+    );
 }
 
 /// At least 20 malformed mails: each gets a reply or a GM-queue entry; none crashes
@@ -96,7 +136,7 @@ async fn malformed_mails_each_end_in_a_reply_or_the_gm_queue() {
         format!("From: {realm}\r\nSubject: Genogien skickar ett sändebud till Afani\r\nMessage-ID: <m13@x>\r\nContent-Type: text/html\r\n\r\n<html><body><p>Only <b>HTML</b> here</p></body></html>").into_bytes(),
         format!("From: {realm}\r\nSubject: {}\r\nMessage-ID: <m14@x>\r\n\r\nhuge subject", "x".repeat(5000)).into_bytes(),
         b"Subject: Genogien skickar ett s\xc3\xa4ndebud till Afani\r\nMessage-ID: <m15@x>\r\n\r\nno From at all".to_vec(),
-        format!("From: not an address\r\nSubject: hello\r\nMessage-ID: <m16@x>\r\n\r\nbad from").into_bytes(),
+        b"From: not an address\r\nSubject: hello\r\nMessage-ID: <m16@x>\r\n\r\nbad from".to_vec(),
         format!("From: {realm}\r\nSubject: Genogien formulär\r\nMessage-ID: <m17@x>\r\n\r\nKÖP 1 spion\r\n").into_bytes(),
         format!("From: {realm}\r\nSubject: Genogien skickar en spion till Afani\r\nMessage-ID: <m18@x>\r\n\r\nUppdrag: resurser").into_bytes(),
         format!("From: {realm}\r\nSubject: =?utf-8?B?broken-encoded-word?=\r\nMessage-ID: <m19@x>\r\n\r\nbroken RFC 2047").into_bytes(),
@@ -110,7 +150,11 @@ async fn malformed_mails_each_end_in_a_reply_or_the_gm_queue() {
     let r = g.tick("2026-11-24T10:00:00+01:00").await;
     let mut c = g.app.store.conn().await.unwrap();
     let (stored, waiting) = inbox::counts(&mut c).await.unwrap();
-    assert_eq!(stored as usize, cases.len(), "every distinct mail is stored");
+    assert_eq!(
+        stored as usize,
+        cases.len(),
+        "every distinct mail is stored"
+    );
     assert_eq!(waiting, 0, "every stored mail was handled");
     assert_eq!(r.handled, cases.len());
     let all = messages::all(&mut c).await.unwrap();
@@ -120,7 +164,9 @@ async fn malformed_mails_each_end_in_a_reply_or_the_gm_queue() {
         match m.state.as_str() {
             "gm_queue" => {}
             "refused" => assert!(
-                replies.iter().any(|r| r.to_is("genogien@game.test") && r.in_reply_to.is_some()),
+                replies
+                    .iter()
+                    .any(|r| r.to_is("genogien@game.test") && r.in_reply_to.is_some()),
                 "refused message {} has a reply",
                 m.id
             ),
@@ -129,23 +175,46 @@ async fn malformed_mails_each_end_in_a_reply_or_the_gm_queue() {
         }
     }
     let refused = all.iter().filter(|m| m.state == "refused").count();
-    assert!(refused >= 12, "most malformed mails are answered: {refused}");
+    assert!(
+        refused >= 12,
+        "most malformed mails are answered: {refused}"
+    );
 }
 
 #[tokio::test]
 async fn monday_noon_sends_every_realm_its_result_form() {
     let g = Game::start("2026-11-23T11:00:00+01:00").await;
     let r = g.tick("2026-11-23T12:00:00+01:00").await;
-    assert!(r.events.iter().any(|e| e.ends_with("results")), "{:?}", r.events);
+    assert!(
+        r.events.iter().any(|e| e.ends_with("results")),
+        "{:?}",
+        r.events
+    );
     let out = g.outbox();
-    assert_eq!(out.len(), 6, "{:#?}", out.iter().map(|m| &m.subject).collect::<Vec<_>>());
+    assert_eq!(
+        out.len(),
+        6,
+        "{:#?}",
+        out.iter().map(|m| &m.subject).collect::<Vec<_>>()
+    );
     let afani = out.iter().find(|m| m.to_is("afani@game.test")).unwrap();
-    assert_eq!(afani.subject, "Afani form", "English realm, a subject a reply classifies by");
+    assert_eq!(
+        afani.subject, "Afani form",
+        "English realm, a subject a reply classifies by"
+    );
     let genogien = out.iter().find(|m| m.to_is("genogien@game.test")).unwrap();
     assert_eq!(genogien.subject, "Genogien helgformulär");
     for m in &out {
-        assert!(m.text.contains("=== ORDRAR / ORDERS"), "orders section in {}", m.subject);
-        assert!(m.text.lines().all(|l| l.chars().count() <= 78), "line over 78 in {}", m.subject);
+        assert!(
+            m.text.contains("=== ORDRAR / ORDERS"),
+            "orders section in {}",
+            m.subject
+        );
+        assert!(
+            m.text.lines().all(|l| l.chars().count() <= 78),
+            "line over 78 in {}",
+            m.subject
+        );
     }
 }
 
@@ -158,20 +227,43 @@ async fn the_latest_form_before_the_deadline_counts_and_a_late_one_is_refused() 
     g.tick("2026-11-29T14:59:59+01:00").await;
     g.send("afani@game.test", "Afani form", "BUY 3 spy");
     g.tick("2026-11-29T15:00:00+01:00").await;
-    let to_afani: Vec<_> = g.outbox().into_iter().filter(|m| m.to_is("afani@game.test")).collect();
+    let to_afani: Vec<_> = g
+        .outbox()
+        .into_iter()
+        .filter(|m| m.to_is("afani@game.test"))
+        .collect();
     assert_eq!(to_afani.len(), 3, "two receipts and a refusal");
     assert!(to_afani[0].text.contains("Receipt"), "{}", to_afani[0].text);
-    assert!(to_afani[1].text.contains("replaces your earlier form"), "{}", to_afani[1].text);
-    assert!(to_afani[2].text.contains("Saturday 00:00 – Sunday 15:00"), "{}", to_afani[2].text);
+    assert!(
+        to_afani[1].text.contains("replaces your earlier form"),
+        "{}",
+        to_afani[1].text
+    );
+    assert!(
+        to_afani[2].text.contains("Saturday 00:00 – Sunday 15:00"),
+        "{}",
+        to_afani[2].text
+    );
     let mut c = g.app.store.conn().await.unwrap();
-    let current = pbemd::store::forms::current(&mut c, "Afani", 1).await.unwrap().unwrap();
-    assert_eq!(current.1, common::at("2026-11-29T14:59:59+01:00").timestamp_millis());
+    let current = pbemd::store::forms::current(&mut c, "Afani", 1)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        current.1,
+        common::at("2026-11-29T14:59:59+01:00").timestamp_millis()
+    );
 }
 
 #[tokio::test]
 async fn the_same_mail_twice_is_handled_once_and_a_second_tick_does_nothing_new() {
     let g = Game::start(TUESDAY).await;
-    let raw = common::mail("genogien@game.test", "Genogien skickar ett sändebud till Afani", "hej", "same@x");
+    let raw = common::mail(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        "hej",
+        "same@x",
+    );
     g.drop_raw(&raw);
     g.drop_raw(&raw);
     let r = g.tick("2026-11-24T10:00:00+01:00").await;
@@ -186,6 +278,9 @@ async fn a_tick_before_the_games_latest_time_is_refused() {
     let g = Game::start(TUESDAY).await;
     g.tick("2026-11-24T10:00:00+01:00").await;
     g.clock.set(common::at("2026-11-24T09:59:59+01:00"));
-    let err = pbemd::app::tick::tick(&g.app).await.unwrap_err().to_string();
+    let err = pbemd::app::tick::tick(&g.app)
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("never runs backwards"), "{err}");
 }

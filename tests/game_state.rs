@@ -193,7 +193,10 @@ fn validate_catches_broken_references() {
 #[test]
 fn the_demo_scenario_has_exactly_the_six_realms_of_the_design() {
     let s = load_scenario(include_str!("../scenarios/demo.yaml")).expect("demo loads");
-    assert_eq!(s.realm_names(), ["Genogien", "Afani", "Fugandri", "Kaldor", "Mirandel", "Ostvik"]);
+    assert_eq!(
+        s.realm_names(),
+        ["Genogien", "Afani", "Fugandri", "Kaldor", "Mirandel", "Ostvik"]
+    );
     for r in &s.realms {
         assert_eq!(r.emails, [format!("{}@game.test", r.name.to_lowercase())]);
         assert_eq!(r.vp, 300);

@@ -23,7 +23,8 @@ fn stack_dir() -> PathBuf {
 
 /// Is the stack up? Under CI a missing stack fails the test.
 fn stack_up() -> bool {
-    let up = std::net::TcpStream::connect("127.0.0.1:1143").is_ok() && std::net::TcpStream::connect("127.0.0.1:2525").is_ok();
+    let up = std::net::TcpStream::connect("127.0.0.1:1143").is_ok()
+        && std::net::TcpStream::connect("127.0.0.1:2525").is_ok();
     up || common::missing("the loopback mail stack (scripts/mailstack-start.sh)")
 }
 
@@ -35,7 +36,11 @@ fn doveadm(args: &[&str]) -> String {
         .args(args)
         .output()
         .expect("run doveadm");
-    assert!(out.status.success(), "doveadm {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "doveadm {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -45,7 +50,16 @@ fn empty_mailbox(user: &str) {
 
 /// (messages, unseen) in a user's INBOX.
 fn status(user: &str) -> (u32, u32) {
-    let out = doveadm(&["-f", "flow", "mailbox", "status", "-u", user, "messages unseen", "INBOX"]);
+    let out = doveadm(&[
+        "-f",
+        "flow",
+        "mailbox",
+        "status",
+        "-u",
+        user,
+        "messages unseen",
+        "INBOX",
+    ]);
     let get = |k: &str| {
         out.split_whitespace()
             .find_map(|w| w.strip_prefix(&format!("{k}=")))
@@ -58,7 +72,11 @@ fn status(user: &str) -> (u32, u32) {
 fn wait_for_messages(user: &str, n: u32, within: Duration) {
     let t = Instant::now();
     while status(user).0 < n {
-        assert!(t.elapsed() < within, "{user} did not get {n} mails within {within:?}: {:?}", status(user));
+        assert!(
+            t.elapsed() < within,
+            "{user} did not get {n} mails within {within:?}: {:?}",
+            status(user)
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -113,14 +131,20 @@ fn pbemd(cfg: &Path, args: &[&str]) -> String {
         .args(args)
         .output()
         .unwrap();
-    assert!(out.status.success(), "pbemd {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "pbemd {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 async fn send_envoy(from: &str, subject: &str, body: &str, id: &str) {
     let raw = common::mail(from, subject, body, id);
     let mut s = SmtpSender::new(smtp());
-    s.send_raw(from, &["sl@game.test".to_string()], &raw).await.unwrap();
+    s.send_raw(from, &["sl@game.test".to_string()], &raw)
+        .await
+        .unwrap();
 }
 
 /// Every mail in a user's INBOX, read over IMAP.
@@ -164,8 +188,16 @@ async fn an_envoy_sent_by_smtp_reaches_afanis_imap_mailbox_without_genogiens_add
     assert_eq!(got.len(), 1);
     assert!(got[0].subject.contains("Genogien"), "{}", got[0].subject);
     assert!(got[0].text.contains("Fred och handel!"), "{}", got[0].text);
-    assert!(!got[0].raw.to_lowercase().contains("genogien@game.test"), "{}", got[0].raw);
-    assert_eq!(status("sl@game.test").1, 0, "the fetched mail is flagged \\Seen");
+    assert!(
+        !got[0].raw.to_lowercase().contains("genogien@game.test"),
+        "{}",
+        got[0].raw
+    );
+    assert_eq!(
+        status("sl@game.test").1,
+        0,
+        "the fetched mail is flagged \\Seen"
+    );
 }
 
 #[tokio::test]
@@ -177,15 +209,32 @@ async fn a_mail_fetched_again_after_a_uidvalidity_change_is_handled_once() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = game_dir(tmp.path(), None);
     pbemd(&cfg, &["init", "--now", "2026-11-24T09:00:00+01:00"]);
-    send_envoy("genogien@game.test", "Genogien skickar ett sändebud till Afani", "en gång", "stack-2@players.test").await;
+    send_envoy(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        "en gång",
+        "stack-2@players.test",
+    )
+    .await;
     wait_for_messages("sl@game.test", 1, Duration::from_secs(10));
     pbemd(&cfg, &["tick", "--now", "2026-11-24T10:00:00+01:00"]);
     wait_for_messages("afani@game.test", 1, Duration::from_secs(10));
 
     let validity = 4_000_000_000u32 - (std::process::id() % 1000);
-    doveadm(&["mailbox", "update", "--uid-validity", &validity.to_string(), "-u", "sl@game.test", "INBOX"]);
+    doveadm(&[
+        "mailbox",
+        "update",
+        "--uid-validity",
+        &validity.to_string(),
+        "-u",
+        "sl@game.test",
+        "INBOX",
+    ]);
     let out = pbemd(&cfg, &["tick", "--now", "2026-11-24T11:00:00+01:00"]);
-    assert!(out.contains("0 stored, 0 handled"), "refetched but recognised: {out}");
+    assert!(
+        out.contains("0 stored, 0 handled"),
+        "refetched but recognised: {out}"
+    );
     std::thread::sleep(Duration::from_secs(2));
     assert_eq!(status("afani@game.test").0, 1, "Afani got the envoy once");
 }
@@ -205,8 +254,21 @@ async fn the_daemon_killed_between_storing_and_flagging_handles_the_mail_exactly
     let _g = clean().await;
     let tmp = tempfile::tempdir().unwrap();
     let cfg = game_dir(tmp.path(), Some(ALWAYS_WEEKDAY));
-    pbemd(&cfg, &["init", "--now", &(chrono::Utc::now() - chrono::Duration::minutes(5)).to_rfc3339()]);
-    send_envoy("genogien@game.test", "Genogien skickar ett sändebud till Afani", "exakt en gång", "stack-3@players.test").await;
+    pbemd(
+        &cfg,
+        &[
+            "init",
+            "--now",
+            &(chrono::Utc::now() - chrono::Duration::minutes(5)).to_rfc3339(),
+        ],
+    );
+    send_envoy(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        "exakt en gång",
+        "stack-3@players.test",
+    )
+    .await;
     wait_for_messages("sl@game.test", 1, Duration::from_secs(10));
 
     // First run: stops dead after committing the mail, before flagging it; SIGKILL it.
@@ -226,7 +288,10 @@ async fn the_daemon_killed_between_storing_and_flagging_handles_the_mail_exactly
         if line.contains("pausing before flagging") {
             break;
         }
-        assert!(t.elapsed() < Duration::from_secs(30), "daemon never stored the mail");
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "daemon never stored the mail"
+        );
     }
     first.kill().unwrap(); // SIGKILL
     first.wait().unwrap();
@@ -247,20 +312,29 @@ async fn the_daemon_killed_between_storing_and_flagging_handles_the_mail_exactly
         assert!(t.elapsed() < Duration::from_secs(10), "mail never flagged");
         std::thread::sleep(Duration::from_millis(100));
     }
-    Command::new("kill").arg("-TERM").arg(second.id().to_string()).status().unwrap();
+    Command::new("kill")
+        .arg("-TERM")
+        .arg(second.id().to_string())
+        .status()
+        .unwrap();
     let t = Instant::now();
     let code = loop {
         if let Some(s) = second.try_wait().unwrap() {
             break s;
         }
-        assert!(t.elapsed() < Duration::from_secs(20), "daemon did not stop on SIGTERM");
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "daemon did not stop on SIGTERM"
+        );
         std::thread::sleep(Duration::from_millis(100));
     };
     assert!(code.success(), "clean exit on SIGTERM: {code:?}");
     std::thread::sleep(Duration::from_secs(1));
     assert_eq!(status("afani@game.test").0, 1, "delivered exactly once");
     let db = cfg.parent().unwrap().join("pbemd.db");
-    let store = pbemd::store::Store::open(&format!("sqlite://{}?mode=rwc", db.display())).await.unwrap();
+    let store = pbemd::store::Store::open(&format!("sqlite://{}?mode=rwc", db.display()))
+        .await
+        .unwrap();
     let mut c = store.conn().await.unwrap();
     assert_eq!(pbemd::store::inbox::counts(&mut c).await.unwrap(), (1, 0));
     assert_eq!(pbemd::store::messages::all(&mut c).await.unwrap().len(), 1);

@@ -40,7 +40,11 @@ async fn r_mail_8_a_week_of_hourly_ticks_fires_every_event_once_in_order() {
         .map(|d| (d.name, d.at))
         .collect();
     assert_eq!(got, want);
-    assert_eq!(got.len(), 19, "2 Monday + 10 courier + 3 Saturday + 2 reminders + 2 Sunday");
+    assert_eq!(
+        got.len(),
+        19,
+        "2 Monday + 10 courier + 3 Saturday + 2 reminders + 2 Sunday"
+    );
     let mut keys = got.clone();
     keys.dedup();
     assert_eq!(keys.len(), got.len(), "no event fired twice");
@@ -104,8 +108,16 @@ async fn a_restarted_game_fires_nothing_twice() {
     let mut keys = after.clone();
     keys.sort();
     keys.dedup();
-    assert_eq!(keys.len(), after.len(), "no event fired twice across the restart");
-    assert_eq!(after.len(), 19 + 2, "the week plus the next Monday's two events");
+    assert_eq!(
+        keys.len(),
+        after.len(),
+        "no event fired twice across the restart"
+    );
+    assert_eq!(
+        after.len(),
+        19 + 2,
+        "the week plus the next Monday's two events"
+    );
 }
 
 async fn dst_weekend(saturday_noon: &str, expected_close_utc: &str) {

@@ -13,7 +13,8 @@ use crate::store::{events, messages};
 pub async fn deliver_once(app: &App) -> Result<bool> {
     let now = app.now();
     let mut tx = app.store.begin().await?;
-    let Some(d) = messages::claim_due_delivery(&app.store, &mut tx, clock::to_ms(now)).await? else {
+    let Some(d) = messages::claim_due_delivery(&app.store, &mut tx, clock::to_ms(now)).await?
+    else {
         return Ok(false);
     };
     let (_, gs) = app.state(&mut tx).await?;
@@ -31,8 +32,10 @@ pub async fn deliver_once(app: &App) -> Result<bool> {
     });
     let body = app.renderer.render("envoy_delivery", lang, &data)?;
     let subject = match lang {
-        Lang::Sv => format!("{from} skickar ett sändebud till {}", d.to_realm),
-        Lang::En => format!("{from} sends an envoy to {}", d.to_realm),
+        // Not the sending subject form: a player's reply to this mail must not read
+        // as an envoy sent by `from`.
+        Lang::Sv => format!("Sändebud från {from}"),
+        Lang::En => format!("Envoy from {from}"),
     };
     let o = Outgoing {
         kind: "envoy",
@@ -55,10 +58,12 @@ pub async fn deliver_once(app: &App) -> Result<bool> {
         &json!({"from": from, "outbox_id": out_id}).to_string(),
     )
     .await?;
-    tx.commit().await.map_err(|e| crate::store::StoreError::Query {
-        what: "commit a delivery",
-        source: e,
-    })?;
+    tx.commit()
+        .await
+        .map_err(|e| crate::store::StoreError::Query {
+            what: "commit a delivery",
+            source: e,
+        })?;
     app.wake.notify_one();
     Ok(true)
 }

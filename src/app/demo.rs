@@ -81,10 +81,15 @@ fn mail(seq: u64, from: &str, subject: &str, body: &str, at: DateTime<Utc>) -> V
 
 /// Play the scripted week in `dir`.
 pub async fn run(dir: &Path) -> Result<()> {
-    if dir.exists() && std::fs::read_dir(dir).map(|mut d| d.next().is_some()).unwrap_or(false) {
+    if dir.exists()
+        && std::fs::read_dir(dir)
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(false)
+    {
         if dir.join(MARKER).exists() {
-            std::fs::remove_dir_all(dir)
-                .map_err(|e| AppError::Refused(format!("cannot clear old demo {}: {e}", dir.display())))?;
+            std::fs::remove_dir_all(dir).map_err(|e| {
+                AppError::Refused(format!("cannot clear old demo {}: {e}", dir.display()))
+            })?;
         } else {
             return Err(AppError::Refused(format!(
                 "{} exists and is not an earlier demo; give --dir a new folder",
@@ -127,8 +132,14 @@ pub async fn run(dir: &Path) -> Result<()> {
     let cfg = cfg_path.display();
     println!("\n{n} mails written to {}", outbox.display());
     println!("look at:");
-    println!("  ls {}                      # every mail pbemd sent", outbox.display());
-    println!("  grep -l 'helgformulär\\|form$' {}/*   # the Monday result forms", outbox.display());
+    println!(
+        "  ls {}                      # every mail pbemd sent",
+        outbox.display()
+    );
+    println!(
+        "  grep -l 'helgformulär\\|form$' {}/*   # the Monday result forms",
+        outbox.display()
+    );
     println!("  pbemd --config {cfg} gm queue --all   # what waits for the GM");
     println!("  pbemd --config {cfg} state --realm Afani --json");
     Ok(())

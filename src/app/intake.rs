@@ -82,7 +82,11 @@ pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Re
     let mut last_uid = match inbox::imap_cursor(&mut conn, &mailbox).await? {
         Some((validity, uid)) if validity == st.uid_validity => uid,
         Some((validity, _)) => {
-            tracing::warn!(old = validity, new = st.uid_validity, "UIDVALIDITY changed: reading the mailbox again from the start");
+            tracing::warn!(
+                old = validity,
+                new = st.uid_validity,
+                "UIDVALIDITY changed: reading the mailbox again from the start"
+            );
             0
         }
         None => 0,
@@ -117,12 +121,17 @@ pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Re
             }
             uids.push(f.uid);
         }
-        tx.commit().await.map_err(|e| crate::store::StoreError::Query {
-            what: "commit fetched mail",
-            source: e,
-        })?;
+        tx.commit()
+            .await
+            .map_err(|e| crate::store::StoreError::Query {
+                what: "commit fetched mail",
+                source: e,
+            })?;
         if std::env::var_os(PAUSE_HOOK).is_some() {
-            eprintln!("{PAUSE_HOOK}: stored {} mails, pausing before flagging", uids.len());
+            eprintln!(
+                "{PAUSE_HOOK}: stored {} mails, pausing before flagging",
+                uids.len()
+            );
             loop {
                 std::thread::sleep(std::time::Duration::from_secs(3600));
             }

@@ -110,7 +110,9 @@ impl App {
 
     /// The current game state and its version.
     pub async fn state(&self, conn: &mut Conn) -> Result<(i64, GameState)> {
-        let row = store::state::latest(conn).await?.ok_or(AppError::NotStarted)?;
+        let row = store::state::latest(conn)
+            .await?
+            .ok_or(AppError::NotStarted)?;
         let state: GameState =
             serde_json::from_str(&row.doc).map_err(|e| AppError::BadState(e.to_string()))?;
         Ok((row.version, state))

@@ -38,10 +38,12 @@ pub async fn process_once(app: &App) -> Result<bool> {
     let (_, gs) = app.state(&mut tx).await?;
     handle(app, &mut tx, &gs, w.id, &w.raw, w.received_at).await?;
     inbox::mark_done(&mut tx, w.id, clock::to_ms(app.now())).await?;
-    tx.commit().await.map_err(|e| crate::store::StoreError::Query {
-        what: "commit a handled mail",
-        source: e,
-    })?;
+    tx.commit()
+        .await
+        .map_err(|e| crate::store::StoreError::Query {
+            what: "commit a handled mail",
+            source: e,
+        })?;
     app.wake.notify_one();
     Ok(true)
 }
@@ -111,7 +113,16 @@ async fn handle(
                 },
             )
             .await?;
-            events::log(conn, now, round, "mail_unknown_sender", None, Some(id), &reason).await?;
+            events::log(
+                conn,
+                now,
+                round,
+                "mail_unknown_sender",
+                None,
+                Some(id),
+                &reason,
+            )
+            .await?;
         }
         Classified::FromGm => {
             let id = messages::insert(
@@ -131,7 +142,11 @@ async fn handle(
             .await?;
             events::log(conn, now, round, "mail_from_gm", None, Some(id), &subject).await?;
         }
-        Classified::Refused { realm, lang, reason } => {
+        Classified::Refused {
+            realm,
+            lang,
+            reason,
+        } => {
             let text = reason.explain_for(lang, Some(&realm));
             let id = messages::insert(
                 conn,
@@ -151,10 +166,26 @@ async fn handle(
                 },
             )
             .await?;
-            reply_refusal(app, conn, gs, &realm, lang, &mail, &subject, &text, inbox_id).await?;
-            events::log(conn, now, round, "mail_refused", Some(&realm), Some(id), &text).await?;
+            reply_refusal(
+                app, conn, gs, &realm, lang, &mail, &subject, &text, inbox_id,
+            )
+            .await?;
+            events::log(
+                conn,
+                now,
+                round,
+                "mail_refused",
+                Some(&realm),
+                Some(id),
+                &text,
+            )
+            .await?;
         }
-        Classified::Accepted { realm, lang, subject: sub } => {
+        Classified::Accepted {
+            realm,
+            lang,
+            subject: sub,
+        } => {
             let received_at = from_ms(received_ms);
             let window = app.schedule.window_at(received_at);
             let decision = courier::route(&Incoming {
@@ -184,11 +215,28 @@ async fn handle(
                     let id = messages::insert(conn, &base).await?;
                     messages::add_delivery(conn, id, &to, clock::to_ms(due_at)).await?;
                     let detail = json!({"kind": base.kind, "to": to, "due_at": due_at}).to_string();
-                    events::log(conn, now, round, "courier_routed", Some(&realm), Some(id), &detail).await?;
+                    events::log(
+                        conn,
+                        now,
+                        round,
+                        "courier_routed",
+                        Some(&realm),
+                        Some(id),
+                        &detail,
+                    )
+                    .await?;
                 }
                 Route::Form => {
-                    let id = messages::insert(conn, &NewMessage { state: state::ACCEPTED, ..base.clone() }).await?;
-                    let (form_id, replaced) = forms::insert(conn, id, &realm, round, received_ms, &body).await?;
+                    let id = messages::insert(
+                        conn,
+                        &NewMessage {
+                            state: state::ACCEPTED,
+                            ..base.clone()
+                        },
+                    )
+                    .await?;
+                    let (form_id, replaced) =
+                        forms::insert(conn, id, &realm, round, received_ms, &body).await?;
                     let deadline = app
                         .schedule
                         .next_closing(Window::Weekend, received_at)
@@ -211,11 +259,29 @@ async fn handle(
                         in_reply_to: mail.message_id.clone(),
                     };
                     app.enqueue(conn, &o).await?;
-                    let detail = json!({"form_id": form_id, "replaces": replaced.map(|(id, _)| id)}).to_string();
-                    events::log(conn, now, round, "form_received", Some(&realm), Some(id), &detail).await?;
+                    let detail =
+                        json!({"form_id": form_id, "replaces": replaced.map(|(id, _)| id)})
+                            .to_string();
+                    events::log(
+                        conn,
+                        now,
+                        round,
+                        "form_received",
+                        Some(&realm),
+                        Some(id),
+                        &detail,
+                    )
+                    .await?;
                 }
                 Route::Gm => {
-                    let id = messages::insert(conn, &NewMessage { state: state::GM_QUEUE, ..base.clone() }).await?;
+                    let id = messages::insert(
+                        conn,
+                        &NewMessage {
+                            state: state::GM_QUEUE,
+                            ..base.clone()
+                        },
+                    )
+                    .await?;
                     if sub.kind != MailKind::ToGm {
                         // Merchants and spies: the GM handles them by hand for now; the
                         // sender learns that it arrived, never more.
@@ -231,19 +297,47 @@ async fn handle(
                         };
                         app.enqueue(conn, &o).await?;
                     }
-                    events::log(conn, now, round, "gm_queued", Some(&realm), Some(id), base.kind).await?;
+                    events::log(
+                        conn,
+                        now,
+                        round,
+                        "gm_queued",
+                        Some(&realm),
+                        Some(id),
+                        base.kind,
+                    )
+                    .await?;
                 }
                 Route::Refuse(r) => {
                     let needed = courier::window_for(sub.kind).unwrap_or(Window::Weekday);
-                    let next = app.schedule.next_opening(needed, received_at).map(|t| app.local(t, lang));
+                    let next = app
+                        .schedule
+                        .next_opening(needed, received_at)
+                        .map(|t| app.local(t, lang));
                     let text = r.explain(lang, next.as_deref());
                     let id = messages::insert(
                         conn,
-                        &NewMessage { state: state::REFUSED, reason: Some(&text), ..base.clone() },
+                        &NewMessage {
+                            state: state::REFUSED,
+                            reason: Some(&text),
+                            ..base.clone()
+                        },
                     )
                     .await?;
-                    reply_refusal(app, conn, gs, &realm, lang, &mail, &subject, &text, inbox_id).await?;
-                    events::log(conn, now, round, "courier_refused", Some(&realm), Some(id), &text).await?;
+                    reply_refusal(
+                        app, conn, gs, &realm, lang, &mail, &subject, &text, inbox_id,
+                    )
+                    .await?;
+                    events::log(
+                        conn,
+                        now,
+                        round,
+                        "courier_refused",
+                        Some(&realm),
+                        Some(id),
+                        &text,
+                    )
+                    .await?;
                 }
             }
         }
@@ -265,7 +359,9 @@ fn body_of(mail: &Inbound, kind: MailKind) -> String {
 }
 
 fn realm_addresses(gs: &GameState, realm: &str) -> Vec<String> {
-    gs.realm(realm).map(|r| r.emails.clone()).unwrap_or_default()
+    gs.realm(realm)
+        .map(|r| r.emails.clone())
+        .unwrap_or_default()
 }
 
 fn reply_subject(subject: &str) -> String {

@@ -18,7 +18,9 @@ use crate::store::{events, meta, schedule, Conn};
 pub async fn last_now(app: &App, conn: &mut Conn) -> Result<DateTime<Utc>> {
     let ms = match meta::get_i64(conn, meta::LAST_NOW).await? {
         Some(ms) => ms,
-        None => meta::get_i64(conn, meta::STARTED_AT).await?.ok_or(AppError::NotStarted)?,
+        None => meta::get_i64(conn, meta::STARTED_AT)
+            .await?
+            .ok_or(AppError::NotStarted)?,
     };
     let _ = app;
     Ok(from_ms(ms))
@@ -49,10 +51,12 @@ pub async fn fire_due(app: &App, now: DateTime<Utc>) -> Result<Vec<Due>> {
         let span = tracing::info_span!("schedule", event = %due.name, at = %due.at);
         let _g = span.enter();
         apply(app, &mut tx, &due).await?;
-        tx.commit().await.map_err(|e| crate::store::StoreError::Query {
-            what: "commit a schedule event",
-            source: e,
-        })?;
+        tx.commit()
+            .await
+            .map_err(|e| crate::store::StoreError::Query {
+                what: "commit a schedule event",
+                source: e,
+            })?;
         tracing::info!("schedule event fired");
         fired.push(due);
     }
@@ -87,7 +91,9 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<()> {
                     continue;
                 }
                 let ctx = FormContext {
-                    deadline_local: deadline.map(|t| app.local(t, realm.language)).unwrap_or_default(),
+                    deadline_local: deadline
+                        .map(|t| app.local(t, realm.language))
+                        .unwrap_or_default(),
                     game_address: app.cfg.game_address.clone(),
                 };
                 let body = app.renderer.result_form(&gs, &realm.name, &ctx)?;
@@ -119,6 +125,15 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<()> {
             // courier and form issues give them work. The firing is recorded either way.
         }
     }
-    events::log(conn, clock::to_ms(app.now()), gs.round as i64, &format!("schedule_{}", due.kind.as_str()), None, None, &detail.to_string()).await?;
+    events::log(
+        conn,
+        clock::to_ms(app.now()),
+        gs.round as i64,
+        &format!("schedule_{}", due.kind.as_str()),
+        None,
+        None,
+        &detail.to_string(),
+    )
+    .await?;
     Ok(())
 }

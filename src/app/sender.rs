@@ -29,10 +29,12 @@ pub async fn flush_once(app: &App) -> Result<(usize, usize)> {
         clock::to_ms(now + Duration::seconds(LEASE_SECONDS)),
     )
     .await?;
-    tx.commit().await.map_err(|e| crate::store::StoreError::Query {
-        what: "commit an outbox claim",
-        source: e,
-    })?;
+    tx.commit()
+        .await
+        .map_err(|e| crate::store::StoreError::Query {
+            what: "commit an outbox claim",
+            source: e,
+        })?;
     let (mut sent, mut failed) = (0, 0);
     for row in rows {
         let outcome = send(app, &row).await;

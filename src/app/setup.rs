@@ -32,7 +32,9 @@ pub fn new_game_dir(dir: &Path, scenario: Option<&Path>) -> Result<PathBuf> {
     };
     crate::game::load_scenario(&scenario_text)
         .map_err(|e| AppError::Refused(format!("the scenario is not valid: {e}")))?;
-    let io = |p: &Path, e: std::io::Error| AppError::Refused(format!("cannot write {}: {e}", p.display()));
+    let io = |p: &Path, e: std::io::Error| {
+        AppError::Refused(format!("cannot write {}: {e}", p.display()))
+    };
     std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     for (name, text) in [
         ("scenario.yaml", scenario_text.as_str()),
@@ -72,12 +74,17 @@ pub async fn init(app: &App, now: DateTime<Utc>, force: bool) -> Result<i64> {
         drop(conn);
     }
     let text = std::fs::read_to_string(&app.cfg.scenario).map_err(|e| {
-        AppError::Refused(format!("cannot read scenario {}: {e}", app.cfg.scenario.display()))
+        AppError::Refused(format!(
+            "cannot read scenario {}: {e}",
+            app.cfg.scenario.display()
+        ))
     })?;
     let gs = crate::game::load_scenario(&text)
         .map_err(|e| AppError::Refused(format!("scenario {}: {e}", app.cfg.scenario.display())))?;
     let mut tx = app.store.begin().await?;
-    let v = app.save_state(&mut tx, 0, &gs, "game started from the scenario").await?;
+    let v = app
+        .save_state(&mut tx, 0, &gs, "game started from the scenario")
+        .await?;
     let ms = clock::to_ms(now).to_string();
     meta::set(&mut tx, meta::STARTED_AT, &ms).await?;
     meta::set(&mut tx, meta::LAST_NOW, &ms).await?;
@@ -91,9 +98,11 @@ pub async fn init(app: &App, now: DateTime<Utc>, force: bool) -> Result<i64> {
         &app.cfg.scenario.display().to_string(),
     )
     .await?;
-    tx.commit().await.map_err(|e| crate::store::StoreError::Query {
-        what: "commit the new game",
-        source: e,
-    })?;
+    tx.commit()
+        .await
+        .map_err(|e| crate::store::StoreError::Query {
+            what: "commit the new game",
+            source: e,
+        })?;
     Ok(v)
 }

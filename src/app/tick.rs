@@ -38,8 +38,7 @@ pub async fn check_monotonic(app: &App, now: DateTime<Utc>) -> Result<()> {
 pub async fn tick(app: &App) -> Result<TickReport> {
     let now = app.now();
     check_monotonic(app, now).await?;
-    let mut r = TickReport::default();
-    r.stored = match &app.cfg.inbound {
+    let stored = match &app.cfg.inbound {
         Inbound::Maildir(dir) => intake::maildir_once(app, &Maildir::open(dir)?).await?,
         Inbound::Imap(i) => {
             let mut s = ImapSession::connect(&i.params).await?;
@@ -48,15 +47,20 @@ pub async fn tick(app: &App) -> Result<TickReport> {
             n
         }
     };
-    r.handled = process::process_all(app).await?;
-    r.events = scheduler::fire_due(app, now)
+    let handled = process::process_all(app).await?;
+    let events = scheduler::fire_due(app, now)
         .await?
         .into_iter()
         .map(|d| format!("{} {}", d.at.to_rfc3339(), d.name))
         .collect();
-    r.delivered = deliver::deliver_all(app).await?;
-    let (sent, failed) = sender::flush_all(app).await?;
-    r.sent = sent;
-    r.send_failures = failed;
-    Ok(r)
+    let delivered = deliver::deliver_all(app).await?;
+    let (sent, send_failures) = sender::flush_all(app).await?;
+    Ok(TickReport {
+        stored,
+        handled,
+        events,
+        delivered,
+        sent,
+        send_failures,
+    })
 }

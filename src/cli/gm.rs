@@ -79,7 +79,10 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
             println!("\n{}", m.body);
             if let Some(raw) = inbox::raw(&mut conn, m.inbox_id).await? {
                 println!("\n----- raw mail ({} bytes) -----", raw.len());
-                println!("{}", String::from_utf8_lossy(&raw[..raw.len().min(64 * 1024)]));
+                println!(
+                    "{}",
+                    String::from_utf8_lossy(&raw[..raw.len().min(64 * 1024)])
+                );
             }
         }
     }
@@ -107,7 +110,10 @@ fn human_age(d: chrono::Duration) -> String {
 }
 
 fn one_line(s: &str, max: usize) -> String {
-    let s: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let s: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
     if s.chars().count() > max {
         format!("{}…", s.chars().take(max - 1).collect::<String>())
     } else {

@@ -144,7 +144,12 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                         .into_iter()
                         .find(|n| crate::mail::subject::fold(n) == crate::mail::subject::fold(name))
                         .map(str::to_string)
-                        .with_context(|| format!("no realm named {name}; realms: {}", gs.realm_names().join(", ")))?;
+                        .with_context(|| {
+                            format!(
+                                "no realm named {name}; realms: {}",
+                                gs.realm_names().join(", ")
+                            )
+                        })?;
                     serde_json::to_value(gs.realm_view(&canonical).context("realm view")?)?
                 }
             };
@@ -153,7 +158,9 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             } else {
                 println!("state version {version}, round {}", gs.round);
                 for r in &gs.realms {
-                    if realm.as_deref().is_none_or(|n| crate::mail::subject::fold(n) == crate::mail::subject::fold(&r.name)) {
+                    if realm.as_deref().is_none_or(|n| {
+                        crate::mail::subject::fold(n) == crate::mail::subject::fold(&r.name)
+                    }) {
                         println!("  {:<10} {:>5} VP  {}", r.name, r.vp, r.emails.join(", "));
                     }
                 }

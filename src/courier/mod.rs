@@ -50,7 +50,11 @@ pub enum Route {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
     /// Sent outside the window its kind belongs to.
-    OutsideWindow { kind: MailKind, needed: Window, held: Window },
+    OutsideWindow {
+        kind: MailKind,
+        needed: Window,
+        held: Window,
+    },
 }
 
 /// Decide what becomes of a player's mail.
@@ -100,7 +104,9 @@ impl Refusal {
                     (Window::Weekday, Lang::Sv) => ("måndag 12:00 – fredag 23:59", "Nästa gång"),
                     (Window::Weekday, Lang::En) => ("Monday 12:00 – Friday 23:59", "Next opening"),
                     (Window::Weekend, Lang::Sv) => ("lördag 00:00 – söndag 15:00", "Nästa gång"),
-                    (Window::Weekend, Lang::En) => ("Saturday 00:00 – Sunday 15:00", "Next opening"),
+                    (Window::Weekend, Lang::En) => {
+                        ("Saturday 00:00 – Sunday 15:00", "Next opening")
+                    }
                     (Window::Closed, Lang::Sv) => ("aldrig", "Nästa gång"),
                     (Window::Closed, Lang::En) => ("never", "Next opening"),
                 };
@@ -159,7 +165,9 @@ mod tests {
             let sv = r.explain(Lang::Sv, Some("måndag 30 november 2026 12:00"));
             assert!(sv.contains("måndag 12:00 – fredag 23:59"), "{sv}");
             assert!(sv.contains("måndag 30 november"), "{sv}");
-            assert!(r.explain(Lang::En, None).contains("Monday 12:00 – Friday 23:59"));
+            assert!(r
+                .explain(Lang::En, None)
+                .contains("Monday 12:00 – Friday 23:59"));
         }
     }
 

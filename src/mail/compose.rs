@@ -79,7 +79,9 @@ pub fn compose(
     } else {
         format!("{}\n", o.body)
     };
-    let msg = b.body(body).map_err(|e| ComposeError::Build(e.to_string()))?;
+    let msg = b
+        .body(body)
+        .map_err(|e| ComposeError::Build(e.to_string()))?;
     Ok(Composed {
         message_id,
         raw: msg.formatted(),
@@ -110,7 +112,12 @@ mod tests {
         assert_eq!(a.raw, b.raw);
         let mut other = sample();
         other.dedup_key = "refusal:8".into();
-        assert_ne!(compose(&other, "demo", "Spelet", "sl@game.test", t).unwrap().message_id, a.message_id);
+        assert_ne!(
+            compose(&other, "demo", "Spelet", "sl@game.test", t)
+                .unwrap()
+                .message_id,
+            a.message_id
+        );
     }
 
     #[test]
@@ -122,6 +129,9 @@ mod tests {
         assert!(text.contains("References: <orig@player.test>"), "{text}");
         let parsed = mail_parser::MessageParser::default().parse(&c.raw).unwrap();
         assert_eq!(parsed.subject(), Some("Sändebud från Genogien"));
-        assert_eq!(parsed.body_text(0).unwrap().trim_end(), "Hej från Genogien — åäö");
+        assert_eq!(
+            parsed.body_text(0).unwrap().trim_end(),
+            "Hej från Genogien — åäö"
+        );
     }
 }

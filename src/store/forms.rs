@@ -6,7 +6,11 @@ use sqlx::Row;
 use super::{Conn, Ctx, StoreError};
 
 /// The form a realm has standing for a round: (form id, received_at).
-pub async fn current(conn: &mut Conn, realm: &str, round: i64) -> Result<Option<(i64, i64)>, StoreError> {
+pub async fn current(
+    conn: &mut Conn,
+    realm: &str,
+    round: i64,
+) -> Result<Option<(i64, i64)>, StoreError> {
     let r = sqlx::query(
         "SELECT id, received_at FROM forms WHERE realm = $1 AND round = $2 AND superseded_by IS NULL \
          ORDER BY id DESC LIMIT 1",

@@ -110,7 +110,11 @@ pub async fn get(conn: &mut Conn, id: i64) -> Result<Option<Message>, StoreError
 /// Messages in the given states, oldest first.
 pub async fn in_states(conn: &mut Conn, states: &[&str]) -> Result<Vec<Message>, StoreError> {
     // The state names are our own constants, never user input.
-    let list = states.iter().map(|s| format!("'{s}'")).collect::<Vec<_>>().join(", ");
+    let list = states
+        .iter()
+        .map(|s| format!("'{s}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
     let rows = sqlx::query(&format!(
         "SELECT {COLUMNS} FROM messages WHERE state IN ({list}) ORDER BY id"
     ))
@@ -189,9 +193,9 @@ pub async fn claim_due_delivery(
         return Ok(None);
     };
     let (id, message_id, to_realm): (i64, i64, String) = (row.get(0), row.get(1), row.get(2));
-    let message = get(conn, message_id)
-        .await?
-        .ok_or_else(|| StoreError::Corrupt(format!("delivery {id} names missing message {message_id}")))?;
+    let message = get(conn, message_id).await?.ok_or_else(|| {
+        StoreError::Corrupt(format!("delivery {id} names missing message {message_id}"))
+    })?;
     Ok(Some(DueDelivery {
         id,
         message,
@@ -200,7 +204,12 @@ pub async fn claim_due_delivery(
 }
 
 /// Mark a delivery made (in the transaction that queued its mail).
-pub async fn delivered(conn: &mut Conn, id: i64, outbox_id: i64, at: i64) -> Result<(), StoreError> {
+pub async fn delivered(
+    conn: &mut Conn,
+    id: i64,
+    outbox_id: i64,
+    at: i64,
+) -> Result<(), StoreError> {
     sqlx::query("UPDATE deliveries SET state = 'delivered', delivered_at = $1, outbox_id = $2 WHERE id = $3")
         .bind(at)
         .bind(outbox_id)

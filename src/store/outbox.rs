@@ -206,7 +206,10 @@ pub async fn counts(conn: &mut Conn) -> Result<(i64, i64, i64), StoreError> {
 }
 
 /// Every queued mail of a kind, oldest first (tests and the demo's summary).
-pub async fn raw_of_kind(conn: &mut Conn, kind: &str) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
+pub async fn raw_of_kind(
+    conn: &mut Conn,
+    kind: &str,
+) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
     let rows = sqlx::query("SELECT to_addrs, raw FROM outbox WHERE kind = $1 ORDER BY id")
         .bind(kind)
         .fetch_all(&mut *conn)

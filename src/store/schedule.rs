@@ -7,7 +7,13 @@ use super::{Conn, Ctx, StoreError};
 
 /// Claim the firing of `name` at `at`. Returns false if it had fired already. Call in
 /// the transaction that applies the event's effects.
-pub async fn claim(conn: &mut Conn, name: &str, kind: &str, at: i64, now: i64) -> Result<bool, StoreError> {
+pub async fn claim(
+    conn: &mut Conn,
+    name: &str,
+    kind: &str,
+    at: i64,
+    now: i64,
+) -> Result<bool, StoreError> {
     let r = sqlx::query(
         "INSERT INTO schedule_fired (name, at, kind, fired_at) VALUES ($1, $2, $3, $4) \
          ON CONFLICT (name, at) DO NOTHING RETURNING at",
@@ -28,5 +34,8 @@ pub async fn fired(conn: &mut Conn) -> Result<Vec<(String, String, i64)>, StoreE
         .fetch_all(&mut *conn)
         .await
         .ctx("read fired schedule events")?;
-    Ok(rows.into_iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect())
+    Ok(rows
+        .into_iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect())
 }

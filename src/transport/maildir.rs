@@ -23,7 +23,10 @@ pub struct Waiting {
 }
 
 fn io(what: String) -> impl FnOnce(std::io::Error) -> TransportError {
-    move |source| TransportError::Io { action: what, source }
+    move |source| TransportError::Io {
+        action: what,
+        source,
+    }
 }
 
 impl Maildir {
@@ -31,7 +34,8 @@ impl Maildir {
     pub fn open(root: &Path) -> Result<Maildir, TransportError> {
         for sub in ["tmp", "new", "cur"] {
             let d = root.join(sub);
-            std::fs::create_dir_all(&d).map_err(io(format!("create maildir folder {}", d.display())))?;
+            std::fs::create_dir_all(&d)
+                .map_err(io(format!("create maildir folder {}", d.display())))?;
         }
         Ok(Maildir {
             root: root.to_path_buf(),
@@ -90,8 +94,10 @@ impl Maildir {
         }
         let tmp = self.root.join("tmp").join(&name);
         let mut f = std::fs::File::create(&tmp).map_err(io(format!("create {}", tmp.display())))?;
-        f.write_all(raw).map_err(io(format!("write {}", tmp.display())))?;
-        f.sync_all().map_err(io(format!("sync {}", tmp.display())))?;
+        f.write_all(raw)
+            .map_err(io(format!("write {}", tmp.display())))?;
+        f.sync_all()
+            .map_err(io(format!("sync {}", tmp.display())))?;
         std::fs::rename(&tmp, &target).map_err(io(format!("move {} into new/", tmp.display())))?;
         Ok(target)
     }
@@ -99,14 +105,24 @@ impl Maildir {
     /// Write a mail as a new arrival with a fresh unique name (tests, the demo's
     /// scripted players). `seq` keeps names ordered.
     pub fn drop_in(&self, seq: u64, raw: &[u8]) -> Result<PathBuf, TransportError> {
-        self.deliver(&format!("{:010}.{}.pbemd-demo", seq, std::process::id()), raw)
+        self.deliver(
+            &format!("{:010}.{}.pbemd-demo", seq, std::process::id()),
+            raw,
+        )
     }
 }
 
 /// Keep a file name to characters every file system accepts.
 fn sanitize(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') { c } else { '_' })
+    s.trim_matches(['<', '>'])
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -118,15 +134,18 @@ mod tests {
     fn delivered_mail_is_listed_read_and_moved_once() {
         let dir = tempfile::tempdir().unwrap();
         let md = Maildir::open(dir.path()).unwrap();
-        md.deliver("<abc@game.test>", b"Subject: x\r\n\r\nhi").unwrap();
-        md.deliver("<abc@game.test>", b"Subject: x\r\n\r\nhi").unwrap();
+        md.deliver("<abc@game.test>", b"Subject: x\r\n\r\nhi")
+            .unwrap();
+        md.deliver("<abc@game.test>", b"Subject: x\r\n\r\nhi")
+            .unwrap();
         let names = md.list_new().unwrap();
-        assert_eq!(names, vec!["_abc_game.test_".to_string()]);
+        assert_eq!(names, vec!["abc_game.test".to_string()]);
         assert_eq!(md.read_new(&names[0]).unwrap().raw, b"Subject: x\r\n\r\nhi");
         md.mark_seen(&names[0]).unwrap();
         assert!(md.list_new().unwrap().is_empty());
         // Delivering the same mail again after it was read does not duplicate it.
-        md.deliver("<abc@game.test>", b"Subject: x\r\n\r\nhi").unwrap();
+        md.deliver("<abc@game.test>", b"Subject: x\r\n\r\nhi")
+            .unwrap();
         assert!(md.list_new().unwrap().is_empty());
     }
 }

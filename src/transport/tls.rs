@@ -164,7 +164,9 @@ pub fn load_pem_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, Trans
 }
 
 /// rustls client configuration: webpki (Mozilla) roots plus the certificates in `ca_file`.
-pub fn client_config(ca_file: Option<&PathBuf>) -> Result<Arc<rustls::ClientConfig>, TransportError> {
+pub fn client_config(
+    ca_file: Option<&PathBuf>,
+) -> Result<Arc<rustls::ClientConfig>, TransportError> {
     let mut roots = rustls::RootCertStore::empty();
     roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
     if let Some(path) = ca_file {

@@ -44,12 +44,21 @@ pub async fn serve(app: Arc<App>, addr: String, cancel: CancellationToken) -> an
 }
 
 /// Check a webhook signature. `now` in Unix seconds.
-pub fn verify(secret: &[u8], window: i64, now: i64, headers: &HeaderMap, body: &[u8]) -> Result<(), &'static str> {
+pub fn verify(
+    secret: &[u8],
+    window: i64,
+    now: i64,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<(), &'static str> {
     let ts = headers
         .get("x-pbemd-timestamp")
         .and_then(|v| v.to_str().ok())
         .ok_or("missing X-Pbemd-Timestamp")?;
-    let ts_n: i64 = ts.trim().parse().map_err(|_| "X-Pbemd-Timestamp is not Unix seconds")?;
+    let ts_n: i64 = ts
+        .trim()
+        .parse()
+        .map_err(|_| "X-Pbemd-Timestamp is not Unix seconds")?;
     if (now - ts_n).abs() > window {
         return Err("X-Pbemd-Timestamp is outside the allowed window");
     }
@@ -63,7 +72,8 @@ pub fn verify(secret: &[u8], window: i64, now: i64, headers: &HeaderMap, body: &
     mac.update(ts.trim().as_bytes());
     mac.update(b".");
     mac.update(body);
-    mac.verify_slice(&sig).map_err(|_| "signature does not match")
+    mac.verify_slice(&sig)
+        .map_err(|_| "signature does not match")
 }
 
 /// Sign a body the way the webhook expects (for senders and tests).
@@ -75,7 +85,11 @@ pub fn sign(secret: &[u8], timestamp: i64, body: &[u8]) -> String {
     format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
 }
 
-async fn inbound(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> (StatusCode, String) {
+async fn inbound(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> (StatusCode, String) {
     let Some(hook) = &app.cfg.webhook else {
         return (StatusCode::NOT_FOUND, "webhook not configured\n".into());
     };
@@ -85,14 +99,20 @@ async fn inbound(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -
         return (StatusCode::UNAUTHORIZED, format!("{why}\n"));
     }
     if body.is_empty() {
-        return (StatusCode::BAD_REQUEST, "empty body: send the raw RFC 822 mail\n".into());
+        return (
+            StatusCode::BAD_REQUEST,
+            "empty body: send the raw RFC 822 mail\n".into(),
+        );
     }
     match intake::store_raw(&app, &body, Source::Webhook, None).await {
         Ok(Stored::New(id)) => (StatusCode::ACCEPTED, format!("stored {id}\n")),
         Ok(Stored::Duplicate) => (StatusCode::OK, "duplicate\n".into()),
         Err(e) => {
             tracing::error!(error = %e, "webhook mail could not be stored");
-            (StatusCode::SERVICE_UNAVAILABLE, "cannot store the mail now; retry\n".into())
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "cannot store the mail now; retry\n".into(),
+            )
         }
     }
 }
@@ -115,16 +135,53 @@ pub async fn metrics_text(app: &App) -> Result<String, crate::store::StoreError>
     let (sent, failed, pending) = outbox::counts(&mut c).await?;
     let mut out = String::new();
     for (name, kind, help, v) in [
-        ("pbemd_mails_received_total", "counter", "Mails stored from any intake.", received),
-        ("pbemd_mails_classified_total", "counter", "Mails classified.", classified),
-        ("pbemd_mails_refused_total", "counter", "Mails refused with a reply.", refused),
+        (
+            "pbemd_mails_received_total",
+            "counter",
+            "Mails stored from any intake.",
+            received,
+        ),
+        (
+            "pbemd_mails_classified_total",
+            "counter",
+            "Mails classified.",
+            classified,
+        ),
+        (
+            "pbemd_mails_refused_total",
+            "counter",
+            "Mails refused with a reply.",
+            refused,
+        ),
         ("pbemd_mails_sent_total", "counter", "Mails sent.", sent),
-        ("pbemd_mails_failed_total", "counter", "Mails given up after retries.", failed),
-        ("pbemd_outbox_depth", "gauge", "Mails waiting to be sent.", pending),
-        ("pbemd_gm_queue_depth", "gauge", "Messages waiting for the GM.", gm_queue),
-        ("pbemd_inbox_waiting", "gauge", "Stored mails not yet handled.", waiting),
+        (
+            "pbemd_mails_failed_total",
+            "counter",
+            "Mails given up after retries.",
+            failed,
+        ),
+        (
+            "pbemd_outbox_depth",
+            "gauge",
+            "Mails waiting to be sent.",
+            pending,
+        ),
+        (
+            "pbemd_gm_queue_depth",
+            "gauge",
+            "Messages waiting for the GM.",
+            gm_queue,
+        ),
+        (
+            "pbemd_inbox_waiting",
+            "gauge",
+            "Stored mails not yet handled.",
+            waiting,
+        ),
     ] {
-        out.push_str(&format!("# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {v}\n"));
+        out.push_str(&format!(
+            "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {v}\n"
+        ));
     }
     Ok(out)
 }
@@ -150,7 +207,10 @@ mod tests {
     #[test]
     fn a_signed_body_verifies_and_a_changed_one_does_not() {
         let sig = sign(b"k", 1000, b"mail");
-        assert_eq!(verify(b"k", 300, 1000, &headers("1000", &sig), b"mail"), Ok(()));
+        assert_eq!(
+            verify(b"k", 300, 1000, &headers("1000", &sig), b"mail"),
+            Ok(())
+        );
         assert!(verify(b"k", 300, 1000, &headers("1000", &sig), b"mail!").is_err());
         assert!(verify(b"other", 300, 1000, &headers("1000", &sig), b"mail").is_err());
     }

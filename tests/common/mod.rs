@@ -8,7 +8,9 @@ use pbemd::store::Store;
 
 /// True when running under CI (`CI=true`): missing servers fail the test.
 pub fn under_ci() -> bool {
-    std::env::var("CI").map(|v| v == "true" || v == "1").unwrap_or(false)
+    std::env::var("CI")
+        .map(|v| v == "true" || v == "1")
+        .unwrap_or(false)
 }
 
 /// A server a test needs is missing: fail under CI, otherwise say so loudly and skip.
@@ -49,7 +51,11 @@ pub async fn pg_store() -> Option<Store> {
         .await
         .expect("create test database");
     let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
-    Some(Store::open(&format!("{base}/{name}")).await.expect("open postgres"))
+    Some(
+        Store::open(&format!("{base}/{name}"))
+            .await
+            .expect("open postgres"),
+    )
 }
 
 /// Run the same async test body against SQLite and PostgreSQL.
@@ -99,7 +105,8 @@ pub struct Game {
 impl Game {
     pub async fn start(start: &str) -> Game {
         let dir = tempfile::tempdir().expect("temp dir");
-        let cfg_path = pbemd::app::setup::new_game_dir(&dir.path().join("g"), None).expect("new game");
+        let cfg_path =
+            pbemd::app::setup::new_game_dir(&dir.path().join("g"), None).expect("new game");
         Self::open_at(dir, &cfg_path, start, true).await
     }
 
@@ -109,7 +116,9 @@ impl Game {
         let clock = Arc::new(FixedClock::new(at(start)));
         let app = App::open(cfg, clock.clone()).await.expect("open app");
         if init {
-            pbemd::app::setup::init(&app, at(start), false).await.expect("init");
+            pbemd::app::setup::init(&app, at(start), false)
+                .await
+                .expect("init");
         }
         let inbox = Maildir::open(&cfg_path.parent().unwrap().join("inbox")).unwrap();
         Game {
@@ -149,7 +158,10 @@ impl Game {
             .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
             .unwrap_or_default();
         names.sort();
-        let mut out: Vec<Sent> = names.iter().map(|p| Sent::parse(&std::fs::read(p).unwrap())).collect();
+        let mut out: Vec<Sent> = names
+            .iter()
+            .map(|p| Sent::parse(&std::fs::read(p).unwrap()))
+            .collect();
         out.sort_by(|a, b| a.date.cmp(&b.date).then(a.subject.cmp(&b.subject)));
         out
     }
@@ -169,10 +181,16 @@ pub struct Sent {
 
 impl Sent {
     pub fn parse(raw: &[u8]) -> Sent {
-        let m = mail_parser::MessageParser::default().parse(raw).expect("parse sent mail");
+        let m = mail_parser::MessageParser::default()
+            .parse(raw)
+            .expect("parse sent mail");
         let to = m
             .to()
-            .map(|a| a.iter().filter_map(|x| x.address().map(|s| s.to_string())).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.address().map(|s| s.to_string()))
+                    .collect()
+            })
             .unwrap_or_default();
         Sent {
             raw: String::from_utf8_lossy(raw).into_owned(),
