@@ -150,6 +150,12 @@ impl ImapSession {
         self.has_idle
     }
 
+    /// Tests only: behave as if the server lacked IDLE, to exercise the NOOP fallback.
+    #[doc(hidden)]
+    pub fn pretend_no_idle(&mut self) {
+        self.has_idle = false;
+    }
+
     /// SELECTs the configured mailbox (read-write, so `mark_seen` works).
     pub async fn select(&mut self) -> Result<MailboxState, TransportError> {
         let action = || format!("select mailbox {:?} as {}", self.mailbox, self.who);
@@ -437,8 +443,7 @@ async fn read_greeting(
         .ok_or_else(|| TransportError::protocol(action(), "connection closed before greeting"))?;
     match greeting.parsed() {
         Response::Data {
-            status: Status::Ok | Status::PreAuth,
-            ..
+            status: Status::Ok, ..
         } => Ok(()),
         other => Err(TransportError::protocol(
             action(),
