@@ -6,7 +6,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::Utc;
 use tokio_util::sync::CancellationToken;
 
 use super::{deliver, intake, process, scheduler, sender, App, Result};
@@ -88,7 +87,7 @@ async fn worker_once(app: &App) -> Result<bool> {
 }
 
 async fn next_wake(app: &App) -> Option<Duration> {
-    let now = Utc::now();
+    let now = app.now();
     let mut next = app.schedule.next_after(now).map(|d| d.at);
     if let Ok(mut conn) = app.store.conn().await {
         if let Ok(Some(ms)) = crate::store::outbox::next_due_at(&mut conn).await {

@@ -61,7 +61,7 @@ pub type Result<T, E = AppError> = std::result::Result<T, E>;
 /// Where outgoing mail goes.
 pub enum Sink {
     Maildir(Maildir),
-    Smtp(Mutex<SmtpSender>),
+    Smtp(Box<Mutex<SmtpSender>>),
 }
 
 /// Everything a unit of work needs.
@@ -91,7 +91,7 @@ impl App {
         };
         let sink = match &cfg.outbound {
             Outbound::Maildir(dir) => Sink::Maildir(Maildir::open(dir)?),
-            Outbound::Smtp(p) => Sink::Smtp(Mutex::new(SmtpSender::new(p.clone()))),
+            Outbound::Smtp(p) => Sink::Smtp(Box::new(Mutex::new(SmtpSender::new(p.clone())))),
         };
         Ok(App {
             cfg,

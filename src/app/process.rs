@@ -166,9 +166,15 @@ async fn handle(
                 },
             )
             .await?;
-            reply_refusal(
-                app, conn, gs, &realm, lang, &mail, &subject, &text, inbox_id,
-            )
+            Reply {
+                gs,
+                realm: &realm,
+                lang,
+                mail: &mail,
+                subject: &subject,
+                inbox_id,
+            }
+            .refuse(app, conn, &text)
             .await?;
             events::log(
                 conn,
@@ -249,16 +255,15 @@ async fn handle(
                         "replaces": replaced.map(|(_, at)| app.local(from_ms(at), lang)),
                         "lines": body.lines().filter(|l| !l.trim().is_empty()).count(),
                     });
-                    let text = app.renderer.render("form_receipt", lang, &data)?;
-                    let o = Outgoing {
-                        kind: "form_receipt",
-                        dedup_key: format!("receipt:{inbox_id}"),
-                        to: realm_addresses(gs, &realm),
-                        subject: reply_subject(&subject),
-                        body: text,
-                        in_reply_to: mail.message_id.clone(),
+                    let to = Reply {
+                        gs,
+                        realm: &realm,
+                        lang,
+                        mail: &mail,
+                        subject: &subject,
+                        inbox_id,
                     };
-                    app.enqueue(conn, &o).await?;
+                    to.send(app, conn, "form_receipt", "receipt", &data).await?;
                     let detail =
                         json!({"form_id": form_id, "replaces": replaced.map(|(id, _)| id)})
                             .to_string();
@@ -286,16 +291,15 @@ async fn handle(
                         // Merchants and spies: the GM handles them by hand for now; the
                         // sender learns that it arrived, never more.
                         let data = json!({"realm": realm, "kind": base.kind, "to": sub.to});
-                        let text = app.renderer.render("gm_received", lang, &data)?;
-                        let o = Outgoing {
-                            kind: "gm_received",
-                            dedup_key: format!("received:{inbox_id}"),
-                            to: realm_addresses(gs, &realm),
-                            subject: reply_subject(&subject),
-                            body: text,
-                            in_reply_to: mail.message_id.clone(),
+                        let to = Reply {
+                            gs,
+                            realm: &realm,
+                            lang,
+                            mail: &mail,
+                            subject: &subject,
+                            inbox_id,
                         };
-                        app.enqueue(conn, &o).await?;
+                        to.send(app, conn, "gm_received", "received", &data).await?;
                     }
                     events::log(
                         conn,
@@ -324,9 +328,15 @@ async fn handle(
                         },
                     )
                     .await?;
-                    reply_refusal(
-                        app, conn, gs, &realm, lang, &mail, &subject, &text, inbox_id,
-                    )
+                    Reply {
+                        gs,
+                        realm: &realm,
+                        lang,
+                        mail: &mail,
+                        subject: &subject,
+                        inbox_id,
+                    }
+                    .refuse(app, conn, &text)
                     .await?;
                     events::log(
                         conn,
@@ -358,6 +368,47 @@ fn body_of(mail: &Inbound, kind: MailKind) -> String {
     body
 }
 
+/// Who a reply goes to and what it answers.
+struct Reply<'a> {
+    gs: &'a GameState,
+    realm: &'a str,
+    lang: Lang,
+    mail: &'a Inbound,
+    subject: &'a str,
+    inbox_id: i64,
+}
+
+impl Reply<'_> {
+    /// Render `template` with `data` and queue it as a reply, keyed `<key>:<inbox id>`
+    /// so the same mail is never answered twice the same way.
+    async fn send(
+        &self,
+        app: &App,
+        conn: &mut Conn,
+        template: &'static str,
+        key: &str,
+        data: &serde_json::Value,
+    ) -> Result<()> {
+        let body = app.renderer.render(template, self.lang, data)?;
+        let o = Outgoing {
+            kind: template,
+            dedup_key: format!("{key}:{}", self.inbox_id),
+            to: realm_addresses(self.gs, self.realm),
+            subject: reply_subject(self.subject),
+            body,
+            in_reply_to: self.mail.message_id.clone(),
+        };
+        app.enqueue(conn, &o).await?;
+        Ok(())
+    }
+
+    /// The refusal reply: quotes the subject and says why.
+    async fn refuse(&self, app: &App, conn: &mut Conn, reason: &str) -> Result<()> {
+        let data = json!({"realm": self.realm, "subject": self.subject, "reason": reason});
+        self.send(app, conn, "refusal", "refusal", &data).await
+    }
+}
+
 fn realm_addresses(gs: &GameState, realm: &str) -> Vec<String> {
     gs.realm(realm)
         .map(|r| r.emails.clone())
@@ -370,30 +421,4 @@ fn reply_subject(subject: &str) -> String {
     } else {
         format!("Re: {}", subject.trim())
     }
-}
-
-#[allow(clippy::too_many_arguments)]
-async fn reply_refusal(
-    app: &App,
-    conn: &mut Conn,
-    gs: &GameState,
-    realm: &str,
-    lang: Lang,
-    mail: &Inbound,
-    subject: &str,
-    text: &str,
-    inbox_id: i64,
-) -> Result<()> {
-    let data = json!({"realm": realm, "subject": subject, "reason": text});
-    let body = app.renderer.render("refusal", lang, &data)?;
-    let o = Outgoing {
-        kind: "refusal",
-        dedup_key: format!("refusal:{inbox_id}"),
-        to: realm_addresses(gs, realm),
-        subject: reply_subject(subject),
-        body,
-        in_reply_to: mail.message_id.clone(),
-    };
-    app.enqueue(conn, &o).await?;
-    Ok(())
 }

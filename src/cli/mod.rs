@@ -83,7 +83,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Init { now, force } => {
             let now = match now {
                 Some(s) => clock::parse_rfc3339(&s).map_err(anyhow::Error::msg)?,
-                None => chrono::Utc::now(),
+                None => clock::Clock::now(&SystemClock),
             };
             let app = open(&cli.config, Arc::new(FixedClock::new(now))).await?;
             app::setup::init(&app, now, force).await?;

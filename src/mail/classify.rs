@@ -160,7 +160,7 @@ const QUOTE_MAX: usize = 120;
 
 impl Refusal {
     /// One or two sentences for the player, with the right subject forms written
-    /// with placeholders (`<Land>`/`<Realm>`) for the sender.
+    /// with `<Land>`/`<Realm>` standing for the sender.
     pub fn explain(&self, lang: Lang) -> String {
         self.explain_for(lang, None)
     }
