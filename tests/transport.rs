@@ -274,9 +274,6 @@ async fn connection_refused_is_retryable_io() {
     assert!(e.to_string().contains("connect to 127.0.0.1:1"), "{e}");
 }
 
-/// Throughput (run explicitly, see NOTES.md):
-/// `cargo test --release --test mailstack bench_2000 -- --ignored --nocapture`
-
 /// Without IDLE the session falls back to NOOP every 5 s and still sees the new mail.
 #[tokio::test]
 async fn noop_fallback_sees_new_mail() {
