@@ -40,9 +40,10 @@ fn count(user: &str) -> usize {
     let out = doveadm(&[
         "-f", "flow", "mailbox", "status", "-u", user, "messages", "INBOX",
     ]);
-    out.trim()
-        .trim_start_matches("messages=")
-        .parse()
+    // `-f flow` prints e.g. `INBOX messages=2000`.
+    out.split_whitespace()
+        .find_map(|w| w.strip_prefix("messages="))
+        .and_then(|v| v.parse().ok())
         .unwrap_or(0)
 }
 

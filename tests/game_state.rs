@@ -42,7 +42,7 @@ fn demo_loads_with_six_player_realms_and_the_evil() {
 }
 
 #[test]
-fn missing_stock_is_seven_times_production() {
+fn r_res_4_missing_stock_is_seven_times_production() {
     let s = demo();
     let g = s.realm("Genogien").unwrap();
     let prod = g.production(&s);

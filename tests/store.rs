@@ -163,6 +163,12 @@ on_both_backends!(state_versions_never_fork, |store: Store| async move {
         .is_err());
     let latest = state::latest(&mut c).await.unwrap().unwrap();
     assert_eq!((latest.version, latest.doc.as_str()), (2, "{\"a\":2}"));
+    assert_eq!(state::latest_version(&mut c).await.unwrap(), Some(2));
+    assert_eq!(
+        state::get(&mut c, 1).await.unwrap().unwrap().doc,
+        "{\"a\":1}"
+    );
+    assert!(state::get(&mut c, 3).await.unwrap().is_none());
     events::log(&mut c, 6, 1, "state_changed", Some("Afani"), Some(2), "{}")
         .await
         .unwrap();

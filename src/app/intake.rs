@@ -13,10 +13,16 @@ use crate::transport::maildir::Maildir;
 /// The key under which a mail is stored once: its Message-ID, else its content hash.
 pub fn dedup_key(raw: &[u8]) -> (String, Option<String>, String) {
     let sha = hex::encode(Sha256::digest(raw));
-    let mid = mail_parser::MessageParser::new()
-        .parse_headers(raw)
-        .and_then(|m| m.message_id().map(|s| s.trim().to_string()))
-        .filter(|s| !s.is_empty());
+    // mail-parser has never panicked on our fuzzing, but intake must survive any bytes:
+    // a panic here would stop the mail being stored at all.
+    let mid = std::panic::catch_unwind(|| {
+        mail_parser::MessageParser::new()
+            .parse_headers(raw)
+            .and_then(|m| m.message_id().map(|s| s.trim().to_string()))
+    })
+    .ok()
+    .flatten()
+    .filter(|s| !s.is_empty());
     match mid {
         Some(m) => (format!("mid:{m}"), Some(m), sha),
         None => (format!("sha256:{sha}"), None, sha),
@@ -149,5 +155,24 @@ fn session_mailbox(app: &App) -> String {
     match &app.cfg.inbound {
         crate::config::Inbound::Imap(i) => i.params.mailbox.clone(),
         crate::config::Inbound::Maildir(_) => "INBOX".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dedup_key;
+
+    #[test]
+    fn the_dedup_key_is_the_message_id_else_the_content_hash() {
+        let (k, mid, _) = dedup_key(b"Message-ID: <a@b>\r\nSubject: x\r\n\r\nbody");
+        assert_eq!((k.as_str(), mid.as_deref()), ("mid:a@b", Some("a@b")));
+        let (k1, none, sha) = dedup_key(b"Subject: x\r\n\r\nbody");
+        assert_eq!(none, None);
+        assert_eq!(k1, format!("sha256:{sha}"));
+        let (k2, _, _) = dedup_key(b"Subject: x\r\n\r\nbody!");
+        assert_ne!(k1, k2);
+        for garbage in [&b""[..], b"\x00\xff\xfe", b"\r\n\r\n\r\n", b"Message-ID: <"] {
+            dedup_key(garbage);
+        }
     }
 }

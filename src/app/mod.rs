@@ -74,6 +74,9 @@ pub struct App {
     pub sink: Sink,
     /// Poked whenever new work arrives (a stored mail, a queued reply).
     pub wake: Arc<Notify>,
+    /// The last state document read, by version: a version is never changed once
+    /// written, so it is parsed once, not once per mail.
+    state_cache: std::sync::Mutex<Option<(i64, Arc<GameState>)>>,
 }
 
 impl App {
@@ -101,6 +104,7 @@ impl App {
             clock,
             sink,
             wake: Arc::new(Notify::new()),
+            state_cache: std::sync::Mutex::new(None),
         })
     }
 
@@ -108,14 +112,24 @@ impl App {
         self.clock.now()
     }
 
-    /// The current game state and its version.
-    pub async fn state(&self, conn: &mut Conn) -> Result<(i64, GameState)> {
-        let row = store::state::latest(conn)
+    /// The current game state and its version (as seen by `conn`'s transaction).
+    pub async fn state(&self, conn: &mut Conn) -> Result<(i64, Arc<GameState>)> {
+        let version = store::state::latest_version(conn)
             .await?
             .ok_or(AppError::NotStarted)?;
-        let state: GameState =
-            serde_json::from_str(&row.doc).map_err(|e| AppError::BadState(e.to_string()))?;
-        Ok((row.version, state))
+        if let Some((v, gs)) = self.state_cache.lock().expect("state cache").as_ref() {
+            if *v == version {
+                return Ok((version, gs.clone()));
+            }
+        }
+        let row = store::state::get(conn, version)
+            .await?
+            .ok_or(AppError::NotStarted)?;
+        let state: Arc<GameState> = Arc::new(
+            serde_json::from_str(&row.doc).map_err(|e| AppError::BadState(e.to_string()))?,
+        );
+        *self.state_cache.lock().expect("state cache") = Some((version, state.clone()));
+        Ok((version, state))
     }
 
     /// Write a new state version with its audit event (inside the caller's transaction).

@@ -67,7 +67,8 @@ pub async fn fire_due(app: &App, now: DateTime<Utc>) -> Result<Vec<Due>> {
 
 /// One event's effects, inside its transaction.
 async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<()> {
-    let (version, mut gs) = app.state(conn).await?;
+    let (version, gs) = app.state(conn).await?;
+    let mut gs = (*gs).clone();
     let at = clock::to_ms(due.at);
     let round = gs.round as i64;
     let mut detail = json!({"name": due.name, "at": due.at});

@@ -381,7 +381,7 @@ mod tests {
     }
 
     #[test]
-    fn order_is_the_rulings_order() {
+    fn r_res_1_order_is_the_rulings_order() {
         let mut v = Resource::ALL.to_vec();
         v.sort();
         assert_eq!(v, Resource::ALL.to_vec());

@@ -707,18 +707,107 @@ impl Spell {
 mod tests {
     use super::*;
 
+    /// `(mat, tyg, timmer, järn, guld, hästar, sten, eld, jord, luft, vatten)`.
+    fn cost(c: [u32; 11]) -> Resources {
+        Resources {
+            mat: c[0],
+            tyg: c[1],
+            timmer: c[2],
+            jarn: c[3],
+            guld: c[4],
+            hastar: c[5],
+            sten: c[6],
+            eld: c[7],
+            jord: c[8],
+            luft: c[9],
+            vatten: c[10],
+            ..Resources::ZERO
+        }
+    }
+
     #[test]
-    fn tables_match_the_rules() {
-        assert_eq!(UnitKind::Veteran.stats().attack, 4);
-        assert_eq!(UnitKind::LattKavalleri.stats().movement, 3);
-        assert_eq!(UnitKind::Belagringstorn.stats().defence, 0);
-        assert_eq!(UnitKind::Bagskyttar.cost().unwrap().guld, 5);
-        assert_eq!(ShipKind::Transportskepp.cargo_capacity(), 5);
-        assert_eq!(ShipKind::TungtKrigsskepp.cost().unwrap().timmer, 5);
+    fn r_unit_1_the_army_unit_table_is_the_rulebooks() {
+        use UnitKind::*;
+        // kind, attack, defence, movement, cost (RULES.md R-UNIT-1; siege tower per RULINGS 11)
+        let table = [
+            (LattInfanteri, 1, 1, 1, [1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0]),
+            (TungtInfanteri, 1, 2, 1, [2, 2, 0, 2, 2, 0, 0, 0, 0, 0, 0]),
+            (Bagskyttar, 1, 1, 1, [1, 1, 2, 0, 5, 0, 0, 0, 0, 0, 0]),
+            (LattKavalleri, 2, 1, 3, [3, 2, 0, 2, 3, 2, 0, 0, 0, 0, 0]),
+            (TungtKavalleri, 3, 1, 2, [5, 3, 0, 3, 5, 4, 0, 0, 0, 0, 0]),
+            (Veteran, 4, 2, 1, [4, 2, 0, 5, 10, 0, 0, 0, 0, 0, 0]),
+            (Belagringstorn, 0, 0, 1, [0, 0, 10, 10, 0, 2, 5, 0, 0, 0, 0]),
+            (Eldelementar, 5, 1, 1, [0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0]),
+            (Jordelementar, 1, 5, 1, [0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0]),
+            (Luftelementar, 1, 1, 5, [0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0]),
+            (Vattenelementar, 1, 1, 1, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10]),
+        ];
+        for (kind, a, d, m, c) in table {
+            let st = kind.stats();
+            assert_eq!((st.attack, st.defence, st.movement), (a, d, m), "{kind:?}");
+            assert_eq!(kind.cost(), Some(cost(c)), "{kind:?}");
+        }
+        // Researched (R-ENG-3): mounted archers A2/D2/M3, cost set by the GM.
+        let st = BeridnaBagskyttar.stats();
+        assert_eq!((st.attack, st.defence, st.movement), (2, 2, 3));
+        assert!(BeridnaBagskyttar.cost().is_none());
+    }
+
+    #[test]
+    fn r_nav_1_the_ship_table_is_the_rulebooks() {
+        use ShipKind::*;
+        let table = [
+            (
+                Transportskepp,
+                1,
+                1,
+                4,
+                5,
+                [0, 3, 3, 0, 3, 0, 0, 0, 0, 0, 0],
+            ),
+            (
+                LattKrigsskepp,
+                2,
+                2,
+                2,
+                0,
+                [0, 3, 3, 0, 3, 0, 0, 0, 0, 0, 0],
+            ),
+            (
+                TungtKrigsskepp,
+                3,
+                2,
+                1,
+                0,
+                [0, 5, 5, 0, 5, 0, 0, 0, 0, 0, 0],
+            ),
+            (Galeas, 1, 1, 1, 0, [0, 5, 5, 0, 5, 0, 0, 0, 0, 0, 0]),
+        ];
+        for (kind, a, d, m, cargo, c) in table {
+            let st = kind.stats();
+            assert_eq!((st.attack, st.defence, st.movement), (a, d, m), "{kind:?}");
+            assert_eq!(kind.cargo_capacity(), cargo, "{kind:?}");
+            assert_eq!(kind.cost(), Some(cost(c)), "{kind:?}");
+        }
+        assert!(Fregatt.cost().is_none(), "researched: the GM sets the cost");
+    }
+
+    #[test]
+    fn r_agent_1_agent_costs_are_the_rulebooks() {
+        assert_eq!(
+            AgentKind::Handelsman.cost(),
+            cost([1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0])
+        );
+        assert_eq!(
+            AgentKind::Spion.cost(),
+            cost([4, 0, 0, 0, 5, 1, 0, 0, 0, 0, 0])
+        );
+        assert_eq!(
+            AgentKind::Sandebud.cost(),
+            cost([1, 1, 0, 0, 3, 0, 0, 0, 0, 0, 0])
+        );
         assert_eq!(Spell::Armageddon.cost().eld, 20);
         assert_eq!(Spell::Forskingring.cost().total(), 20);
-        assert_eq!(AgentKind::Spion.cost().hastar, 1);
-        assert!(UnitKind::BeridnaBagskyttar.cost().is_none());
     }
 
     #[test]

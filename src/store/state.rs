@@ -35,6 +35,34 @@ pub async fn latest(conn: &mut Conn) -> Result<Option<StateRow>, StoreError> {
     }))
 }
 
+/// The newest version number, if any (cheap: no document).
+pub async fn latest_version(conn: &mut Conn) -> Result<Option<i64>, StoreError> {
+    let r = sqlx::query("SELECT MAX(version) FROM game_state")
+        .fetch_one(&mut *conn)
+        .await
+        .ctx("read the game state version")?;
+    Ok(r.get::<Option<i64>, _>(0))
+}
+
+/// One version of the state.
+pub async fn get(conn: &mut Conn, version: i64) -> Result<Option<StateRow>, StoreError> {
+    let row = sqlx::query(
+        "SELECT version, round, schema, doc, reason, created_at FROM game_state WHERE version = $1",
+    )
+    .bind(version)
+    .fetch_optional(&mut *conn)
+    .await
+    .ctx("read a game state version")?;
+    Ok(row.map(|r| StateRow {
+        version: r.get(0),
+        round: r.get(1),
+        schema: r.get(2),
+        doc: r.get(3),
+        reason: r.get(4),
+        created_at: r.get(5),
+    }))
+}
+
 /// Write `doc` as the version after `expected_version` (0 for the first). Fails with
 /// a unique-key error if someone else wrote that version first, so two writers can
 /// never both apply a change to the same base.
