@@ -163,7 +163,7 @@ fn the_demo_plays_a_week_and_says_where_to_look() {
     let forms = mails
         .iter()
         .filter(|m| {
-            !m.subject.starts_with("Re:")
+            m.text.starts_with("=====")
                 && (m.subject.ends_with(" form") || m.subject.ends_with("helgformulär"))
         })
         .count();

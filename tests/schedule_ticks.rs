@@ -78,7 +78,10 @@ async fn one_tick_across_a_weekend_catches_up_in_order() {
     let mut c = g.app.store.conn().await.unwrap();
     let (_, gs) = g.app.state(&mut c).await.unwrap();
     assert_eq!(gs.round, 2);
-    assert_eq!(g.outbox().len(), 6, "six result forms");
+    let forms = pbemd::store::outbox::raw_of_kind(&mut c, "result_form")
+        .await
+        .unwrap();
+    assert_eq!(forms.len(), 6, "six result forms");
 }
 
 #[tokio::test]

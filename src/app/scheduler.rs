@@ -98,10 +98,7 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<()> {
                     game_address: app.cfg.game_address.clone(),
                 };
                 let body = app.renderer.result_form(&gs, &realm.name, &ctx)?;
-                let subject = match realm.language {
-                    crate::game::Lang::Sv => format!("{} helgformulär", realm.name),
-                    crate::game::Lang::En => format!("{} form", realm.name),
-                };
+                let subject = form_subject(&realm.name, realm.language);
                 let o = Outgoing {
                     kind: "result_form",
                     dedup_key: format!("result:{}:{}:{}", gs.round, at, realm.name),
@@ -115,15 +112,95 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<()> {
             }
             detail["result_forms"] = json!(sent);
         }
+        EventKind::Reminder => {
+            // Realms that have sent no form for this round get their current form
+            // again, with the deadline.
+            let with_form = crate::store::forms::realms_with_form(conn, round).await?;
+            let deadline = app.schedule.next_closing(Window::Weekend, due.at);
+            let mut reminded = Vec::new();
+            for realm in gs
+                .realms
+                .iter()
+                .filter(|r| !r.emails.is_empty() && !r.eliminated)
+            {
+                if with_form.contains(&realm.name) {
+                    continue;
+                }
+                let lang = realm.language;
+                let deadline_local = deadline.map(|t| app.local(t, lang)).unwrap_or_default();
+                let ctx = FormContext {
+                    deadline_local: deadline_local.clone(),
+                    game_address: app.cfg.game_address.clone(),
+                };
+                let form = app.renderer.result_form(&gs, &realm.name, &ctx)?;
+                let data = json!({"realm": realm.name, "round": round, "deadline": deadline_local, "form": form});
+                let o = Outgoing {
+                    kind: "reminder",
+                    dedup_key: format!("reminder:{round}:{at}:{}", realm.name),
+                    to: realm.emails.clone(),
+                    subject: form_subject(&realm.name, lang),
+                    body: app.renderer.render("reminder", lang, &data)?,
+                    in_reply_to: None,
+                };
+                app.enqueue(conn, &o).await?;
+                reminded.push(realm.name.clone());
+            }
+            detail["reminded"] = json!(reminded);
+        }
+        EventKind::FormClose => {
+            // After the deadline the GM learns who sent nothing (R-MAIL-12 keeps the
+            // receipt times of those who did).
+            let with_form = crate::store::forms::realms_with_form(conn, round).await?;
+            let players: Vec<&str> = gs
+                .realms
+                .iter()
+                .filter(|r| !r.emails.is_empty() && !r.eliminated)
+                .map(|r| r.name.as_str())
+                .collect();
+            let without: Vec<&str> = players
+                .iter()
+                .copied()
+                .filter(|r| !with_form.iter().any(|w| w == r))
+                .collect();
+            let list = |v: &[&str]| {
+                if v.is_empty() {
+                    "-".to_string()
+                } else {
+                    v.join(", ")
+                }
+            };
+            let with: Vec<&str> = with_form.iter().map(String::as_str).collect();
+            let data = json!({
+                "round": round,
+                "closed": app.local(due.at, crate::game::Lang::Sv),
+                "sent": list(&with),
+                "sent_count": with.len(),
+                "missing": list(&without),
+                "missing_count": without.len(),
+            });
+            let o = Outgoing {
+                kind: "missing_forms",
+                dedup_key: format!("missing_forms:{round}:{at}"),
+                to: vec![app.cfg.gm_address.clone()],
+                subject: format!(
+                    "Helgformulär runda {round}: {} saknas / missing",
+                    without.len()
+                ),
+                body: app
+                    .renderer
+                    .render("missing_forms", crate::game::Lang::Sv, &data)?,
+                in_reply_to: None,
+            };
+            app.enqueue(conn, &o).await?;
+            detail["without_form"] = json!(without);
+        }
         EventKind::WeekdayOpen
         | EventKind::WeekdayClose
         | EventKind::FormOpen
-        | EventKind::FormClose
-        | EventKind::CourierBatch
-        | EventKind::Reminder => {
+        | EventKind::CourierBatch => {
             // Windows are read from the schedule itself (`window_at`), so opening and
-            // closing change no state; courier batches and reminders act here once the
-            // courier and form issues give them work. The firing is recorded either way.
+            // closing change no state; courier batches act here once the courier runs
+            // in batches. The firing is recorded either way.
         }
     }
     events::log(
@@ -137,4 +214,13 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<()> {
     )
     .await?;
     Ok(())
+}
+
+/// The subject of a mail that carries a realm's form: a plain reply to it classifies as
+/// the realm's weekend form.
+fn form_subject(realm: &str, lang: crate::game::Lang) -> String {
+    match lang {
+        crate::game::Lang::Sv => format!("{realm} helgformulär"),
+        crate::game::Lang::En => format!("{realm} form"),
+    }
 }

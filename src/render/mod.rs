@@ -66,6 +66,26 @@ pub const TEMPLATES: &[(&str, Lang, &str)] = &[
         Lang::En,
         include_str!("../../templates/en/gm_received.hbs"),
     ),
+    (
+        "reminder",
+        Lang::Sv,
+        include_str!("../../templates/sv/reminder.hbs"),
+    ),
+    (
+        "reminder",
+        Lang::En,
+        include_str!("../../templates/en/reminder.hbs"),
+    ),
+    (
+        "missing_forms",
+        Lang::Sv,
+        include_str!("../../templates/sv/missing_forms.hbs"),
+    ),
+    (
+        "missing_forms",
+        Lang::En,
+        include_str!("../../templates/en/missing_forms.hbs"),
+    ),
 ];
 
 /// Why rendering failed. These are program errors (a template bug or a
