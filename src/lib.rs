@@ -12,6 +12,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod courier;
+pub mod forms;
 pub mod game;
 pub mod mail;
 pub mod render;

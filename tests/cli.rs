@@ -183,3 +183,91 @@ fn the_demo_plays_a_week_and_says_where_to_look() {
     // Running it again replaces the earlier demo.
     ok(&pbemd(&["demo", "--dir", dir.to_str().unwrap()]));
 }
+
+#[test]
+fn check_form_exits_0_when_all_accepted_1_when_any_refused_2_when_unreadable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("game");
+    ok(&pbemd(&["new", dir.to_str().unwrap()]));
+    let cfg = dir.join("pbemd.yaml");
+    let c = cfg.to_str().unwrap();
+    ok(&pbemd(&[
+        "--config",
+        c,
+        "init",
+        "--now",
+        "2026-11-23T11:00:00+01:00",
+    ]));
+    // The untouched Monday form passes with zero errors.
+    drop_mail(
+        &dir,
+        "0.m",
+        b"From: nobody@x.test\r\nSubject: x\r\n\r\nx\r\n",
+    );
+    ok(&pbemd(&[
+        "--config",
+        c,
+        "tick",
+        "--now",
+        "2026-11-23T12:00:00+01:00",
+    ]));
+    let form = std::fs::read_dir(dir.join("outbox/new"))
+        .unwrap()
+        .map(|e| common::Sent::parse(&std::fs::read(e.unwrap().path()).unwrap()))
+        .find(|m| m.to_is("afani@game.test"))
+        .unwrap();
+    let untouched = tmp.path().join("untouched.txt");
+    std::fs::write(&untouched, &form.text).unwrap();
+    let out = ok(&pbemd(&[
+        "--config",
+        c,
+        "check-form",
+        "--realm",
+        "afani",
+        untouched.to_str().unwrap(),
+    ]));
+    assert!(
+        out.contains("0 orders accepted, 0 refused") || out.contains("No orders"),
+        "{out}"
+    );
+
+    let good = tmp.path().join("good.txt");
+    std::fs::write(&good, "BUY 1 spy\nUPGRADE commander\n").unwrap();
+    let out = ok(&pbemd(&[
+        "--config",
+        c,
+        "check-form",
+        "--realm",
+        "Afani",
+        good.to_str().unwrap(),
+    ]));
+    assert!(out.contains("2 orders accepted, 0 refused"), "{out}");
+
+    let bad = tmp.path().join("bad.txt");
+    std::fs::write(&bad, "BUY 1 spy\nBUY 3 dragons\n").unwrap();
+    let out = pbemd(&[
+        "--config",
+        c,
+        "check-form",
+        "--realm",
+        "Afani",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("BUY 3 dragons"),
+        "the refused line is quoted: {text}"
+    );
+
+    let out = pbemd(&[
+        "--config",
+        c,
+        "check-form",
+        "--realm",
+        "Afani",
+        "/nonexistent/form.txt",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    one_line_error(&out);
+}

@@ -207,11 +207,11 @@ on_both_backends!(
         )
         .await
         .unwrap();
-        let (first, replaced) = forms::insert(&mut c, msg, "Afani", 1, 10, "one")
+        let (first, replaced) = forms::insert(&mut c, msg, "Afani", 1, 10, "one", None)
             .await
             .unwrap();
         assert_eq!(replaced, None);
-        let (second, replaced) = forms::insert(&mut c, msg, "Afani", 1, 20, "two")
+        let (second, replaced) = forms::insert(&mut c, msg, "Afani", 1, 20, "two", Some("[1]"))
             .await
             .unwrap();
         assert_eq!(replaced, Some((first, 10)));

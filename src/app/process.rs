@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use super::{App, Result};
+use super::{App, AppError, Result};
 use crate::clock::{self, from_ms};
 use crate::courier::{self, Incoming, Route};
 use crate::game::{GameState, Lang};
@@ -241,19 +241,26 @@ async fn handle(
                         },
                     )
                     .await?;
+                    let attachments: Vec<&str> =
+                        mail.attachments.iter().map(|a| a.text.as_str()).collect();
+                    let checked = crate::forms::read_form(gs, &realm, &mail.text, &attachments);
+                    let orders = serde_json::to_string(&checked)
+                        .map_err(|e| AppError::BadState(e.to_string()))?;
                     let (form_id, replaced) =
-                        forms::insert(conn, id, &realm, round, received_ms, &body).await?;
+                        forms::insert(conn, id, &realm, round, received_ms, &body, Some(&orders))
+                            .await?;
                     let deadline = app
                         .schedule
                         .next_closing(Window::Weekend, received_at)
-                        .map(|t| app.local(t, lang));
+                        .map(|t| app.local(t, lang))
+                        .unwrap_or_default();
                     let data = json!({
                         "realm": realm,
                         "round": round,
                         "received": app.local(received_at, lang),
-                        "deadline": deadline.unwrap_or_default(),
+                        "deadline": deadline,
                         "replaces": replaced.map(|(_, at)| app.local(from_ms(at), lang)),
-                        "lines": body.lines().filter(|l| !l.trim().is_empty()).count(),
+                        "receipt": crate::forms::receipt_text(&checked, lang, &deadline),
                     });
                     let to = Reply {
                         gs,
@@ -264,9 +271,13 @@ async fn handle(
                         inbox_id,
                     };
                     to.send(app, conn, "form_receipt", "receipt", &data).await?;
-                    let detail =
-                        json!({"form_id": form_id, "replaces": replaced.map(|(id, _)| id)})
-                            .to_string();
+                    let detail = json!({
+                        "form_id": form_id,
+                        "replaces": replaced.map(|(id, _)| id),
+                        "accepted": checked.accepted(),
+                        "refused": checked.refused(),
+                    })
+                    .to_string();
                     events::log(
                         conn,
                         now,

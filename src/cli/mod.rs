@@ -64,6 +64,14 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Parse and check a weekend form offline against the current state and print the
+    /// receipt: exit 0 when every order is accepted, 1 when any is refused, 2 when the
+    /// file cannot be read.
+    CheckForm {
+        #[arg(long)]
+        realm: String,
+        file: PathBuf,
+    },
     /// The GM's review queue.
     Gm {
         #[command(subcommand)]
@@ -139,17 +147,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             let value = match &realm {
                 None => serde_json::to_value(&gs)?,
                 Some(name) => {
-                    let canonical = gs
-                        .realm_names()
-                        .into_iter()
-                        .find(|n| crate::mail::subject::fold(n) == crate::mail::subject::fold(name))
-                        .map(str::to_string)
-                        .with_context(|| {
-                            format!(
-                                "no realm named {name}; realms: {}",
-                                gs.realm_names().join(", ")
-                            )
-                        })?;
+                    let canonical = canonical_realm(&gs, name)?;
                     serde_json::to_value(gs.realm_view(&canonical).context("realm view")?)?
                 }
             };
@@ -168,11 +166,56 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::CheckForm { realm, file } => {
+            let text = match std::fs::read(&file) {
+                Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                Err(e) => {
+                    eprintln!("pbemd: cannot read {}: {e}", file.display());
+                    return Ok(ExitCode::from(2));
+                }
+            };
+            let app = open(&cli.config, Arc::new(SystemClock)).await?;
+            let mut conn = app.store.conn().await?;
+            let (_, gs) = app.state(&mut conn).await?;
+            let canonical = canonical_realm(&gs, &realm)?;
+            let r = gs.realm(&canonical).context("realm")?;
+            let checked = crate::forms::read_form(&gs, &canonical, &text, &[]);
+            let now = app.now();
+            let deadline = app
+                .schedule
+                .next_closing(crate::schedule::Window::Weekend, now)
+                .map(|t| app.local(t, r.language))
+                .unwrap_or_default();
+            print!(
+                "{}",
+                crate::forms::receipt_text(&checked, r.language, &deadline)
+            );
+            Ok(if checked.refused() == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
         Command::Gm { command } => {
             let app = open(&cli.config, Arc::new(SystemClock)).await?;
             gm::run(&app, command).await
         }
     }
+}
+
+/// A realm's canonical name from what a person typed (case and diacritics ignored).
+fn canonical_realm(gs: &crate::game::GameState, name: &str) -> Result<String> {
+    let fold = crate::mail::subject::fold;
+    gs.realm_names()
+        .into_iter()
+        .find(|n| fold(n) == fold(name))
+        .map(str::to_string)
+        .with_context(|| {
+            format!(
+                "no realm named {name}; realms: {}",
+                gs.realm_names().join(", ")
+            )
+        })
 }
 
 /// Load the config and open the app.

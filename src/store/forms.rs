@@ -23,8 +23,8 @@ pub async fn current(
     Ok(r.map(|r| (r.get(0), r.get(1))))
 }
 
-/// Store a form; the realm's earlier form for the round (if any) is superseded.
-/// Returns (new id, the replaced form's (id, received_at)).
+/// Store a form with its checked orders (JSON); the realm's earlier form for the
+/// round (if any) is superseded. Returns (new id, the replaced form's (id, received_at)).
 pub async fn insert(
     conn: &mut Conn,
     message_id: i64,
@@ -32,16 +32,19 @@ pub async fn insert(
     round: i64,
     received_at: i64,
     body: &str,
+    orders: Option<&str>,
 ) -> Result<(i64, Option<(i64, i64)>), StoreError> {
     let previous = current(conn, realm, round).await?;
     let r = sqlx::query(
-        "INSERT INTO forms (message_id, realm, round, received_at, body) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+        "INSERT INTO forms (message_id, realm, round, received_at, body, orders) \
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
     )
     .bind(message_id)
     .bind(realm)
     .bind(round)
     .bind(received_at)
     .bind(body)
+    .bind(orders)
     .fetch_one(&mut *conn)
     .await
     .ctx("store a weekend form")?;
@@ -67,4 +70,22 @@ pub async fn realms_with_form(conn: &mut Conn, round: i64) -> Result<Vec<String>
     .await
     .ctx("list realms with a form")?;
     Ok(rows.into_iter().map(|r| r.get(0)).collect())
+}
+
+/// The checked orders (JSON) of the form a realm has standing for a round.
+pub async fn current_orders(
+    conn: &mut Conn,
+    realm: &str,
+    round: i64,
+) -> Result<Option<String>, StoreError> {
+    let r = sqlx::query(
+        "SELECT orders FROM forms WHERE realm = $1 AND round = $2 AND superseded_by IS NULL \
+         ORDER BY id DESC LIMIT 1",
+    )
+    .bind(realm)
+    .bind(round)
+    .fetch_optional(&mut *conn)
+    .await
+    .ctx("read the standing orders")?;
+    Ok(r.and_then(|r| r.get::<Option<String>, _>(0)))
 }

@@ -1,0 +1,26 @@
+//! The weekend form: the order grammar (`grammar`), finding the orders in
+//! a reply (`extract`), checking them against the state (`check`) and the
+//! receipt (`receipt`). PURE: no file or network I/O, no clock, no
+//! randomness, no tokio; it never changes the state. The engine resolves
+//! the accepted orders later.
+
+pub mod check;
+pub mod extract;
+pub mod grammar;
+pub mod receipt;
+
+pub use check::{check, check_orders, Checked, CheckedLine, Refusal, Standing};
+pub use extract::{extract_orders, Extracted, Source};
+pub use grammar::{parse_line, LineError, Order, OrderKind, ORDER_TABLE};
+pub use receipt::receipt_text;
+
+use crate::game::GameState;
+
+/// Extract, parse and check a reply in one call.
+pub fn read_form(state: &GameState, realm: &str, text: &str, attachments: &[&str]) -> Checked {
+    let ex = extract_orders(text, attachments);
+    let mut c = check(state, realm, &ex.lines);
+    c.markers_found = ex.markers_found;
+    c.source = ex.source;
+    c
+}

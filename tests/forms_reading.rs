@@ -1,0 +1,655 @@
+//! Reading replies and checking them against the demo state: mail-client
+//! shapes give the same orders; the untouched Monday form gives nothing;
+//! costs run down in order; caps, limits, spells and paths are checked
+//! (named by rule ID).
+
+use pbemd::forms::{self, extract_orders, read_form, receipt_text, Checked, Refusal, Source};
+use pbemd::game::{load_scenario, GameState, Lang, Resource, Resources};
+use pbemd::render::{FormContext, Renderer};
+
+const DEMO: &str = include_str!("../scenarios/demo.yaml");
+const EVIL: &str = include_str!("../scenarios/evil.yaml");
+const START: &str = "=== ORDRAR / ORDERS: skriv nedanför denna rad ===";
+const END: &str = "=== SLUT PÅ ORDRAR / END OF ORDERS ===";
+
+fn demo() -> GameState {
+    load_scenario(DEMO).unwrap()
+}
+
+fn monday_form(s: &GameState, realm: &str) -> String {
+    let ctx = FormContext {
+        deadline_local: "söndag 29 november 2026 15:00".into(),
+        game_address: "sl@game.test".into(),
+    };
+    Renderer::new()
+        .unwrap()
+        .result_form(s, realm, &ctx)
+        .unwrap()
+}
+
+fn filled(form: &str, orders: &[&str]) -> String {
+    let mut out = String::new();
+    for line in form.lines() {
+        if line == END {
+            for o in orders {
+                out.push_str(o);
+                out.push('\n');
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+fn quote(text: &str, prefix: &str) -> String {
+    text.lines().map(|l| format!("{prefix}{l}\n")).collect()
+}
+
+fn texts(e: &forms::Extracted) -> Vec<String> {
+    e.lines.iter().map(|(_, t)| t.clone()).collect()
+}
+
+const ORDERS: &[&str] = &["KÖP 2 spion", "VÄN Afani", "FLYTTA armé 2: D3 D4"];
+
+#[test]
+fn the_untouched_monday_form_of_every_demo_realm_yields_zero_orders_and_zero_errors() {
+    for yaml in [DEMO, EVIL] {
+        let s = load_scenario(yaml).unwrap();
+        for realm in s.realm_names() {
+            let form = monday_form(&s, realm);
+            let c = read_form(&s, realm, &form, &[]);
+            assert!(c.lines.is_empty(), "{realm}: {:?}", c.lines);
+            assert!(c.markers_found, "{realm}");
+            // Also as a quoted reply with nothing added, and as an attachment.
+            let c = read_form(&s, realm, &quote(&form, "> "), &[]);
+            assert!(c.lines.is_empty(), "{realm} quoted: {:?}", c.lines);
+            let c = read_form(&s, realm, "Se bifogat.", &[&form]);
+            assert!(c.lines.is_empty(), "{realm} attached: {:?}", c.lines);
+        }
+    }
+}
+
+#[test]
+fn replies_in_real_mail_clients_shapes_give_the_same_orders() {
+    let s = demo();
+    let form = monday_form(&s, "Genogien");
+    let full = filled(&form, ORDERS);
+    let fresh = ORDERS.join("\n");
+    let sig = "-- \nKalle Kung\nGenogien\n";
+    let html_like = full
+        .replace(
+            START,
+            "===\u{a0}ORDRAR / ORDERS:  skriv nedanför denna rad ===  ",
+        )
+        .replace("KÖP 2 spion", "KÖP\u{a0}2 spion  ");
+    let inline = {
+        let q = quote(&form, "> ");
+        let end = format!("> {END}");
+        q.replace(&end, &format!("{fresh}\n{end}"))
+    };
+    let cases: Vec<(&str, String, Vec<&str>)> = vec![
+        ("filled form", full.clone(), vec![]),
+        ("filled form with signature", format!("{full}{sig}"), vec![]),
+        ("forwarded, quoted once", quote(&full, "> "), vec![]),
+        ("forwarded, quoted twice", quote(&full, "> > "), vec![]),
+        ("quoted without space", quote(&full, ">"), vec![]),
+        (
+            "top-posted above the quoted form",
+            format!(
+                "Hej!\n{fresh}\n\n{sig}\nDen 23 nov. 2026 skrev sl@game.test:\n{}",
+                quote(&form, "> ")
+            ),
+            vec![],
+        ),
+        (
+            "bottom-posted below the quoted form",
+            format!(
+                "On Mon, 23 Nov 2026 sl@game.test wrote:\n{}\n{fresh}\n{sig}",
+                quote(&form, "> ")
+            ),
+            vec![],
+        ),
+        ("inline inside the quoted section", inline, vec![]),
+        ("html converted", html_like, vec![]),
+        (
+            "outlook top-post over an unquoted old form",
+            format!("{fresh}\n\n-----Original Message-----\nFrom: sl@game.test\n{form}"),
+            vec![],
+        ),
+        (
+            "markers lost",
+            format!("Hej SL,\nhär är mina order:\n{fresh}\nMvh\n{sig}"),
+            vec![],
+        ),
+        (
+            "attachment",
+            "Se bifogad fil.\n-- \nKalle".to_string(),
+            vec![full.as_str()],
+        ),
+    ];
+    for (name, body, atts) in cases {
+        let e = extract_orders(&body, &atts);
+        assert_eq!(texts(&e), ORDERS, "{name}: {:?}", e);
+        let c = read_form(&s, "Genogien", &body, &atts);
+        assert_eq!(c.lines.len(), ORDERS.len(), "{name}");
+    }
+}
+
+#[test]
+fn fresh_orders_win_over_a_quoted_filled_form_and_signatures_never_become_orders() {
+    let s = demo();
+    let form = monday_form(&s, "Genogien");
+    let old = filled(&form, &["RÖST Kaldor", "KÖP 1 spion"]);
+    let new = filled(&form, ORDERS);
+    let body = format!("{new}\n-- \nVÄN Kaldor\n\n{}", quote(&old, "> "));
+    let e = extract_orders(&body, &[]);
+    assert_eq!(texts(&e), ORDERS);
+    assert_eq!(e.source, Source::BodySection);
+    // Markers lost and a signature that looks like an order.
+    let e = extract_orders("VÄN Afani\n-- \nRÖST Kaldor\n", &[]);
+    assert_eq!(texts(&e), vec!["VÄN Afani"]);
+}
+
+fn genogien_rich() -> GameState {
+    let mut s = demo();
+    for c in s.cities.iter_mut().filter(|c| c.owner == "Genogien") {
+        c.population = 300;
+    }
+    s
+}
+
+fn set_stock(s: &mut GameState, pairs: &[(Resource, u32)]) {
+    s.realm_mut("Genogien").unwrap().stock = Resources::from_pairs(pairs);
+}
+
+fn lines(v: &[&str]) -> Vec<(usize, String)> {
+    v.iter()
+        .enumerate()
+        .map(|(i, t)| (i + 1, t.to_string()))
+        .collect()
+}
+
+fn rule(c: &Checked, i: usize) -> String {
+    match &c.lines[i].refusal {
+        Some(Refusal::Rule { rule, .. }) => rule.clone(),
+        other => panic!("line {i}: {other:?}"),
+    }
+}
+
+#[test]
+fn r_build_4_costs_run_down_in_order_the_overdraw_is_refused_and_later_cheaper_orders_pass() {
+    use Resource::*;
+    let mut s = genogien_rich();
+    set_stock(&mut s, &[(Mat, 10), (Guld, 10), (Tyg, 10), (Jarn, 10)]);
+    let c = forms::check(
+        &s,
+        "Genogien",
+        &lines(&[
+            "KÖP 5 lätt infanteri B2",
+            "KÖP 3 tungt infanteri B2",
+            "KÖP 2 lätt infanteri B2",
+        ]),
+    );
+    assert!(c.lines[0].accepted());
+    assert_eq!(rule(&c, 1), "R-BUILD-4");
+    assert!(c.lines[2].accepted());
+    assert_eq!(c.lines[1].cost, Resources::ZERO);
+    assert_eq!(
+        c.stock_after,
+        Resources::from_pairs(&[(Mat, 3), (Guld, 3), (Tyg, 3), (Jarn, 3)])
+    );
+    let text = receipt_text(&c, Lang::Sv, "söndag 29 november 2026 15:00");
+    assert!(text.lines().all(|l| l.chars().count() <= 78), "{text}");
+    assert!(text.contains("[NEJ] KÖP 3 tungt infanteri B2"), "{text}");
+    assert!(text.contains("armé 1 står kvar på B2"), "{text}");
+    let json = serde_json::to_string(&c).unwrap();
+    let back: Checked = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, c);
+}
+
+#[test]
+fn r_pop_2_purchase_over_the_cap_is_refused() {
+    let mut s = demo(); // Genogien: population 130, 13 counted units: at the cap.
+    set_stock(
+        &mut s,
+        &[
+            (Resource::Mat, 99),
+            (Resource::Guld, 99),
+            (Resource::Tyg, 99),
+            (Resource::Jarn, 99),
+            (Resource::Hastar, 99),
+        ],
+    );
+    let c = forms::check(
+        &s,
+        "Genogien",
+        &lines(&["KÖP 1 lätt infanteri B2", "KÖP 1 spion", "VÄN Afani"]),
+    );
+    assert_eq!(rule(&c, 0), "R-POP-2");
+    assert_eq!(rule(&c, 1), "R-POP-2");
+    assert!(c.lines[2].accepted());
+}
+
+#[test]
+fn rulings_43_spies_over_the_informant_cap_are_refused() {
+    let mut s = genogien_rich(); // Informatör 5, 1 spy held.
+    set_stock(
+        &mut s,
+        &[
+            (Resource::Mat, 99),
+            (Resource::Guld, 99),
+            (Resource::Hastar, 99),
+        ],
+    );
+    let c = forms::check(
+        &s,
+        "Genogien",
+        &lines(&["KÖP 5 spion", "KÖP 4 spion", "KÖP 1 spion"]),
+    );
+    assert_eq!(rule(&c, 0), "RULINGS 43");
+    assert!(c.lines[1].accepted());
+    assert_eq!(rule(&c, 2), "RULINGS 43");
+}
+
+#[test]
+fn r_pos_2_and_rulings_9_one_step_per_position_and_at_most_forskare_steps() {
+    use Resource::*;
+    let mut s = genogien_rich(); // Forskare 3.
+    set_stock(
+        &mut s,
+        &[
+            (Guld, 99),
+            (Mat, 99),
+            (Eld, 99),
+            (Timmer, 99),
+            (Jarn, 99),
+            (Slavar, 99),
+            (Sten, 99),
+            (Hastar, 99),
+        ],
+    );
+    let c = forms::check(
+        &s,
+        "Genogien",
+        &lines(&[
+            "UPPGRADERA befälhavare",
+            "UPPGRADERA befälhavare",
+            "UPPGRADERA amiral 5 eld",
+            "PRODUKTION B2 järn",
+            "PRODUKTION B2 sten",
+            "UPPGRADERA amiral 2 eld 2 guld 1 mat",
+        ]),
+    );
+    assert!(c.lines[0].accepted());
+    assert_eq!(rule(&c, 1), "R-POS-2");
+    assert!(c.lines[2].accepted());
+    assert!(c.lines[3].accepted());
+    assert_eq!(rule(&c, 4), "RULINGS 9");
+    assert_eq!(c.lines[0].cost.eld, 5);
+}
+
+#[test]
+fn r_spell_1_each_spell_once_a_round() {
+    let mut s = genogien_rich();
+    set_stock(&mut s, &[(Resource::Eld, 20), (Resource::Vatten, 20)]);
+    let c = forms::check(
+        &s,
+        "Genogien",
+        &lines(&[
+            "FORMEL skörd",
+            "FORMEL skörd",
+            "FORMEL svält Afani",
+            "FORMEL brand Narnia",
+        ]),
+    );
+    assert!(c.lines[0].accepted());
+    assert_eq!(rule(&c, 1), "R-SPELL-1");
+    assert!(c.lines[2].accepted());
+    assert_eq!(rule(&c, 3), "R-GEN");
+}
+
+#[test]
+fn rulings_26_squares_exist_paths_connect_and_fit_the_movement() {
+    let s = genogien_rich();
+    // Army 1 (B2): movement 1. Army 2 (D2, light cavalry): movement 3.
+    let c = forms::check(
+        &s,
+        "Genogien",
+        &lines(&[
+            "FLYTTA armé 2: D3 E5",
+            "FLYTTA armé 2: Z40",
+            "FLYTTA armé 1: B3 B4",
+            "FLYTTA armé 9: B3",
+            "FLYTTA armé 2: D3 D4 D5",
+            "FLYTTA armé 2: D3",
+        ]),
+    );
+    assert_eq!(rule(&c, 0), "RULINGS 26");
+    assert_eq!(rule(&c, 1), "R-MOVE-12");
+    assert_eq!(rule(&c, 2), "R-MOVE-1");
+    assert_eq!(rule(&c, 3), "R-MOVE-1");
+    assert!(c.lines[4].accepted());
+    assert_eq!(rule(&c, 5), "R-MOVE-1");
+    assert!(
+        c.standing
+            .iter()
+            .any(|st| st.sv == "armé 2 flyttar till D5"),
+        "{:?}",
+        c.standing
+    );
+}
+
+#[test]
+fn ownership_and_city_outcomes_are_checked() {
+    let s = genogien_rich();
+    let c = forms::check(
+        &s,
+        "Genogien",
+        &lines(&[
+            "PRODUKTION I1 järn",
+            "ANFALL armé 1 B2 plundra",
+            "HUVUDHAMN C4",
+            "HUVUDSTAD C4",
+            "RÖST Afani",
+            "VÄN Genogien",
+            "ORDNING armé 2: 2 lätt infanteri 1 lätt kavalleri",
+            "ORDNING armé 2: 1 lätt kavalleri",
+        ]),
+    );
+    assert_eq!(rule(&c, 0), "R-CITY-1");
+    assert_eq!(rule(&c, 1), "R-CITY-4");
+    assert!(c.lines[3].accepted());
+    assert_eq!(rule(&c, 4), "R-VOTE-1"); // round 1 is no voting round
+    assert_eq!(rule(&c, 5), "R-GEN");
+    assert!(c.lines[6].accepted());
+    assert_eq!(rule(&c, 7), "R-COMBAT-9");
+    // HUVUDHAMN C4: checked for ownership and the coast either way.
+    assert!(c.lines[2].order.is_some());
+}
+
+// ---- the rules table: one row per rule case ---------------------------
+
+type Tweak = fn(&mut GameState);
+
+fn no_tweak(_: &mut GameState) {}
+
+/// (rule case, state tweak, lines, expected: `None` = accepted, else the
+/// rule ID of the refusal).
+type Row = (
+    &'static str,
+    Tweak,
+    Vec<&'static str>,
+    Vec<Option<&'static str>>,
+);
+
+fn rules_table() -> Vec<Row> {
+    use pbemd::game::state::{FreeMerchantOffer, Invitation, Lot};
+    vec![
+        (
+            "r_city_2_new_city_takes_10_standard_points_at_most_5_each",
+            no_tweak,
+            vec![
+                "KÖP stad C3: 5 mat 5 järn",
+                "KÖP stad B3: 6 mat 4 järn",
+                "KÖP stad B3: 5 mat 5 guld",
+                "KÖP stad C3: 5 mat 5 sten",
+                "KÖP stad E5: 5 mat 5 järn",
+            ],
+            vec![
+                None,
+                Some("R-CITY-2"),
+                Some("R-CITY-2"),
+                Some("RULINGS 27"),
+                Some("RULINGS 27"),
+            ],
+        ),
+        (
+            "rulings_36_walls_are_capped_by_population",
+            |s| {
+                for c in s.cities.iter_mut() {
+                    c.population = 60;
+                }
+            },
+            vec!["KÖP 4 mur B2", "KÖP 1 mur B2", "KÖP 1 mur I2"],
+            vec![None, Some("RULINGS 36"), Some("R-CITY-1")],
+        ),
+        (
+            "r_nav_5_ships_are_capped_by_admiral",
+            no_tweak,
+            vec![
+                "KÖP 14 transportskepp D2",
+                "KÖP 13 transportskepp D2",
+                "KÖP 1 galeas",
+            ],
+            vec![Some("R-NAV-5"), None, Some("R-NAV-5")],
+        ),
+        (
+            "r_unit_6_elementals_are_capped_by_conjurer",
+            no_tweak,
+            vec!["KÖP 7 eldelementarer B2", "KÖP 6 eldelementarer B2"],
+            vec![Some("R-UNIT-6"), None],
+        ),
+        (
+            "r_pos_4_a_new_army_group_counts_against_commander",
+            |s| s.realm_mut("Genogien").unwrap().positions.befalhavare = 1,
+            vec![
+                "KÖP 1 lätt infanteri C4",
+                "KÖP 1 lätt infanteri B2",
+                "DELA armé 1: 1 veteran",
+                "DELA armé 1: 2 bågskyttar",
+            ],
+            vec![Some("R-POS-4"), None, Some("R-MOVE-8"), Some("R-POS-4")],
+        ),
+        (
+            "r_eng_3_unresearched_kinds_cannot_be_bought",
+            no_tweak,
+            vec!["KÖP 1 beriden bågskytt B2", "KÖP 1 fregatt D2"],
+            vec![Some("R-ENG-3"), Some("R-ENG-3")],
+        ),
+        (
+            "r_evil_9_only_the_evil_has_demons",
+            no_tweak,
+            vec!["KÖP 1 högre demon B2"],
+            vec![Some("R-EVIL-9")],
+        ),
+        (
+            "rulings_2_slaves_convert_to_a_produced_ordinary_resource",
+            no_tweak,
+            vec![
+                "OMVANDLA 3 järn",
+                "OMVANDLA 3 eld",
+                "OMVANDLA 3 guld",
+                "OMVANDLA 200 mat",
+            ],
+            vec![
+                None,
+                Some("RULINGS 2"),
+                Some("RULINGS 2"),
+                Some("R-BUILD-4"),
+            ],
+        ),
+        (
+            "r_combat_12_two_attacks_on_one_target_name_first_and_second",
+            no_tweak,
+            vec![
+                "ANFALL armé 1 E5",
+                "ANFALL armé 2 E5",
+                "ANFALL armé 1 E4 första",
+                "ANFALL armé 2 E4 andra",
+                "ANFALL armé 1 E3 plundra",
+            ],
+            vec![None, Some("R-COMBAT-12"), None, None, Some("R-CITY-4")],
+        ),
+        (
+            "r_free_2_one_bid_worth_the_minimum",
+            |s| {
+                s.free_merchant = Some(FreeMerchantOffer {
+                    round: 1,
+                    lot: Lot::Resource {
+                        resource: Resource::Jarn,
+                        amount: 10,
+                    },
+                    min_bid: 10,
+                })
+            },
+            vec!["BUD 5 järn", "BUD 5 eld", "BUD 12 sten"],
+            vec![Some("R-FREE-4"), None, Some("R-FREE-2")],
+        ),
+        (
+            "r_free_1_no_bid_without_an_offer",
+            no_tweak,
+            vec!["BUD 12 järn"],
+            vec![Some("R-FREE-1")],
+        ),
+        (
+            "r_free_7_engineers_once_for_30_resources",
+            no_tweak,
+            vec![
+                "INGENJÖRER 10 järn",
+                "INGENJÖRER 10 järn 20 sten",
+                "INGENJÖRER 30 mat",
+            ],
+            vec![Some("R-FREE-7"), None, Some("R-FREE-7")],
+        ),
+        (
+            "r_eng_2_research_needs_engineers",
+            no_tweak,
+            vec!["FORSKA fregatt"],
+            vec![Some("R-ENG-1")],
+        ),
+        (
+            "rulings_41_one_research_attempt_a_round",
+            |s| s.realm_mut("Genogien").unwrap().engineers = true,
+            vec!["FORSKA fregatt", "FORSKA beridna bågskyttar"],
+            vec![None, Some("RULINGS 41")],
+        ),
+        (
+            "r_inv_3_an_invitation_must_be_held_and_valid",
+            no_tweak,
+            vec!["INBJUDAN Afani armé 1"],
+            vec![Some("R-INV-3")],
+        ),
+        (
+            "r_inv_1_a_held_invitation_is_used_once",
+            |s| {
+                s.realm_mut("Genogien")
+                    .unwrap()
+                    .invitations
+                    .push(Invitation {
+                        id: 7,
+                        from: "Afani".into(),
+                        square: Square::parse("I3").unwrap(),
+                        sent_round: 1,
+                        valid_until_round: 1,
+                        intercepted_from: None,
+                        used: false,
+                    })
+            },
+            vec!["INBJUDAN afani armé 1", "INBJUDAN Afani armé 2"],
+            vec![None, Some("R-INV-3")],
+        ),
+        (
+            "r_inv_8_home_invitation_only_for_groups_abroad",
+            no_tweak,
+            vec!["HEMBJUDAN armé 1"],
+            vec![Some("R-INV-8")],
+        ),
+        (
+            "r_vote_2_one_vote_not_for_oneself",
+            |s| s.round = 4,
+            vec!["RÖST Genogien", "RÖST Afani", "RÖST Kaldor"],
+            vec![Some("R-GEN"), None, Some("R-VOTE-2")],
+        ),
+        (
+            "r_nav_3_embarking_fits_the_transports",
+            no_tweak,
+            vec!["LASTA armé 1 flotta 1"],
+            vec![Some("R-NAV-3")],
+        ),
+        (
+            "r_move_3_only_an_army_aboard_disembarks",
+            no_tweak,
+            vec!["LOSSA armé 1", "LOSSA armé 2 D3"],
+            vec![Some("R-MOVE-3"), None],
+        ),
+        (
+            "rulings_22_teleport_lands_on_land",
+            no_tweak,
+            vec![
+                "FORMEL teleportera armé 1 A1",
+                "FORMEL teleportera armé 1 E5",
+            ],
+            vec![Some("RULINGS 22"), None],
+        ),
+        (
+            "r_move_1_whirlwind_adds_a_step",
+            no_tweak,
+            vec![
+                "FLYTTA armé 1: B3 C3",
+                "FORMEL virvelvind armé 1",
+                "FLYTTA armé 1: B3 C3",
+            ],
+            vec![Some("R-MOVE-1"), None, None],
+        ),
+    ]
+}
+
+use pbemd::game::Square;
+
+#[test]
+fn rules_table_cases() {
+    for (name, tweak, ls, want) in rules_table() {
+        let mut s = genogien_rich();
+        let all: Vec<(Resource, u32)> = Resource::ALL.iter().map(|&r| (r, 99)).collect();
+        set_stock(&mut s, &all);
+        tweak(&mut s);
+        let c = forms::check(&s, "Genogien", &lines(&ls));
+        let got: Vec<Option<String>> = c
+            .lines
+            .iter()
+            .map(|l| match &l.refusal {
+                None => None,
+                Some(Refusal::Rule { rule, .. }) => Some(rule.clone()),
+                Some(Refusal::Syntax(e)) => Some(format!("syntax: {}", e.message(Lang::En))),
+            })
+            .collect();
+        let want: Vec<Option<String>> = want.iter().map(|w| w.map(str::to_string)).collect();
+        assert_eq!(got, want, "{name}");
+    }
+}
+
+#[test]
+fn the_english_receipt_lists_refusals_with_reason_and_right_form() {
+    let s = demo();
+    let c = read_form(&s, "Afani", "BUY 5 dragons\nFRIEND Genogien\n", &[]);
+    let text = receipt_text(&c, Lang::En, "Sunday 29 November 2026 15:00");
+    assert!(text.contains("[NO]  BUY 5 dragons"), "{text}");
+    assert!(text.contains("Right form: BUY"), "{text}");
+    assert!(text.contains("[OK]  FRIEND Genogien"), "{text}");
+    assert!(text.contains("If no other form arrives:"), "{text}");
+    assert!(text.lines().all(|l| l.chars().count() <= 78), "{text}");
+}
+
+#[test]
+fn the_forms_reminder_lines_are_valid_orders() {
+    let s = demo();
+    for realm in s.realm_names() {
+        let form = monday_form(&s, realm);
+        let section = form.split(START).nth(1).unwrap().split(END).next().unwrap();
+        let examples: Vec<&str> = section
+            .lines()
+            .filter_map(|l| l.strip_prefix("# "))
+            .filter(|l| {
+                l.chars().next().is_some_and(|c| c.is_uppercase())
+                    && l.split_whitespace()
+                        .next()
+                        .is_some_and(|w| pbemd::forms::OrderKind::from_keyword(w).is_some())
+            })
+            .collect();
+        assert!(examples.len() >= 10, "{realm}: {examples:?}");
+        for ex in examples {
+            assert!(pbemd::forms::parse_line(ex, None).is_ok(), "{realm}: {ex}");
+        }
+    }
+}
