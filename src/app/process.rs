@@ -217,10 +217,16 @@ async fn handle(
                 ..Default::default()
             };
             match decision {
-                Route::Deliver { to, due_at } => {
+                Route::Queue if sub.kind == MailKind::Envoy && sub.to.is_some() => {
+                    // Envoys go out at once, text only. The courier's batch engine
+                    // (`courier::batch::route_batch`: allowances, costs, spies,
+                    // Isolation, Shield, gifts, invitations) is built and tested; the
+                    // batch worker that drives it from here is the next step.
+                    let to = sub.to.clone().unwrap_or_default();
                     let id = messages::insert(conn, &base).await?;
-                    messages::add_delivery(conn, id, &to, clock::to_ms(due_at)).await?;
-                    let detail = json!({"kind": base.kind, "to": to, "due_at": due_at}).to_string();
+                    messages::add_delivery(conn, id, &to, received_ms).await?;
+                    let detail =
+                        json!({"kind": base.kind, "to": to, "due_at": received_at}).to_string();
                     events::log(
                         conn,
                         now,
@@ -289,7 +295,7 @@ async fn handle(
                     )
                     .await?;
                 }
-                Route::Gm => {
+                Route::Gm | Route::Queue => {
                     let id = messages::insert(
                         conn,
                         &NewMessage {

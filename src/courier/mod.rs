@@ -1,16 +1,35 @@
 //! PURE routing decisions for weekday mail (envoys, merchants, spies, mail to the GM)
 //! and the window check every kind of player mail passes.
 //!
-//! Input: what the mail is, who sent it to whom, when it arrived and which window of
-//! the week held then. Output: a decision as data. No I/O, no clock, no randomness.
-//! This first cut routes envoys (R-ENVOY, R-MAIL-8, R-MAIL-11); allowances, costs,
-//! spies, Isolation and Shield plug in here with the courier issue.
+//! Input: the state, queued mail (kind, sender, destination, body, arrival time and
+//! the window that held), the batch context and a seeded dice source. Output:
+//! decisions as data (`batch::Decision`): outcome, receipt, dispatches, events.
+//! Rule failures are `Refusal`s with a text for the player; nothing here is `Err`.
+//!
+//! Owns: windows (R-MAIL-8/11), allowance and cost (R-AGENT-4, RULINGS 15), the goods
+//! trailer (`trailer`, R-TRADE-6), spy missions and reports (`mission`, R-SPY), the
+//! batch (`batch`): Isolation, Shield, interception, forgery, invitations, Reveal.
+//! Must not touch: files, the clock, the network, the database, global randomness.
 
 use chrono::{DateTime, Utc};
+use serde::Serialize;
 
-use crate::game::Lang;
+use crate::game::{Lang, Resources, ShipKind, Square, UnitKind};
 use crate::mail::subject::MailKind;
 use crate::schedule::Window;
+
+pub mod batch;
+pub mod mission;
+#[cfg(test)]
+pub(crate) mod tests;
+pub mod trailer;
+
+pub use batch::{
+    active_on, gm_request, route_batch, Context, Decision, Dispatch, Event, ForgeryRight,
+    GmRequest, Ledger, Outcome, Queued, Receipt, SpyResult,
+};
+pub use mission::{parse_mission, Contact, ContactKind, Intel, MissionError};
+pub use trailer::{parse_envoy_body, parse_trailer, EnvoyBody, Goods, Trailer, TrailerError};
 
 /// The window a kind of mail must arrive in (R-MAIL-11); `None`: any time.
 pub fn window_for(kind: MailKind) -> Option<Window> {
@@ -21,7 +40,7 @@ pub fn window_for(kind: MailKind) -> Option<Window> {
     }
 }
 
-/// A player's mail as the courier sees it.
+/// A player's mail as the courier sees it at intake (before the body is read).
 #[derive(Debug, Clone)]
 pub struct Incoming<'a> {
     pub kind: MailKind,
@@ -32,22 +51,91 @@ pub struct Incoming<'a> {
     pub window: Window,
 }
 
-/// What becomes of a mail.
+/// What becomes of a mail at intake.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Route {
-    /// Deliver to `to` at `due_at`.
-    Deliver { to: String, due_at: DateTime<Utc> },
+    /// Envoy, merchant or spy inside its window: queue it for the next courier
+    /// batch ([`route_batch`]).
+    Queue,
     /// The weekend form window is open: store the form.
     Form,
-    /// For the GM's hands (mail to the GM; merchants and spies until the courier rules
-    /// for them are in).
+    /// Mail to the GM. Pass it through [`route_batch`] as well when
+    /// [`gm_request`] finds a Reveal or a home-invitation in it.
     Gm,
     /// Refused; the sender is told why.
     Refuse(Refusal),
 }
 
-/// Why the courier refused a mail.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What a refused price was for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Charge {
+    Envoy,
+    Merchant,
+    Reveal,
+}
+
+/// One thing the sender does not hold (goods are refused whole).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "shortage")]
+pub enum Shortage {
+    /// Resources missing (the agent's price included).
+    Resources {
+        lacks: Resources,
+    },
+    Units {
+        kind: UnitKind,
+        want: u32,
+        have: u32,
+    },
+    Ships {
+        kind: ShipKind,
+        want: u32,
+        have: u32,
+    },
+    Vp {
+        want: u32,
+        have: u32,
+    },
+    /// Not a city of the sender (goods or `Från:`).
+    NotYourCity {
+        city: String,
+    },
+    /// The capital and the main harbour cannot be sold.
+    CapitalOrHarbour {
+        city: String,
+    },
+    /// Only own land squares bordering the buyer, without a city (R-TRADE-4).
+    NotABorderSquare {
+        square: Square,
+    },
+    BuyerHasNoCapital,
+    BuyerHasNoHarbour,
+    /// The buyer would exceed `floor(population / 10)` counted units.
+    BuyerPopulationCap {
+        cap: u32,
+        would_have: u32,
+    },
+    /// The buyer would exceed 5 × Amiral ships.
+    BuyerShipCap {
+        cap: u32,
+        would_have: u32,
+    },
+    /// The buyer would exceed 3 × Besvärjare elementals.
+    BuyerElementalCap {
+        cap: u32,
+        would_have: u32,
+    },
+    /// The units need a new army group at the buyer's capital, and the buyer
+    /// is at 2 × Befälhavare groups.
+    BuyerArmyGroupCap {
+        cap: u32,
+    },
+}
+
+/// Why the courier refused a mail. Nothing was charged and nothing sent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "refusal")]
 pub enum Refusal {
     /// Sent outside the window its kind belongs to.
     OutsideWindow {
@@ -55,9 +143,52 @@ pub enum Refusal {
         needed: Window,
         held: Window,
     },
+    /// Beyond the free allowance and the stock cannot pay the price.
+    CannotPay {
+        charge: Charge,
+        price: Resources,
+        lacks: Resources,
+    },
+    /// Goods the sender does not hold: the whole mail is refused.
+    GoodsNotHeld {
+        shortages: Vec<Shortage>,
+    },
+    /// A merchant without the asterisk trailer (R-MAIL-5).
+    NoTrailer,
+    Trailer(TrailerError),
+    /// Envoys carry gifts (`Skickar:` only); trade goes by merchant.
+    ExpectsInEnvoy,
+    NoDestination,
+    UnknownRealm {
+        name: String,
+    },
+    /// An envoy naming another sender without a forgery right.
+    ForgeryNeedsSpy,
+    ForgeryNeedsClaimedSender,
+    ForgeryCarriesNoGoods,
+    Mission(MissionError),
+    NoSpies,
+    EvilCannotBeSpied,
+    InvitationNotYourLand {
+        square: Square,
+    },
+    RevealOutsideWindow {
+        held: Window,
+    },
+    RevealUsed,
+    UnknownSpell {
+        line: String,
+    },
+    BadHomeInvitation {
+        line: String,
+    },
+    NoSuchGroup {
+        army: bool,
+        id: u32,
+    },
 }
 
-/// Decide what becomes of a player's mail.
+/// Decide what becomes of a player's mail at intake: the window check.
 pub fn route(m: &Incoming<'_>) -> Route {
     if let Some(needed) = window_for(m.kind) {
         if m.window != needed {
@@ -68,13 +199,10 @@ pub fn route(m: &Incoming<'_>) -> Route {
             });
         }
     }
-    match (m.kind, m.to) {
-        (MailKind::Envoy, Some(to)) => Route::Deliver {
-            to: to.to_string(),
-            due_at: m.received_at,
-        },
-        (MailKind::Form, _) => Route::Form,
-        _ => Route::Gm,
+    match m.kind {
+        MailKind::Envoy | MailKind::Merchant | MailKind::Spy => Route::Queue,
+        MailKind::Form => Route::Form,
+        MailKind::ToGm => Route::Gm,
     }
 }
 
@@ -93,42 +221,231 @@ fn kind_name(kind: MailKind, lang: Lang) -> &'static str {
     }
 }
 
+fn window_text(w: Window, lang: Lang) -> &'static str {
+    match (w, lang) {
+        (Window::Weekday, Lang::Sv) => "måndag 12:00 – fredag 23:59",
+        (Window::Weekday, Lang::En) => "Monday 12:00 – Friday 23:59",
+        (Window::Weekend, Lang::Sv) => "lördag 00:00 – söndag 15:00",
+        (Window::Weekend, Lang::En) => "Saturday 00:00 – Sunday 15:00",
+        (Window::Closed, Lang::Sv) => "aldrig",
+        (Window::Closed, Lang::En) => "never",
+    }
+}
+
+fn shortage_text(s: &Shortage, lang: Lang) -> String {
+    let sv = lang == Lang::Sv;
+    match s {
+        Shortage::Resources { lacks } => {
+            if sv {
+                format!("det fattas {}", lacks.describe(lang))
+            } else {
+                format!("you lack {}", lacks.describe(lang))
+            }
+        }
+        Shortage::Units { kind, want, have } => {
+            let w = kind.count_text(*want as usize, lang);
+            if sv {
+                format!("{w} begärda, {have} finns i källstaden")
+            } else {
+                format!("{w} asked for, {have} in the source city")
+            }
+        }
+        Shortage::Ships { kind, want, have } => {
+            let w = kind.count_text(*want as usize, lang);
+            if sv {
+                format!("{w} begärda, {have} finns i källstaden")
+            } else {
+                format!("{w} asked for, {have} in the source city")
+            }
+        }
+        Shortage::Vp { want, have } => {
+            if sv {
+                format!("{want} segerpoäng begärda, du har {have}")
+            } else {
+                format!("{want} VP asked for, you have {have}")
+            }
+        }
+        Shortage::NotYourCity { city } => {
+            if sv {
+                format!("`{city}` är inte en av dina städer")
+            } else {
+                format!("`{city}` is not one of your cities")
+            }
+        }
+        Shortage::CapitalOrHarbour { city } => {
+            if sv {
+                format!("`{city}` är din huvudstad eller huvudhamn och kan inte säljas")
+            } else {
+                format!("`{city}` is your capital or main harbour and cannot be sold")
+            }
+        }
+        Shortage::NotABorderSquare { square } => {
+            if sv {
+                format!("{square} är inte en egen gränsruta mot mottagaren (utan stad)")
+            } else {
+                format!("{square} is not an own border square with the receiver (without a city)")
+            }
+        }
+        Shortage::BuyerHasNoCapital => if sv {
+            "mottagaren har ingen huvudstad att ta emot trupper i"
+        } else {
+            "the receiver has no capital to receive troops"
+        }
+        .to_string(),
+        Shortage::BuyerPopulationCap { cap, would_have } => {
+            if sv {
+                format!(
+                    "mottagaren skulle få {would_have} enheter men befolkningen räcker till {cap}"
+                )
+            } else {
+                format!(
+                    "the receiver would have {would_have} units but its population allows {cap}"
+                )
+            }
+        }
+        Shortage::BuyerShipCap { cap, would_have } => {
+            if sv {
+                format!("mottagaren skulle få {would_have} skepp men Amiral tillåter {cap}")
+            } else {
+                format!("the receiver would have {would_have} ships but its Admiral allows {cap}")
+            }
+        }
+        Shortage::BuyerElementalCap { cap, would_have } => {
+            if sv {
+                format!(
+                    "mottagaren skulle få {would_have} elementarer men Besvärjare tillåter {cap}"
+                )
+            } else {
+                format!(
+                    "the receiver would have {would_have} elementals but its Conjurer allows {cap}"
+                )
+            }
+        }
+        Shortage::BuyerArmyGroupCap { cap } => {
+            if sv {
+                format!("mottagaren har redan {cap} armégrupper (Befälhavare × 2) och ingen armé i huvudstaden")
+            } else {
+                format!("the receiver already has {cap} army groups (Commander × 2) and no army in its capital")
+            }
+        }
+        Shortage::BuyerHasNoHarbour => if sv {
+            "mottagaren har ingen huvudhamn att ta emot skepp i"
+        } else {
+            "the receiver has no main harbour to receive ships"
+        }
+        .to_string(),
+    }
+}
+
+fn charge_name(c: Charge, lang: Lang) -> &'static str {
+    match (c, lang) {
+        (Charge::Envoy, Lang::Sv) => "sändebudet",
+        (Charge::Envoy, Lang::En) => "the envoy",
+        (Charge::Merchant, Lang::Sv) => "handelsmannen",
+        (Charge::Merchant, Lang::En) => "the merchant",
+        (Charge::Reveal, Lang::Sv) => "formeln Avslöja",
+        (Charge::Reveal, Lang::En) => "the Reveal spell",
+    }
+}
+
 impl Refusal {
     /// The explanation the sender reads. `next_open` is the next opening of the needed
     /// window, already written in the realm's local time.
     pub fn explain(&self, lang: Lang, next_open: Option<&str>) -> String {
-        match self {
+        let sv = lang == Lang::Sv;
+        let nothing = if sv {
+            " Inget har dragits från ditt lager och inget har skickats."
+        } else {
+            " Nothing was charged and nothing was sent."
+        };
+        let pick = |s: String, e: String| if sv { s } else { e };
+        let mut s = match self {
             Refusal::OutsideWindow { kind, needed, .. } => {
                 let what = kind_name(*kind, lang);
-                let (window, next) = match (needed, lang) {
-                    (Window::Weekday, Lang::Sv) => ("måndag 12:00 – fredag 23:59", "Nästa gång"),
-                    (Window::Weekday, Lang::En) => ("Monday 12:00 – Friday 23:59", "Next opening"),
-                    (Window::Weekend, Lang::Sv) => ("lördag 00:00 – söndag 15:00", "Nästa gång"),
-                    (Window::Weekend, Lang::En) => {
-                        ("Saturday 00:00 – Sunday 15:00", "Next opening")
-                    }
-                    (Window::Closed, Lang::Sv) => ("aldrig", "Nästa gång"),
-                    (Window::Closed, Lang::En) => ("never", "Next opening"),
-                };
-                let mut s = match lang {
-                    Lang::Sv => format!(
-                        "{what} kan bara skickas {window} (spelets tid). Ditt brev kom utanför den tiden och har inte skickats vidare; inget har dragits från ditt lager."
-                    ),
-                    Lang::En => format!(
-                        "{what} can only be sent {window} (game time). Your mail arrived outside that window and was not passed on; nothing was charged."
-                    ),
-                };
+                let window = window_text(*needed, lang);
+                let mut s = pick(
+                    format!("{what} kan bara skickas {window} (spelets tid). Ditt brev kom utanför den tiden och har inte skickats vidare; inget har dragits från ditt lager."),
+                    format!("{what} can only be sent {window} (game time). Your mail arrived outside that window and was not passed on; nothing was charged."),
+                );
                 if let Some(t) = next_open {
-                    s.push_str(&format!("\n{next}: {t}."));
+                    s.push_str(&pick(format!("\nNästa gång: {t}."), format!("\nNext opening: {t}.")));
                 }
-                s
+                return s;
             }
-        }
+            Refusal::CannotPay { charge, price, lacks } => pick(
+                format!("Din gratiskvot är slut, så {} kostar {}. Det fattas {}.", charge_name(*charge, lang), price.describe(lang), lacks.describe(lang)),
+                format!("Your free allowance is used up, so {} costs {}. You lack {}.", charge_name(*charge, lang), price.describe(lang), lacks.describe(lang)),
+            ),
+            Refusal::GoodsNotHeld { shortages } => {
+                let list: Vec<String> = shortages.iter().map(|x| format!("- {}", shortage_text(x, lang))).collect();
+                pick(
+                    format!("Du har inte allt som står under Skickar:, så hela försändelsen avvisas:\n{}\n", list.join("\n")),
+                    format!("You do not hold everything listed under Sends:, so the whole mail is refused:\n{}\n", list.join("\n")),
+                )
+            }
+            Refusal::NoTrailer => pick(
+                "En handelsman måste sluta med en rad asterisker och vad den för med sig, t.ex.\n****\nSkickar: 5 sten\nVäntar: 6 mat\n".into(),
+                "A merchant must end with a line of asterisks and what it carries, e.g.\n****\nSends: 5 stone\nExpects: 6 food\n".into(),
+            ),
+            Refusal::Trailer(e) => pick(
+                format!("Raden `{}` gick inte att läsa: {}. Skriv t.ex. `Skickar: 5 sten, 2 lätt infanteri`.", e.line, e.kind),
+                format!("The line `{}` could not be read: {}. Write e.g. `Sends: 5 stone, 2 light infantry`.", e.line, e.kind),
+            ),
+            Refusal::ExpectsInEnvoy => pick(
+                "Ett sändebud kan bära en gåva (Skickar:) men inte begära något (Väntar:); handel sker med handelsman.".into(),
+                "An envoy may carry a gift (Sends:) but not ask for anything (Expects:); trade goes by merchant.".into(),
+            ),
+            Refusal::NoDestination => pick("Brevet saknar mottagare.".into(), "The mail has no destination.".into()),
+            Refusal::UnknownRealm { name } => pick(format!("`{name}` är inget land i spelet."), format!("`{name}` is not a realm in this game.")),
+            Refusal::ForgeryNeedsSpy => pick(
+                "Ett sändebud med en annan avsändare är en förfalskning: skicka en spion med `Uppdrag: förfalskning`, eller använd rätten efter ett stulet sändebud (bara till dess mottagare).".into(),
+                "An envoy naming another sender is a forgery: send a spy with `Mission: forgery`, or use the right an intercepted envoy gives (to its recipient only).".into(),
+            ),
+            Refusal::ForgeryNeedsClaimedSender => pick(
+                "En förfalskning måste ha en rad `Avsändare: <land>`.".into(),
+                "A forgery needs a line `Sender: <realm>`.".into(),
+            ),
+            Refusal::ForgeryCarriesNoGoods => pick(
+                "En förfalskning kan inte bära gåvor.".into(),
+                "A forgery cannot carry goods.".into(),
+            ),
+            Refusal::Mission(e) => pick(
+                format!("Spionens uppdrag gick inte att läsa ({}). Skriv t.ex. `Uppdrag: 1` eller `Uppdrag: stad K5` eller `Uppdrag: stjäl sändebud till/från <land>`.", e),
+                format!("The spy's mission could not be read ({}). Write e.g. `Mission: 1`, `Mission: city K5` or `Mission: steal envoys to/from <realm>`.", e),
+            ),
+            Refusal::NoSpies => pick(
+                "Du har inga spioner. Spioner byggs på helgformuläret.".into(),
+                "You have no spies. Spies are built on the weekend form.".into(),
+            ),
+            Refusal::EvilCannotBeSpied => pick("Ondskan kan inte spioneras på.".into(), "The Evil cannot be spied on.".into()),
+            Refusal::InvitationNotYourLand { square } => pick(
+                format!("Inbjudan till {square} gäller inte: rutan är inte avsändarens land."),
+                format!("The invitation to {square} is not valid: the square is not the sender's land."),
+            ),
+            Refusal::RevealOutsideWindow { .. } => {
+                let w = window_text(Window::Weekday, lang);
+                pick(format!("Avslöja kan kastas med brev till SL {w}, annars på helgformuläret."), format!("Reveal can be cast by mail to the GM {w}, otherwise on the weekend form."))
+            }
+            Refusal::RevealUsed => pick("Du har redan kastat Avslöja den här rundan.".into(), "You have already cast Reveal this round.".into()),
+            Refusal::UnknownSpell { line } => pick(format!("Okänd formel i `{line}`."), format!("Unknown spell in `{line}`.")),
+            Refusal::BadHomeInvitation { line } => pick(
+                format!("`{line}`: skriv `Hembjudan: armé 2` eller `Hembjudan: flotta 1`."),
+                format!("`{line}`: write `Home-invitation: army 2` or `Home-invitation: fleet 1`."),
+            ),
+            Refusal::NoSuchGroup { army, id } => match (army, sv) {
+                (true, true) => format!("Du har ingen armé {id}."),
+                (false, true) => format!("Du har ingen flotta {id}."),
+                (true, false) => format!("You have no army {id}."),
+                (false, false) => format!("You have no fleet {id}."),
+            },
+        };
+        s.push_str(nothing);
+        s
     }
 }
 
 #[cfg(test)]
-mod tests {
+mod route_tests {
     use super::*;
 
     fn at(s: &str) -> DateTime<Utc> {
@@ -146,14 +463,9 @@ mod tests {
     }
 
     #[test]
-    fn r_mail_8_envoy_in_the_weekday_window_is_delivered_at_once() {
-        assert_eq!(
-            route(&envoy(Window::Weekday)),
-            Route::Deliver {
-                to: "Afani".into(),
-                due_at: at("2026-11-24T10:00:00Z")
-            }
-        );
+    fn r_mail_8_envoy_in_the_weekday_window_is_queued_for_the_batch() {
+        assert_eq!(route(&envoy(Window::Weekday)), Route::Queue);
+        let _ = at("2026-11-24T10:00:00Z");
     }
 
     #[test]
@@ -192,7 +504,7 @@ mod tests {
             m.kind = kind;
             assert!(matches!(route(&m), Route::Refuse(_)), "{kind:?}");
             m.window = Window::Weekday;
-            assert_eq!(route(&m), Route::Gm, "{kind:?}");
+            assert_eq!(route(&m), Route::Queue, "{kind:?}");
         }
     }
 }
