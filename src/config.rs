@@ -54,6 +54,8 @@ struct RawConfig {
     limits: Limits,
     #[serde(default)]
     outbox: OutboxSettings,
+    #[serde(default)]
+    forms: FormSettings,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -174,6 +176,26 @@ impl Default for Limits {
             max_mail_bytes: default_max_mail(),
         }
     }
+}
+
+/// What happens to a realm that sends no weekend form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum MissingForm {
+    /// Its units stand still and nothing is bought (the seed game's practice).
+    #[default]
+    StandStill,
+    /// Last round's orders are checked again against the current state; those the
+    /// rules still allow stand for this round.
+    ReuseLast,
+}
+
+/// Weekend-form settings.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FormSettings {
+    #[serde(default)]
+    pub missing: MissingForm,
 }
 
 /// Retry policy of the outbox.
@@ -311,6 +333,7 @@ pub struct Config {
     pub sender_check: SenderCheck,
     pub limits: Limits,
     pub outbox: OutboxSettings,
+    pub forms: FormSettings,
 }
 
 impl Config {
@@ -548,6 +571,7 @@ impl Config {
             sender_check: raw.sender_check,
             limits: raw.limits,
             outbox: raw.outbox,
+            forms: raw.forms,
         })
     }
 }
@@ -695,6 +719,20 @@ database: sqlite:pbemd.db\nscenario: s.yaml\ninbound: {maildir: inbox}\noutbound
             err.contains("webhook.secret_env") && err.contains("HOOK"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_missing_form_stands_still_unless_the_game_reuses_last_rounds_orders() {
+        assert_eq!(
+            parse(MINIMAL).unwrap().forms.missing,
+            MissingForm::StandStill
+        );
+        let c = parse(&format!("{MINIMAL}forms: {{missing: reuse-last}}\n")).unwrap();
+        assert_eq!(c.forms.missing, MissingForm::ReuseLast);
+        let err = parse(&format!("{MINIMAL}forms: {{missing: guess}}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("guess"), "{err}");
     }
 
     #[test]

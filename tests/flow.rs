@@ -284,3 +284,108 @@ async fn a_tick_before_the_games_latest_time_is_refused() {
         .to_string();
     assert!(err.contains("never runs backwards"), "{err}");
 }
+
+#[tokio::test]
+async fn with_reuse_last_a_silent_realm_keeps_last_rounds_orders_the_rules_still_allow() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = pbemd::app::setup::new_game_dir(&dir.path().join("g"), None).unwrap();
+    let text = std::fs::read_to_string(&cfg).unwrap() + "forms: {missing: reuse-last}\n";
+    std::fs::write(&cfg, text).unwrap();
+    let g = Game::open_at(dir, &cfg, "2026-11-28T08:00:00+01:00", true).await;
+    // Round 1: Afani sends a form; round 2: nothing.
+    g.send(
+        "afani@game.test",
+        "Afani form",
+        "BUY 1 spy\nUPGRADE commander",
+    );
+    g.tick("2026-11-28T09:00:00+01:00").await;
+    g.tick("2026-12-06T16:00:00+01:00").await;
+    let mut c = g.app.store.conn().await.unwrap();
+    assert!(pbemd::store::forms::current(&mut c, "Afani", 1)
+        .await
+        .unwrap()
+        .is_some());
+    let reused = pbemd::store::forms::current_orders(&mut c, "Afani", 2)
+        .await
+        .unwrap()
+        .expect("reused in round 2");
+    let checked: pbemd::forms::Checked = serde_json::from_str(&reused).unwrap();
+    assert_eq!(checked.accepted(), 2, "{reused}");
+    assert!(
+        pbemd::store::forms::current(&mut c, "Kaldor", 2)
+            .await
+            .unwrap()
+            .is_none(),
+        "no form last round: nothing to reuse"
+    );
+    let gm: Vec<_> = g
+        .outbox()
+        .into_iter()
+        .filter(|m| m.to_is("gm@game.test"))
+        .collect();
+    assert!(
+        gm.last().unwrap().text.contains("Afani (2 of 2)"),
+        "{}",
+        gm.last().unwrap().text
+    );
+}
+
+#[tokio::test]
+async fn reminders_go_only_to_realms_without_a_form_and_the_gm_learns_who_sent_nothing() {
+    let g = Game::start("2026-11-28T08:00:00+01:00").await;
+    g.send("afani@game.test", "Afani form", "BUY 1 spy");
+    g.send("kaldor@game.test", "Kaldor helgformulär", "KÖP 1 spion");
+    g.tick("2026-11-28T09:00:00+01:00").await;
+    let before = g.outbox().len();
+    g.tick("2026-11-29T15:00:00+01:00").await;
+    let all = g.outbox();
+    let reminders: Vec<_> = all
+        .iter()
+        .filter(|m| m.text.starts_with("Påminnelse") || m.text.starts_with("Reminder"))
+        .collect();
+    // Two reminder times (09:00, 13:00) × the four realms without a form.
+    assert_eq!(
+        reminders.len(),
+        8,
+        "{:#?}",
+        reminders
+            .iter()
+            .map(|m| (&m.to, &m.subject))
+            .collect::<Vec<_>>()
+    );
+    for m in &reminders {
+        assert!(
+            !m.to_is("afani@game.test") && !m.to_is("kaldor@game.test"),
+            "{:?}",
+            m.to
+        );
+        assert!(
+            m.text.contains("=== ORDRAR / ORDERS"),
+            "the current form comes along"
+        );
+    }
+    let ostvik = reminders
+        .iter()
+        .find(|m| m.to_is("ostvik@game.test"))
+        .unwrap();
+    assert_eq!(
+        ostvik.subject, "Ostvik form",
+        "a reply classifies as the form"
+    );
+    assert!(
+        ostvik.text.contains("Sunday 29 November 2026 15:00"),
+        "{}",
+        ostvik.text
+    );
+    let gm: Vec<_> = all.iter().filter(|m| m.to_is("gm@game.test")).collect();
+    assert_eq!(gm.len(), 1);
+    assert!(gm[0].text.contains("(2): Afani, Kaldor"), "{}", gm[0].text);
+    assert!(
+        gm[0]
+            .text
+            .contains("(4): Genogien, Fugandri, Mirandel, Ostvik"),
+        "{}",
+        gm[0].text
+    );
+    assert_eq!(all.len(), before + 9);
+}

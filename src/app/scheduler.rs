@@ -149,8 +149,54 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<()> {
         }
         EventKind::FormClose => {
             // After the deadline the GM learns who sent nothing (R-MAIL-12 keeps the
-            // receipt times of those who did).
+            // receipt times of those who did). With `forms.missing: reuse-last`, last
+            // round's orders are checked again for those realms, and what the rules
+            // still allow stands.
             let with_form = crate::store::forms::realms_with_form(conn, round).await?;
+            let mut reused = Vec::new();
+            if app.cfg.forms.missing == crate::config::MissingForm::ReuseLast {
+                for realm in gs
+                    .realms
+                    .iter()
+                    .filter(|r| !r.emails.is_empty() && !with_form.contains(&r.name))
+                {
+                    let Some((message_id, body)) =
+                        crate::store::forms::current_body(conn, &realm.name, round - 1).await?
+                    else {
+                        continue;
+                    };
+                    let checked = crate::forms::read_form(&gs, &realm.name, &body, &[]);
+                    let orders = serde_json::to_string(&checked)
+                        .map_err(|e| super::AppError::BadState(e.to_string()))?;
+                    crate::store::forms::insert(
+                        conn,
+                        message_id,
+                        &realm.name,
+                        round,
+                        at,
+                        &body,
+                        Some(&orders),
+                    )
+                    .await?;
+                    let d = json!({"from_round": round - 1, "accepted": checked.accepted(), "refused": checked.refused()});
+                    events::log(
+                        conn,
+                        at,
+                        round,
+                        "form_reused",
+                        Some(&realm.name),
+                        Some(message_id),
+                        &d.to_string(),
+                    )
+                    .await?;
+                    reused.push(format!(
+                        "{} ({} of {})",
+                        realm.name,
+                        checked.accepted(),
+                        checked.lines.len()
+                    ));
+                }
+            }
             let players: Vec<&str> = gs
                 .realms
                 .iter()
@@ -177,6 +223,7 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<()> {
                 "sent_count": with.len(),
                 "missing": list(&without),
                 "missing_count": without.len(),
+                "reused": reused.join(", "),
             });
             let o = Outgoing {
                 kind: "missing_forms",
@@ -193,6 +240,7 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<()> {
             };
             app.enqueue(conn, &o).await?;
             detail["without_form"] = json!(without);
+            detail["reused"] = json!(reused);
         }
         EventKind::WeekdayOpen
         | EventKind::WeekdayClose

@@ -89,3 +89,21 @@ pub async fn current_orders(
     .ctx("read the standing orders")?;
     Ok(r.and_then(|r| r.get::<Option<String>, _>(0)))
 }
+
+/// The standing form of a realm for a round: (message id, body).
+pub async fn current_body(
+    conn: &mut Conn,
+    realm: &str,
+    round: i64,
+) -> Result<Option<(i64, String)>, StoreError> {
+    let r = sqlx::query(
+        "SELECT message_id, body FROM forms WHERE realm = $1 AND round = $2 AND superseded_by IS NULL \
+         ORDER BY id DESC LIMIT 1",
+    )
+    .bind(realm)
+    .bind(round)
+    .fetch_optional(&mut *conn)
+    .await
+    .ctx("read the standing form")?;
+    Ok(r.map(|r| (r.get(0), r.get(1))))
+}
