@@ -56,6 +56,8 @@ struct RawConfig {
     outbox: OutboxSettings,
     #[serde(default)]
     forms: FormSettings,
+    #[serde(default)]
+    courier: CourierSettings,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -188,6 +190,42 @@ pub enum MissingForm {
     /// Last round's orders are checked again against the current state; those the
     /// rules still allow stand for this round.
     ReuseLast,
+}
+
+/// When the courier decides queued mail (R-MAIL-6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum CourierMode {
+    /// A batch right after each mail is handled.
+    #[default]
+    Immediate,
+    /// At the schedule's `courier_batch` events (the GM "checks mail about once a
+    /// day"; default 18:00 and 23:00 Monday to Friday and at the window's close).
+    Batches,
+}
+
+/// Which player mail waits for the GM before the courier decides it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Review {
+    /// None: everything goes straight to the courier.
+    #[default]
+    None,
+    /// Invitations, forgeries, gifts and goods, unreadable trailers, Reveal and
+    /// home-invitations.
+    Flagged,
+    /// Every envoy, merchant, spy and GM request.
+    All,
+}
+
+/// Courier settings.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CourierSettings {
+    #[serde(default)]
+    pub mode: CourierMode,
+    #[serde(default)]
+    pub review: Review,
 }
 
 /// Weekend-form settings.
@@ -334,6 +372,7 @@ pub struct Config {
     pub limits: Limits,
     pub outbox: OutboxSettings,
     pub forms: FormSettings,
+    pub courier: CourierSettings,
 }
 
 impl Config {
@@ -572,6 +611,7 @@ impl Config {
             limits: raw.limits,
             outbox: raw.outbox,
             forms: raw.forms,
+            courier: raw.courier,
         })
     }
 }

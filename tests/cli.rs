@@ -98,7 +98,8 @@ fn new_init_tick_state_and_gm_queue_work_through_the_binary() {
     assert!(out.contains("2 stored, 2 handled"), "{out}");
     assert_eq!(
         std::fs::read_dir(dir.join("outbox/new")).unwrap().count(),
-        1
+        2,
+        "the envoy and its receipt"
     );
     assert_eq!(
         std::fs::read_dir(dir.join("inbox/cur")).unwrap().count(),

@@ -20,8 +20,14 @@ async fn an_envoy_in_the_weekday_window_reaches_the_recipient_without_the_sender
     let r = g.tick("2026-11-24T10:00:00+01:00").await;
     assert_eq!((r.stored, r.handled, r.delivered), (1, 1, 1));
     let out = g.outbox();
-    assert_eq!(out.len(), 1, "{out:#?}");
-    let envoy = &out[0];
+    assert_eq!(out.len(), 2, "the envoy and the sender's receipt: {out:#?}");
+    let envoy = out.iter().find(|m| m.to_is("afani@game.test")).unwrap();
+    let receipt = out.iter().find(|m| m.to_is("genogien@game.test")).unwrap();
+    assert!(
+        receipt.text.contains("fria kvoten"),
+        "R-AGENT-4 free allowance: {}",
+        receipt.text
+    );
     assert!(envoy.to_is("afani@game.test"));
     // Afani plays in English: the delivery is in English and names the sending realm.
     assert!(envoy.subject.contains("Genogien"), "{}", envoy.subject);
@@ -267,10 +273,10 @@ async fn the_same_mail_twice_is_handled_once_and_a_second_tick_does_nothing_new(
     g.drop_raw(&raw);
     g.drop_raw(&raw);
     let r = g.tick("2026-11-24T10:00:00+01:00").await;
-    assert_eq!((r.stored, r.handled, r.delivered, r.sent), (1, 1, 1, 1));
+    assert_eq!((r.stored, r.handled, r.delivered, r.sent), (1, 1, 1, 2));
     let r = g.tick("2026-11-24T10:00:00+01:00").await;
     assert_eq!((r.stored, r.handled, r.delivered, r.sent), (0, 0, 0, 0));
-    assert_eq!(g.outbox().len(), 1);
+    assert_eq!(g.outbox().len(), 2, "one delivery, one receipt");
 }
 
 #[tokio::test]

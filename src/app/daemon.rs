@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::{deliver, intake, process, scheduler, sender, App, Result};
+use super::{courier, intake, process, scheduler, sender, App, Result};
 use crate::config::{ImapSettings, Inbound};
 use crate::transport::imap::ImapSession;
 use crate::transport::maildir::Maildir;
@@ -78,9 +78,11 @@ async fn worker_loop(app: Arc<App>, cancel: CancellationToken) -> anyhow::Result
 /// One unit of each kind of work; true when any was done.
 async fn worker_once(app: &App) -> Result<bool> {
     let mut busy = process::process_once(app).await?;
+    if app.cfg.courier.mode == crate::config::CourierMode::Immediate {
+        busy |= courier::batch_now(app).await?.decided > 0;
+    }
     let now = app.now();
-    busy |= !scheduler::fire_due(app, now).await?.is_empty();
-    busy |= deliver::deliver_once(app).await?;
+    busy |= !scheduler::fire_due(app, now).await?.events.is_empty();
     let (sent, _) = sender::flush_once(app).await?;
     busy |= sent > 0;
     Ok(busy)

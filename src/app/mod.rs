@@ -7,8 +7,8 @@
 //! things and the transactions; the rules live in `courier/`, `game/`, `forms/`, the
 //! SQL in `store/`, the bytes on the wire in `transport/`.
 
+pub mod courier;
 pub mod daemon;
-pub mod deliver;
 pub mod demo;
 pub mod intake;
 pub mod process;

@@ -217,24 +217,31 @@ async fn handle(
                 ..Default::default()
             };
             match decision {
-                Route::Queue if sub.kind == MailKind::Envoy && sub.to.is_some() => {
-                    // Envoys go out at once, text only. The courier's batch engine
-                    // (`courier::batch::route_batch`: allowances, costs, spies,
-                    // Isolation, Shield, gifts, invitations) is built and tested; the
-                    // batch worker that drives it from here is the next step.
-                    let to = sub.to.clone().unwrap_or_default();
-                    let id = messages::insert(conn, &base).await?;
-                    messages::add_delivery(conn, id, &to, received_ms).await?;
-                    let detail =
-                        json!({"kind": base.kind, "to": to, "due_at": received_at}).to_string();
+                Route::Queue => {
+                    // Decided by the next courier batch (at once in `immediate` mode),
+                    // unless the GM reviews this kind of mail first.
+                    let held = needs_review(app, sub.kind, &body);
+                    let st = if held { state::HELD } else { state::QUEUED };
+                    let id = messages::insert(
+                        conn,
+                        &NewMessage {
+                            state: st,
+                            ..base.clone()
+                        },
+                    )
+                    .await?;
                     events::log(
                         conn,
                         now,
                         round,
-                        "courier_routed",
+                        if held {
+                            "courier_held"
+                        } else {
+                            "courier_queued"
+                        },
                         Some(&realm),
                         Some(id),
-                        &detail,
+                        base.kind,
                     )
                     .await?;
                 }
@@ -295,29 +302,26 @@ async fn handle(
                     )
                     .await?;
                 }
-                Route::Gm | Route::Queue => {
+                Route::Gm => {
+                    // Reveal and home-invitations go through the courier; anything else
+                    // waits for the GM.
+                    let request = !matches!(
+                        crate::courier::batch::gm_request(sub.topic.as_deref(), &body),
+                        Ok(crate::courier::batch::GmRequest::Plain)
+                    );
+                    let st = match (request, needs_review(app, sub.kind, &body)) {
+                        (false, _) => state::GM_QUEUE,
+                        (true, true) => state::HELD,
+                        (true, false) => state::QUEUED,
+                    };
                     let id = messages::insert(
                         conn,
                         &NewMessage {
-                            state: state::GM_QUEUE,
+                            state: st,
                             ..base.clone()
                         },
                     )
                     .await?;
-                    if sub.kind != MailKind::ToGm {
-                        // Merchants and spies: the GM handles them by hand for now; the
-                        // sender learns that it arrived, never more.
-                        let data = json!({"realm": realm, "kind": base.kind, "to": sub.to});
-                        let to = Reply {
-                            gs,
-                            realm: &realm,
-                            lang,
-                            mail: &mail,
-                            subject: &subject,
-                            inbox_id,
-                        };
-                        to.send(app, conn, "gm_received", "received", &data).await?;
-                    }
                     events::log(
                         conn,
                         now,
@@ -370,6 +374,27 @@ async fn handle(
         }
     }
     Ok(())
+}
+
+/// Does the game's review setting hold this mail for the GM before the courier
+/// decides it?
+fn needs_review(app: &App, kind: MailKind, body: &str) -> bool {
+    use crate::config::Review;
+    match app.cfg.courier.review {
+        Review::None => false,
+        Review::All => true,
+        Review::Flagged => match kind {
+            MailKind::Merchant | MailKind::ToGm => true,
+            MailKind::Envoy => match crate::courier::trailer::parse_envoy_body(body) {
+                Ok(e) => e.invitation.is_some() || e.claimed_sender.is_some() || e.gift.is_some(),
+                Err(_) => true,
+            },
+            MailKind::Spy => crate::courier::trailer::parse_envoy_body(body)
+                .map(|e| e.claimed_sender.is_some())
+                .unwrap_or(true),
+            MailKind::Form => false,
+        },
+    }
 }
 
 /// The text a message carries: the body, plus text attachments for forms (a player may

@@ -26,15 +26,23 @@ pub async fn last_now(app: &App, conn: &mut Conn) -> Result<DateTime<Utc>> {
     Ok(from_ms(ms))
 }
 
+/// What firing the due events did.
+#[derive(Debug, Default)]
+pub struct Fired {
+    pub events: Vec<Due>,
+    /// Envoys and merchants delivered by courier batches among them.
+    pub delivered: usize,
+}
+
 /// Fire everything due up to `now`; returns the events fired.
-pub async fn fire_due(app: &App, now: DateTime<Utc>) -> Result<Vec<Due>> {
+pub async fn fire_due(app: &App, now: DateTime<Utc>) -> Result<Fired> {
     let mut conn = app.store.conn().await?;
     let last = last_now(app, &mut conn).await?;
     drop(conn);
     if now <= last {
-        return Ok(vec![]);
+        return Ok(Fired::default());
     }
-    let mut fired = Vec::new();
+    let mut fired = Fired::default();
     for due in app.schedule.due(last, now) {
         let mut tx = app.store.begin().await?;
         let claimed = schedule::claim(
@@ -50,7 +58,7 @@ pub async fn fire_due(app: &App, now: DateTime<Utc>) -> Result<Vec<Due>> {
         }
         let span = tracing::info_span!("schedule", event = %due.name, at = %due.at);
         let _g = span.enter();
-        apply(app, &mut tx, &due).await?;
+        fired.delivered += apply(app, &mut tx, &due).await?;
         tx.commit()
             .await
             .map_err(|e| crate::store::StoreError::Query {
@@ -58,7 +66,7 @@ pub async fn fire_due(app: &App, now: DateTime<Utc>) -> Result<Vec<Due>> {
                 source: e,
             })?;
         tracing::info!("schedule event fired");
-        fired.push(due);
+        fired.events.push(due);
     }
     let mut conn = app.store.conn().await?;
     meta::set(&mut conn, meta::LAST_NOW, &clock::to_ms(now).to_string()).await?;
@@ -66,7 +74,24 @@ pub async fn fire_due(app: &App, now: DateTime<Utc>) -> Result<Vec<Due>> {
 }
 
 /// One event's effects, inside its transaction.
-async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<()> {
+async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
+    if due.kind == EventKind::CourierBatch {
+        // Everything queued up to this instant is decided now, in order of receipt.
+        let r = super::courier::run_batch(app, conn, due.at).await?;
+        let detail = json!({"name": due.name, "at": due.at, "decided": r.decided,
+                            "delivered": r.delivered, "refused": r.refused});
+        events::log(
+            conn,
+            clock::to_ms(app.now()),
+            0,
+            "schedule_courier_batch",
+            None,
+            None,
+            &detail.to_string(),
+        )
+        .await?;
+        return Ok(r.delivered);
+    }
     let (version, gs) = app.state(conn).await?;
     let mut gs = (*gs).clone();
     let at = clock::to_ms(due.at);
@@ -247,8 +272,7 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<()> {
         | EventKind::FormOpen
         | EventKind::CourierBatch => {
             // Windows are read from the schedule itself (`window_at`), so opening and
-            // closing change no state; courier batches act here once the courier runs
-            // in batches. The firing is recorded either way.
+            // closing change no state; the firing is recorded either way.
         }
     }
     events::log(
@@ -261,7 +285,7 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<()> {
         &detail.to_string(),
     )
     .await?;
-    Ok(())
+    Ok(0)
 }
 
 /// The subject of a mail that carries a realm's form: a plain reply to it classifies as

@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::{deliver, intake, process, scheduler, sender, App, AppError, Result};
+use super::{courier, intake, process, scheduler, sender, App, AppError, Result};
 use crate::config::Inbound;
 use crate::transport::imap::ImapSession;
 use crate::transport::maildir::Maildir;
@@ -48,12 +48,17 @@ pub async fn tick(app: &App) -> Result<TickReport> {
         }
     };
     let handled = process::process_all(app).await?;
-    let events = scheduler::fire_due(app, now)
-        .await?
+    let mut delivered = 0;
+    if app.cfg.courier.mode == crate::config::CourierMode::Immediate {
+        delivered += courier::batch_now(app).await?.delivered;
+    }
+    let fired = scheduler::fire_due(app, now).await?;
+    delivered += fired.delivered;
+    let events = fired
+        .events
         .into_iter()
         .map(|d| format!("{} {}", d.at.to_rfc3339(), d.name))
         .collect();
-    let delivered = deliver::deliver_all(app).await?;
     let (sent, send_failures) = sender::flush_all(app).await?;
     Ok(TickReport {
         stored,

@@ -22,6 +22,7 @@ pub mod batch;
 pub mod mission;
 #[cfg(test)]
 pub(crate) mod tests;
+pub mod text;
 pub mod trailer;
 
 pub use batch::{

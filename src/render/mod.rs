@@ -57,16 +57,6 @@ pub const TEMPLATES: &[(&str, Lang, &str)] = &[
         include_str!("../../templates/en/form_receipt.hbs"),
     ),
     (
-        "gm_received",
-        Lang::Sv,
-        include_str!("../../templates/sv/gm_received.hbs"),
-    ),
-    (
-        "gm_received",
-        Lang::En,
-        include_str!("../../templates/en/gm_received.hbs"),
-    ),
-    (
         "reminder",
         Lang::Sv,
         include_str!("../../templates/sv/reminder.hbs"),
@@ -85,6 +75,66 @@ pub const TEMPLATES: &[(&str, Lang, &str)] = &[
         "missing_forms",
         Lang::En,
         include_str!("../../templates/en/missing_forms.hbs"),
+    ),
+    (
+        "merchant_delivery",
+        Lang::Sv,
+        include_str!("../../templates/sv/merchant_delivery.hbs"),
+    ),
+    (
+        "merchant_delivery",
+        Lang::En,
+        include_str!("../../templates/en/merchant_delivery.hbs"),
+    ),
+    (
+        "courier_receipt",
+        Lang::Sv,
+        include_str!("../../templates/sv/courier_receipt.hbs"),
+    ),
+    (
+        "courier_receipt",
+        Lang::En,
+        include_str!("../../templates/en/courier_receipt.hbs"),
+    ),
+    (
+        "stolen_envoy",
+        Lang::Sv,
+        include_str!("../../templates/sv/stolen_envoy.hbs"),
+    ),
+    (
+        "stolen_envoy",
+        Lang::En,
+        include_str!("../../templates/en/stolen_envoy.hbs"),
+    ),
+    (
+        "returned_envoy",
+        Lang::Sv,
+        include_str!("../../templates/sv/returned_envoy.hbs"),
+    ),
+    (
+        "returned_envoy",
+        Lang::En,
+        include_str!("../../templates/en/returned_envoy.hbs"),
+    ),
+    (
+        "spy_report",
+        Lang::Sv,
+        include_str!("../../templates/sv/spy_report.hbs"),
+    ),
+    (
+        "spy_report",
+        Lang::En,
+        include_str!("../../templates/en/spy_report.hbs"),
+    ),
+    (
+        "reveal_result",
+        Lang::Sv,
+        include_str!("../../templates/sv/reveal_result.hbs"),
+    ),
+    (
+        "reveal_result",
+        Lang::En,
+        include_str!("../../templates/en/reveal_result.hbs"),
     ),
 ];
 

@@ -1,5 +1,7 @@
 //! Classified mail and what became of it; also the GM's review queue, which is the
-//! set of messages waiting for the GM, and the deliveries made from messages.
+//! set of messages waiting for the GM, and the courier's queue of messages waiting
+//! for a batch. (The `deliveries` table of the first migration is unused: the courier
+//! batch queues its mail in the outbox directly.)
 
 use sqlx::Row;
 
@@ -15,6 +17,10 @@ pub mod state {
     pub const GM_QUEUE: &str = "gm_queue";
     /// Accepted and stored (weekend forms).
     pub const ACCEPTED: &str = "accepted";
+    /// Waiting for the next courier batch.
+    pub const QUEUED: &str = "queued";
+    /// Held for the GM's review (`gm approve` queues it, `gm reject` refuses it).
+    pub const HELD: &str = "held";
 }
 
 /// A message to record.
@@ -146,76 +152,68 @@ pub async fn counts(conn: &mut Conn) -> Result<(i64, i64, i64), StoreError> {
     Ok((r.get(0), r.get(1), r.get(2)))
 }
 
-/// Schedule a delivery of message `message_id` to `to_realm` at `due_at`.
-pub async fn add_delivery(
-    conn: &mut Conn,
-    message_id: i64,
-    to_realm: &str,
-    due_at: i64,
-) -> Result<i64, StoreError> {
-    let r = sqlx::query(
-        "INSERT INTO deliveries (message_id, to_realm, due_at, state) VALUES ($1, $2, $3, 'due') RETURNING id",
-    )
-    .bind(message_id)
-    .bind(to_realm)
-    .bind(due_at)
-    .fetch_one(&mut *conn)
-    .await
-    .ctx("schedule a delivery")?;
-    Ok(r.get(0))
-}
-
-/// A delivery whose time has come.
+/// A message waiting for a courier batch, with when it was received and the Message-ID
+/// of the mail it came in (for replies).
 #[derive(Debug, Clone)]
-pub struct DueDelivery {
-    pub id: i64,
+pub struct QueuedMessage {
     pub message: Message,
-    pub to_realm: String,
+    pub received_at: i64,
+    pub mail_message_id: Option<String>,
 }
 
-/// Claim the oldest due delivery inside the caller's transaction.
-pub async fn claim_due_delivery(
-    store: &Store,
-    conn: &mut Conn,
-    now: i64,
-) -> Result<Option<DueDelivery>, StoreError> {
+/// Messages waiting for a courier batch, in order of receipt.
+pub async fn queued(store: &Store, conn: &mut Conn) -> Result<Vec<QueuedMessage>, StoreError> {
+    let cols = COLUMNS
+        .split(", ")
+        .map(|c| format!("m.{}", c.trim()))
+        .collect::<Vec<_>>()
+        .join(", ");
     let sql = format!(
-        "SELECT id, message_id, to_realm FROM deliveries WHERE state = 'due' AND due_at <= $1 \
-         ORDER BY due_at, id LIMIT 1{}",
-        store.skip_locked()
+        "SELECT {cols}, i.received_at, i.message_id FROM messages m JOIN inbox i ON i.id = m.inbox_id \
+         WHERE m.state = 'queued' ORDER BY i.received_at, m.id{}",
+        store.skip_locked_of("m")
     );
-    let Some(row) = sqlx::query(&sql)
-        .bind(now)
-        .fetch_optional(&mut *conn)
+    let rows = sqlx::query(&sql)
+        .fetch_all(&mut *conn)
         .await
-        .ctx("claim a due delivery")?
-    else {
-        return Ok(None);
-    };
-    let (id, message_id, to_realm): (i64, i64, String) = (row.get(0), row.get(1), row.get(2));
-    let message = get(conn, message_id).await?.ok_or_else(|| {
-        StoreError::Corrupt(format!("delivery {id} names missing message {message_id}"))
-    })?;
-    Ok(Some(DueDelivery {
-        id,
-        message,
-        to_realm,
-    }))
+        .ctx("claim queued messages")?;
+    Ok(rows
+        .iter()
+        .map(|r| QueuedMessage {
+            message: from_row(r),
+            received_at: r.get(13),
+            mail_message_id: r.get(14),
+        })
+        .collect())
 }
 
-/// Mark a delivery made (in the transaction that queued its mail).
-pub async fn delivered(
+/// Move a message to `state` (with a reason shown to the GM), stamping the time.
+pub async fn set_state(
     conn: &mut Conn,
     id: i64,
-    outbox_id: i64,
+    state: &str,
+    reason: Option<&str>,
     at: i64,
 ) -> Result<(), StoreError> {
-    sqlx::query("UPDATE deliveries SET state = 'delivered', delivered_at = $1, outbox_id = $2 WHERE id = $3")
+    sqlx::query("UPDATE messages SET state = $1, reason = COALESCE($2, reason), updated_at = $3 WHERE id = $4")
+        .bind(state)
+        .bind(reason)
         .bind(at)
-        .bind(outbox_id)
         .bind(id)
         .execute(&mut *conn)
         .await
-        .ctx("mark a delivery made")?;
+        .ctx("change a message's state")?;
+    Ok(())
+}
+
+/// The GM corrects a message's text.
+pub async fn set_body(conn: &mut Conn, id: i64, body: &str, at: i64) -> Result<(), StoreError> {
+    sqlx::query("UPDATE messages SET body = $1, updated_at = $2 WHERE id = $3")
+        .bind(body)
+        .bind(at)
+        .bind(id)
+        .execute(&mut *conn)
+        .await
+        .ctx("edit a message")?;
     Ok(())
 }

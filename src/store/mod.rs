@@ -153,6 +153,14 @@ impl Store {
         }
     }
 
+    /// `FOR UPDATE OF <table> SKIP LOCKED` for a query over a join.
+    pub(crate) fn skip_locked_of(&self, table: &str) -> String {
+        match self.backend {
+            Backend::Postgres => format!(" FOR UPDATE OF {table} SKIP LOCKED"),
+            Backend::Sqlite => String::new(),
+        }
+    }
+
     /// Wipe every game table (used by `init --force`).
     pub async fn wipe(&self) -> Result<(), StoreError> {
         let mut tx = self.begin().await?;

@@ -1,0 +1,425 @@
+//! Courier batches: the queued envoys, merchants, spies and GM requests are decided by
+//! the pure courier (`courier::batch::route_batch`) in order of receipt, and the
+//! decisions are applied in one transaction — the new state version, every message's
+//! outcome, receipts and refusals to the senders, deliveries, stolen envoys, returned
+//! envoys, spy reports, audit events and the dice rolls. In `immediate` mode a batch
+//! runs after every handled mail; in `batches` mode at the schedule's courier events.
+
+use chrono::{DateTime, Utc};
+use serde_json::json;
+
+use super::{App, AppError, Result};
+use crate::clock::{self, from_ms};
+use crate::courier::batch::{
+    self, Context, Decision, Dispatch, Outcome, Queued, Receipt, SpyResult,
+};
+use crate::courier::text::{goods_text, intel_lines};
+use crate::game::dice::Dice;
+use crate::game::{GameState, Lang};
+use crate::mail::compose::Outgoing;
+use crate::mail::subject::{parse_subject, MailKind};
+use crate::store::messages::{self, state, QueuedMessage};
+use crate::store::{events, meta, Conn};
+
+/// What one batch did.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct BatchReport {
+    pub decided: usize,
+    pub delivered: usize,
+    pub refused: usize,
+}
+
+fn kind_of(s: &str) -> Option<MailKind> {
+    Some(match s {
+        "envoy" => MailKind::Envoy,
+        "merchant" => MailKind::Merchant,
+        "spy" => MailKind::Spy,
+        "to_gm" => MailKind::ToGm,
+        _ => return None,
+    })
+}
+
+/// Decide every queued message, inside the caller's transaction, as of `at`.
+pub async fn run_batch(app: &App, conn: &mut Conn, at: DateTime<Utc>) -> Result<BatchReport> {
+    let waiting = messages::queued(&app.store, conn).await?;
+    if waiting.is_empty() {
+        return Ok(BatchReport::default());
+    }
+    let (version, gs) = app.state(conn).await?;
+    let mut gs = (*gs).clone();
+    let names: Vec<&str> = gs.realm_names();
+    let queued: Vec<Queued> = waiting
+        .iter()
+        .filter_map(|q| {
+            let m = &q.message;
+            let received = from_ms(q.received_at);
+            Some(Queued {
+                id: m.id as u64,
+                kind: kind_of(&m.kind)?,
+                from: m.realm.clone()?,
+                to: m.to_realm.clone(),
+                topic: parse_subject(&m.subject, &names).ok().and_then(|s| s.topic),
+                body: m.body.clone(),
+                received_at: received,
+                window: app.schedule.window_at(received),
+            })
+        })
+        .collect();
+    let mut ctx: Context = match meta::get(conn, meta::COURIER_CONTEXT).await? {
+        Some(json) => serde_json::from_str(&json)
+            .map_err(|e| AppError::BadState(format!("courier context: {e}")))?,
+        None => Context::default(),
+    };
+    ctx.now = at;
+    let purpose = format!("courier/{}", at.to_rfc3339());
+    let mut dice = Dice::new(app.cfg.seed, gs.round, &purpose);
+    let decisions = batch::route_batch(&mut gs, &queued, &mut ctx, &mut dice);
+
+    let now = clock::to_ms(app.now());
+    let round = gs.round as i64;
+    let mut report = BatchReport::default();
+    for d in &decisions {
+        let Some(q) = waiting.iter().find(|q| q.message.id as u64 == d.mail) else {
+            continue;
+        };
+        report.decided += 1;
+        apply(app, conn, &gs, q, d, &mut report).await?;
+        for e in &d.events {
+            let detail = serde_json::to_string(e).unwrap_or_default();
+            events::log(
+                conn,
+                now,
+                round,
+                "courier",
+                Some(&d.sender),
+                Some(q.message.id),
+                &detail,
+            )
+            .await?;
+        }
+    }
+    let rolls = serde_json::to_string(dice.rolls()).unwrap_or_default();
+    events::log(conn, now, round, "courier_dice", None, None, &rolls).await?;
+    app.save_state(
+        conn,
+        version,
+        &gs,
+        &format!("courier batch at {}", at.to_rfc3339()),
+    )
+    .await?;
+    let ctx_json = serde_json::to_string(&ctx).map_err(|e| AppError::BadState(e.to_string()))?;
+    meta::set(conn, meta::COURIER_CONTEXT, &ctx_json).await?;
+    Ok(report)
+}
+
+/// Run a batch in its own transaction (immediate mode, `gm approve --now`).
+pub async fn batch_now(app: &App) -> Result<BatchReport> {
+    let mut tx = app.store.begin().await?;
+    let r = run_batch(app, &mut tx, app.now()).await?;
+    tx.commit()
+        .await
+        .map_err(|e| crate::store::StoreError::Query {
+            what: "commit a courier batch",
+            source: e,
+        })?;
+    if r.decided > 0 {
+        app.wake.notify_one();
+    }
+    Ok(r)
+}
+
+fn lang_of(gs: &GameState, realm: &str) -> Lang {
+    gs.realm(realm).map(|r| r.language).unwrap_or_default()
+}
+
+fn addresses(gs: &GameState, realm: &str) -> Vec<String> {
+    gs.realm(realm)
+        .map(|r| r.emails.clone())
+        .unwrap_or_default()
+}
+
+async fn apply(
+    app: &App,
+    conn: &mut Conn,
+    gs: &GameState,
+    q: &QueuedMessage,
+    d: &Decision,
+    report: &mut BatchReport,
+) -> Result<()> {
+    let m = &q.message;
+    let now = clock::to_ms(app.now());
+    let sender_lang = lang_of(gs, &d.sender);
+    let reply_subject = format!("Re: {}", m.subject.trim());
+    match &d.outcome {
+        Outcome::Refused(r) => {
+            let next = crate::courier::window_for(kind_of(&m.kind).unwrap_or(MailKind::Envoy))
+                .and_then(|w| app.schedule.next_opening(w, from_ms(q.received_at)))
+                .map(|t| app.local(t, sender_lang));
+            let text = r.explain(sender_lang, next.as_deref());
+            messages::set_state(conn, m.id, state::REFUSED, Some(&text), now).await?;
+            let data = json!({"realm": d.sender, "subject": m.subject, "reason": text});
+            let o = Outgoing {
+                kind: "refusal",
+                dedup_key: format!("refusal:{}", m.inbox_id),
+                to: addresses(gs, &d.sender),
+                subject: reply_subject.clone(),
+                body: app.renderer.render("refusal", sender_lang, &data)?,
+                in_reply_to: q.mail_message_id.clone(),
+            };
+            app.enqueue(conn, &o).await?;
+            report.refused += 1;
+        }
+        Outcome::ToGm => messages::set_state(conn, m.id, state::GM_QUEUE, None, now).await?,
+        _ => messages::set_state(conn, m.id, state::ROUTED, None, now).await?,
+    }
+    if let Some(r) = &d.receipt {
+        let o = Outgoing {
+            kind: "courier_receipt",
+            dedup_key: format!("courier_receipt:{}", m.id),
+            to: addresses(gs, &d.sender),
+            subject: reply_subject.clone(),
+            body: app.renderer.render(
+                "courier_receipt",
+                sender_lang,
+                &receipt_data(r, &d.sender, sender_lang),
+            )?,
+            in_reply_to: q.mail_message_id.clone(),
+        };
+        app.enqueue(conn, &o).await?;
+    }
+    for (i, dispatch) in d.dispatches.iter().enumerate() {
+        if let Some(o) = dispatch_mail(app, gs, q, dispatch, i)? {
+            if matches!(dispatch, Dispatch::Envoy { .. } | Dispatch::Merchant { .. }) {
+                report.delivered += 1;
+            }
+            app.enqueue(conn, &o).await?;
+        }
+    }
+    Ok(())
+}
+
+fn receipt_data(r: &Receipt, realm: &str, lang: Lang) -> serde_json::Value {
+    let kind = match (r.kind, lang) {
+        (MailKind::Envoy, Lang::Sv) => "sändebud",
+        (MailKind::Envoy, Lang::En) => "envoy",
+        (MailKind::Merchant, Lang::Sv) => "handelsman",
+        (MailKind::Merchant, Lang::En) => "merchant",
+        (MailKind::Spy, Lang::Sv) => "spion",
+        (MailKind::Spy, Lang::En) => "spy",
+        (_, Lang::Sv) => "brev",
+        (_, Lang::En) => "mail",
+    };
+    json!({
+        "realm": realm,
+        "kind": kind,
+        "to": r.to.clone().unwrap_or_default(),
+        "free": r.free,
+        "charged": r.charged.describe(lang),
+        "allowance_left": r.allowance_left,
+        "stock_after": r.stock_after.describe(lang),
+        "goods": r.goods.as_ref().map(|g| goods_text(g, lang)).unwrap_or_default(),
+        "spies_left": r.spies_left.map(|n| n.to_string()).unwrap_or_default(),
+    })
+}
+
+/// The mail a dispatch becomes (none for mail that stays with the GM).
+fn dispatch_mail(
+    app: &App,
+    gs: &GameState,
+    q: &QueuedMessage,
+    d: &Dispatch,
+    i: usize,
+) -> Result<Option<Outgoing>> {
+    let key = format!("dispatch:{}:{i}", q.message.id);
+    let sent = from_ms(q.received_at);
+    let (to, template, subject, data) = match d {
+        Dispatch::Envoy {
+            to,
+            shown_from,
+            text,
+            gift,
+            invitation,
+            ..
+        } => {
+            let lang = lang_of(gs, to);
+            let subject = match lang {
+                Lang::Sv => format!("Sändebud från {shown_from}"),
+                Lang::En => format!("Envoy from {shown_from}"),
+            };
+            let data = json!({
+                "from": shown_from,
+                "to": to,
+                "text": redact_addresses(text, gs),
+                "sent": app.local(sent, lang),
+                "gift": gift.as_ref().map(|g| goods_text(g, lang)).unwrap_or_default(),
+                "invitation": invitation.map(|s| s.to_string()).unwrap_or_default(),
+            });
+            (to.clone(), "envoy_delivery", subject, data)
+        }
+        Dispatch::Merchant {
+            to,
+            from,
+            text,
+            sends,
+            expects,
+            ..
+        } => {
+            let lang = lang_of(gs, to);
+            let subject = match lang {
+                Lang::Sv => format!("Handelsman från {from}"),
+                Lang::En => format!("Merchant from {from}"),
+            };
+            let data = json!({
+                "from": from,
+                "to": to,
+                "text": redact_addresses(text, gs),
+                "sent": app.local(sent, lang),
+                "sends": goods_text(sends, lang),
+                "expects": goods_text(expects, lang),
+            });
+            (to.clone(), "merchant_delivery", subject, data)
+        }
+        Dispatch::Stolen {
+            thief,
+            original_from,
+            original_to,
+            text,
+            gift,
+            invitation,
+            may_forge_to,
+            ..
+        } => {
+            let lang = lang_of(gs, thief);
+            let subject = match lang {
+                Lang::Sv => format!("Er spion snappade upp ett sändebud från {original_from}"),
+                Lang::En => format!("Your spy intercepted an envoy from {original_from}"),
+            };
+            let data = json!({
+                "thief": thief,
+                "from": original_from,
+                "to": original_to,
+                "text": redact_addresses(text, gs),
+                "gift": gift.as_ref().map(|g| goods_text(g, lang)).unwrap_or_default(),
+                "invitation": invitation.map(|s| s.to_string()).unwrap_or_default(),
+                "forge_to": may_forge_to,
+            });
+            (thief.clone(), "stolen_envoy", subject, data)
+        }
+        Dispatch::Returned {
+            to,
+            original_to,
+            text,
+        } => {
+            let lang = lang_of(gs, to);
+            let subject = match lang {
+                Lang::Sv => format!("Ert sändebud till {original_to} kom tillbaka"),
+                Lang::En => format!("Your envoy to {original_to} came back"),
+            };
+            let data = json!({"realm": to, "to": original_to, "text": text});
+            (to.clone(), "returned_envoy", subject, data)
+        }
+        Dispatch::SpyReport {
+            owner,
+            target,
+            mission,
+            result,
+            ..
+        } => {
+            let lang = lang_of(gs, owner);
+            let sv = lang == Lang::Sv;
+            let lines: Vec<String> = match result {
+                SpyResult::Learned { intel } => intel_lines(intel, lang),
+                SpyResult::Failed => vec![if sv {
+                    "Spionen misslyckades och kom inte tillbaka; den lärde sig ingenting."
+                } else {
+                    "The spy failed and did not return; it learned nothing."
+                }
+                .into()],
+                SpyResult::EmptyHanded => vec![if sv {
+                    "En Sköld skyddade målet: spionen kom tillbaka tomhänt."
+                } else {
+                    "A Shield protected the target: the spy came back empty-handed."
+                }
+                .into()],
+                SpyResult::Stationed => vec![if sv {
+                    "Spionen är på plats och väntar på första sändebudet som passerar."
+                } else {
+                    "The spy is in place, waiting for the first envoy to pass."
+                }
+                .into()],
+                SpyResult::ForgerySent => vec![if sv {
+                    "Det förfalskade sändebudet är på väg."
+                } else {
+                    "The forged envoy is on its way."
+                }
+                .into()],
+                SpyResult::InterceptionFailed => vec![if sv {
+                    "Spionen försökte ta ett sändebud men misslyckades och är förbrukad."
+                } else {
+                    "The spy tried to take an envoy but failed, and is spent."
+                }
+                .into()],
+            };
+            let subject = match lang {
+                Lang::Sv => format!("Spionrapport: {target}"),
+                Lang::En => format!("Spy report: {target}"),
+            };
+            let data =
+                json!({"realm": owner, "target": target, "mission": mission, "lines": lines});
+            (owner.clone(), "spy_report", subject, data)
+        }
+        Dispatch::RevealResult {
+            to, success, found, ..
+        } => {
+            let lang = lang_of(gs, to);
+            let found = found
+                .as_ref()
+                .map(|(spell, caster)| format!("{} ({caster})", spell.name(lang)));
+            let subject = match lang {
+                Lang::Sv => "Avslöja: resultat".to_string(),
+                Lang::En => "Reveal: result".to_string(),
+            };
+            let data = json!({"realm": to, "success": success, "found": found.unwrap_or_default()});
+            (to.clone(), "reveal_result", subject, data)
+        }
+        Dispatch::ToGm { .. } => return Ok(None),
+    };
+    let lang = lang_of(gs, &to);
+    Ok(Some(Outgoing {
+        kind: template,
+        dedup_key: key,
+        to: addresses(gs, &to),
+        subject,
+        body: app.renderer.render(template, lang, &data)?,
+        in_reply_to: None,
+    }))
+}
+
+/// Remove every registered player address from a text passed between realms, so a
+/// signature or a quoted header cannot give a player's address away.
+pub fn redact_addresses(text: &str, gs: &GameState) -> String {
+    let mut out = text.to_string();
+    for r in &gs.realms {
+        for e in &r.emails {
+            if e.is_empty() {
+                continue;
+            }
+            let lower = out.to_lowercase();
+            let needle = e.to_lowercase();
+            if !lower.contains(&needle) {
+                continue;
+            }
+            // Replace case-insensitively, walking the lower-cased copy for positions.
+            let mut result = String::with_capacity(out.len());
+            let mut i = 0;
+            while let Some(pos) = lower[i..].find(&needle) {
+                result.push_str(&out[i..i + pos]);
+                result.push_str("[adress borttagen / address removed]");
+                i += pos + needle.len();
+            }
+            result.push_str(&out[i..]);
+            out = result;
+        }
+    }
+    out
+}

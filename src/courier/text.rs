@@ -1,0 +1,250 @@
+//! Plain-text pieces of courier mail in Swedish or English: goods lists and what a
+//! spy learned. PURE formatting; decides nothing.
+
+use super::mission::{ArmyIntel, FleetIntel, Intel};
+use super::trailer::Goods;
+use crate::game::units::Position;
+use crate::game::Lang;
+
+/// `5 sten, 2 lätt infanteri, 1 transportskepp, 10 segerpoäng, stad K5` — or `inget`.
+pub fn goods_text(g: &Goods, lang: Lang) -> String {
+    let mut parts = Vec::new();
+    if !g.resources.is_zero() {
+        parts.push(g.resources.describe(lang));
+    }
+    for (k, n) in &g.units {
+        parts.push(k.count_text(*n as usize, lang));
+    }
+    for (k, n) in &g.ships {
+        parts.push(k.count_text(*n as usize, lang));
+    }
+    if g.vp > 0 {
+        parts.push(match lang {
+            Lang::Sv => format!("{} segerpoäng", g.vp),
+            Lang::En => format!("{} victory points", g.vp),
+        });
+    }
+    for c in &g.cities {
+        parts.push(match lang {
+            Lang::Sv => format!("staden {c}"),
+            Lang::En => format!("the city {c}"),
+        });
+    }
+    for s in &g.squares {
+        parts.push(match lang {
+            Lang::Sv => format!("rutan {s}"),
+            Lang::En => format!("the square {s}"),
+        });
+    }
+    if parts.is_empty() {
+        return match lang {
+            Lang::Sv => "inget".into(),
+            Lang::En => "nothing".into(),
+        };
+    }
+    parts.join(", ")
+}
+
+fn army_line(a: &ArmyIntel, lang: Lang) -> String {
+    let units: Vec<String> = a
+        .units
+        .iter()
+        .map(|(k, n)| k.count_text(*n as usize, lang))
+        .collect();
+    match lang {
+        Lang::Sv => format!(
+            "{}s armé {} på {}: {} ({} enheter)",
+            a.owner,
+            a.id,
+            a.square,
+            units.join(", "),
+            a.total
+        ),
+        Lang::En => format!(
+            "{}'s army {} on {}: {} ({} units)",
+            a.owner,
+            a.id,
+            a.square,
+            units.join(", "),
+            a.total
+        ),
+    }
+}
+
+fn fleet_line(f: &FleetIntel, lang: Lang) -> String {
+    let ships: Vec<String> = f
+        .ships
+        .iter()
+        .map(|(k, n)| k.count_text(*n as usize, lang))
+        .collect();
+    let cargo = if f.cargo.is_empty() {
+        String::new()
+    } else {
+        let ids: Vec<String> = f.cargo.iter().map(u32::to_string).collect();
+        match lang {
+            Lang::Sv => format!("; ombord armé {}", ids.join(", ")),
+            Lang::En => format!("; aboard army {}", ids.join(", ")),
+        }
+    };
+    match lang {
+        Lang::Sv => format!(
+            "{}s flotta {} på {}: {}{cargo}",
+            f.owner,
+            f.id,
+            f.square,
+            ships.join(", ")
+        ),
+        Lang::En => format!(
+            "{}'s fleet {} on {}: {}{cargo}",
+            f.owner,
+            f.id,
+            f.square,
+            ships.join(", ")
+        ),
+    }
+}
+
+/// What a spy learned, one fact a line.
+pub fn intel_lines(intel: &Intel, lang: Lang) -> Vec<String> {
+    let sv = lang == Lang::Sv;
+    let none = if sv { "inga" } else { "none" };
+    let mut out = Vec::new();
+    match intel {
+        Intel::Resources {
+            realm,
+            stock,
+            production,
+        } => {
+            out.push(if sv {
+                format!("{realm}s lager: {}", stock.describe(lang))
+            } else {
+                format!("{realm}'s stock: {}", stock.describe(lang))
+            });
+            out.push(if sv {
+                format!("Produktion per runda: {}", production.describe(lang))
+            } else {
+                format!("Production per round: {}", production.describe(lang))
+            });
+        }
+        Intel::City {
+            square,
+            name,
+            owner,
+            population,
+            walls,
+            production,
+            armies,
+            fleets,
+        } => {
+            out.push(if sv {
+                format!("{name} ({square}), {owner}s stad: befolkning {population}, murar {walls}")
+            } else {
+                format!("{name} ({square}), {owner}'s city: population {population}, walls {walls}")
+            });
+            out.push(if sv {
+                format!("Produktion: {}", production.describe(lang))
+            } else {
+                format!("Production: {}", production.describe(lang))
+            });
+            out.extend(armies.iter().map(|a| army_line(a, lang)));
+            out.extend(fleets.iter().map(|f| fleet_line(f, lang)));
+        }
+        Intel::Armies {
+            realm,
+            armies,
+            fleets,
+        } => {
+            if armies.is_empty() && fleets.is_empty() {
+                out.push(if sv {
+                    format!("{realm} har inga arméer eller flottor.")
+                } else {
+                    format!("{realm} has no armies or fleets.")
+                });
+            }
+            out.extend(armies.iter().map(|a| army_line(a, lang)));
+            out.extend(fleets.iter().map(|f| fleet_line(f, lang)));
+        }
+        Intel::Positions { realm, positions } => {
+            out.push(if sv {
+                format!("{realm}s befattningsvärden:")
+            } else {
+                format!("{realm}'s position values:")
+            });
+            for p in Position::ALL {
+                out.push(format!("  {:<14} {}", p.name(lang), positions.get(p)));
+            }
+        }
+        Intel::Contacts { realm, with } => {
+            let list = if with.is_empty() {
+                none.to_string()
+            } else {
+                with.join(", ")
+            };
+            out.push(if sv {
+                format!("{realm} har utväxlat sändebud eller handelsmän med: {list}")
+            } else {
+                format!("{realm} exchanged envoys or merchants with: {list}")
+            });
+        }
+        Intel::VictoryPoints { realm, vp, mission } => {
+            out.push(if sv {
+                format!("{realm} har {vp} segerpoäng.")
+            } else {
+                format!("{realm} has {vp} victory points.")
+            });
+            out.push(if sv {
+                format!("Uppdrag: {mission}")
+            } else {
+                format!("Mission: {mission}")
+            });
+        }
+        Intel::WhoVoted { round, voters } => {
+            let list = if voters.is_empty() {
+                none.to_string()
+            } else {
+                voters.join(", ")
+            };
+            out.push(match (round, sv) {
+                (Some(r), true) => format!("I omröstningen runda {r} röstade på er: {list}"),
+                (Some(r), false) => {
+                    format!("In the vote of round {r}, these voted for you: {list}")
+                }
+                (None, true) => "Ingen omröstning har hållits än.".into(),
+                (None, false) => "No vote has been held yet.".into(),
+            });
+        }
+        Intel::ForeignTroops { armies } => {
+            if armies.is_empty() {
+                out.push(if sv {
+                    "Inga främmande trupper i ert land.".into()
+                } else {
+                    "No foreign troops in your land.".into()
+                });
+            }
+            out.extend(armies.iter().map(|a| army_line(a, lang)));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::units::UnitKind;
+    use crate::game::Resources;
+
+    #[test]
+    fn goods_read_as_a_list_in_both_languages() {
+        let mut g = Goods::default();
+        assert_eq!(goods_text(&g, Lang::Sv), "inget");
+        g.resources = Resources {
+            sten: 5,
+            ..Resources::ZERO
+        };
+        g.units.insert(UnitKind::LattInfanteri, 2);
+        g.vp = 10;
+        let sv = goods_text(&g, Lang::Sv);
+        assert!(sv.contains("5") && sv.contains("10 segerpoäng"), "{sv}");
+        assert!(goods_text(&g, Lang::En).contains("10 victory points"));
+    }
+}
