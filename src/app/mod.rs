@@ -10,6 +10,7 @@
 pub mod courier;
 pub mod daemon;
 pub mod demo;
+pub mod gm;
 pub mod intake;
 pub mod process;
 pub mod scheduler;

@@ -19,6 +19,35 @@ pub enum GmCommand {
     },
     /// One message in full, with its raw mail.
     Show { id: i64 },
+    /// Release a held message to the courier (the next batch, or now with --now).
+    Approve {
+        id: i64,
+        #[arg(long)]
+        now: bool,
+    },
+    /// Refuse a held or queued message; the sender gets the reason, nothing is charged.
+    Reject {
+        id: i64,
+        #[arg(long)]
+        reason: String,
+    },
+    /// Hold a queued message for review.
+    Hold { id: i64 },
+    /// Correct a held or queued message's text (from --file, else standard input).
+    Edit {
+        id: i64,
+        #[arg(long)]
+        file: Option<std::path::PathBuf>,
+    },
+    /// Replace the state with a GM-corrected JSON document (validated and audited).
+    ImportState { file: std::path::PathBuf },
+    /// The audit log: every courier decision, roll and GM action.
+    Log {
+        #[arg(long)]
+        realm: Option<String>,
+        #[arg(long)]
+        round: Option<i64>,
+    },
 }
 
 pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
@@ -27,9 +56,18 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
     match cmd {
         GmCommand::Queue { all } => {
             let states: &[&str] = if all {
-                &[messages::state::GM_QUEUE, messages::state::REFUSED]
+                &[
+                    messages::state::GM_QUEUE,
+                    messages::state::HELD,
+                    messages::state::QUEUED,
+                    messages::state::REFUSED,
+                ]
             } else {
-                &[messages::state::GM_QUEUE]
+                &[
+                    messages::state::GM_QUEUE,
+                    messages::state::HELD,
+                    messages::state::QUEUED,
+                ]
             };
             let items = messages::in_states(&mut conn, states).await?;
             if items.is_empty() {
@@ -82,6 +120,59 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
                 println!(
                     "{}",
                     String::from_utf8_lossy(&raw[..raw.len().min(64 * 1024)])
+                );
+            }
+        }
+        GmCommand::Approve { id, now } => {
+            drop(conn);
+            let r = crate::app::gm::approve(app, id, now).await?;
+            crate::app::sender::flush_all(app).await?;
+            if r.decided > 0 {
+                println!(
+                    "message {id} approved; the courier decided {} message(s) now",
+                    r.decided
+                );
+            } else {
+                println!("message {id} approved; it goes out with the next courier batch");
+            }
+        }
+        GmCommand::Reject { id, reason } => {
+            drop(conn);
+            crate::app::gm::reject(app, id, &reason).await?;
+            crate::app::sender::flush_all(app).await?;
+            println!("message {id} rejected; the sender was told why");
+        }
+        GmCommand::Hold { id } => {
+            drop(conn);
+            crate::app::gm::hold(app, id).await?;
+            println!("message {id} held");
+        }
+        GmCommand::Edit { id, file } => {
+            drop(conn);
+            let text = match file {
+                Some(f) => std::fs::read_to_string(&f)
+                    .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", f.display()))?,
+                None => std::io::read_to_string(std::io::stdin())?,
+            };
+            crate::app::gm::edit(app, id, &text).await?;
+            println!("message {id} edited (the change is in the audit log)");
+        }
+        GmCommand::ImportState { file } => {
+            drop(conn);
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
+            let v = crate::app::gm::import_state(app, &text).await?;
+            println!("state version {v} imported from {}", file.display());
+        }
+        GmCommand::Log { realm, round } => {
+            for e in crate::store::events::filtered(&mut conn, realm.as_deref(), round).await? {
+                println!(
+                    "{}  r{:<3} {:<22} {:<10} {}",
+                    from_ms(e.at).to_rfc3339(),
+                    e.round,
+                    e.kind,
+                    e.realm.as_deref().unwrap_or("-"),
+                    one_line(&e.detail, 200)
                 );
             }
         }

@@ -63,3 +63,32 @@ pub async fn of_kind(conn: &mut Conn, kind: &str) -> Result<Vec<Event>, StoreErr
         })
         .collect())
 }
+
+/// Entries filtered by realm and/or round, oldest first.
+pub async fn filtered(
+    conn: &mut Conn,
+    realm: Option<&str>,
+    round: Option<i64>,
+) -> Result<Vec<Event>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT id, at, round, kind, realm, ref_id, detail FROM events \
+         WHERE ($1 IS NULL OR realm = $1) AND ($2 IS NULL OR round = $2) ORDER BY id",
+    )
+    .bind(realm)
+    .bind(round)
+    .fetch_all(&mut *conn)
+    .await
+    .ctx("read audit events")?;
+    Ok(rows
+        .into_iter()
+        .map(|r| Event {
+            id: r.get(0),
+            at: r.get(1),
+            round: r.get(2),
+            kind: r.get(3),
+            realm: r.get(4),
+            ref_id: r.get(5),
+            detail: r.get(6),
+        })
+        .collect())
+}

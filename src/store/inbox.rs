@@ -117,6 +117,16 @@ pub async fn raw(conn: &mut Conn, id: i64) -> Result<Option<Vec<u8>>, StoreError
     Ok(row.map(|r| r.get(0)))
 }
 
+/// The Message-ID of a stored mail (for replies).
+pub async fn message_id(conn: &mut Conn, id: i64) -> Result<Option<String>, StoreError> {
+    let row = sqlx::query("SELECT message_id FROM inbox WHERE id = $1")
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await
+        .ctx("read a stored mail's Message-ID")?;
+    Ok(row.and_then(|r| r.get::<Option<String>, _>(0)))
+}
+
 /// Counts for metrics: (all stored, still waiting).
 pub async fn counts(conn: &mut Conn) -> Result<(i64, i64), StoreError> {
     let r = sqlx::query(

@@ -104,10 +104,33 @@ pub struct Game {
 
 impl Game {
     pub async fn start(start: &str) -> Game {
+        Self::start_with(start, "").await
+    }
+
+    /// A game whose config has `extra` appended (e.g. `courier: {review: all}`).
+    pub async fn start_with(start: &str, extra: &str) -> Game {
         let dir = tempfile::tempdir().expect("temp dir");
         let cfg_path =
             pbemd::app::setup::new_game_dir(&dir.path().join("g"), None).expect("new game");
+        let text = std::fs::read_to_string(&cfg_path).unwrap() + extra;
+        std::fs::write(&cfg_path, text).unwrap();
         Self::open_at(dir, &cfg_path, start, true).await
+    }
+
+    /// Change the state as the GM would (a new audited version).
+    pub async fn edit_state(&self, f: impl FnOnce(&mut pbemd::game::GameState)) {
+        let mut tx = self.app.store.begin().await.unwrap();
+        let (v, gs) = self.app.state(&mut tx).await.unwrap();
+        let mut gs = (*gs).clone();
+        f(&mut gs);
+        self.app.save_state(&mut tx, v, &gs, "test setup").await.unwrap();
+        tx.commit().await.unwrap();
+    }
+
+    /// The current state.
+    pub async fn state(&self) -> std::sync::Arc<pbemd::game::GameState> {
+        let mut c = self.app.store.conn().await.unwrap();
+        self.app.state(&mut c).await.unwrap().1
     }
 
     /// Open (and optionally init) the game whose config is `cfg_path`.

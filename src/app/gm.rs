@@ -1,0 +1,171 @@
+//! The GM's hand on the courier: approve, reject, hold and edit messages in the review
+//! queue. Every action is an audit event. A held message keeps its receipt time, so
+//! an envoy received in the weekday window and approved at the weekend still goes out.
+
+use serde_json::json;
+
+use super::{courier, App, AppError, Result};
+use crate::clock;
+use crate::mail::compose::Outgoing;
+use crate::store::messages::{self, state};
+use crate::store::{events, Conn};
+
+async fn load(conn: &mut Conn, id: i64, allowed: &[&str], verb: &str) -> Result<messages::Message> {
+    let m = messages::get(conn, id).await?.ok_or_else(|| {
+        AppError::Refused(format!("no message {id}; `pbemd gm queue` lists them"))
+    })?;
+    if !allowed.contains(&m.state.as_str()) {
+        return Err(AppError::Refused(format!(
+            "message {id} is {}; only {} messages can be {verb}",
+            m.state,
+            allowed.join(" or ")
+        )));
+    }
+    Ok(m)
+}
+
+async fn commit(tx: crate::store::Tx) -> Result<()> {
+    tx.commit().await.map_err(|e| {
+        AppError::Store(crate::store::StoreError::Query {
+            what: "commit a GM action",
+            source: e,
+        })
+    })
+}
+
+/// Release a held message to the courier; with `now` (or in immediate mode) a batch
+/// runs at once, otherwise it goes out with the next scheduled batch.
+pub async fn approve(app: &App, id: i64, now: bool) -> Result<courier::BatchReport> {
+    let at = clock::to_ms(app.now());
+    let mut tx = app.store.begin().await?;
+    let m = load(&mut tx, id, &[state::HELD], "approved").await?;
+    messages::set_state(&mut tx, id, state::QUEUED, None, at).await?;
+    events::log(
+        &mut tx,
+        at,
+        m.round,
+        "gm_approved",
+        m.realm.as_deref(),
+        Some(id),
+        "",
+    )
+    .await?;
+    commit(tx).await?;
+    if now || app.cfg.courier.mode == crate::config::CourierMode::Immediate {
+        return courier::batch_now(app).await;
+    }
+    Ok(courier::BatchReport::default())
+}
+
+/// Refuse a held or queued message: the sender gets `reason`; nothing is charged.
+pub async fn reject(app: &App, id: i64, reason: &str) -> Result<()> {
+    let at = clock::to_ms(app.now());
+    let mut tx = app.store.begin().await?;
+    let m = load(
+        &mut tx,
+        id,
+        &[state::HELD, state::QUEUED, state::GM_QUEUE],
+        "rejected",
+    )
+    .await?;
+    messages::set_state(&mut tx, id, state::REFUSED, Some(reason), at).await?;
+    if let Some(realm) = &m.realm {
+        let (_, gs) = app.state(&mut tx).await?;
+        if let Some(r) = gs.realm(realm) {
+            let data = json!({"realm": realm, "subject": m.subject, "reason": reason});
+            let raw_id = crate::store::inbox::message_id(&mut tx, m.inbox_id).await?;
+            let o = Outgoing {
+                kind: "refusal",
+                dedup_key: format!("gm_reject:{id}"),
+                to: r.emails.clone(),
+                subject: format!("Re: {}", m.subject.trim()),
+                body: app.renderer.render("refusal", r.language, &data)?,
+                in_reply_to: raw_id,
+            };
+            app.enqueue(&mut tx, &o).await?;
+        }
+    }
+    events::log(
+        &mut tx,
+        at,
+        m.round,
+        "gm_rejected",
+        m.realm.as_deref(),
+        Some(id),
+        reason,
+    )
+    .await?;
+    commit(tx).await?;
+    app.wake.notify_one();
+    Ok(())
+}
+
+/// Hold a queued message for review.
+pub async fn hold(app: &App, id: i64) -> Result<()> {
+    let at = clock::to_ms(app.now());
+    let mut tx = app.store.begin().await?;
+    let m = load(&mut tx, id, &[state::QUEUED], "held").await?;
+    messages::set_state(&mut tx, id, state::HELD, None, at).await?;
+    events::log(
+        &mut tx,
+        at,
+        m.round,
+        "gm_held",
+        m.realm.as_deref(),
+        Some(id),
+        "",
+    )
+    .await?;
+    commit(tx).await
+}
+
+/// Correct a held or queued message's text; the old and new text are audited.
+pub async fn edit(app: &App, id: i64, text: &str) -> Result<()> {
+    let at = clock::to_ms(app.now());
+    let mut tx = app.store.begin().await?;
+    let m = load(&mut tx, id, &[state::HELD, state::QUEUED], "edited").await?;
+    messages::set_body(&mut tx, id, text, at).await?;
+    let detail = json!({"old": m.body, "new": text}).to_string();
+    events::log(
+        &mut tx,
+        at,
+        m.round,
+        "gm_edited",
+        m.realm.as_deref(),
+        Some(id),
+        &detail,
+    )
+    .await?;
+    commit(tx).await
+}
+
+/// Replace the state with a GM-corrected document: it must parse and validate; the
+/// old and new versions stay in the store and the import is audited.
+pub async fn import_state(app: &App, json_text: &str) -> Result<i64> {
+    let gs: crate::game::GameState = serde_json::from_str(json_text)
+        .map_err(|e| AppError::Refused(format!("the state document does not parse: {e}")))?;
+    if let Err(problems) = gs.validate() {
+        return Err(AppError::Refused(format!(
+            "the state document is not valid: {}",
+            problems.join("; ")
+        )));
+    }
+    let mut tx = app.store.begin().await?;
+    let (version, _) = app.state(&mut tx).await?;
+    let v = app
+        .save_state(&mut tx, version, &gs, "imported by the GM")
+        .await?;
+    let at = clock::to_ms(app.now());
+    events::log(
+        &mut tx,
+        at,
+        gs.round as i64,
+        "gm_import_state",
+        None,
+        Some(v),
+        "",
+    )
+    .await?;
+    commit(tx).await?;
+    Ok(v)
+}

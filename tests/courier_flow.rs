@@ -1,0 +1,264 @@
+//! The courier end to end: mail in, batch, mail out — allowances and costs, windows,
+//! the GM's review, scheduled batches, merchant goods, spy interception.
+
+mod common;
+
+use common::Game;
+use pbemd::game::Resources;
+use pbemd::store::messages;
+
+const TUESDAY: &str = "2026-11-24T09:00:00+01:00";
+
+#[tokio::test]
+async fn r_agent_4_the_sprakror_th_envoy_is_free_the_next_costs_and_a_dry_realm_is_refused_with_nothing_charged(
+) {
+    let g = Game::start(TUESDAY).await;
+    g.edit_state(|s| {
+        let r = s.realm_mut("Genogien").unwrap();
+        r.positions.sprakror = 1;
+        r.stock = Resources {
+            mat: 1,
+            tyg: 1,
+            guld: 3,
+            ..Resources::ZERO
+        };
+    })
+    .await;
+    for n in 1..=3 {
+        g.send(
+            "genogien@game.test",
+            "Genogien skickar ett sändebud till Afani",
+            &format!("Sändebud nummer {n}"),
+        );
+    }
+    g.tick("2026-11-24T10:00:00+01:00").await;
+    let out = g.outbox();
+    let to_afani: Vec<_> = out.iter().filter(|m| m.to_is("afani@game.test")).collect();
+    assert_eq!(to_afani.len(), 2, "the free one and the paid one arrive");
+    let to_genogien: Vec<_> = out
+        .iter()
+        .filter(|m| m.to_is("genogien@game.test"))
+        .collect();
+    assert_eq!(to_genogien.len(), 3, "two receipts and a refusal");
+    assert!(
+        to_genogien.iter().any(|m| m.text.contains("fria kvoten")),
+        "first is free"
+    );
+    assert!(
+        to_genogien.iter().any(|m| m.text.contains("Kostnad:")),
+        "second is paid"
+    );
+    let refusal = to_genogien
+        .iter()
+        .find(|m| !m.text.starts_with("Kvitto"))
+        .unwrap();
+    assert!(
+        refusal.text.contains("Sändebud nummer 3") || refusal.text.contains("sändebud"),
+        "{}",
+        refusal.text
+    );
+    let s = g.state().await;
+    assert_eq!(
+        s.realm("Genogien").unwrap().stock,
+        Resources::ZERO,
+        "only the second was charged"
+    );
+}
+
+#[tokio::test]
+async fn r_mail_8_friday_23_59_59_is_accepted_and_saturday_00_00_00_refused() {
+    let g = Game::start("2026-11-27T23:00:00+01:00").await;
+    g.send(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        "i sista stund",
+    );
+    g.tick("2026-11-27T23:59:59+01:00").await;
+    g.send(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        "för sent",
+    );
+    g.tick("2026-11-28T00:00:00+01:00").await;
+    let to_afani: Vec<_> = g
+        .outbox()
+        .into_iter()
+        .filter(|m| m.to_is("afani@game.test"))
+        .collect();
+    assert_eq!(to_afani.len(), 1);
+    assert!(to_afani[0].text.contains("i sista stund"));
+    let mut c = g.app.store.conn().await.unwrap();
+    let refused = messages::in_states(&mut c, &[messages::state::REFUSED])
+        .await
+        .unwrap();
+    assert_eq!(refused.len(), 1);
+    assert!(refused[0].body.contains("för sent"));
+}
+
+#[tokio::test]
+async fn r_mail_6_an_envoy_held_by_the_gm_over_the_weekend_still_goes_out_when_approved() {
+    let g = Game::start_with("2026-11-27T20:00:00+01:00", "courier: {review: all}\n").await;
+    g.send(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        "granskas",
+    );
+    g.tick("2026-11-27T21:00:00+01:00").await;
+    assert!(
+        g.outbox().iter().all(|m| !m.to_is("afani@game.test")),
+        "held, not delivered"
+    );
+    let mut c = g.app.store.conn().await.unwrap();
+    let held = messages::in_states(&mut c, &[messages::state::HELD])
+        .await
+        .unwrap();
+    assert_eq!(held.len(), 1);
+    drop(c);
+    g.clock.set(common::at("2026-11-28T11:00:00+01:00"));
+    let r = pbemd::app::gm::approve(&g.app, held[0].id, true)
+        .await
+        .unwrap();
+    assert_eq!(
+        r.delivered, 1,
+        "judged by when it was received, not when approved"
+    );
+    pbemd::app::sender::flush_all(&g.app).await.unwrap();
+    assert!(g
+        .outbox()
+        .iter()
+        .any(|m| m.to_is("afani@game.test") && m.text.contains("granskas")));
+}
+
+#[tokio::test]
+async fn a_rejected_message_tells_the_sender_and_charges_nothing() {
+    let g = Game::start_with(TUESDAY, "courier: {review: all}\n").await;
+    let before = g.state().await.realm("Genogien").unwrap().stock;
+    g.send(
+        "genogien@game.test",
+        "Genogien skickar en handelsman till Afani",
+        "Handel.\n****\nSkickar: 5 sten",
+    );
+    g.tick("2026-11-24T10:00:00+01:00").await;
+    let mut c = g.app.store.conn().await.unwrap();
+    let held = messages::in_states(&mut c, &[messages::state::HELD])
+        .await
+        .unwrap();
+    drop(c);
+    pbemd::app::gm::reject(&g.app, held[0].id, "Handelsmän får bara handla.")
+        .await
+        .unwrap();
+    pbemd::app::sender::flush_all(&g.app).await.unwrap();
+    let to_g: Vec<_> = g
+        .outbox()
+        .into_iter()
+        .filter(|m| m.to_is("genogien@game.test"))
+        .collect();
+    assert_eq!(to_g.len(), 1);
+    assert!(
+        to_g[0].text.contains("Handelsmän får bara handla."),
+        "{}",
+        to_g[0].text
+    );
+    assert_eq!(g.state().await.realm("Genogien").unwrap().stock, before);
+    let mut c = g.app.store.conn().await.unwrap();
+    let log = pbemd::store::events::filtered(&mut c, Some("Genogien"), Some(1))
+        .await
+        .unwrap();
+    assert!(log.iter().any(|e| e.kind == "gm_rejected"), "{log:?}");
+}
+
+#[tokio::test]
+async fn r_mail_6_in_batch_mode_envoys_go_out_at_the_next_courier_batch() {
+    let g = Game::start_with(TUESDAY, "courier: {mode: batches}\n").await;
+    g.send(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        "kvällsposten",
+    );
+    g.tick("2026-11-24T10:00:00+01:00").await;
+    assert!(g.outbox().is_empty(), "waits for the batch");
+    let r = g.tick("2026-11-24T18:30:00+01:00").await;
+    assert_eq!(r.delivered, 1);
+    assert!(g
+        .outbox()
+        .iter()
+        .any(|m| m.to_is("afani@game.test") && m.text.contains("kvällsposten")));
+}
+
+#[tokio::test]
+async fn r_trade_6_merchant_goods_leave_the_sender_and_arrive_with_the_receiver() {
+    let g = Game::start(TUESDAY).await;
+    let sten = |s: &pbemd::game::GameState, r: &str| s.realm(r).unwrap().stock.sten;
+    let (g0, a0) = {
+        let s = g.state().await;
+        (sten(&s, "Genogien"), sten(&s, "Afani"))
+    };
+    assert!(g0 >= 5, "the demo gives Genogien stone");
+    g.send(
+        "genogien@game.test",
+        "Genogien skickar en handelsman till Afani",
+        "Vi säljer sten.\n****\nSkickar: 5 sten\nVäntar: 6 guld",
+    );
+    g.tick("2026-11-24T10:00:00+01:00").await;
+    let s = g.state().await;
+    assert_eq!((sten(&s, "Genogien"), sten(&s, "Afani")), (g0 - 5, a0 + 5));
+    let delivery = g
+        .outbox()
+        .into_iter()
+        .find(|m| m.to_is("afani@game.test"))
+        .unwrap();
+    assert!(
+        delivery.text.contains("5") && delivery.text.contains("6"),
+        "{}",
+        delivery.text
+    );
+    // More than the sender holds: refused whole, nothing moves.
+    g.send(
+        "genogien@game.test",
+        "Genogien skickar en handelsman till Afani",
+        "Allt vi har.\n****\nSkickar: 9999 sten",
+    );
+    g.tick("2026-11-24T11:00:00+01:00").await;
+    let s = g.state().await;
+    assert_eq!((sten(&s, "Genogien"), sten(&s, "Afani")), (g0 - 5, a0 + 5));
+}
+
+#[tokio::test]
+async fn r_spy_8_a_stationed_spy_steals_the_envoy_and_the_thief_gets_the_text() {
+    let g = Game::start(TUESDAY).await;
+    g.edit_state(|s| {
+        let k = s.realm_mut("Kaldor").unwrap();
+        k.spies = 1;
+        k.positions.informator = 30;
+    })
+    .await;
+    g.send(
+        "kaldor@game.test",
+        "Kaldor skickar en spion till Afani",
+        "Uppdrag: stjäl sändebud",
+    );
+    g.tick("2026-11-24T10:00:00+01:00").await;
+    g.send(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        "Hemliga planer för F5.",
+    );
+    g.tick("2026-11-24T11:00:00+01:00").await;
+    let out = g.outbox();
+    assert!(
+        !out.iter()
+            .any(|m| m.to_is("afani@game.test") && m.text.contains("Hemliga planer")),
+        "the recipient never gets it"
+    );
+    let stolen = out
+        .iter()
+        .find(|m| m.to_is("kaldor@game.test") && m.text.contains("Hemliga planer"))
+        .expect("the thief gets the full text");
+    assert!(stolen.subject.contains("Genogien"), "{}", stolen.subject);
+    let receipt = out.iter().find(|m| m.to_is("genogien@game.test")).unwrap();
+    assert!(
+        receipt.text.starts_with("Kvitto"),
+        "the sender gets an ordinary receipt: {}",
+        receipt.text
+    );
+}
