@@ -1,12 +1,14 @@
 //! Grammar tests: every order kind in Swedish and English parses to the
 //! same order and renders back to itself (table-driven); 100+ malformed
-//! lines each get a refusal quoting the line; a proptest round trip.
+//! lines each get a refusal quoting the line; a proptest round trip. The
+//! benefit (R-VOTE-5), reward (R-VP-4) and placement (R-FREE-9) orders are
+//! rows like every other kind.
 
 use pbemd::forms::grammar::{
-    parse_line, Amount, ErrorKind, Group, GroupSel, Order, OrderKind, Outcome, Piece, Target, Wave,
-    ORDER_TABLE,
+    parse_line, Amount, ErrorKind, Group, GroupSel, Order, OrderKind, Outcome, Piece, Reward,
+    Target, Wave, ORDER_TABLE,
 };
-use pbemd::game::state::Researched;
+use pbemd::game::state::{Researched, RulerBenefit};
 use pbemd::game::{Lang, Position, Resource, ShipKind, Spell, Square, UnitKind};
 use proptest::prelude::*;
 
@@ -496,6 +498,68 @@ fn table() -> Vec<(&'static str, &'static str, Order)> {
                 sell: vec![Sten, Mat],
             },
         ),
+        (
+            "FÖRMÅN dubbla bud",
+            "BENEFIT double bids",
+            Order::RulerBenefit {
+                benefit: RulerBenefit::DoubleBids,
+            },
+        ),
+        (
+            "förmån Fria spioner",
+            "benefit free spies",
+            Order::RulerBenefit {
+                benefit: RulerBenefit::FreeSpies,
+            },
+        ),
+        (
+            "HÄRSKARFÖRMÅN först",
+            "BENEFIT first",
+            Order::RulerBenefit {
+                benefit: RulerBenefit::MoveFirst,
+            },
+        ),
+        (
+            "FÖRMÅN befolkning",
+            "BENEFIT population",
+            Order::RulerBenefit {
+                benefit: RulerBenefit::Population,
+            },
+        ),
+        (
+            "BELÖNING befälhavare",
+            "REWARD commander",
+            Order::VpReward {
+                reward: Reward::Position(Position::Befalhavare),
+            },
+        ),
+        (
+            "BELÖNING produktion B2 järn",
+            "REWARD production B2 iron",
+            Order::VpReward {
+                reward: Reward::Production {
+                    city: sq("B2"),
+                    resource: Jarn,
+                },
+            },
+        ),
+        (
+            "BELÖNING 15 järn 5 eld",
+            "REWARD 15 iron 5 fire",
+            Order::VpReward {
+                reward: Reward::Resources(vec![am(15, Jarn), am(5, Eld)]),
+            },
+        ),
+        (
+            "PLACERA 5 tungt kavalleri B2, 1 veteran C4",
+            "PLACE 5 heavy cavalry B2, 1 veteran C4",
+            Order::PlaceTroops {
+                placements: vec![
+                    (5, UnitKind::TungtKavalleri, sq("B2")),
+                    (1, UnitKind::Veteran, sq("C4")),
+                ],
+            },
+        ),
     ]
 }
 
@@ -880,6 +944,25 @@ fn order() -> impl Strategy<Value = Order> {
                 sell: vec![c, d],
             }
         }),
+        prop::sample::select(vec![
+            RulerBenefit::DoubleBids,
+            RulerBenefit::MoveFirst,
+            RulerBenefit::FreeSpies,
+            RulerBenefit::Population
+        ])
+        .prop_map(|benefit| Order::RulerBenefit { benefit }),
+        prop_oneof![
+            prop::sample::select(Position::ALL.to_vec()).prop_map(Reward::Position),
+            (square(), resource())
+                .prop_map(|(city, resource)| Reward::Production { city, resource }),
+            amounts().prop_map(Reward::Resources),
+        ]
+        .prop_map(|reward| Order::VpReward { reward }),
+        prop::collection::vec(
+            (n(), prop::sample::select(UnitKind::ALL.to_vec()), square()),
+            1..4
+        )
+        .prop_map(|placements| Order::PlaceTroops { placements }),
     ]
 }
 

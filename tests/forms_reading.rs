@@ -384,7 +384,8 @@ type Row = (
 );
 
 fn rules_table() -> Vec<Row> {
-    use pbemd::game::state::{FreeMerchantOffer, Invitation, Lot};
+    use pbemd::game::state::{FreeMerchantOffer, Invitation, Lot, RulerBenefit};
+    use pbemd::game::UnitKind;
     vec![
         (
             "r_city_2_new_city_takes_10_standard_points_at_most_5_each",
@@ -592,7 +593,95 @@ fn rules_table() -> Vec<Row> {
             ],
             vec![Some("R-MOVE-1"), None, None],
         ),
+        (
+            "r_vote_5_the_sole_winner_chooses_one_benefit",
+            |s| s.ruler = Some(ruler(None)),
+            vec!["FÖRMÅN dubbla bud", "BENEFIT first"],
+            vec![None, Some("R-VOTE-5")],
+        ),
+        (
+            "r_vote_5_no_benefit_without_winning_the_vote",
+            no_tweak,
+            vec!["FÖRMÅN befolkning"],
+            vec![Some("R-VOTE-5")],
+        ),
+        (
+            "r_vote_5_a_chosen_benefit_stays",
+            |s| s.ruler = Some(ruler(Some(RulerBenefit::MoveFirst))),
+            vec!["FÖRMÅN fria spioner"],
+            vec![Some("R-VOTE-5")],
+        ),
+        (
+            "r_vp_4_no_reward_below_the_first_threshold",
+            no_tweak,
+            vec!["BELÖNING befälhavare"],
+            vec![Some("R-VP-4")],
+        ),
+        (
+            "r_vp_4_one_reward_per_threshold_not_yet_rewarded",
+            |s| {
+                let r = s.realm_mut("Genogien").unwrap();
+                r.vp = 1100;
+                r.vp_rewards_taken = vec![500];
+            },
+            vec![
+                "BELÖNING produktion B2 guld",
+                "BELÖNING produktion E5 järn",
+                "BELÖNING 20 järn 3 slavar",
+                "BELÖNING 15 järn 5 slavar",
+                "BELÖNING befälhavare",
+            ],
+            vec![
+                Some("R-VP-4"),
+                Some("R-CITY-1"),
+                Some("R-VP-4"),
+                None,
+                Some("R-VP-4"),
+            ],
+        ),
+        (
+            "r_vp_4_two_thresholds_give_two_rewards",
+            |s| s.realm_mut("Genogien").unwrap().vp = 1000,
+            vec![
+                "BELÖNING produktion B2 järn",
+                "REWARD commander",
+                "REWARD 25 food",
+            ],
+            vec![None, None, Some("R-VP-4")],
+        ),
+        (
+            "r_free_9_place_only_the_waiting_troops_in_own_cities",
+            |s| {
+                s.realm_mut("Genogien").unwrap().unplaced_troops =
+                    vec![(UnitKind::TungtKavalleri, 3)];
+            },
+            vec![
+                "PLACERA 2 tungt kavalleri B2, 2 tungt kavalleri D2",
+                "PLACERA 2 tungt kavalleri B2",
+                "PLACERA 1 tungt kavalleri E5",
+                "PLACE 1 heavy cavalry C4",
+                "PLACERA 1 tungt kavalleri C4",
+                "PLACERA 1 veteran B2",
+            ],
+            vec![
+                Some("R-FREE-9"),
+                None,
+                Some("R-CITY-1"),
+                None,
+                Some("R-FREE-9"),
+                Some("R-FREE-9"),
+            ],
+        ),
     ]
+}
+
+fn ruler(benefit: Option<pbemd::game::state::RulerBenefit>) -> pbemd::game::state::Ruler {
+    pbemd::game::state::Ruler {
+        realm: "Genogien".into(),
+        benefit,
+        from_round: 1,
+        until_round: 4,
+    }
 }
 
 use pbemd::game::Square;
@@ -652,4 +741,21 @@ fn the_forms_reminder_lines_are_valid_orders() {
             assert!(pbemd::forms::parse_line(ex, None).is_ok(), "{realm}: {ex}");
         }
     }
+}
+
+#[test]
+fn r_vp_4_a_resource_reward_adds_to_the_stock_left() {
+    let mut s = demo();
+    s.realm_mut("Genogien").unwrap().vp = 500;
+    let before = s.realm("Genogien").unwrap().stock;
+    let c = forms::check(&s, "Genogien", &lines(&["BELÖNING 15 järn 5 slavar"]));
+    assert_eq!(c.refused(), 0, "{:?}", c.lines);
+    assert_eq!(
+        c.stock_after.get(Resource::Jarn),
+        before.get(Resource::Jarn) + 15
+    );
+    assert_eq!(
+        c.stock_after.get(Resource::Slavar),
+        before.get(Resource::Slavar) + 5
+    );
 }

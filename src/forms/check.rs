@@ -14,7 +14,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::extract::Source;
-use super::grammar::{parse_line, Amount, Group, GroupSel, LineError, Order, Piece, Target};
+use super::grammar::{
+    parse_line, Amount, Group, GroupSel, LineError, Order, Piece, Reward, Target,
+};
 use crate::game::resource::fold;
 use crate::game::state::{Positions, Researched, Terrain};
 use crate::game::units::{build_cost, AgentKind};
@@ -158,6 +160,10 @@ struct Run<'a> {
     new_cities: BTreeSet<Square>,
     walls: BTreeMap<Square, u32>,
     envoys: u32,
+    /// VP-threshold rewards claimed by the lines above (R-VP-4).
+    rewards: u32,
+    /// Free-merchant troops placed by the lines above (R-FREE-9).
+    placed: BTreeMap<UnitKind, u32>,
 }
 
 /// Check lines as extracted (parsing each one first).
@@ -213,6 +219,8 @@ fn check_parsed(
         new_cities: BTreeSet::new(),
         walls: BTreeMap::new(),
         envoys: r.map_or(0, |r| r.sent.envoys),
+        rewards: 0,
+        placed: BTreeMap::new(),
     };
     let mut lines = Vec::new();
     for (line_no, text, p) in parsed {
@@ -978,7 +986,137 @@ impl<'a> Run<'a> {
                 )?;
                 zero
             }
+            Order::RulerBenefit { .. } => {
+                let Some(ruler) = self.s.ruler.as_ref().filter(|r| r.realm == self.realm) else {
+                    return Err(rf(
+                        "R-VOTE-5",
+                        "bara den som ensam fick flest röster väljer en förmån",
+                        "only the sole winner of the vote chooses a benefit",
+                    ));
+                };
+                if ruler.benefit.is_some() {
+                    return Err(rf(
+                        "R-VOTE-5",
+                        "förmånen är redan vald",
+                        "the benefit is already chosen",
+                    ));
+                }
+                self.once(
+                    "benefit",
+                    "R-VOTE-5",
+                    "en förmån per omröstning",
+                    "one benefit per vote",
+                )?;
+                zero
+            }
+            Order::VpReward { reward } => {
+                self.vp_reward(reward)?;
+                zero
+            }
+            Order::PlaceTroops { placements } => {
+                self.place_troops(placements)?;
+                zero
+            }
         }
+    }
+
+    /// R-VP-4, RULINGS 47: one reward per threshold reached and not yet
+    /// rewarded; rewards do not spend VP.
+    fn vp_reward(&mut self, reward: &Reward) -> Res<()> {
+        let realm = self.s.realm(self.realm).expect("checked");
+        let step = self.s.settings.vp_threshold_step.max(1);
+        let open = (1..=realm.vp.max(0) / step)
+            .map(|k| k * step)
+            .filter(|t| !realm.vp_rewards_taken.contains(t))
+            .count() as u32;
+        if self.rewards >= open {
+            let next = (realm.vp.div_euclid(step) + 1) * step;
+            return Err(rf(
+                "R-VP-4",
+                format!("ingen belöning att hämta (nästa vid {next} segerpoäng)"),
+                format!("no reward to take (the next at {next} VP)"),
+            ));
+        }
+        match reward {
+            Reward::Position(p) => *self.positions.get_mut(*p) += 1,
+            Reward::Production { city, resource } => {
+                self.own_city(*city)?;
+                if realm.production(self.s).get(*resource) == 0 {
+                    return Err(rf(
+                        "R-VP-4",
+                        format!(
+                            "bara en resurs du redan producerar ({} gör du inte)",
+                            resource.name(Lang::Sv)
+                        ),
+                        format!(
+                            "only a resource you already produce (you make no {})",
+                            resource.name(Lang::En)
+                        ),
+                    ));
+                }
+            }
+            Reward::Resources(v) => {
+                let worth: u32 = v
+                    .iter()
+                    .map(|a| {
+                        if a.resource.is_crystal() || a.resource == Resource::Slavar {
+                            2 * a.count
+                        } else {
+                            a.count
+                        }
+                    })
+                    .sum();
+                if worth != 25 {
+                    return Err(rf(
+                        "R-VP-4",
+                        format!(
+                            "resurserna ska vara värda 25 (slavar och kristaller dubbelt), inte {worth}"
+                        ),
+                        format!(
+                            "the resources must be worth 25 (slaves and crystals double), not {worth}"
+                        ),
+                    ));
+                }
+                self.stock = self.stock.plus(&sum(v));
+            }
+        }
+        self.rewards += 1;
+        Ok(())
+    }
+
+    /// R-FREE-9: troops bought from the free merchants go to own cities,
+    /// no more of a kind than wait for placement.
+    fn place_troops(&mut self, placements: &[(u32, UnitKind, Square)]) -> Res<()> {
+        let realm = self.s.realm(self.realm).expect("checked");
+        let waiting = |k: UnitKind| -> u32 {
+            realm
+                .unplaced_troops
+                .iter()
+                .filter(|(x, _)| *x == k)
+                .map(|(_, n)| n)
+                .sum()
+        };
+        let mut placed = self.placed.clone();
+        for (n, kind, city) in placements {
+            self.own_city(*city)?;
+            let total = placed.entry(*kind).or_default();
+            *total += n;
+            if *total > waiting(*kind) {
+                return Err(rf(
+                    "R-FREE-9",
+                    format!(
+                        "bara {} från de fria köpmännen väntar på placering",
+                        kind.count_text(waiting(*kind) as usize, Lang::Sv)
+                    ),
+                    format!(
+                        "only {} from the free merchants wait to be placed",
+                        kind.count_text(waiting(*kind) as usize, Lang::En)
+                    ),
+                ));
+            }
+        }
+        self.placed = placed;
+        Ok(())
     }
 
     fn buy_units(&mut self, count: u32, kind: UnitKind, city: Option<Square>) -> Res<Resources> {

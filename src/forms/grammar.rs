@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::game::resource::fold;
-use crate::game::state::Researched;
+use crate::game::state::{Researched, RulerBenefit};
 use crate::game::{Lang, Position, Resource, ShipKind, Spell, Square, UnitKind};
 
 /// The kinds of weekend order, one row each in `ORDER_TABLE`.
@@ -43,6 +43,12 @@ pub enum OrderKind {
     Capital,
     Harbour,
     Wishes,
+    /// The sole voting winner's choice of benefit (R-VOTE-5).
+    Benefit,
+    /// The reward for a VP threshold (R-VP-4).
+    Reward,
+    /// Where troops bought from the free merchants go (R-FREE-9).
+    Place,
     /// Recognised only to explain that spies are sent by mail.
     SendSpy,
 }
@@ -306,6 +312,36 @@ pub const ORDER_TABLE: &[OrderSpec] = &[
         rule: "R-RES-3",
     },
     OrderSpec {
+        kind: OrderKind::Benefit,
+        sv: &["FÖRMÅN", "HÄRSKARFÖRMÅN"],
+        en: &["BENEFIT"],
+        form_sv: "FÖRMÅN <dubbla bud|först|fria spioner|befolkning>",
+        form_en: "BENEFIT <double bids|first|free spies|population>",
+        example_sv: "FÖRMÅN dubbla bud",
+        example_en: "BENEFIT double bids",
+        rule: "R-VOTE-5, RULINGS 49",
+    },
+    OrderSpec {
+        kind: OrderKind::Reward,
+        sv: &["BELÖNING"],
+        en: &["REWARD"],
+        form_sv: "BELÖNING <befattning>  eller  BELÖNING produktion <stad> <resurs>  eller  BELÖNING <antal resurs …>   (25; slavar och kristaller räknas dubbelt)",
+        form_en: "REWARD <position>  or  REWARD production <city> <resource>  or  REWARD <count resource …>   (25; slaves and crystals count double)",
+        example_sv: "BELÖNING produktion B2 järn",
+        example_en: "REWARD production B2 iron",
+        rule: "R-VP-4, RULINGS 47",
+    },
+    OrderSpec {
+        kind: OrderKind::Place,
+        sv: &["PLACERA"],
+        en: &["PLACE"],
+        form_sv: "PLACERA <antal enhet> <stad> …   (trupper köpta av de fria köpmännen)",
+        form_en: "PLACE <count unit> <city> …   (troops bought from the free merchants)",
+        example_sv: "PLACERA 5 tungt kavalleri B2",
+        example_en: "PLACE 5 heavy cavalry B2",
+        rule: "R-FREE-9",
+    },
+    OrderSpec {
         kind: OrderKind::SendSpy,
         sv: &["SKICKA", "SÄND"],
         en: &["SEND"],
@@ -351,6 +387,47 @@ impl OrderKind {
             .iter()
             .find(|s| s.sv.iter().chain(s.en.iter()).any(|k| fold(k) == w))
             .map(|s| s.kind)
+    }
+}
+
+/// What a VP-threshold reward gives (R-VP-4 a–c).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reward {
+    /// a: one position value +1.
+    Position(Position),
+    /// b: +1 production of a resource the realm already produces.
+    Production { city: Square, resource: Resource },
+    /// c: 25 resources of the realm's choice (slaves and crystals count
+    /// double).
+    Resources(Vec<Amount>),
+}
+
+/// The winner's benefit words, both languages, folded.
+fn parse_benefit(s: &str) -> Option<RulerBenefit> {
+    match fold(s).as_str() {
+        "dubbla bud" | "dubbelbud" | "double bids" | "double bid" | "double" => {
+            Some(RulerBenefit::DoubleBids)
+        }
+        "forst" | "flytta forst" | "first" | "move first" => Some(RulerBenefit::MoveFirst),
+        "fria spioner" | "gratis spioner" | "free spies" | "spies" | "spioner" => {
+            Some(RulerBenefit::FreeSpies)
+        }
+        "befolkning" | "population" => Some(RulerBenefit::Population),
+        _ => None,
+    }
+}
+
+fn benefit_text(b: RulerBenefit, lang: Lang) -> &'static str {
+    match (b, lang) {
+        (RulerBenefit::DoubleBids, Lang::Sv) => "dubbla bud",
+        (RulerBenefit::DoubleBids, Lang::En) => "double bids",
+        (RulerBenefit::MoveFirst, Lang::Sv) => "först",
+        (RulerBenefit::MoveFirst, Lang::En) => "first",
+        (RulerBenefit::FreeSpies, Lang::Sv) => "fria spioner",
+        (RulerBenefit::FreeSpies, Lang::En) => "free spies",
+        (RulerBenefit::Population, Lang::Sv) => "befolkning",
+        (RulerBenefit::Population, Lang::En) => "population",
     }
 }
 
@@ -684,6 +761,19 @@ pub enum Order {
         buy: Vec<Resource>,
         sell: Vec<Resource>,
     },
+    /// The sole voting winner picks its benefit (R-VOTE-5).
+    RulerBenefit {
+        benefit: RulerBenefit,
+    },
+    /// The reward for a VP threshold reached (R-VP-4).
+    VpReward {
+        reward: Reward,
+    },
+    /// Troops bought from the free merchants: how many of a kind go to
+    /// which own city (R-FREE-9).
+    PlaceTroops {
+        placements: Vec<(u32, UnitKind, Square)>,
+    },
 }
 
 /// What an argument was supposed to be.
@@ -706,6 +796,8 @@ pub enum Arg {
     Path,
     Pieces,
     BuySell,
+    Benefit,
+    Reward,
 }
 
 impl Arg {
@@ -743,6 +835,14 @@ impl Arg {
             (Arg::Pieces, Lang::En) => "a list <count unit> …",
             (Arg::BuySell, Lang::Sv) => "köp <2 resurser> sälj <2 resurser>",
             (Arg::BuySell, Lang::En) => "buy <2 resources> sell <2 resources>",
+            (Arg::Benefit, Lang::Sv) => "dubbla bud, först, fria spioner eller befolkning",
+            (Arg::Benefit, Lang::En) => "double bids, first, free spies or population",
+            (Arg::Reward, Lang::Sv) => {
+                "en befattning, produktion <stad> <resurs>, eller <antal resurs …>"
+            }
+            (Arg::Reward, Lang::En) => {
+                "a position, production <city> <resource>, or <count resource …>"
+            }
         }
     }
 }
@@ -1328,8 +1428,45 @@ impl<'a> Parser<'a> {
                 city: self.square()?,
             },
             OrderKind::Wishes => self.wishes()?,
+            OrderKind::Benefit => Order::RulerBenefit {
+                benefit: self.name(Arg::Benefit, parse_benefit)?,
+            },
+            OrderKind::Reward => Order::VpReward {
+                reward: self.reward()?,
+            },
+            OrderKind::Place => {
+                if self.done() {
+                    return Err(self.err(ErrorKind::Missing { what: Arg::Pieces }));
+                }
+                let mut placements = Vec::new();
+                while !self.done() {
+                    let n = self.count()?;
+                    let kind = self.name(Arg::Pieces, |s| UnitKind::parse(s).ok())?;
+                    let city = self.square()?;
+                    placements.push((n, kind, city));
+                }
+                Order::PlaceTroops { placements }
+            }
             OrderKind::SendSpy => return Err(self.err(ErrorKind::SpyByMail)),
         })
+    }
+
+    fn reward(&mut self) -> Result<Reward, LineError> {
+        let Some(t) = self.peek() else {
+            return Err(self.err(ErrorKind::Missing { what: Arg::Reward }));
+        };
+        if is_number(t) {
+            return Ok(Reward::Resources(self.amounts()?));
+        }
+        if matches!(fold(t).as_str(), "produktion" | "production") {
+            self.pos += 1;
+            let city = self.square()?;
+            let resource = self.resource()?;
+            return Ok(Reward::Production { city, resource });
+        }
+        Ok(Reward::Position(
+            self.name(Arg::Reward, |s| Position::parse(s).ok())?,
+        ))
     }
 
     fn wishes(&mut self) -> Result<Order, LineError> {
@@ -1480,6 +1617,9 @@ impl Order {
             Order::Capital { .. } => OrderKind::Capital,
             Order::MainHarbour { .. } => OrderKind::Harbour,
             Order::TradeWishes { .. } => OrderKind::Wishes,
+            Order::RulerBenefit { .. } => OrderKind::Benefit,
+            Order::VpReward { .. } => OrderKind::Reward,
+            Order::PlaceTroops { .. } => OrderKind::Place,
         }
     }
 
@@ -1628,6 +1768,21 @@ impl Order {
                     format!("buy {} sell {}", names(buy), names(sell))
                 }
             }
+            Order::RulerBenefit { benefit } => benefit_text(*benefit, lang).to_string(),
+            Order::VpReward { reward } => match reward {
+                Reward::Position(p) => p.name(lang).to_lowercase(),
+                Reward::Production { city, resource } => format!(
+                    "{} {city} {}",
+                    if sv { "produktion" } else { "production" },
+                    resource.name(lang)
+                ),
+                Reward::Resources(v) => amounts_text(v, lang),
+            },
+            Order::PlaceTroops { placements } => placements
+                .iter()
+                .map(|(n, k, sq)| format!("{} {sq}", k.count_text(*n as usize, lang)))
+                .collect::<Vec<_>>()
+                .join(", "),
         };
         format!("{kw} {args}")
     }

@@ -1,6 +1,7 @@
 //! The weekend form: the order grammar (`grammar`), finding the orders in
-//! a reply (`extract`), checking them against the state (`check`) and the
-//! receipt (`receipt`). PURE: no file or network I/O, no clock, no
+//! a reply (`extract`), checking them against the state (`check`), the
+//! receipt (`receipt`) and the Monday form read back into the state it
+//! shows (`view`). PURE: no file or network I/O, no clock, no
 //! randomness, no tokio; it never changes the state. The engine resolves
 //! the accepted orders later.
 
@@ -8,11 +9,13 @@ pub mod check;
 pub mod extract;
 pub mod grammar;
 pub mod receipt;
+pub mod view;
 
 pub use check::{check, check_orders, Checked, CheckedLine, Refusal, Standing};
 pub use extract::{extract_orders, Extracted, Source};
 pub use grammar::{parse_line, LineError, Order, OrderKind, ORDER_TABLE};
 pub use receipt::receipt_text;
+pub use view::{form_state_of, parse_form_view, FormParseError, FormState};
 
 use crate::game::GameState;
 

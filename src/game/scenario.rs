@@ -371,6 +371,7 @@ pub fn load_scenario(yaml: &str) -> Result<GameState, ScenarioError> {
             engineers: false,
             researched: Vec::new(),
             vp_rewards_taken: Vec::new(),
+            unplaced_troops: Vec::new(),
             fought_last_weekend: false,
             eliminated: false,
             is_evil: rd.evil,

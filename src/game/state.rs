@@ -244,6 +244,10 @@ pub struct Realm {
     pub researched: Vec<Researched>,
     /// VP thresholds whose reward was already taken (RULINGS 47).
     pub vp_rewards_taken: Vec<i64>,
+    /// Troops bought from the free merchants that still wait for the
+    /// player to name their cities (R-FREE-9): `(kind, count)`.
+    #[serde(default)]
+    pub unplaced_troops: Vec<(UnitKind, u32)>,
     /// Took part in a battle last weekend (RULINGS 40).
     pub fought_last_weekend: bool,
     pub eliminated: bool,

@@ -123,7 +123,10 @@ impl Game {
         let (v, gs) = self.app.state(&mut tx).await.unwrap();
         let mut gs = (*gs).clone();
         f(&mut gs);
-        self.app.save_state(&mut tx, v, &gs, "test setup").await.unwrap();
+        self.app
+            .save_state(&mut tx, v, &gs, "test setup")
+            .await
+            .unwrap();
         tx.commit().await.unwrap();
     }
 
