@@ -43,10 +43,10 @@ const SCRIPT: &[Step] = &[
     },
     Step {
         at: "2026-11-25T20:00:00+01:00",
-        what: "Wednesday: a question to the GM, and a merchant for the GM to handle",
+        what: "Wednesday: a question to the GM, and a merchant carrying timber",
         mails: &[
             ("mirandel@game.test", "Mirandel till SL: murar", "Räknas Bergvägg mot murtaket?"),
-            ("fugandri@game.test", "Fugandri skickar en handelsman till Kaldor", "Vi köper timmer.\n****\nSkickar: 5 Sten\nVäntar: 6 Timmer"),
+            ("fugandri@game.test", "Fugandri skickar en handelsman till Kaldor", "Vi säljer timmer.\n****\nSkickar: 5 timmer\nVäntar: 6 guld"),
         ],
     },
     Step {
@@ -119,7 +119,7 @@ pub async fn run(dir: &Path) -> Result<()> {
         let r = tick::tick(&app).await?;
         println!("{} — {}", step.at, step.what);
         println!(
-            "    {} mails in, {} handled, {} schedule events, {} envoys delivered, {} mails out",
+            "    {} mails in, {} handled, {} schedule events, {} envoys and merchants delivered, {} mails out",
             r.stored,
             r.handled,
             r.events.len(),

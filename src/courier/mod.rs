@@ -355,9 +355,9 @@ impl Refusal {
     pub fn explain(&self, lang: Lang, next_open: Option<&str>) -> String {
         let sv = lang == Lang::Sv;
         let nothing = if sv {
-            " Inget har dragits från ditt lager och inget har skickats."
+            "Inget har dragits från ditt lager och inget har skickats."
         } else {
-            " Nothing was charged and nothing was sent."
+            "Nothing was charged and nothing was sent."
         };
         let pick = |s: String, e: String| if sv { s } else { e };
         let mut s = match self {
@@ -440,6 +440,10 @@ impl Refusal {
                 (false, false) => format!("You have no fleet {id}."),
             },
         };
+        // A list ends with its own newline; a sentence needs a space before the next.
+        if !s.ends_with('\n') {
+            s.push(' ');
+        }
         s.push_str(nothing);
         s
     }
