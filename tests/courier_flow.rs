@@ -254,7 +254,29 @@ async fn r_spy_8_a_stationed_spy_steals_the_envoy_and_the_thief_gets_the_text() 
         .iter()
         .find(|m| m.to_is("kaldor@game.test") && m.text.contains("Hemliga planer"))
         .expect("the thief gets the full text");
-    assert!(stolen.subject.contains("Genogien"), "{}", stolen.subject);
+    assert!(stolen.text.contains("Genogien"), "{}", stolen.text);
+    // R-SPY-8: a plain reply to the interception mail is the free forged envoy.
+    g.send(
+        "kaldor@game.test",
+        &format!("Re: {}", stolen.subject),
+        "Avsändare: Genogien\nVi drar tillbaka allt vi sagt om F5.",
+    );
+    g.tick("2026-11-24T12:00:00+01:00").await;
+    let forged = g
+        .outbox()
+        .into_iter()
+        .find(|m| m.to_is("afani@game.test") && m.text.contains("drar tillbaka"))
+        .expect("the forgery reaches the original recipient");
+    assert!(
+        forged.subject.contains("Genogien"),
+        "it looks like Genogien's: {}",
+        forged.subject
+    );
+    assert!(
+        !forged.text.contains("Kaldor"),
+        "nothing gives the forger away: {}",
+        forged.text
+    );
     let receipt = out.iter().find(|m| m.to_is("genogien@game.test")).unwrap();
     assert!(
         receipt.text.starts_with("Kvitto"),

@@ -198,6 +198,70 @@ async fn an_envoy_sent_by_smtp_reaches_afanis_imap_mailbox_without_genogiens_add
         0,
         "the fetched mail is flagged \\Seen"
     );
+    // The sender's receipt came back to Genogien over SMTP too.
+    wait_for_messages("genogien@game.test", 1, Duration::from_secs(10));
+    let receipt = &read_all("genogien@game.test").await[0];
+    assert!(receipt.text.starts_with("Kvitto"), "{}", receipt.text);
+    assert!(
+        !receipt.raw.to_lowercase().contains("afani@game.test"),
+        "{}",
+        receipt.raw
+    );
+}
+
+/// The courier's whole flow over the real stack: a merchant with goods in by SMTP,
+/// fetched over IMAP, decided by the rules, the goods moved, the merchant delivered
+/// and the receipt sent over SMTP, both read back over IMAP.
+#[tokio::test]
+async fn a_merchant_by_smtp_moves_its_goods_and_both_realms_read_the_result_over_imap() {
+    if !stack_up() {
+        return;
+    }
+    let _g = clean().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = game_dir(tmp.path(), None);
+    pbemd(&cfg, &["init", "--now", "2026-11-24T09:00:00+01:00"]);
+    send_envoy(
+        "genogien@game.test",
+        "Genogien skickar en handelsman till Afani",
+        "Sten mot guld?\n****\nSkickar: 5 sten\nVäntar: 6 guld",
+        "stack-m@players.test",
+    )
+    .await;
+    wait_for_messages("sl@game.test", 1, Duration::from_secs(10));
+    let out = pbemd(&cfg, &["tick", "--now", "2026-11-24T10:00:00+01:00"]);
+    assert!(out.contains("1 delivered"), "{out}");
+    wait_for_messages("afani@game.test", 1, Duration::from_secs(10));
+    wait_for_messages("genogien@game.test", 1, Duration::from_secs(10));
+    let merchant = &read_all("afani@game.test").await[0];
+    assert!(
+        merchant.subject.contains("Genogien"),
+        "{}",
+        merchant.subject
+    );
+    assert!(
+        merchant.text.contains("Sten mot guld?"),
+        "{}",
+        merchant.text
+    );
+    let receipt = &read_all("genogien@game.test").await[0];
+    assert!(receipt.text.starts_with("Kvitto"), "{}", receipt.text);
+    let state: serde_json::Value =
+        serde_json::from_str(&pbemd(&cfg, &["state", "--json"])).unwrap();
+    let sten = |realm: &str| {
+        state["realms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == realm)
+            .unwrap()["stock"]["sten"]
+            .as_u64()
+            .unwrap()
+    };
+    let scenario = pbemd::game::load_scenario(pbemd::app::setup::DEMO_SCENARIO).unwrap();
+    let before = |realm: &str| scenario.realm(realm).unwrap().stock.sten as u64;
+    assert_eq!(sten("Genogien"), before("Genogien") - 5);
+    assert_eq!(sten("Afani"), before("Afani") + 5);
 }
 
 #[tokio::test]

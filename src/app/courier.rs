@@ -290,9 +290,11 @@ fn dispatch_mail(
             ..
         } => {
             let lang = lang_of(gs, thief);
+            // The subject is the thief's own envoy form to the original recipient, so a
+            // plain reply to this mail is the free forged envoy (R-SPY-8).
             let subject = match lang {
-                Lang::Sv => format!("Er spion snappade upp ett sändebud från {original_from}"),
-                Lang::En => format!("Your spy intercepted an envoy from {original_from}"),
+                Lang::Sv => format!("{thief} skickar ett sändebud till {may_forge_to}"),
+                Lang::En => format!("{thief} sends an envoy to {may_forge_to}"),
             };
             let data = json!({
                 "thief": thief,
