@@ -41,6 +41,18 @@ pub async fn log(
     Ok(())
 }
 
+fn from_row(r: &sqlx::any::AnyRow) -> Event {
+    Event {
+        id: r.get(0),
+        at: r.get(1),
+        round: r.get(2),
+        kind: r.get(3),
+        realm: r.get(4),
+        ref_id: r.get(5),
+        detail: r.get(6),
+    }
+}
+
 /// Entries of one kind, oldest first.
 pub async fn of_kind(conn: &mut Conn, kind: &str) -> Result<Vec<Event>, StoreError> {
     let rows = sqlx::query(
@@ -50,18 +62,7 @@ pub async fn of_kind(conn: &mut Conn, kind: &str) -> Result<Vec<Event>, StoreErr
     .fetch_all(&mut *conn)
     .await
     .ctx("read audit events")?;
-    Ok(rows
-        .into_iter()
-        .map(|r| Event {
-            id: r.get(0),
-            at: r.get(1),
-            round: r.get(2),
-            kind: r.get(3),
-            realm: r.get(4),
-            ref_id: r.get(5),
-            detail: r.get(6),
-        })
-        .collect())
+    Ok(rows.iter().map(from_row).collect())
 }
 
 /// Entries filtered by realm and/or round, oldest first.
@@ -79,16 +80,5 @@ pub async fn filtered(
     .fetch_all(&mut *conn)
     .await
     .ctx("read audit events")?;
-    Ok(rows
-        .into_iter()
-        .map(|r| Event {
-            id: r.get(0),
-            at: r.get(1),
-            round: r.get(2),
-            kind: r.get(3),
-            realm: r.get(4),
-            ref_id: r.get(5),
-            detail: r.get(6),
-        })
-        .collect())
+    Ok(rows.iter().map(from_row).collect())
 }
