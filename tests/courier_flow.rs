@@ -284,3 +284,33 @@ async fn r_spy_8_a_stationed_spy_steals_the_envoy_and_the_thief_gets_the_text() 
         receipt.text
     );
 }
+
+#[tokio::test]
+async fn r_inv_8_a_home_invitation_to_the_gm_is_recorded_and_shown_on_the_form() {
+    let g = Game::start("2026-11-27T09:00:00+01:00").await;
+    g.send(
+        "genogien@game.test",
+        "Genogien till SL: hembjudan",
+        "Hembjudan: armé 1",
+    );
+    g.tick("2026-11-27T10:00:00+01:00").await;
+    let s = g.state().await;
+    assert_eq!(s.home_invitations.len(), 1, "recorded for the weekend");
+    assert_eq!(s.home_invitations[0].realm, "Genogien");
+    // Monday's form carries it… for the round it is valid in; the reminder on Sunday
+    // shows the current form, which lists it.
+    g.tick("2026-11-29T09:30:00+01:00").await;
+    let reminder = g
+        .outbox()
+        .into_iter()
+        .find(|m| m.to_is("genogien@game.test") && m.text.starts_with("Påminnelse"))
+        .expect("Genogien sent no form, so it is reminded with its current form");
+    assert!(
+        reminder.text.contains("Hembjudan: armé 1"),
+        "{}",
+        reminder.text
+    );
+    // The form still parses back with the line on it.
+    let form_start = reminder.text.find("======").unwrap();
+    pbemd::forms::parse_form_view(&reminder.text[form_start..]).expect("parses back");
+}

@@ -1357,6 +1357,9 @@ pub enum GmRequest {
 /// Read a mail to the GM for the two requests the courier acts on.
 pub fn gm_request(topic: Option<&str>, body: &str) -> Result<GmRequest, Refusal> {
     let lines = topic.into_iter().chain(body.lines()).map(str::trim);
+    // A bare `Hembjudan` (typically the subject's topic) names the request; the
+    // group may follow on a line of the body.
+    let mut bare_home: Option<String> = None;
     for line in lines {
         let (head, rest) = match line.split_once(':') {
             Some((h, r)) => (fold_res(h.trim()), r.trim()),
@@ -1377,6 +1380,10 @@ pub fn gm_request(topic: Option<&str>, body: &str) -> Result<GmRequest, Refusal>
                 let bad = || Refusal::BadHomeInvitation {
                     line: line.to_string(),
                 };
+                if rest.is_empty() {
+                    bare_home.get_or_insert_with(|| line.to_string());
+                    continue;
+                }
                 let mut w = rest.split_whitespace();
                 let army = match w.next().map(fold_res).as_deref() {
                     Some("arme" | "army" | "armegrupp" | "army group") => true,
@@ -1389,7 +1396,10 @@ pub fn gm_request(topic: Option<&str>, body: &str) -> Result<GmRequest, Refusal>
             _ => {}
         }
     }
-    Ok(GmRequest::Plain)
+    match bare_home {
+        Some(line) => Err(Refusal::BadHomeInvitation { line }),
+        None => Ok(GmRequest::Plain),
+    }
 }
 
 fn to_gm(

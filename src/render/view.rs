@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::game::state::{Dimension, GameState, Realm};
+use crate::game::state::{Dimension, GameState, GroupRef, Realm};
 use crate::game::units::{Position, ShipKind};
 use crate::game::{Lang, Resource, Resources, Square};
 
@@ -49,6 +49,8 @@ pub struct FormView {
     pub others: String,
     pub invitations: Vec<String>,
     pub has_invitations: bool,
+    /// Recalls (R-INV-8) the realm has sent, for the coming weekend.
+    pub home_invitations: Vec<String>,
     pub vp: i64,
     pub victory_vp: i64,
     pub next_threshold: i64,
@@ -460,6 +462,36 @@ impl FormView {
             })
             .collect();
 
+        let home_invitations: Vec<String> = state
+            .home_invitations
+            .iter()
+            .filter(|h| h.realm == name && h.valid_until_round >= state.round)
+            .map(|h| {
+                let (army, id) = match &h.target {
+                    GroupRef::Army { id, .. } => (true, *id),
+                    GroupRef::Fleet { id, .. } => (false, *id),
+                };
+                match (lang, army) {
+                    (Lang::Sv, true) => format!(
+                        "Hembjudan: armé {id}, gäller t.o.m. runda {}",
+                        h.valid_until_round
+                    ),
+                    (Lang::Sv, false) => format!(
+                        "Hembjudan: flotta {id}, gäller t.o.m. runda {}",
+                        h.valid_until_round
+                    ),
+                    (Lang::En, true) => format!(
+                        "Home-invitation: army {id}, valid through round {}",
+                        h.valid_until_round
+                    ),
+                    (Lang::En, false) => format!(
+                        "Home-invitation: fleet {id}, valid through round {}",
+                        h.valid_until_round
+                    ),
+                }
+            })
+            .collect();
+
         let step = state.settings.vp_threshold_step.max(1);
         let next_threshold = (realm.vp.div_euclid(step) + 1) * step;
         let mission_lines = wrap(&realm.mission, WIDTH, 2);
@@ -579,6 +611,7 @@ impl FormView {
             others: others.join(", "),
             has_invitations: !invitations.is_empty(),
             invitations,
+            home_invitations,
             vp: realm.vp,
             victory_vp: state.settings.victory_vp,
             next_threshold,
