@@ -314,3 +314,42 @@ async fn r_inv_8_a_home_invitation_to_the_gm_is_recorded_and_shown_on_the_form()
     let form_start = reminder.text.find("======").unwrap();
     pbemd::forms::parse_form_view(&reminder.text[form_start..]).expect("parses back");
 }
+
+#[tokio::test]
+async fn r_agent_4_the_free_allowance_renews_when_the_round_advances() {
+    let g = Game::start("2026-11-27T09:00:00+01:00").await;
+    g.edit_state(|s| {
+        let r = s.realm_mut("Genogien").unwrap();
+        r.positions.sprakror = 1;
+        r.stock.guld = 30;
+    })
+    .await;
+    let gold = |s: &pbemd::game::GameState| s.realm("Genogien").unwrap().stock.guld;
+    for text in ["ett", "två"] {
+        g.send(
+            "genogien@game.test",
+            "Genogien skickar ett sändebud till Afani",
+            text,
+        );
+    }
+    g.tick("2026-11-27T10:00:00+01:00").await;
+    assert_eq!(
+        gold(&*g.state().await),
+        27,
+        "round 1: the second envoy is paid for"
+    );
+    // The weekend closes (Sunday 15:00) and round 2's window opens on Monday.
+    g.tick("2026-11-30T13:00:00+01:00").await;
+    assert_eq!(g.state().await.round, 2);
+    g.send(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        "tre",
+    );
+    g.tick("2026-11-30T14:00:00+01:00").await;
+    assert_eq!(
+        gold(&*g.state().await),
+        27,
+        "round 2's first envoy is free again"
+    );
+}

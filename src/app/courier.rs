@@ -200,14 +200,14 @@ async fn apply(
 
 fn receipt_data(r: &Receipt, realm: &str, lang: Lang) -> serde_json::Value {
     let kind = match (r.kind, lang) {
-        (MailKind::Envoy, Lang::Sv) => "sändebud",
-        (MailKind::Envoy, Lang::En) => "envoy",
-        (MailKind::Merchant, Lang::Sv) => "handelsman",
-        (MailKind::Merchant, Lang::En) => "merchant",
-        (MailKind::Spy, Lang::Sv) => "spion",
-        (MailKind::Spy, Lang::En) => "spy",
-        (_, Lang::Sv) => "brev",
-        (_, Lang::En) => "mail",
+        (MailKind::Envoy, Lang::Sv) => "ett sändebud",
+        (MailKind::Envoy, Lang::En) => "an envoy",
+        (MailKind::Merchant, Lang::Sv) => "en handelsman",
+        (MailKind::Merchant, Lang::En) => "a merchant",
+        (MailKind::Spy, Lang::Sv) => "en spion",
+        (MailKind::Spy, Lang::En) => "a spy",
+        (_, Lang::Sv) => "ett brev",
+        (_, Lang::En) => "a mail",
     };
     json!({
         "realm": realm,

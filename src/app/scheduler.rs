@@ -104,6 +104,10 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
             // state carries over unchanged and the event log says so.
             let with_form = crate::store::forms::realms_with_form(conn, round).await?;
             gs.round += 1;
+            // Allowances are per round (R-AGENT-4): the counters start again.
+            for r in &mut gs.realms {
+                r.sent = Default::default();
+            }
             let reason = format!("weekend of round {round} closed; round {} begins", gs.round);
             app.save_state(conn, version, &gs, &reason).await?;
             detail["forms_from"] = json!(with_form);
