@@ -255,6 +255,19 @@ async fn r_spy_8_a_stationed_spy_steals_the_envoy_and_the_thief_gets_the_text() 
         .find(|m| m.to_is("kaldor@game.test") && m.text.contains("Hemliga planer"))
         .expect("the thief gets the full text");
     assert!(stolen.text.contains("Genogien"), "{}", stolen.text);
+    // The right to one forgery is part of the versioned state.
+    let rights = g.state().await.courier.forgery_rights.clone();
+    assert_eq!(rights.len(), 1, "{rights:?}");
+    assert_eq!(
+        (rights[0].holder.as_str(), rights[0].used),
+        ("Kaldor", false)
+    );
+    assert!(g
+        .state()
+        .await
+        .contacts
+        .iter()
+        .any(|c| c.from == "Genogien" && c.to == "Afani"));
     // R-SPY-8: a plain reply to the interception mail is the free forged envoy.
     g.send(
         "kaldor@game.test",

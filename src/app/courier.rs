@@ -8,7 +8,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
-use super::{App, AppError, Result};
+use super::{App, Result};
 use crate::clock::{self, from_ms};
 use crate::courier::batch::{
     self, Context, Decision, Dispatch, Outcome, Queued, Receipt, SpyResult,
@@ -19,7 +19,7 @@ use crate::game::{GameState, Lang};
 use crate::mail::compose::Outgoing;
 use crate::mail::subject::{parse_subject, MailKind};
 use crate::store::messages::{self, state, QueuedMessage};
-use crate::store::{events, meta, Conn};
+use crate::store::{events, Conn};
 
 /// What one batch did.
 #[derive(Debug, Default, Clone, Copy)]
@@ -65,12 +65,13 @@ pub async fn run_batch(app: &App, conn: &mut Conn, at: DateTime<Utc>) -> Result<
             })
         })
         .collect();
-    let mut ctx: Context = match meta::get(conn, meta::COURIER_CONTEXT).await? {
-        Some(json) => serde_json::from_str(&json)
-            .map_err(|e| AppError::BadState(format!("courier context: {e}")))?,
-        None => Context::default(),
+    // The courier's per-round bookkeeping travels in the state document, so a batch is
+    // replayed from the state version it started from.
+    let mut ctx = Context {
+        now: at,
+        contacts: std::mem::take(&mut gs.contacts),
+        ledger: std::mem::take(&mut gs.courier),
     };
-    ctx.now = at;
     let purpose = format!("courier/{}", at.to_rfc3339());
     let mut dice = Dice::new(app.cfg.seed, gs.round, &purpose);
     let decisions = batch::route_batch(&mut gs, &queued, &mut ctx, &mut dice);
@@ -100,6 +101,8 @@ pub async fn run_batch(app: &App, conn: &mut Conn, at: DateTime<Utc>) -> Result<
     }
     let rolls = serde_json::to_string(dice.rolls()).unwrap_or_default();
     events::log(conn, now, round, "courier_dice", None, None, &rolls).await?;
+    gs.contacts = ctx.contacts;
+    gs.courier = ctx.ledger;
     app.save_state(
         conn,
         version,
@@ -107,8 +110,6 @@ pub async fn run_batch(app: &App, conn: &mut Conn, at: DateTime<Utc>) -> Result<
         &format!("courier batch at {}", at.to_rfc3339()),
     )
     .await?;
-    let ctx_json = serde_json::to_string(&ctx).map_err(|e| AppError::BadState(e.to_string()))?;
-    meta::set(conn, meta::COURIER_CONTEXT, &ctx_json).await?;
     Ok(report)
 }
 

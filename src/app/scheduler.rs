@@ -108,6 +108,9 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
             for r in &mut gs.realms {
                 r.sent = Default::default();
             }
+            // Spy mission 5 sees contacts of this round and the last only.
+            let round_now = gs.round;
+            gs.contacts.retain(|c| c.round + 1 >= round_now);
             let reason = format!("weekend of round {round} closed; round {} begins", gs.round);
             app.save_state(conn, version, &gs, &reason).await?;
             detail["forms_from"] = json!(with_form);

@@ -9,8 +9,6 @@
 //! Must not touch: files, the clock, the network, global randomness. Rolls
 //! come from the `Dice` handed in.
 
-use std::collections::BTreeMap;
-
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +25,8 @@ use crate::game::units::AgentKind;
 use crate::game::{GameState, Resources, ShipKind, Spell, Square};
 use crate::mail::subject::{fold, MailKind};
 use crate::schedule::Window;
+
+pub use crate::game::state::{ForgeryRight, Ledger};
 
 /// One queued player mail, as classified by the main crate.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,21 +59,8 @@ pub struct Context {
     pub ledger: Ledger,
 }
 
-/// Per-round courier bookkeeping (proposed as `GameState::courier`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Ledger {
-    /// The round these entries belong to; a new round clears them.
-    pub round: u32,
-    /// Realms that cast Reveal by mail this round (RULINGS 18).
-    pub reveals: Vec<String>,
-    /// Free spies the voting winner sent this round (RULINGS 16).
-    pub free_spies: BTreeMap<String, u32>,
-    /// One free forged envoy per interception (R-SPY-8).
-    pub forgery_rights: Vec<ForgeryRight>,
-}
-
 impl Ledger {
-    fn roll_over(&mut self, round: u32) {
+    pub(crate) fn roll_over(&mut self, round: u32) {
         if self.round != round {
             *self = Ledger {
                 round,
@@ -81,16 +68,6 @@ impl Ledger {
             };
         }
     }
-}
-
-/// The interceptor's right to one forged envoy to the original recipient.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ForgeryRight {
-    pub holder: String,
-    pub recipient: String,
-    /// The stolen envoy's (shown) sender: the default claimed sender.
-    pub original_sender: String,
-    pub used: bool,
 }
 
 /// The decision on one mail.

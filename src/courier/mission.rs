@@ -199,22 +199,7 @@ pub enum Intel {
     ForeignTroops { armies: Vec<ArmyIntel> },
 }
 
-/// A contact between two realms (an envoy or merchant passed), kept by the
-/// main crate as history and handed in (R-SPY-4 mission 5).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct Contact {
-    pub round: u32,
-    pub from: String,
-    pub to: String,
-    pub kind: ContactKind,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ContactKind {
-    Envoy,
-    Merchant,
-}
+pub use crate::game::state::{Contact, ContactKind};
 
 fn army_intel(a: &crate::game::state::ArmyGroup) -> ArmyIntel {
     let mut units = BTreeMap::new();

@@ -219,6 +219,8 @@ pub fn load_scenario(yaml: &str) -> Result<GameState, ScenarioError> {
         spies: Vec::new(),
         effects: Vec::new(),
         home_invitations: Vec::new(),
+        courier: Default::default(),
+        contacts: Vec::new(),
         votes: Vec::new(),
         ruler: None,
         free_merchant: None,

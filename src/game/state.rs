@@ -38,6 +38,12 @@ pub struct GameState {
     pub effects: Vec<SpellEffect>,
     /// Home-invitations waiting for step 9 (R-INV-8).
     pub home_invitations: Vec<HomeInvitation>,
+    /// The courier's bookkeeping of the current round.
+    #[serde(default)]
+    pub courier: Ledger,
+    /// Envoy and merchant contacts of this round and the last (R-SPY-4 mission 5).
+    #[serde(default)]
+    pub contacts: Vec<Contact>,
     pub votes: Vec<Vote>,
     /// The last unique voting winner and its chosen benefit (R-VOTE-5).
     pub ruler: Option<Ruler>,
@@ -1179,4 +1185,46 @@ impl UnitCount {
     pub fn counted(&self) -> u32 {
         self.army_units + self.ships + self.spies
     }
+}
+
+/// Per-round courier bookkeeping: weekday Reveals (RULINGS 18), the voting winner's
+/// free spies (RULINGS 16), forgery rights won by interception (R-SPY-8). Cleared
+/// when the round changes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ledger {
+    /// The round these entries belong to; a new round clears them.
+    pub round: u32,
+    /// Realms that cast Reveal by mail this round (RULINGS 18).
+    pub reveals: Vec<String>,
+    /// Free spies the voting winner sent this round (RULINGS 16).
+    pub free_spies: BTreeMap<String, u32>,
+    /// One free forged envoy per interception (R-SPY-8).
+    pub forgery_rights: Vec<ForgeryRight>,
+}
+
+/// The interceptor's right to one forged envoy to the original recipient.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForgeryRight {
+    pub holder: String,
+    pub recipient: String,
+    /// The stolen envoy's (shown) sender: the default claimed sender.
+    pub original_sender: String,
+    pub used: bool,
+}
+
+/// A contact between two realms (an envoy or merchant passed), kept as history
+/// for spy mission 5 (R-SPY-4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Contact {
+    pub round: u32,
+    pub from: String,
+    pub to: String,
+    pub kind: ContactKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContactKind {
+    Envoy,
+    Merchant,
 }

@@ -10,10 +10,6 @@ pub const STARTED_AT: &str = "started_at";
 /// `tick --now` before it is refused.
 pub const LAST_NOW: &str = "last_now";
 
-/// The courier's per-round bookkeeping and contact history (JSON), carried from one
-/// batch to the next.
-pub const COURIER_CONTEXT: &str = "courier_context";
-
 pub async fn get(conn: &mut Conn, key: &str) -> Result<Option<String>, StoreError> {
     let row = sqlx::query("SELECT value FROM meta WHERE key = $1")
         .bind(key)
