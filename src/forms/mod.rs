@@ -2,7 +2,7 @@
 //! a reply (`extract`), checking them against the state (`check`), the
 //! receipt (`receipt`) and the Monday form read back into the state it
 //! shows (`view`). PURE: no file or network I/O, no clock, no
-//! randomness, no tokio; it never changes the state. The engine resolves
+//! randomness, no async runtime; it never changes the state. The engine resolves
 //! the accepted orders later.
 
 pub mod check;
