@@ -216,6 +216,14 @@ async fn handle(
                 at: now,
                 ..Default::default()
             };
+            let reply = Reply {
+                gs,
+                realm: &realm,
+                lang,
+                mail: &mail,
+                subject: &subject,
+                inbox_id,
+            };
             match decision {
                 Route::Queue => {
                     // Decided by the next courier batch (at once in `immediate` mode),
@@ -275,15 +283,9 @@ async fn handle(
                         "replaces": replaced.map(|(_, at)| app.local(from_ms(at), lang)),
                         "receipt": crate::forms::receipt_text(&checked, lang, &deadline),
                     });
-                    let to = Reply {
-                        gs,
-                        realm: &realm,
-                        lang,
-                        mail: &mail,
-                        subject: &subject,
-                        inbox_id,
-                    };
-                    to.send(app, conn, "form_receipt", "receipt", &data).await?;
+                    reply
+                        .send(app, conn, "form_receipt", "receipt", &data)
+                        .await?;
                     let detail = json!({
                         "form_id": form_id,
                         "replaces": replaced.map(|(id, _)| id),
@@ -349,16 +351,7 @@ async fn handle(
                         },
                     )
                     .await?;
-                    Reply {
-                        gs,
-                        realm: &realm,
-                        lang,
-                        mail: &mail,
-                        subject: &subject,
-                        inbox_id,
-                    }
-                    .refuse(app, conn, &text)
-                    .await?;
+                    reply.refuse(app, conn, &text).await?;
                     events::log(
                         conn,
                         now,

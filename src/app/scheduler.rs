@@ -192,8 +192,9 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
                     .iter()
                     .filter(|r| !r.emails.is_empty() && !with_form.contains(&r.name))
                 {
-                    let Some((message_id, body)) =
-                        crate::store::forms::current_body(conn, &realm.name, round - 1).await?
+                    let Some(crate::store::forms::Standing {
+                        message_id, body, ..
+                    }) = crate::store::forms::standing(conn, &realm.name, round - 1).await?
                     else {
                         continue;
                     };

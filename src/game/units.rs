@@ -192,24 +192,15 @@ impl UnitKind {
 
     /// `n` units as text, e.g. `3 bågskyttar`, `1 veteran`.
     pub fn count_text(self, n: usize, lang: Lang) -> String {
-        let (one, many) = self.names(lang);
-        format!("{n} {}", if n == 1 { one } else { many })
+        count_text(self.names(lang), n)
     }
 
     /// Parse a Swedish or English name, singular or plural, any case,
     /// diacritics optional, or the stored key (`latt_infanteri`).
     pub fn parse(input: &str) -> Result<UnitKind, ParseKindError> {
         let norm = fold(input.trim()).replace('_', " ");
-        for kind in UnitKind::ALL {
-            for lang in [Lang::Sv, Lang::En] {
-                let (one, many) = kind.names(lang);
-                if norm == fold(one) || norm == fold(many) {
-                    return Ok(kind);
-                }
-            }
-            if norm == serde_key(&kind).replace('_', " ") {
-                return Ok(kind);
-            }
+        if let Some(kind) = by_name(&norm, &UnitKind::ALL, UnitKind::names) {
+            return Ok(kind);
         }
         // A few common short forms.
         let alias = match norm.as_str() {
@@ -313,24 +304,16 @@ impl ShipKind {
         }
     }
 
+    /// `n` ships as text, e.g. `2 galeaser`.
     pub fn count_text(self, n: usize, lang: Lang) -> String {
-        let (one, many) = self.names(lang);
-        format!("{n} {}", if n == 1 { one } else { many })
+        count_text(self.names(lang), n)
     }
 
     /// Parse a Swedish or English name, singular or plural, or the key.
     pub fn parse(input: &str) -> Result<ShipKind, ParseKindError> {
         let norm = fold(input.trim()).replace('_', " ");
-        for kind in ShipKind::ALL {
-            for lang in [Lang::Sv, Lang::En] {
-                let (one, many) = kind.names(lang);
-                if norm == fold(one) || norm == fold(many) {
-                    return Ok(kind);
-                }
-            }
-            if norm == serde_key(&kind).replace('_', " ") {
-                return Ok(kind);
-            }
+        if let Some(kind) = by_name(&norm, &ShipKind::ALL, ShipKind::names) {
+            return Ok(kind);
         }
         match norm.as_str() {
             "galley" | "galleys" => Ok(ShipKind::Galeas),
@@ -343,6 +326,26 @@ impl ShipKind {
 }
 
 /// The serde name of a unit-like enum value (`latt_infanteri`).
+/// `n` of a kind as text, singular or plural.
+fn count_text((one, many): (&str, &str), n: usize) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The kind whose Swedish or English name (singular or plural) or stored key is
+/// `norm` (already folded).
+fn by_name<K: Copy + Serialize>(
+    norm: &str,
+    all: &[K],
+    names: impl Fn(K, Lang) -> (&'static str, &'static str),
+) -> Option<K> {
+    all.iter().copied().find(|&kind| {
+        [Lang::Sv, Lang::En].into_iter().any(|lang| {
+            let (one, many) = names(kind, lang);
+            norm == fold(one) || norm == fold(many)
+        }) || norm == serde_key(&kind).replace('_', " ")
+    })
+}
+
 fn serde_key<T: Serialize>(v: &T) -> String {
     serde_json::to_value(v)
         .ok()

@@ -5,22 +5,59 @@ use sqlx::Row;
 
 use super::{Conn, Ctx, StoreError};
 
-/// The form a realm has standing for a round: (form id, received_at).
-pub async fn current(
+/// The form a realm has standing for a round (the latest not superseded).
+#[derive(Debug, Clone)]
+pub struct Standing {
+    pub id: i64,
+    pub message_id: i64,
+    pub received_at: i64,
+    pub body: String,
+    /// The checked orders, as JSON.
+    pub orders: Option<String>,
+}
+
+/// The form a realm has standing for a round, if any.
+pub async fn standing(
     conn: &mut Conn,
     realm: &str,
     round: i64,
-) -> Result<Option<(i64, i64)>, StoreError> {
+) -> Result<Option<Standing>, StoreError> {
     let r = sqlx::query(
-        "SELECT id, received_at FROM forms WHERE realm = $1 AND round = $2 AND superseded_by IS NULL \
-         ORDER BY id DESC LIMIT 1",
+        "SELECT id, message_id, received_at, body, orders FROM forms \
+         WHERE realm = $1 AND round = $2 AND superseded_by IS NULL ORDER BY id DESC LIMIT 1",
     )
     .bind(realm)
     .bind(round)
     .fetch_optional(&mut *conn)
     .await
     .ctx("read the standing form")?;
-    Ok(r.map(|r| (r.get(0), r.get(1))))
+    Ok(r.map(|r| Standing {
+        id: r.get(0),
+        message_id: r.get(1),
+        received_at: r.get(2),
+        body: r.get(3),
+        orders: r.get(4),
+    }))
+}
+
+/// The standing form's (id, received_at).
+pub async fn current(
+    conn: &mut Conn,
+    realm: &str,
+    round: i64,
+) -> Result<Option<(i64, i64)>, StoreError> {
+    Ok(standing(conn, realm, round)
+        .await?
+        .map(|f| (f.id, f.received_at)))
+}
+
+/// The standing form's checked orders (JSON).
+pub async fn current_orders(
+    conn: &mut Conn,
+    realm: &str,
+    round: i64,
+) -> Result<Option<String>, StoreError> {
+    Ok(standing(conn, realm, round).await?.and_then(|f| f.orders))
 }
 
 /// Store a form with its checked orders (JSON); the realm's earlier form for the
@@ -70,40 +107,4 @@ pub async fn realms_with_form(conn: &mut Conn, round: i64) -> Result<Vec<String>
     .await
     .ctx("list realms with a form")?;
     Ok(rows.into_iter().map(|r| r.get(0)).collect())
-}
-
-/// The checked orders (JSON) of the form a realm has standing for a round.
-pub async fn current_orders(
-    conn: &mut Conn,
-    realm: &str,
-    round: i64,
-) -> Result<Option<String>, StoreError> {
-    let r = sqlx::query(
-        "SELECT orders FROM forms WHERE realm = $1 AND round = $2 AND superseded_by IS NULL \
-         ORDER BY id DESC LIMIT 1",
-    )
-    .bind(realm)
-    .bind(round)
-    .fetch_optional(&mut *conn)
-    .await
-    .ctx("read the standing orders")?;
-    Ok(r.and_then(|r| r.get::<Option<String>, _>(0)))
-}
-
-/// The standing form of a realm for a round: (message id, body).
-pub async fn current_body(
-    conn: &mut Conn,
-    realm: &str,
-    round: i64,
-) -> Result<Option<(i64, String)>, StoreError> {
-    let r = sqlx::query(
-        "SELECT message_id, body FROM forms WHERE realm = $1 AND round = $2 AND superseded_by IS NULL \
-         ORDER BY id DESC LIMIT 1",
-    )
-    .bind(realm)
-    .bind(round)
-    .fetch_optional(&mut *conn)
-    .await
-    .ctx("read the standing form")?;
-    Ok(r.map(|r| (r.get(0), r.get(1))))
 }
