@@ -2,6 +2,7 @@
 //! per subcommand, each a call into `app/`. Output for people goes to stdout; errors
 //! reach `main`, which prints them as one line.
 
+mod battle;
 mod gm;
 
 use std::path::PathBuf;
@@ -72,6 +73,8 @@ pub enum Command {
         realm: String,
         file: PathBuf,
     },
+    /// The battle calculator: fight one battle with the engine's combat rules.
+    Battle(battle::BattleArgs),
     /// The GM's review queue.
     Gm {
         #[command(subcommand)]
@@ -196,6 +199,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                 ExitCode::from(1)
             })
         }
+        Command::Battle(args) => battle::run(&args),
         Command::Gm { command } => {
             let app = open(&cli.config, Arc::new(SystemClock)).await?;
             gm::run(&app, command).await

@@ -56,9 +56,14 @@ impl Dice {
     /// rolled), then continues with the seeded stream of `(0, 0, purpose)`.
     /// For tests and for rolls the GM dictates.
     pub fn scripted(purpose: &str, faces: &[u32]) -> Dice {
-        let mut d = Dice::new(0, 0, purpose);
-        d.script = faces.iter().rev().copied().collect();
-        d
+        Dice::new(0, 0, purpose).with_script(faces)
+    }
+
+    /// This source, playing `faces` first (each clamped to the die rolled), then
+    /// its own seeded stream. For rolls the GM or a test dictates.
+    pub fn with_script(mut self, faces: &[u32]) -> Dice {
+        self.script = faces.iter().rev().copied().collect();
+        self
     }
 
     pub fn d4(&mut self) -> u32 {

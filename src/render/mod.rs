@@ -3,6 +3,7 @@
 //! result form. View models live in `view`; templates only print them.
 //! Reads no files at run time; sends nothing.
 
+pub mod battle;
 pub mod view;
 
 use handlebars::{
