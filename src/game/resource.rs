@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Lang;
 
-/// One resource type, in the rulings' resource order (RULINGS, top): the
+/// One resource type, in the rulings' resource order (README, Scenario): the
 /// derived `Ord` is that order and is the tie-break wherever rules need one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Resource {

@@ -3,7 +3,7 @@
 //!
 //! Owns the sender lookup by From address, the size limit, the subject check and
 //! the empty-body rule, and the wording of refusals. It does not check DKIM/DMARC or
-//! tokens (the sender check of DESIGN.md section 8 runs before this), time windows,
+//! tokens (the sender check of README, The mail contract runs before this), time windows,
 //! costs or order syntax; those belong to the courier and forms rooms.
 
 use crate::game::Lang;
