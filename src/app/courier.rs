@@ -199,7 +199,8 @@ async fn apply(
     Ok(())
 }
 
-fn receipt_data(r: &Receipt, realm: &str, lang: Lang) -> serde_json::Value {
+/// The courier receipt template's data in `lang` (public for the language tests).
+pub fn receipt_data(r: &Receipt, realm: &str, lang: Lang) -> serde_json::Value {
     let kind = match (r.kind, lang) {
         (MailKind::Envoy, Lang::Sv) => "ett sändebud",
         (MailKind::Envoy, Lang::En) => "an envoy",

@@ -184,7 +184,7 @@ impl App {
             &self.cfg.game_name,
             &self.cfg.display_name,
             &self.cfg.game_address,
-            now,
+            now.with_timezone(&self.schedule.timezone()),
         )?;
         let id = outbox::enqueue(
             conn,

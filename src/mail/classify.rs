@@ -261,10 +261,10 @@ fn bad_subject(sv: bool, subject: &str, error: &SubjectError) -> String {
             quote(word)
         ),
         (SubjectError::SameRealm { realm }, true) => {
-            format!("Ämnesraden «{q}» skickar från {realm} till {realm} självt.")
+            format!("Ämnesraden «{q}» anger {realm} både som avsändare och som mottagare.")
         }
         (SubjectError::SameRealm { realm }, false) => {
-            format!("The subject “{q}” sends from {realm} to {realm} itself.")
+            format!("The subject “{q}” names {realm} as both sender and receiver.")
         }
         (SubjectError::UnknownKind { .. }, true) => {
             format!("Ämnesraden «{q}» passar inte någon av brevformerna.")
