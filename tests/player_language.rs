@@ -721,9 +721,11 @@ fn every_courier_receipt_is_in_the_realms_language_and_counts_agree() {
     let mut texts = Vec::new();
     for kind in MAIL_KINDS {
         for (free, left, spies) in [(true, 0, None), (true, 1, Some(1)), (false, 2, Some(2))] {
-            let mut goods = pbemd::courier::Goods::default();
-            goods.resources = res(Resource::Hastar, 1);
-            goods.vp = 1;
+            let mut goods = pbemd::courier::Goods {
+                resources: res(Resource::Hastar, 1),
+                vp: 1,
+                ..Default::default()
+            };
             goods.units.insert(UnitKind::LattInfanteri, 1);
             let receipt = Receipt {
                 kind,

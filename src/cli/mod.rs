@@ -199,7 +199,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Demo { dir } => {
-            app::demo::run(&dir).await?;
+            print!("{}", app::demo::run(&dir).await?);
             Ok(ExitCode::SUCCESS)
         }
         Command::State { realm, json } => {
@@ -296,5 +296,41 @@ async fn shutdown_signal() {
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
         _ = term.recv() => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A boundary error that embeds its source in its message, as
+    /// `#[error("database error: {0}")]` with `#[source]` does.
+    #[derive(Debug, thiserror::Error)]
+    #[error("database error while saving: {0}")]
+    struct Outer(#[source] Middle);
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("error returned from database: {0}")]
+    struct Middle(#[source] Inner);
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("invalid byte sequence for encoding \"UTF8\": 0x00")]
+    struct Inner;
+
+    #[test]
+    fn error_line_names_each_cause_once() {
+        let e = anyhow::Error::new(Outer(Middle(Inner))).context("cannot handle mail 7");
+        assert_eq!(
+            error_line(&e),
+            "cannot handle mail 7: database error while saving: error returned from database: \
+             invalid byte sequence for encoding \"UTF8\": 0x00"
+        );
+    }
+
+    #[test]
+    fn error_line_keeps_causes_that_add_something() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let e = anyhow::Error::new(io).context("cannot read pbemd.yaml");
+        assert_eq!(error_line(&e), "cannot read pbemd.yaml: no such file");
     }
 }

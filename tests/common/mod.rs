@@ -32,9 +32,13 @@ pub async fn pg_store() -> Option<Store> {
         chrono::Utc::now().timestamp_micros() % 1_000_000
     );
     sqlx::any::install_default_drivers();
-    let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin)
-        .await
-        .expect("connect to PBEMD_TEST_PG_URL");
+    let mut conn = match <sqlx::AnyConnection as sqlx::Connection>::connect(&admin).await {
+        Ok(conn) => conn,
+        Err(e) => {
+            missing(&format!("PostgreSQL at PBEMD_TEST_PG_URL ({e})"));
+            return None;
+        }
+    };
     sqlx::query(&format!("CREATE DATABASE {name}"))
         .execute(&mut conn)
         .await
