@@ -777,3 +777,122 @@ fn a_subject_naming_one_realm_twice_says_so_without_self_reference() {
         "{en}"
     );
 }
+
+// ---------------------------------------------------------------- spy reports
+
+use pbemd::courier::mission::{ArmyIntel, FleetIntel};
+use pbemd::courier::Intel;
+
+fn intel_index(i: &Intel) -> usize {
+    match i {
+        Intel::Resources { .. } => 0,
+        Intel::City { .. } => 1,
+        Intel::Armies { .. } => 2,
+        Intel::Positions { .. } => 3,
+        Intel::Contacts { .. } => 4,
+        Intel::VictoryPoints { .. } => 5,
+        Intel::WhoVoted { .. } => 6,
+        Intel::ForeignTroops { .. } => 7,
+    }
+}
+const INTELS: usize = 8;
+
+fn army(total: u32) -> ArmyIntel {
+    ArmyIntel {
+        owner: "Kaldor".into(),
+        id: 2,
+        square: sq("C3"),
+        units: [(UnitKind::LattInfanteri, total)].into_iter().collect(),
+        total,
+    }
+}
+
+fn fleet(cargo: Vec<u32>) -> FleetIntel {
+    FleetIntel {
+        owner: "Kaldor".into(),
+        id: 1,
+        square: sq("D2"),
+        ships: [(ShipKind::Transportskepp, 1)].into_iter().collect(),
+        cargo,
+    }
+}
+
+fn intels() -> Vec<Intel> {
+    let mut v = vec![
+        Intel::Resources {
+            realm: "Kaldor".into(),
+            stock: res(Resource::Hastar, 1),
+            production: res(Resource::Slavar, 2),
+        },
+        Intel::Positions {
+            realm: "Kaldor".into(),
+            positions: Default::default(),
+        },
+        Intel::WhoVoted {
+            round: None,
+            voters: vec![],
+        },
+        Intel::WhoVoted {
+            round: Some(2),
+            voters: vec!["Afani".into()],
+        },
+    ];
+    for n in [0u32, 1, 2] {
+        let armies: Vec<_> = (1..=n).map(army).collect();
+        let fleets: Vec<_> = (0..n).map(|i| fleet((0..i).collect())).collect();
+        v.push(Intel::City {
+            square: sq("C3"),
+            name: "Kustby".into(),
+            owner: "Kaldor".into(),
+            population: n * 10,
+            walls: n,
+            production: res(Resource::Hastar, n),
+            armies: armies.clone(),
+            fleets: fleets.clone(),
+        });
+        v.push(Intel::Armies {
+            realm: "Kaldor".into(),
+            armies: armies.clone(),
+            fleets,
+        });
+        v.push(Intel::Contacts {
+            realm: "Kaldor".into(),
+            with: (0..n).map(|_| "Afani".to_string()).collect(),
+        });
+        v.push(Intel::VictoryPoints {
+            realm: "Kaldor".into(),
+            vp: n.into(),
+            mission: "K5".into(),
+        });
+        v.push(Intel::ForeignTroops { armies });
+    }
+    v
+}
+
+#[test]
+fn every_spy_report_is_in_the_realms_language_and_counts_agree() {
+    let samples = intels();
+    assert_covers("Intel", samples.iter().map(intel_index), INTELS);
+    let r = Renderer::new().unwrap();
+    let mut texts = Vec::new();
+    for intel in &samples {
+        texts.extend(both(|lang| {
+            let lines = pbemd::courier::text::intel_lines(intel, lang);
+            let data = serde_json::json!({
+                "realm": "Afani", "mission": 3, "target": "Kaldor", "lines": lines,
+            });
+            r.render("spy_report", lang, &data).unwrap()
+        }));
+    }
+    assert_clean(&texts);
+    let all: String = texts.iter().map(|(_, t)| t.as_str()).collect();
+    for wrong in [
+        "(1 units)",
+        "(1 enheter)",
+        "1 victory points",
+        "1 horses",
+        "1 hästar",
+    ] {
+        assert!(!all.contains(wrong), "`{wrong}` in:\n{all}");
+    }
+}
