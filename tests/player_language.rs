@@ -896,3 +896,14 @@ fn every_spy_report_is_in_the_realms_language_and_counts_agree() {
         assert!(!all.contains(wrong), "`{wrong}` in:\n{all}");
     }
 }
+
+#[test]
+fn r_move_1_refusal_counts_agree_with_their_nouns() {
+    let gs = demo();
+    let c = pbemd::forms::check(&gs, "Genogien", &[(1, "FLYTTA armé 1: B3 B4".to_string())]);
+    let refusal = c.lines[0].refusal.as_ref().expect("too far for army 1");
+    let en = refusal.text(Lang::En);
+    assert!(en.contains("2 steps but only 1 movement point "), "{en}");
+    let sv = refusal.text(Lang::Sv);
+    assert!(sv.contains("2 steg men bara 1 förflyttningspoäng"), "{sv}");
+}
