@@ -170,6 +170,29 @@ fn init_and_tick_print_times_in_the_games_time_zone() {
         "2026-11-24T09:00:00Z",
     ]));
     assert!(out.contains("tick 2026-11-24T10:00:00+01:00"), "{out}");
+    assert!(
+        out.contains(", 0 events,") && out.ends_with("0 send failures\n"),
+        "{out}"
+    );
+    // Tuesday 18:00 (17:00 UTC) fires exactly one event, shown in game time.
+    let out = ok(&run(&[
+        "--config",
+        c,
+        "tick",
+        "--now",
+        "2026-11-24T17:30:00Z",
+    ]));
+    assert!(out.contains(", 1 event,"), "{out}");
+    assert!(
+        out.contains("fired 2026-11-24T18:00:00+01:00 courier_evening"),
+        "{out}"
+    );
+    // A time before the game's latest is refused, both times in game time.
+    let err = text(&run(&["--config", c, "tick", "--now", "2026-11-24T12:00:00Z"]).stderr);
+    assert!(
+        err.contains("2026-11-24T13:00:00+01:00") && err.contains("2026-11-24T18:30:00+01:00"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -203,6 +203,11 @@ impl App {
         Ok(id)
     }
 
+    /// A time as RFC 3339 in the game's zone, for the GM (`2026-11-24T18:00:00+01:00`).
+    pub fn game_time(&self, t: DateTime<Utc>) -> String {
+        t.with_timezone(&self.schedule.timezone()).to_rfc3339()
+    }
+
     /// A time in the game's zone, written for a realm.
     pub fn local(&self, t: DateTime<Utc>, lang: Lang) -> String {
         crate::schedule::describe_local(t, self.schedule.timezone(), lang == Lang::Sv)

@@ -39,6 +39,7 @@ use clap::{Parser, Subcommand};
 use crate::app::{self, App};
 use crate::clock::{self, FixedClock, SystemClock};
 use crate::config::Config;
+use crate::game::lang::count;
 
 /// pbemd: a play-by-email daemon for Världsstrategispelet.
 #[derive(Debug, Parser)]
@@ -159,7 +160,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             let (_, gs) = app.state(&mut conn).await?;
             println!(
                 "game started at {} in round {} with {} realms",
-                now.with_timezone(&app.schedule.timezone()).to_rfc3339(),
+                app.game_time(now),
                 gs.round,
                 gs.realms.len()
             );
@@ -184,14 +185,14 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             let app = open(&cli.config, Arc::new(FixedClock::new(now))).await?;
             let r = app::tick::tick(&app).await?;
             println!(
-                "tick {}: {} stored, {} handled, {} events, {} delivered, {} sent, {} send failures",
-                now.with_timezone(&app.schedule.timezone()).to_rfc3339(),
+                "tick {}: {} stored, {} handled, {}, {} delivered, {} sent, {}",
+                app.game_time(now),
                 r.stored,
                 r.handled,
-                r.events.len(),
+                count(r.events.len(), "event", "events"),
                 r.delivered,
                 r.sent,
-                r.send_failures
+                count(r.send_failures, "send failure", "send failures")
             );
             for e in &r.events {
                 println!("  fired {e}");
