@@ -94,6 +94,15 @@ fn a_closed_stdout_ends_tick_quietly_with_its_work_committed() {
         .unwrap()
         .count();
     assert!(sent >= 2, "the envoy and its receipt were sent: {sent}");
+    // `gm show 1 | head`: the GM's view of the mail, into a closed pipe as well.
+    let show = ok(&run(&["--config", c, "gm", "show", "1"]));
+    assert!(
+        show.contains("received: 2026-11-24T10:00:00+01:00"),
+        "{show}"
+    );
+    let out = run_into_closed_pipe(&["--config", c, "gm", "show", "1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
 }
 
 #[test]
