@@ -266,3 +266,31 @@ fn the_demos_suggested_grep_finds_exactly_the_result_forms() {
     forms.sort();
     assert_eq!(found_sorted, forms, "`{cmd}`");
 }
+
+/// The report's case: a PostgreSQL error used to read
+/// `…: error returned from database: X: error returned from database: X: X`.
+#[test]
+fn a_database_error_names_its_cause_once() {
+    let Ok(admin) = std::env::var("PBEMD_TEST_PG_URL") else {
+        common::missing("PostgreSQL (PBEMD_TEST_PG_URL)");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = game(tmp.path());
+    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
+    let yaml = std::fs::read_to_string(&cfg).unwrap().replace(
+        "database: sqlite:pbemd.db",
+        &format!("database: {base}/pbemd_no_such_database"),
+    );
+    std::fs::write(&cfg, yaml).unwrap();
+    let out = run(&["--config", cfg.to_str().unwrap(), "state"]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert_eq!(err.matches("does not exist").count(), 1, "{err}");
+    assert_eq!(
+        err.matches("error returned from database").count(),
+        1,
+        "{err}"
+    );
+}
