@@ -781,7 +781,7 @@ fn a_subject_naming_one_realm_twice_says_so_without_self_reference() {
 // ---------------------------------------------------------------- spy reports
 
 use pbemd::courier::mission::{ArmyIntel, FleetIntel};
-use pbemd::courier::Intel;
+use pbemd::courier::{Intel, SpyResult};
 
 fn intel_index(i: &Intel) -> usize {
     match i {
@@ -869,15 +869,40 @@ fn intels() -> Vec<Intel> {
     v
 }
 
+fn spy_result_index(r: &SpyResult) -> usize {
+    match r {
+        SpyResult::Learned { .. } => 0,
+        SpyResult::Failed => 1,
+        SpyResult::EmptyHanded => 2,
+        SpyResult::Stationed => 3,
+        SpyResult::ForgerySent => 4,
+        SpyResult::InterceptionFailed => 5,
+    }
+}
+const SPY_RESULTS: usize = 6;
+
+fn spy_results() -> Vec<SpyResult> {
+    let mut v = vec![
+        SpyResult::Failed,
+        SpyResult::EmptyHanded,
+        SpyResult::Stationed,
+        SpyResult::ForgerySent,
+        SpyResult::InterceptionFailed,
+    ];
+    v.extend(intels().into_iter().map(|intel| SpyResult::Learned { intel }));
+    v
+}
+
 #[test]
 fn every_spy_report_is_in_the_realms_language_and_counts_agree() {
-    let samples = intels();
-    assert_covers("Intel", samples.iter().map(intel_index), INTELS);
+    assert_covers("Intel", intels().iter().map(intel_index), INTELS);
+    let samples = spy_results();
+    assert_covers("SpyResult", samples.iter().map(spy_result_index), SPY_RESULTS);
     let r = Renderer::new().unwrap();
     let mut texts = Vec::new();
-    for intel in &samples {
+    for result in &samples {
         texts.extend(both(|lang| {
-            let lines = pbemd::courier::text::intel_lines(intel, lang);
+            let lines = pbemd::courier::text::spy_report_lines(result, lang);
             let data = serde_json::json!({
                 "realm": "Afani", "mission": 3, "target": "Kaldor", "lines": lines,
             });

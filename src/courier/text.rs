@@ -1,6 +1,7 @@
 //! Plain-text pieces of courier mail in Swedish or English: goods lists and what a
 //! spy learned. PURE formatting; decides nothing.
 
+use super::batch::SpyResult;
 use super::mission::{ArmyIntel, FleetIntel, Intel, MissionError, MissionErrorKind};
 use super::trailer::{Goods, TrailerError, TrailerErrorKind};
 use crate::game::lang::count;
@@ -229,6 +230,31 @@ pub fn intel_lines(intel: &Intel, lang: Lang) -> Vec<String> {
         }
     }
     out
+}
+
+/// The body of a spy report: what the spy learned, or why it learned nothing.
+pub fn spy_report_lines(result: &SpyResult, lang: Lang) -> Vec<String> {
+    let sv = lang == Lang::Sv;
+    let line = match result {
+        SpyResult::Learned { intel } => return intel_lines(intel, lang),
+        SpyResult::Failed if sv => {
+            "Spionen misslyckades och kom inte tillbaka; den lärde sig ingenting."
+        }
+        SpyResult::Failed => "The spy failed and did not return; it learned nothing.",
+        SpyResult::EmptyHanded if sv => "En Sköld skyddade målet: spionen kom tillbaka tomhänt.",
+        SpyResult::EmptyHanded => "A Shield protected the target: the spy came back empty-handed.",
+        SpyResult::Stationed if sv => {
+            "Spionen är på plats och väntar på första sändebudet som passerar."
+        }
+        SpyResult::Stationed => "The spy is in place, waiting for the first envoy to pass.",
+        SpyResult::ForgerySent if sv => "Det förfalskade sändebudet är på väg.",
+        SpyResult::ForgerySent => "The forged envoy is on its way.",
+        SpyResult::InterceptionFailed if sv => {
+            "Spionen försökte ta ett sändebud men misslyckades och är förbrukad."
+        }
+        SpyResult::InterceptionFailed => "The spy tried to take an envoy but failed, and is spent.",
+    };
+    vec![line.to_string()]
 }
 
 impl TrailerErrorKind {
