@@ -889,7 +889,11 @@ fn spy_results() -> Vec<SpyResult> {
         SpyResult::ForgerySent,
         SpyResult::InterceptionFailed,
     ];
-    v.extend(intels().into_iter().map(|intel| SpyResult::Learned { intel }));
+    v.extend(
+        intels()
+            .into_iter()
+            .map(|intel| SpyResult::Learned { intel }),
+    );
     v
 }
 
@@ -897,7 +901,11 @@ fn spy_results() -> Vec<SpyResult> {
 fn every_spy_report_is_in_the_realms_language_and_counts_agree() {
     assert_covers("Intel", intels().iter().map(intel_index), INTELS);
     let samples = spy_results();
-    assert_covers("SpyResult", samples.iter().map(spy_result_index), SPY_RESULTS);
+    assert_covers(
+        "SpyResult",
+        samples.iter().map(spy_result_index),
+        SPY_RESULTS,
+    );
     let r = Renderer::new().unwrap();
     let mut texts = Vec::new();
     for result in &samples {
