@@ -151,7 +151,7 @@ struct RawHttp {
     listen: String,
 }
 
-/// How a mail is proven to come from its realm (DESIGN.md section 8).
+/// How a mail is proven to come from its realm (README, The mail contract).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SenderCheck {
@@ -365,7 +365,11 @@ pub struct Config {
     pub schedule: Option<PathBuf>,
     pub inbound: Inbound,
     pub outbound: Outbound,
+    /// `None` also when the webhook is configured but its secret's variable is unset
+    /// (then [`Config::require_run_secrets`] refuses `pbemd run`).
     pub webhook: Option<Webhook>,
+    /// The webhook's `secret_env` when the webhook is configured and that variable is unset.
+    pub webhook_unset: Option<String>,
     /// Address for `/inbound`, `/healthz` and `/metrics` (`pbemd run` only).
     pub http_listen: Option<String>,
     pub sender_check: SenderCheck,
@@ -383,6 +387,21 @@ impl Config {
             source,
         })?;
         Self::from_yaml(&text, path, &|k| std::env::var(k).ok())
+    }
+
+    /// The secrets only the daemon needs (the webhook's): `pbemd run` calls this before
+    /// starting; every other command runs without them.
+    pub fn require_run_secrets(&self) -> Result<(), ConfigError> {
+        match &self.webhook_unset {
+            None => Ok(()),
+            Some(var) => Err(ConfigError::Invalid {
+                path: self.path.clone(),
+                key: "webhook.secret_env".into(),
+                message: format!(
+                    "environment variable {var} is not set; export the webhook secret there before `pbemd run`"
+                ),
+            }),
+        }
     }
 
     /// Parse and validate config text. `env` looks up environment variables (injected so
@@ -540,27 +559,25 @@ impl Config {
                 ))
             }
         };
+        // Only `pbemd run` serves the webhook, so a missing secret is reported by
+        // [`Config::require_run_secrets`], not here: `tick`, `gm` and the rest run without it.
+        let mut webhook_unset = None;
         let webhook = match &raw.webhook {
             None => None,
             Some(w) => {
-                let secret = env(&w.secret_env)
-                    .filter(|s| !s.is_empty())
-                    .ok_or_else(|| {
-                        invalid(
-                            "webhook.secret_env",
-                            format!(
-                            "environment variable {} is not set; export the webhook secret there",
-                            w.secret_env
-                        ),
-                        )
-                    })?;
                 if w.window_seconds <= 0 {
                     return Err(invalid("webhook.window_seconds", "must be positive".into()));
                 }
-                Some(Webhook {
-                    secret: secret.into_bytes(),
-                    window_seconds: w.window_seconds,
-                })
+                match env(&w.secret_env).filter(|s| !s.is_empty()) {
+                    Some(secret) => Some(Webhook {
+                        secret: secret.into_bytes(),
+                        window_seconds: w.window_seconds,
+                    }),
+                    None => {
+                        webhook_unset = Some(w.secret_env.clone());
+                        None
+                    }
+                }
             }
         };
         if let Some(h) = &raw.http {
@@ -574,7 +591,7 @@ impl Config {
                 ));
             }
         }
-        if webhook.is_some() && raw.http.is_none() {
+        if raw.webhook.is_some() && raw.http.is_none() {
             return Err(invalid(
                 "http",
                 "the webhook needs a listener: add `http: {listen: \"127.0.0.1:8025\"}`".into(),
@@ -606,6 +623,7 @@ impl Config {
             inbound,
             outbound,
             webhook,
+            webhook_unset,
             http_listen: raw.http.map(|h| h.listen),
             sender_check: raw.sender_check,
             limits: raw.limits,
@@ -750,15 +768,28 @@ database: sqlite:pbemd.db\nscenario: s.yaml\ninbound: {maildir: inbox}\noutbound
     }
 
     #[test]
-    fn webhook_without_secret_is_refused() {
+    fn webhook_without_secret_refuses_only_run() {
         let text = format!(
             "{MINIMAL}webhook: {{secret_env: HOOK}}\nhttp: {{listen: \"127.0.0.1:8025\"}}\n"
         );
-        let err = parse(&text).unwrap_err().to_string();
+        let cfg = parse(&text).expect("every command but run loads the config");
+        assert!(cfg.webhook.is_none());
+        let err = cfg.require_run_secrets().unwrap_err().to_string();
         assert!(
             err.contains("webhook.secret_env") && err.contains("HOOK"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn webhook_with_its_secret_is_ready_to_run() {
+        let text = format!(
+            "{MINIMAL}webhook: {{secret_env: IMAP_PW}}\nhttp: {{listen: \"127.0.0.1:8025\"}}\n"
+        );
+        let cfg = parse(&text).unwrap();
+        assert_eq!(cfg.webhook.as_ref().unwrap().secret, b"secret");
+        cfg.require_run_secrets().unwrap();
+        parse(MINIMAL).unwrap().require_run_secrets().unwrap();
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! The `pbemd` binary: parse the command line, set up logging, hand over to the
-//! library. A failure prints one line to stderr and exits non-zero.
+//! library. A failure prints one line to stderr (each cause once) and exits non-zero;
+//! a closed stdout (`pbemd gm show 1 | head`) ends the command quietly with exit 0.
 
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -13,18 +15,21 @@ async fn main() -> ExitCode {
     } else {
         "warn"
     };
+    // Colours only for a person at a terminal; never in files, pipes or journald.
+    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default)),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(colour)
         .init();
     match pbemd::cli::run(cli).await {
         Ok(code) => code,
+        Err(e) if e.is::<pbemd::cli::StdoutClosed>() => ExitCode::SUCCESS,
         Err(e) => {
-            let line = format!("{e:#}").replace('\n', " ");
-            eprintln!("pbemd: {line}");
+            let _ = writeln!(std::io::stderr(), "pbemd: {}", pbemd::cli::error_line(&e));
             ExitCode::FAILURE
         }
     }

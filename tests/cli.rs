@@ -1,4 +1,4 @@
-//! The command-line contract (DESIGN.md section 4), driven through the real binary.
+//! The command-line contract (README, Commands), driven through the real binary.
 
 mod common;
 

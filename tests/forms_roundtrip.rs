@@ -1,4 +1,4 @@
-//! DESIGN §6: rendering a form and parsing it back yields the same state.
+//! README, The weekend form: rendering a form and parsing it back yields the same state.
 //! For every realm of the demo and Evil scenarios, in both languages, and
 //! for generated states (proptest over the demo), `parse_form_view` of the
 //! rendered Monday form equals `form_state_of` the state, plain and quoted

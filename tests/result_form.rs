@@ -176,7 +176,7 @@ fn every_branch_renders_in_strict_mode() {
     assert!(text.contains("Hemliga fördelar:"));
     assert!(text.contains("Spion i Afani: uppdrag 8"));
     assert!(text.contains("Från Afani till E5"));
-    assert!(text.contains("varav 1 nya"));
+    assert!(text.contains("varav 1 ny som"), "{text}");
     assert!(text.contains("bär skatt: 25 järn"));
     assert!(text.contains("De fria köpmännen erbjuder: 10 eld"));
     assert!(text.contains("Uppdrag (klart):"));

@@ -10,10 +10,8 @@ use serde_json::json;
 
 use super::{App, Result};
 use crate::clock::{self, from_ms};
-use crate::courier::batch::{
-    self, Context, Decision, Dispatch, Outcome, Queued, Receipt, SpyResult,
-};
-use crate::courier::text::{goods_text, intel_lines};
+use crate::courier::batch::{self, Context, Decision, Dispatch, Outcome, Queued, Receipt};
+use crate::courier::text::{goods_text, spy_report_lines};
 use crate::game::dice::Dice;
 use crate::game::{GameState, Lang};
 use crate::mail::compose::Outgoing;
@@ -199,7 +197,8 @@ async fn apply(
     Ok(())
 }
 
-fn receipt_data(r: &Receipt, realm: &str, lang: Lang) -> serde_json::Value {
+/// The courier receipt template's data in `lang` (public for the language tests).
+pub fn receipt_data(r: &Receipt, realm: &str, lang: Lang) -> serde_json::Value {
     let kind = match (r.kind, lang) {
         (MailKind::Envoy, Lang::Sv) => "ett sändebud",
         (MailKind::Envoy, Lang::En) => "an envoy",
@@ -329,40 +328,7 @@ fn dispatch_mail(
             ..
         } => {
             let lang = lang_of(gs, owner);
-            let sv = lang == Lang::Sv;
-            let lines: Vec<String> = match result {
-                SpyResult::Learned { intel } => intel_lines(intel, lang),
-                SpyResult::Failed => vec![if sv {
-                    "Spionen misslyckades och kom inte tillbaka; den lärde sig ingenting."
-                } else {
-                    "The spy failed and did not return; it learned nothing."
-                }
-                .into()],
-                SpyResult::EmptyHanded => vec![if sv {
-                    "En Sköld skyddade målet: spionen kom tillbaka tomhänt."
-                } else {
-                    "A Shield protected the target: the spy came back empty-handed."
-                }
-                .into()],
-                SpyResult::Stationed => vec![if sv {
-                    "Spionen är på plats och väntar på första sändebudet som passerar."
-                } else {
-                    "The spy is in place, waiting for the first envoy to pass."
-                }
-                .into()],
-                SpyResult::ForgerySent => vec![if sv {
-                    "Det förfalskade sändebudet är på väg."
-                } else {
-                    "The forged envoy is on its way."
-                }
-                .into()],
-                SpyResult::InterceptionFailed => vec![if sv {
-                    "Spionen försökte ta ett sändebud men misslyckades och är förbrukad."
-                } else {
-                    "The spy tried to take an envoy but failed, and is spent."
-                }
-                .into()],
-            };
+            let lines = spy_report_lines(result, lang);
             let subject = match lang {
                 Lang::Sv => format!("Spionrapport: {target}"),
                 Lang::En => format!("Spy report: {target}"),

@@ -2,6 +2,7 @@
 //! are dropped into the game's inbox Maildir and the game is ticked forward through
 //! the week, exactly as `pbemd tick` would; everything pbemd sends lands in
 //! `DIR/outbox/new`.
+//! The report comes back as text for the command line to print.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -9,6 +10,15 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 
 use super::{tick, App, AppError, Result};
+use crate::game::lang::count;
+
+/// A line of the demo's report (written to a `String`, which cannot fail).
+macro_rules! say {
+    ($out:ident, $($arg:tt)*) => {{
+        use std::fmt::Write as _;
+        let _ = writeln!($out, $($arg)*);
+    }};
+}
 use crate::clock::{parse_rfc3339, FixedClock};
 use crate::config::Config;
 use crate::transport::maildir::Maildir;
@@ -80,7 +90,8 @@ fn mail(seq: u64, from: &str, subject: &str, body: &str, at: DateTime<Utc>) -> V
 }
 
 /// Play the scripted week in `dir`.
-pub async fn run(dir: &Path) -> Result<()> {
+pub async fn run(dir: &Path) -> Result<String> {
+    let mut out = String::new();
     if dir.exists()
         && std::fs::read_dir(dir)
             .map(|mut d| d.next().is_some())
@@ -105,8 +116,8 @@ pub async fn run(dir: &Path) -> Result<()> {
     let clock = Arc::new(FixedClock::new(start));
     let app = App::open(cfg, clock.clone()).await?;
     super::setup::init(&app, start, false).await?;
-    println!("pbemd demo in {}", dir.display());
-    println!("game started {START} (round 1, six realms)\n");
+    say!(out, "pbemd demo in {}", dir.display());
+    say!(out, "game started {START} (round 1, six realms)\n");
     let inbox = Maildir::open(&dir.join("inbox"))?;
     let mut seq = 0;
     for step in SCRIPT {
@@ -117,30 +128,55 @@ pub async fn run(dir: &Path) -> Result<()> {
         }
         clock.set(at);
         let r = tick::tick(&app).await?;
-        println!("{} — {}", step.at, step.what);
-        println!(
-            "    {} mails in, {} handled, {} schedule events, {} envoys and merchants delivered, {} mails out",
-            r.stored,
-            r.handled,
-            r.events.len(),
-            r.delivered,
-            r.sent
-        );
+        say!(out, "{} — {}", step.at, step.what);
+        say!(out, "    {}", tick_summary(&r));
     }
     let outbox = dir.join("outbox").join("new");
     let n = std::fs::read_dir(&outbox).map(|d| d.count()).unwrap_or(0);
     let cfg = cfg_path.display();
-    println!("\n{n} mails written to {}", outbox.display());
-    println!("look at:");
-    println!(
+    say!(
+        out,
+        "\n{} written to {}",
+        count(n, "mail", "mails"),
+        outbox.display()
+    );
+    say!(out, "look at:");
+    say!(
+        out,
         "  ls {}                      # every mail pbemd sent",
         outbox.display()
     );
-    println!(
-        "  grep -l 'helgformulär\\|form$' {}/*   # the Monday result forms",
-        outbox.display()
+    say!(
+        out,
+        "  {}   # the Monday result forms",
+        result_forms_grep(&outbox)
     );
-    println!("  pbemd --config {cfg} gm queue --all   # what waits for the GM");
-    println!("  pbemd --config {cfg} state --realm Afani --json");
-    Ok(())
+    say!(
+        out,
+        "  pbemd --config {cfg} gm queue --all   # what waits for the GM"
+    );
+    say!(out, "  pbemd --config {cfg} state --realm Afani --json");
+    Ok(out)
+}
+
+/// One step's counts, each noun agreeing with its number.
+fn tick_summary(r: &tick::TickReport) -> String {
+    format!(
+        "{} in, {} handled, {}, {} delivered, {} out",
+        count(r.stored, "mail", "mails"),
+        r.handled,
+        count(r.events.len(), "schedule event", "schedule events"),
+        count(r.delivered, "envoy or merchant", "envoys and merchants"),
+        count(r.sent, "mail", "mails"),
+    )
+}
+
+/// A shell command that lists the result forms in `outbox`. Subjects are RFC 2047
+/// encoded and bodies quoted-printable, so it matches the form's title line, which
+/// starts every result form in plain ASCII (`Resultat och helgformul=C3=A4r …`).
+pub fn result_forms_grep(outbox: &Path) -> String {
+    format!(
+        "grep -l -e '^Resultat och helgformul' -e '^Results and weekend form' {}/*",
+        outbox.display()
+    )
 }

@@ -184,7 +184,7 @@ impl App {
             &self.cfg.game_name,
             &self.cfg.display_name,
             &self.cfg.game_address,
-            now,
+            now.with_timezone(&self.schedule.timezone()),
         )?;
         let id = outbox::enqueue(
             conn,
@@ -201,6 +201,11 @@ impl App {
         )
         .await?;
         Ok(id)
+    }
+
+    /// A time as RFC 3339 in the game's zone, for the GM (`2026-11-24T18:00:00+01:00`).
+    pub fn game_time(&self, t: DateTime<Utc>) -> String {
+        t.with_timezone(&self.schedule.timezone()).to_rfc3339()
     }
 
     /// A time in the game's zone, written for a realm.

@@ -429,7 +429,7 @@ impl Reply<'_> {
             kind: template,
             dedup_key: format!("{key}:{}", self.inbox_id),
             to: realm_addresses(self.gs, self.realm),
-            subject: reply_subject(self.subject),
+            subject: reply_subject(self.subject, self.lang),
             body,
             in_reply_to: self.mail.message_id.clone(),
         };
@@ -450,10 +450,26 @@ fn realm_addresses(gs: &GameState, realm: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn reply_subject(subject: &str) -> String {
+/// `Re: <subject>`, or for a mail without one, `Re:` and "no subject" in `lang`.
+fn reply_subject(subject: &str, lang: Lang) -> String {
     if subject.trim().is_empty() {
-        "Re: (inget ämne / no subject)".into()
+        match lang {
+            Lang::Sv => "Re: (inget ämne)".into(),
+            Lang::En => "Re: (no subject)".into(),
+        }
     } else {
         format!("Re: {}", subject.trim())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reply_to_a_mail_without_subject_says_so_in_the_realms_language() {
+        assert_eq!(reply_subject("  ", Lang::Sv), "Re: (inget ämne)");
+        assert_eq!(reply_subject("", Lang::En), "Re: (no subject)");
+        assert_eq!(reply_subject(" Afani form ", Lang::En), "Re: Afani form");
     }
 }

@@ -27,8 +27,8 @@ pub async fn check_monotonic(app: &App, now: DateTime<Utc>) -> Result<()> {
     if now < last {
         return Err(AppError::Refused(format!(
             "--now {} is before the game's latest time {}; the game's time never runs backwards",
-            now.to_rfc3339(),
-            last.to_rfc3339()
+            app.game_time(now),
+            app.game_time(last)
         )));
     }
     Ok(())
@@ -57,7 +57,7 @@ pub async fn tick(app: &App) -> Result<TickReport> {
     let events = fired
         .events
         .into_iter()
-        .map(|d| format!("{} {}", d.at.to_rfc3339(), d.name))
+        .map(|d| format!("{} {}", app.game_time(d.at), d.name))
         .collect();
     let (sent, send_failures) = sender::flush_all(app).await?;
     Ok(TickReport {

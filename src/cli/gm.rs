@@ -105,7 +105,7 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
                 bail!("no message {id}; `pbemd gm queue --all` lists them");
             };
             println!("message {}  ({}, {})", m.id, m.kind, m.state);
-            println!("received: {}", from_ms(m.created_at).to_rfc3339());
+            println!("received: {}", app.game_time(from_ms(m.created_at)));
             println!("from:     {}", m.from_addr.as_deref().unwrap_or("-"));
             println!("realm:    {}", m.realm.as_deref().unwrap_or("-"));
             println!("to realm: {}", m.to_realm.as_deref().unwrap_or("-"));
@@ -168,7 +168,7 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
             for e in crate::store::events::filtered(&mut conn, realm.as_deref(), round).await? {
                 println!(
                     "{}  r{:<3} {:<22} {:<10} {}",
-                    from_ms(e.at).to_rfc3339(),
+                    app.game_time(from_ms(e.at)),
                     e.round,
                     e.kind,
                     e.realm.as_deref().unwrap_or("-"),

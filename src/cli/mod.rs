@@ -1,6 +1,31 @@
-//! The command line (DESIGN.md section 4): argument definitions and one thin function
+//! The command line (README, Running): argument definitions and one thin function
 //! per subcommand, each a call into `app/`. Output for people goes to stdout; errors
-//! reach `main`, which prints them as one line.
+//! reach `main`, which prints them as one line with each cause once ([`error_line`]).
+//!
+//! A closed stdout (`pbemd gm show 1 | head`) is no failure: every line goes through
+//! [`write_out`], which turns the broken pipe into [`StdoutClosed`], and `main` ends
+//! quietly with exit 0. Commands print only after their work is committed.
+
+use std::io::Write;
+
+/// Lines for people on stdout. This shadows the standard `println!` in this module and
+/// in `gm` (textual macro scope), so no line can panic on a closed pipe: a write error
+/// returns from the enclosing function with `?`.
+macro_rules! println {
+    () => {
+        $crate::cli::write_out(format_args!("\n"))?
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::write_out(format_args!("{}\n", format_args!($($arg)*)))?
+    };
+}
+
+/// Like the `println!` above, without the newline.
+macro_rules! print {
+    ($($arg:tt)*) => {
+        $crate::cli::write_out(format_args!($($arg)*))?
+    };
+}
 
 mod battle;
 mod gm;
@@ -15,6 +40,7 @@ use clap::{Parser, Subcommand};
 use crate::app::{self, App};
 use crate::clock::{self, FixedClock, SystemClock};
 use crate::config::Config;
+use crate::game::lang::count;
 
 /// pbemd: a play-by-email daemon for Världsstrategispelet.
 #[derive(Debug, Parser)]
@@ -82,6 +108,41 @@ pub enum Command {
     },
 }
 
+/// Stdout was closed by the reader (a broken pipe): the command stops printing and
+/// `main` exits 0 without a message.
+#[derive(Debug, thiserror::Error)]
+#[error("stdout was closed")]
+pub struct StdoutClosed;
+
+/// Write to stdout; a broken pipe becomes [`StdoutClosed`].
+pub fn write_out(args: std::fmt::Arguments<'_>) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_fmt(args).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(StdoutClosed.into()),
+        Err(e) => Err(anyhow::Error::new(e).context("cannot write to stdout")),
+    }
+}
+
+/// An error and its causes as one line, each cause once: a cause whose text the line
+/// already holds (a `thiserror` message that embeds its `#[source]`, or a library
+/// that repeats its inner error) is left out.
+pub fn error_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string().replace('\n', " ");
+        let text = text.trim();
+        if text.is_empty() || line.contains(text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(text);
+    }
+    line
+}
+
 /// Run a parsed command line.
 pub async fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
@@ -102,14 +163,16 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             let (_, gs) = app.state(&mut conn).await?;
             println!(
                 "game started at {} in round {} with {} realms",
-                now.to_rfc3339(),
+                app.game_time(now),
                 gs.round,
                 gs.realms.len()
             );
             Ok(ExitCode::SUCCESS)
         }
         Command::Run => {
-            let app = Arc::new(open(&cli.config, Arc::new(SystemClock)).await?);
+            let cfg = Config::load(&cli.config)?;
+            cfg.require_run_secrets()?;
+            let app = Arc::new(App::open(cfg, Arc::new(SystemClock)).await?);
             let cancel = tokio_util::sync::CancellationToken::new();
             let c = cancel.clone();
             tokio::spawn(async move {
@@ -125,14 +188,14 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             let app = open(&cli.config, Arc::new(FixedClock::new(now))).await?;
             let r = app::tick::tick(&app).await?;
             println!(
-                "tick {}: {} stored, {} handled, {} events, {} delivered, {} sent, {} send failures",
-                now.to_rfc3339(),
+                "tick {}: {} stored, {} handled, {}, {} delivered, {} sent, {}",
+                app.game_time(now),
                 r.stored,
                 r.handled,
-                r.events.len(),
+                count(r.events.len(), "event", "events"),
                 r.delivered,
                 r.sent,
-                r.send_failures
+                count(r.send_failures, "send failure", "send failures")
             );
             for e in &r.events {
                 println!("  fired {e}");
@@ -140,7 +203,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Demo { dir } => {
-            app::demo::run(&dir).await?;
+            print!("{}", app::demo::run(&dir).await?);
             Ok(ExitCode::SUCCESS)
         }
         Command::State { realm, json } => {
@@ -173,7 +236,11 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             let text = match std::fs::read(&file) {
                 Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
                 Err(e) => {
-                    eprintln!("pbemd: cannot read {}: {e}", file.display());
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "pbemd: cannot read {}: {e}",
+                        file.display()
+                    );
                     return Ok(ExitCode::from(2));
                 }
             };
@@ -234,5 +301,41 @@ async fn shutdown_signal() {
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
         _ = term.recv() => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A boundary error that embeds its source in its message, as
+    /// `#[error("database error: {0}")]` with `#[source]` does.
+    #[derive(Debug, thiserror::Error)]
+    #[error("database error while saving: {0}")]
+    struct Outer(#[source] Middle);
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("error returned from database: {0}")]
+    struct Middle(#[source] Inner);
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("invalid byte sequence for encoding \"UTF8\": 0x00")]
+    struct Inner;
+
+    #[test]
+    fn error_line_names_each_cause_once() {
+        let e = anyhow::Error::new(Outer(Middle(Inner))).context("cannot handle mail 7");
+        assert_eq!(
+            error_line(&e),
+            "cannot handle mail 7: database error while saving: error returned from database: \
+             invalid byte sequence for encoding \"UTF8\": 0x00"
+        );
+    }
+
+    #[test]
+    fn error_line_keeps_causes_that_add_something() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let e = anyhow::Error::new(io).context("cannot read pbemd.yaml");
+        assert_eq!(error_line(&e), "cannot read pbemd.yaml: no such file");
     }
 }

@@ -6,7 +6,7 @@
 //! decisions as data (`batch::Decision`): outcome, receipt, dispatches, events.
 //! Rule failures are `Refusal`s with a text for the player; nothing here is `Err`.
 //!
-//! Owns: windows (R-MAIL-8/11), allowance and cost (R-AGENT-4, RULINGS 15), the goods
+//! Owns: windows (R-MAIL-8/11), allowance and cost (R-AGENT-4; README, Decisions), the goods
 //! trailer (`trailer`, R-TRADE-6), spy missions and reports (`mission`, R-SPY), the
 //! batch (`batch`): Isolation, Shield, interception, forgery, invitations, Reveal.
 //! Must not touch: files, the clock, the network, the database, global randomness.
@@ -389,8 +389,8 @@ impl Refusal {
                 "A merchant must end with a line of asterisks and what it carries, e.g.\n****\nSends: 5 stone\nExpects: 6 food\n".into(),
             ),
             Refusal::Trailer(e) => pick(
-                format!("Raden `{}` gick inte att läsa: {}. Skriv t.ex. `Skickar: 5 sten, 2 lätt infanteri`.", e.line, e.kind),
-                format!("The line `{}` could not be read: {}. Write e.g. `Sends: 5 stone, 2 light infantry`.", e.line, e.kind),
+                format!("Raden `{}` gick inte att läsa: {}. Skriv t.ex. `Skickar: 5 sten, 2 lätt infanteri`.", e.line, e.explain(lang)),
+                format!("The line `{}` could not be read: {}. Write e.g. `Sends: 5 stone, 2 light infantry`.", e.line, e.explain(lang)),
             ),
             Refusal::ExpectsInEnvoy => pick(
                 "Ett sändebud kan bära en gåva (Skickar:) men inte begära något (Väntar:); handel sker med handelsman.".into(),
@@ -411,8 +411,8 @@ impl Refusal {
                 "A forgery cannot carry goods.".into(),
             ),
             Refusal::Mission(e) => pick(
-                format!("Spionens uppdrag gick inte att läsa ({}). Skriv t.ex. `Uppdrag: 1` eller `Uppdrag: stad K5` eller `Uppdrag: stjäl sändebud till/från <land>`.", e),
-                format!("The spy's mission could not be read ({}). Write e.g. `Mission: 1`, `Mission: city K5` or `Mission: steal envoys to/from <realm>`.", e),
+                format!("Spionens uppdrag gick inte att läsa ({}). Skriv t.ex. `Uppdrag: 1` eller `Uppdrag: stad K5` eller `Uppdrag: stjäl sändebud till/från <land>`.", e.explain(lang)),
+                format!("The spy's mission could not be read ({}). Write e.g. `Mission: 1`, `Mission: city K5` or `Mission: steal envoys to/from <realm>`.", e.explain(lang)),
             ),
             Refusal::NoSpies => pick(
                 "Du har inga spioner. Spioner byggs på helgformuläret.".into(),

@@ -1,8 +1,10 @@
 //! Plain-text pieces of courier mail in Swedish or English: goods lists and what a
 //! spy learned. PURE formatting; decides nothing.
 
-use super::mission::{ArmyIntel, FleetIntel, Intel};
-use super::trailer::Goods;
+use super::batch::SpyResult;
+use super::mission::{ArmyIntel, FleetIntel, Intel, MissionError, MissionErrorKind};
+use super::trailer::{Goods, TrailerError, TrailerErrorKind};
+use crate::game::lang::count;
 use crate::game::units::Position;
 use crate::game::Lang;
 
@@ -21,7 +23,7 @@ pub fn goods_text(g: &Goods, lang: Lang) -> String {
     if g.vp > 0 {
         parts.push(match lang {
             Lang::Sv => format!("{} segerpoäng", g.vp),
-            Lang::En => format!("{} victory points", g.vp),
+            Lang::En => count(g.vp, "victory point", "victory points"),
         });
     }
     for c in &g.cities {
@@ -53,20 +55,20 @@ fn army_line(a: &ArmyIntel, lang: Lang) -> String {
         .collect();
     match lang {
         Lang::Sv => format!(
-            "{}s armé {} på {}: {} ({} enheter)",
+            "{}s armé {} på {}: {} ({})",
             a.owner,
             a.id,
             a.square,
             units.join(", "),
-            a.total
+            count(a.total, "enhet", "enheter")
         ),
         Lang::En => format!(
-            "{}'s army {} on {}: {} ({} units)",
+            "{}'s army {} on {}: {} ({})",
             a.owner,
             a.id,
             a.square,
             units.join(", "),
-            a.total
+            count(a.total, "unit", "units")
         ),
     }
 }
@@ -190,7 +192,10 @@ pub fn intel_lines(intel: &Intel, lang: Lang) -> Vec<String> {
             out.push(if sv {
                 format!("{realm} har {vp} segerpoäng.")
             } else {
-                format!("{realm} has {vp} victory points.")
+                format!(
+                    "{realm} has {}.",
+                    count(*vp, "victory point", "victory points")
+                )
             });
             out.push(if sv {
                 format!("Uppdrag: {mission}")
@@ -225,6 +230,112 @@ pub fn intel_lines(intel: &Intel, lang: Lang) -> Vec<String> {
         }
     }
     out
+}
+
+/// The body of a spy report: what the spy learned, or why it learned nothing.
+pub fn spy_report_lines(result: &SpyResult, lang: Lang) -> Vec<String> {
+    let sv = lang == Lang::Sv;
+    let line = match result {
+        SpyResult::Learned { intel } => return intel_lines(intel, lang),
+        SpyResult::Failed if sv => {
+            "Spionen misslyckades och kom inte tillbaka; den lärde sig ingenting."
+        }
+        SpyResult::Failed => "The spy failed and did not return; it learned nothing.",
+        SpyResult::EmptyHanded if sv => "En Sköld skyddade målet: spionen kom tillbaka tomhänt.",
+        SpyResult::EmptyHanded => "A Shield protected the target: the spy came back empty-handed.",
+        SpyResult::Stationed if sv => {
+            "Spionen är på plats och väntar på första sändebudet som passerar."
+        }
+        SpyResult::Stationed => "The spy is in place, waiting for the first envoy to pass.",
+        SpyResult::ForgerySent if sv => "Det förfalskade sändebudet är på väg.",
+        SpyResult::ForgerySent => "The forged envoy is on its way.",
+        SpyResult::InterceptionFailed if sv => {
+            "Spionen försökte ta ett sändebud men misslyckades och är förbrukad."
+        }
+        SpyResult::InterceptionFailed => "The spy tried to take an envoy but failed, and is spent.",
+    };
+    vec![line.to_string()]
+}
+
+impl TrailerErrorKind {
+    /// Why the line could not be read, in `lang` (the `Display` text is for logs).
+    pub fn explain(&self, lang: Lang) -> String {
+        let sv = lang == Lang::Sv;
+        match self {
+            TrailerErrorKind::UnknownGood { item } if sv => {
+                format!(
+                    "`{item}` är ingen resurs, arméenhet, skeppstyp, segerpoäng, stad eller ruta"
+                )
+            }
+            TrailerErrorKind::UnknownGood { item } => {
+                format!("`{item}` is not a resource, army unit, ship, VP, city or square")
+            }
+            TrailerErrorKind::MissingAmount { item } if sv => {
+                format!("`{item}` saknar antal, t.ex. `5 {item}`")
+            }
+            TrailerErrorKind::MissingAmount { item } => {
+                format!("`{item}` needs an amount, e.g. `5 {item}`")
+            }
+            TrailerErrorKind::ZeroAmount { item } if sv => {
+                format!("`{item}`: antalet ska vara minst 1")
+            }
+            TrailerErrorKind::ZeroAmount { item } => {
+                format!("`{item}`: the amount must be 1 or more")
+            }
+            TrailerErrorKind::BadSquare { item } if sv => {
+                format!("`{item}` är ingen ruta (skriv t.ex. K12)")
+            }
+            TrailerErrorKind::BadSquare { item } => {
+                format!("`{item}` is not a square (write e.g. K12)")
+            }
+            TrailerErrorKind::UnexpectedLine if sv => {
+                "raden är varken `Skickar:`, `Väntar:`, `Från:` eller fortsättningen på en lista"
+                    .into()
+            }
+            TrailerErrorKind::UnexpectedLine => {
+                "the line is not `Sends:`, `Expects:`, `From:` or the continuation of a list".into()
+            }
+            TrailerErrorKind::EmptyDirective if sv => "raden har inget värde efter kolonet".into(),
+            TrailerErrorKind::EmptyDirective => "the line has no value after the colon".into(),
+        }
+    }
+}
+
+impl TrailerError {
+    /// The reason in `lang`.
+    pub fn explain(&self, lang: Lang) -> String {
+        self.kind.explain(lang)
+    }
+}
+
+impl MissionErrorKind {
+    /// Why the mission could not be read, in `lang` (the `Display` text is for logs).
+    pub fn explain(&self, lang: Lang) -> &'static str {
+        match (self, lang) {
+            (MissionErrorKind::Missing, Lang::Sv) => "spionbrevet saknar en rad `Uppdrag:`",
+            (MissionErrorKind::Missing, Lang::En) => "the spy mail has no `Mission:` line",
+            (MissionErrorKind::Unknown, Lang::Sv) => "inget av de tio uppdragen (1–10)",
+            (MissionErrorKind::Unknown, Lang::En) => "not one of the ten missions (1–10)",
+            (MissionErrorKind::NoCity, Lang::Sv) => {
+                "uppdrag 2 behöver en stad: dess ruta eller namn"
+            }
+            (MissionErrorKind::NoCity, Lang::En) => "mission 2 needs a city: its square or name",
+            (MissionErrorKind::UnknownFilter, Lang::Sv) => "filtret nämner inget känt land",
+            (MissionErrorKind::UnknownFilter, Lang::En) => "the filter names no known realm",
+        }
+    }
+}
+
+impl MissionError {
+    /// The reason in `lang`, with the player's line quoted when there was one.
+    pub fn explain(&self, lang: Lang) -> String {
+        let why = self.kind.explain(lang);
+        if self.line.trim().is_empty() {
+            why.to_string()
+        } else {
+            format!("{why}: `{}`", self.line)
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! The goods trailer of merchant and envoy mail (R-TRADE-6, R-MAIL-5,
-//! RULINGS 39, 42) and the other line directives a body may carry
+//! README, Decisions) and the other line directives a body may carry
 //! (`Inbjudan:`, `Avsändare:`). Pure `&str → Result<_, TrailerError>`; it
 //! knows names and grammar only, not who holds what (that is `batch`).
 //!
@@ -274,7 +274,7 @@ pub struct EnvoyBody {
     /// `Avsändare: <Land>` / `Sender: <Realm>`: the claimed sender of a
     /// forged envoy, as written (R-SPY-4 mission 6, R-SPY-8).
     pub claimed_sender: Option<String>,
-    /// The gift trailer (`Skickar:` only, RULINGS 42).
+    /// The gift trailer (`Skickar:` only, README, Decisions).
     pub gift: Option<Trailer>,
 }
 

@@ -1,8 +1,8 @@
 //! Checking parsed orders against one realm's state: ownership of what an
 //! order names, costs run down the stock in form order, the population cap
-//! (RULINGS 8), position caps and upgrade limits (R-POS, RULINGS 9), one
+//! (README, Decisions), position caps and upgrade limits (R-POS; README, Decisions), one
 //! cast per spell and round, squares and connected paths within movement
-//! (RULINGS 24, 26). Everything else (combat, terrain, who meets whom) is
+//! (README, Decisions). Everything else (combat, terrain, who meets whom) is
 //! the engine's. Pure: reads `GameState`, never changes it.
 //!
 //! Step-1 purchases resolve in form order, so an accepted order's effects
@@ -17,6 +17,7 @@ use super::extract::Source;
 use super::grammar::{
     parse_line, Amount, Group, GroupSel, LineError, Order, Piece, Reward, Target,
 };
+use crate::game::lang::count;
 use crate::game::resource::fold;
 use crate::game::state::{Positions, Researched, Terrain};
 use crate::game::units::{build_cost, AgentKind};
@@ -378,12 +379,14 @@ impl<'a> Run<'a> {
             return Err(rf(
                 "R-POP-2",
                 format!(
-                    "befolkningstaket: {} räknade enheter + {n} > {} (befolkning/10)",
-                    self.counted, self.cap
+                    "befolkningstaket: {} + {n} > {} (befolkning/10)",
+                    count(self.counted, "räknad enhet", "räknade enheter"),
+                    self.cap
                 ),
                 format!(
-                    "population cap: {} counted units + {n} > {} (population/10)",
-                    self.counted, self.cap
+                    "population cap: {} + {n} > {} (population/10)",
+                    count(self.counted, "counted unit", "counted units"),
+                    self.cap
                 ),
             ));
         }
@@ -618,7 +621,11 @@ impl<'a> Run<'a> {
                     return Err(rf(
                         "R-MOVE-1",
                         format!("{} steg men bara {mp} förflyttningspoäng", path.len()),
-                        format!("{} steps but only {mp} movement points", path.len()),
+                        format!(
+                            "{} but only {}",
+                            count(path.len(), "step", "steps"),
+                            count(mp, "movement point", "movement points")
+                        ),
                     ));
                 }
                 let diag = self.s.settings.adjacency == 8;
@@ -662,8 +669,14 @@ impl<'a> Run<'a> {
                 if aboard + n > cap {
                     return Err(rf(
                         "R-NAV-3",
-                        format!("flottan rymmer {cap} enheter, {aboard} redan ombord"),
-                        format!("the fleet carries {cap} units, {aboard} already aboard"),
+                        format!(
+                            "flottan rymmer {}, {aboard} redan ombord",
+                            count(cap, "enhet", "enheter")
+                        ),
+                        format!(
+                            "the fleet carries {}, {aboard} already aboard",
+                            count(cap, "unit", "units")
+                        ),
                     ));
                 }
                 self.plan(
@@ -1020,7 +1033,7 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// R-VP-4, RULINGS 47: one reward per threshold reached and not yet
+    /// R-VP-4; README, Decisions — one reward per threshold reached and not yet
     /// rewarded; rewards do not spend VP.
     fn vp_reward(&mut self, reward: &Reward) -> Res<()> {
         let realm = self.s.realm(self.realm).expect("checked");
@@ -1263,7 +1276,10 @@ impl<'a> Run<'a> {
             return Err(rf(
                 "RULINGS 9",
                 format!("högst {max} uppgraderingssteg per runda (Forskare)"),
-                format!("at most {max} upgrade steps a round (Researcher)"),
+                format!(
+                    "at most {} a round (Researcher)",
+                    count(max, "upgrade step", "upgrade steps")
+                ),
             ));
         }
         Ok(())

@@ -641,7 +641,7 @@ impl Piece {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "order", rename_all = "snake_case")]
 pub enum Order {
-    /// New army units in an own city (default: the capital, RULINGS 13).
+    /// New army units in an own city (default: the capital, README, Decisions).
     BuyUnits {
         count: u32,
         kind: UnitKind,
@@ -680,7 +680,7 @@ pub enum Order {
         city: Square,
         resource: Resource,
     },
-    /// `count` slaves → `count` of `resource` (RULINGS 2).
+    /// `count` slaves → `count` of `resource` (README, Decisions).
     ConvertSlaves {
         count: u32,
         resource: Resource,
@@ -1788,7 +1788,7 @@ impl Order {
     }
 }
 
-/// The order table as Markdown (for the README and NOTES): keywords,
+/// The order table as Markdown (for the README): keywords,
 /// argument shape and example in both languages.
 pub fn markdown_table() -> String {
     let mut s = String::from(

@@ -4,6 +4,7 @@
 //! formatting of a `Checked`; decides nothing.
 
 use super::check::Checked;
+use crate::game::lang::count;
 use crate::game::Lang;
 use crate::render::view::wrap_hanging;
 use crate::render::WIDTH;
@@ -19,18 +20,18 @@ pub fn receipt_text(checked: &Checked, lang: Lang, deadline_local: &str) -> Stri
     para(
         if sv {
             format!(
-                "Kvitto på {}s formulär, runda {}: {} order godkända, {} avvisade.",
+                "Kvitto på {}s formulär, runda {}: {}, {}.",
                 checked.realm,
                 checked.round,
-                checked.accepted(),
-                checked.refused()
+                count(checked.accepted(), "order godkänd", "order godkända"),
+                count(checked.refused(), "avvisad", "avvisade")
             )
         } else {
             format!(
-                "Receipt for {}'s form, round {}: {} orders accepted, {} refused.",
+                "Receipt for {}'s form, round {}: {}, {} refused.",
                 checked.realm,
                 checked.round,
-                checked.accepted(),
+                count(checked.accepted(), "order accepted", "orders accepted"),
                 checked.refused()
             )
         },

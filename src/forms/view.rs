@@ -2,7 +2,7 @@
 //! form (plain text as mailed, also `> `-quoted in a reply) into a
 //! `FormState` — the realm's own state as the form shows it — and
 //! `form_state_of` computes the same `FormState` straight from the
-//! `GameState`. DESIGN §6 asks that rendering a form and parsing it back
+//! `GameState`. README, The weekend form asks that rendering a form and parsing it back
 //! yield the same state; `tests/forms_roundtrip.rs` holds both sides to
 //! that, for the scenarios and for generated states.
 //!

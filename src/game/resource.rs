@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Lang;
 
-/// One resource type, in the rulings' resource order (RULINGS, top): the
+/// One resource type, in the rulings' resource order (README, Scenario): the
 /// derived `Ord` is that order and is the tie-break wherever rules need one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Resource {
@@ -120,6 +120,19 @@ impl Resource {
                 Resource::Vatten => "water",
             },
         }
+    }
+
+    /// `n` of this resource as text, the noun agreeing with `n` (`1 häst`, `2 horses`;
+    /// mass nouns such as `mat` and `gold` never change).
+    pub fn count_text(self, n: u32, lang: Lang) -> String {
+        let one = match (self, lang) {
+            (Resource::Hastar, Lang::Sv) => "häst",
+            (Resource::Slavar, Lang::Sv) => "slav",
+            (Resource::Hastar, Lang::En) => "horse",
+            (Resource::Slavar, Lang::En) => "slave",
+            _ => self.name(lang),
+        };
+        crate::game::lang::count(n, one, self.name(lang))
     }
 
     /// Three-letter column heading in `lang`.
@@ -356,7 +369,7 @@ impl Resources {
         let parts: Vec<String> = self
             .iter()
             .filter(|(_, n)| *n > 0)
-            .map(|(r, n)| format!("{n} {}", r.name(lang)))
+            .map(|(r, n)| r.count_text(n, lang))
             .collect();
         if parts.is_empty() {
             "-".to_string()
@@ -369,6 +382,24 @@ impl Resources {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_horse_and_one_slave_are_singular_in_both_languages() {
+        let of = |r: Resource, n: u32| {
+            let mut x = Resources::ZERO;
+            *x.get_mut(r) = n;
+            x
+        };
+        let one = |r: Resource| of(r, 1);
+        assert_eq!(one(Resource::Hastar).describe(Lang::Sv), "1 häst");
+        assert_eq!(one(Resource::Hastar).describe(Lang::En), "1 horse");
+        assert_eq!(one(Resource::Slavar).describe(Lang::Sv), "1 slav");
+        assert_eq!(one(Resource::Slavar).describe(Lang::En), "1 slave");
+        assert_eq!(one(Resource::Guld).describe(Lang::En), "1 gold");
+        let two = of(Resource::Hastar, 2);
+        assert_eq!(two.describe(Lang::Sv), "2 hästar");
+        assert_eq!(two.describe(Lang::En), "2 horses");
+    }
 
     #[test]
     fn parse_accepts_both_languages_and_missing_diacritics() {

@@ -84,7 +84,7 @@ impl Square {
         out
     }
 
-    /// King-move (Chebyshev) distance (RULINGS 58).
+    /// King-move (Chebyshev) distance (README, Decisions).
     pub fn distance(self, other: Square) -> u16 {
         self.col
             .abs_diff(other.col)

@@ -93,21 +93,21 @@ pub enum Phase {
     Finished,
 }
 
-/// The rulings' defaults, each a named setting (RULINGS.md).
+/// The rulings' defaults, each a named setting (README, Decisions).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RuleSettings {
-    /// RULINGS 24.
+    /// README, Decisions.
     pub group_movement: GroupMovement,
-    /// RULINGS 26: 4 or 8.
+    /// README, Decisions — 4 or 8.
     pub adjacency: u8,
-    /// RULINGS 6.
+    /// README, Decisions.
     pub slave_revolt_loss: SlaveRevoltLoss,
-    /// RULINGS 51.
+    /// README, Decisions.
     pub army_overflow: ArmyOverflow,
-    /// RULINGS 31.
+    /// README, Decisions.
     pub max_battle_rounds: u32,
-    /// RULINGS 47.
+    /// README, Decisions.
     pub victory_vp: i64,
     pub vp_threshold_step: i64,
     /// R-VOTE-1: a vote every N rounds, the first in round N.
@@ -118,13 +118,13 @@ pub struct RuleSettings {
     pub engineers_price: u32,
     /// Starting VP (R-VP-1).
     pub starting_vp: i64,
-    /// Costs the GM set for researched kinds (RULINGS 41).
+    /// Costs the GM set for researched kinds (README, Decisions).
     pub research_costs: ResearchCosts,
     /// Frigate cargo capacity (unstated in the rules).
     pub frigate_cargo: u32,
-    /// The GM's secret 11+ bonus text per position (RULINGS 10).
+    /// The GM's secret 11+ bonus text per position (README, Decisions).
     pub secret_bonus_texts: BTreeMap<Position, String>,
-    /// Random-event tables (RULINGS 50): roll 1 → good, 10 → bad.
+    /// Random-event tables (README, Decisions): roll 1 → good, 10 → bad.
     pub good_events: Vec<EventEntry>,
     pub bad_events: Vec<EventEntry>,
 }
@@ -222,12 +222,12 @@ pub struct Realm {
     /// Registered sender addresses.
     pub emails: Vec<String>,
     pub language: Lang,
-    /// Secret token for the sender check (DESIGN §8); never shown in views.
+    /// Secret token for the sender check (README, The mail contract); never shown in views.
     #[serde(default)]
     pub token: Option<String>,
     pub positions: Positions,
     pub stock: Resources,
-    /// The asterisk-marked standard resources (R-RES-5, RULINGS 4).
+    /// The asterisk-marked standard resources (R-RES-5; README, Decisions).
     pub standard: Vec<Resource>,
     pub vp: i64,
     pub mission: String,
@@ -248,13 +248,13 @@ pub struct Realm {
     /// Engineers bought (R-FREE-7) and kinds researched (R-ENG-2).
     pub engineers: bool,
     pub researched: Vec<Researched>,
-    /// VP thresholds whose reward was already taken (RULINGS 47).
+    /// VP thresholds whose reward was already taken (README, Decisions).
     pub vp_rewards_taken: Vec<i64>,
     /// Troops bought from the free merchants that still wait for the
     /// player to name their cities (R-FREE-9): `(kind, count)`.
     #[serde(default)]
     pub unplaced_troops: Vec<(UnitKind, u32)>,
-    /// Took part in a battle last weekend (RULINGS 40).
+    /// Took part in a battle last weekend (README, Decisions).
     pub fought_last_weekend: bool,
     pub eliminated: bool,
     pub is_evil: bool,
@@ -403,7 +403,7 @@ pub struct MapSquare {
     #[serde(default)]
     pub owner: Option<String>,
     /// The square in the Evil dimension: rock where the normal one is sea,
-    /// lava where it is land (RULINGS 53).
+    /// lava where it is land (README, Decisions).
     pub evil_terrain: EvilTerrain,
     /// Realm that holds this square in the Evil dimension (the Evil).
     #[serde(default)]
@@ -455,7 +455,7 @@ pub struct Portal {
     pub opened_by: String,
     pub opened_round: u32,
     /// Set once no Evil troops are within 5 squares: closes after this
-    /// round (RULINGS 58).
+    /// round (README, Decisions).
     #[serde(default)]
     pub closes_after_round: Option<u32>,
 }
@@ -479,13 +479,13 @@ pub struct City {
     pub harbour: bool,
     pub coastal: bool,
     /// Plundered by/of the Evil: no production until population > 0
-    /// again (RULINGS 57).
+    /// again (README, Decisions).
     #[serde(default)]
     pub plundered: bool,
 }
 
 impl City {
-    /// Wall cap `floor(population / 10)` (RULINGS 36).
+    /// Wall cap `floor(population / 10)` (README, Decisions).
     pub fn wall_cap(&self) -> u32 {
         self.population / 10
     }
@@ -529,7 +529,7 @@ impl ArmyGroup {
         self.units.iter().map(|u| u.kind.stats().defence).sum()
     }
 
-    /// Group movement by the setting (R-MOVE-1, RULINGS 24).
+    /// Group movement by the setting (R-MOVE-1; README, Decisions).
     pub fn movement(&self, rule: GroupMovement) -> u32 {
         let it = self.units.iter().map(|u| u.kind.stats().movement);
         match rule {
@@ -601,7 +601,7 @@ pub struct StationedSpy {
     pub owner: String,
     /// Realm it was sent to / waits in.
     pub realm: String,
-    /// FIFO order for envoy theft (RULINGS 46).
+    /// FIFO order for envoy theft (README, Decisions).
     pub placed_at: DateTime<Utc>,
     pub mission: SpyMission,
     pub state: SpyState,
@@ -688,7 +688,7 @@ pub struct Vote {
     pub candidate: String,
 }
 
-/// The voting winner's benefit (R-VOTE-5, RULINGS 49).
+/// The voting winner's benefit (R-VOTE-5; README, Decisions).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Ruler {
@@ -814,7 +814,7 @@ impl GameState {
         self.cities_of(realm).map(|c| c.population).sum()
     }
 
-    /// Units counted against the population cap (R-POP-1, RULINGS 8).
+    /// Units counted against the population cap (R-POP-1; README, Decisions).
     pub fn counted_units(&self, realm: &str) -> UnitCount {
         let army_units = self.armies_of(realm).map(|a| a.units.len() as u32).sum();
         let elementals = self
@@ -1171,7 +1171,7 @@ impl GameState {
 /// Counts that the position and population caps are checked against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct UnitCount {
-    /// Every army unit, elementals and siege towers included (RULINGS 5).
+    /// Every army unit, elementals and siege towers included (README, Decisions).
     pub army_units: u32,
     pub elementals: u32,
     pub ships: u32,
@@ -1181,22 +1181,22 @@ pub struct UnitCount {
 }
 
 impl UnitCount {
-    /// Counted against the population cap (RULINGS 8).
+    /// Counted against the population cap (README, Decisions).
     pub fn counted(&self) -> u32 {
         self.army_units + self.ships + self.spies
     }
 }
 
-/// Per-round courier bookkeeping: weekday Reveals (RULINGS 18), the voting winner's
-/// free spies (RULINGS 16), forgery rights won by interception (R-SPY-8). Cleared
+/// Per-round courier bookkeeping: weekday Reveals (README, Decisions), the voting winner's
+/// free spies (README, Decisions), forgery rights won by interception (R-SPY-8). Cleared
 /// when the round changes.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ledger {
     /// The round these entries belong to; a new round clears them.
     pub round: u32,
-    /// Realms that cast Reveal by mail this round (RULINGS 18).
+    /// Realms that cast Reveal by mail this round (README, Decisions).
     pub reveals: Vec<String>,
-    /// Free spies the voting winner sent this round (RULINGS 16).
+    /// Free spies the voting winner sent this round (README, Decisions).
     pub free_spies: BTreeMap<String, u32>,
     /// One free forged envoy per interception (R-SPY-8).
     pub forgery_rights: Vec<ForgeryRight>,

@@ -3,7 +3,7 @@
 //!
 //! Owns the sender lookup by From address, the size limit, the subject check and
 //! the empty-body rule, and the wording of refusals. It does not check DKIM/DMARC or
-//! tokens (the sender check of DESIGN.md section 8 runs before this), time windows,
+//! tokens (the sender check of README, The mail contract runs before this), time windows,
 //! costs or order syntax; those belong to the courier and forms rooms.
 
 use crate::game::Lang;
@@ -261,10 +261,10 @@ fn bad_subject(sv: bool, subject: &str, error: &SubjectError) -> String {
             quote(word)
         ),
         (SubjectError::SameRealm { realm }, true) => {
-            format!("Ämnesraden «{q}» skickar från {realm} till {realm} självt.")
+            format!("Ämnesraden «{q}» anger {realm} både som avsändare och som mottagare.")
         }
         (SubjectError::SameRealm { realm }, false) => {
-            format!("The subject “{q}” sends from {realm} to {realm} itself.")
+            format!("The subject “{q}” names {realm} as both sender and receiver.")
         }
         (SubjectError::UnknownKind { .. }, true) => {
             format!("Ämnesraden «{q}» passar inte någon av brevformerna.")

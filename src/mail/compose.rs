@@ -2,7 +2,7 @@
 //! Message-ID derived from the outbox key (the same row always yields the same ID) and
 //! In-Reply-To/References when it answers a player's mail.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, TimeZone};
 use lettre::message::{header::ContentType, Mailbox, Message};
 use sha2::{Digest, Sha256};
 
@@ -48,14 +48,18 @@ pub fn message_id_for(game: &str, dedup_key: &str, from_addr: &str) -> String {
     format!("<{}.pbemd@{}>", &digest[..24], domain)
 }
 
-/// Format `o` as sent by `from_name <from_addr>` at `date`.
-pub fn compose(
+/// Format `o` as sent by `from_name <from_addr>` at `date`; the `Date:` header is
+/// written in `date`'s zone (the game's).
+pub fn compose<Z: TimeZone>(
     o: &Outgoing,
     game: &str,
     from_name: &str,
     from_addr: &str,
-    date: DateTime<Utc>,
-) -> Result<Composed, ComposeError> {
+    date: DateTime<Z>,
+) -> Result<Composed, ComposeError>
+where
+    Z::Offset: std::fmt::Display,
+{
     let from: Mailbox = format!("{from_name} <{from_addr}>")
         .parse()
         .or_else(|_| from_addr.parse())
@@ -65,7 +69,7 @@ pub fn compose(
         .from(from)
         .subject(o.subject.clone())
         .message_id(Some(message_id.clone()))
-        .date(std::time::SystemTime::from(date))
+        .date(std::time::SystemTime::from(date.clone()))
         .header(ContentType::TEXT_PLAIN);
     for to in &o.to {
         b = b.to(to.parse().map_err(|_| ComposeError::Address(to.clone()))?);
@@ -84,8 +88,32 @@ pub fn compose(
         .map_err(|e| ComposeError::Build(e.to_string()))?;
     Ok(Composed {
         message_id,
-        raw: msg.formatted(),
+        raw: local_date(msg.formatted(), &date.to_rfc2822()),
     })
+}
+
+/// The message with its `Date:` header (lettre writes it in UTC) set to `date`.
+fn local_date(raw: Vec<u8>, date: &str) -> Vec<u8> {
+    let head_end = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or(raw.len());
+    let mut at = 0;
+    while at < head_end {
+        let end = raw[at..]
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .map_or(raw.len(), |i| at + i);
+        if raw[at..end].starts_with(b"Date: ") {
+            let mut out = Vec::with_capacity(raw.len() + 8);
+            out.extend_from_slice(&raw[..at]);
+            out.extend_from_slice(format!("Date: {date}").as_bytes());
+            out.extend_from_slice(&raw[end..]);
+            return out;
+        }
+        at = end + 2;
+    }
+    raw
 }
 
 #[cfg(test)]
@@ -118,6 +146,22 @@ mod tests {
                 .message_id,
             a.message_id
         );
+    }
+
+    #[test]
+    fn date_header_is_in_the_games_time_zone() {
+        let t = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        let local = t.with_timezone(&chrono_tz::Europe::Stockholm);
+        let c = compose(&sample(), "demo", "Spelet", "sl@game.test", local).unwrap();
+        let text = String::from_utf8_lossy(&c.raw);
+        // 2027-01-15 08:00 UTC is 09:00 in Stockholm (winter time, +0100).
+        assert!(
+            text.contains("\r\nDate: Fri, 15 Jan 2027 09:00:00 +0100\r\n"),
+            "{text}"
+        );
+        assert_eq!(text.matches("Date:").count(), 1, "{text}");
+        let parsed = mail_parser::MessageParser::default().parse(&c.raw).unwrap();
+        assert_eq!(parsed.date().unwrap().to_timestamp(), 1_800_000_000);
     }
 
     #[test]

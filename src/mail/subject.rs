@@ -1,4 +1,4 @@
-//! The subject-line grammar of DESIGN.md section 5 (RULES.md R-MAIL-1): which realm
+//! The subject-line grammar of README, The mail contract (RULES.md R-MAIL-1): which realm
 //! sends what kind of mail to whom, in Swedish or English.
 //!
 //! Owns the grammar and name folding only. It knows realm names as plain strings

@@ -176,6 +176,7 @@ impl Renderer {
         hb.set_strict_mode(true);
         hb.register_escape_fn(handlebars::no_escape);
         hb.register_helper("wrap", Box::new(WrapHelper));
+        hb.register_helper("count", Box::new(CountHelper));
         let mut r = Renderer { hb };
         for (name, lang, src) in TEMPLATES {
             r.register(name, *lang, src)?;
@@ -262,6 +263,35 @@ impl HelperDef for WrapHelper {
     }
 }
 
+/// `{{count n "enhet" "enheter"}}`: the number and the noun agreeing with it
+/// (`1 enhet`, `2 enheter`), so no template writes "1 units".
+struct CountHelper;
+
+impl HelperDef for CountHelper {
+    fn call<'reg: 'rc, 'rc>(
+        &self,
+        h: &Helper<'rc>,
+        _: &'reg Handlebars<'reg>,
+        _: &'rc Context,
+        _: &mut RenderContext<'reg, 'rc>,
+        out: &mut dyn Output,
+    ) -> HelperResult {
+        let param = |i: usize| {
+            h.param(i)
+                .ok_or(handlebars::RenderErrorReason::ParamNotFoundForIndex(
+                    "count", i,
+                ))
+        };
+        let n = param(0)?.value();
+        let n = n.as_i64().ok_or_else(|| {
+            handlebars::RenderErrorReason::InvalidParamType("count: a whole number")
+        })?;
+        let word = |i: usize| param(i).map(|p| p.value().as_str().unwrap_or_default().to_string());
+        out.write(&crate::game::lang::count(n, &word(1)?, &word(2)?))?;
+        Ok(())
+    }
+}
+
 fn key(name: &str, lang: Lang) -> String {
     format!("{}/{name}", lang.code())
 }
@@ -288,4 +318,25 @@ fn tidy(text: &str) -> String {
         out.pop();
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_count_helper_makes_the_noun_agree_with_its_number() {
+        let mut r = Renderer::new().unwrap();
+        r.register("t", Lang::En, r#"{{count n "unit" "units"}}"#)
+            .unwrap();
+        let at = |n: i64| {
+            r.render("t", Lang::En, &serde_json::json!({ "n": n }))
+                .unwrap()
+        };
+        assert_eq!(at(1), "1 unit");
+        assert_eq!(at(0), "0 units");
+        assert_eq!(at(12), "12 units");
+        let missing = r.render("t", Lang::En, &serde_json::json!({}));
+        assert!(missing.is_err(), "strict mode: a missing count is an error");
+    }
 }

@@ -9,7 +9,7 @@ use crate::game::state::{Dimension, GameState, GroupRef, Realm};
 use crate::game::units::{Position, ShipKind};
 use crate::game::{Lang, Resource, Resources, Square};
 
-/// Width of the form; no line may be longer (DESIGN §6).
+/// Width of the form; no line may be longer (README, The weekend form).
 pub const WIDTH: usize = 78;
 
 /// Per-call data for the result form that is not in the state.

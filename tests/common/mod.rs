@@ -1,26 +1,15 @@
 //! Helpers shared by the integration tests: temporary databases on both backends, and
-//! the rule that under CI a missing server is a failure, never a silent skip.
+//! the rule that a missing server fails the test unless skipping was asked for
+//! (`PBEMD_SKIP_SERVER_TESTS=1`, see `servers.rs`).
 #![allow(dead_code)]
+
+pub mod servers;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use pbemd::store::Store;
 
-/// True when running under CI (`CI=true`): missing servers fail the test.
-pub fn under_ci() -> bool {
-    std::env::var("CI")
-        .map(|v| v == "true" || v == "1")
-        .unwrap_or(false)
-}
-
-/// A server a test needs is missing: fail under CI, otherwise say so loudly and skip.
-pub fn missing(what: &str) -> bool {
-    if under_ci() {
-        panic!("{what} is required under CI=true but is not available; run scripts/test.sh");
-    }
-    eprintln!("SKIPPED: {what} not available (run scripts/test.sh to start it)");
-    false
-}
+pub use servers::missing;
 
 /// A fresh SQLite database in a temporary folder (kept alive by the returned guard).
 pub async fn sqlite_store() -> (Store, tempfile::TempDir) {
@@ -43,9 +32,13 @@ pub async fn pg_store() -> Option<Store> {
         chrono::Utc::now().timestamp_micros() % 1_000_000
     );
     sqlx::any::install_default_drivers();
-    let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin)
-        .await
-        .expect("connect to PBEMD_TEST_PG_URL");
+    let mut conn = match <sqlx::AnyConnection as sqlx::Connection>::connect(&admin).await {
+        Ok(conn) => conn,
+        Err(e) => {
+            missing(&format!("PostgreSQL at PBEMD_TEST_PG_URL ({e})"));
+            return None;
+        }
+    };
     sqlx::query(&format!("CREATE DATABASE {name}"))
         .execute(&mut conn)
         .await

@@ -1,6 +1,9 @@
 //! Helpers for tests against the loopback mail stack (`scripts/mailstack-start.sh`).
 #![allow(dead_code)]
 
+#[path = "../common/servers.rs"]
+mod servers;
+
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -106,20 +109,10 @@ pub async fn wait_for_mails(p: &ImapParams, after_uid: u32, n: u32, within: Dura
     s.logout().await.expect("logout");
 }
 
-/// Is the loopback stack up? Under CI (`CI=true`) a missing stack fails the test;
-/// elsewhere the test says SKIPPED and returns.
+/// Is the loopback stack up? A missing stack fails the test unless
+/// `PBEMD_SKIP_SERVER_TESTS=1` asks to skip it (see `tests/common/servers.rs`).
 pub fn require() -> bool {
     let up = std::net::TcpStream::connect("127.0.0.1:1143").is_ok()
         && std::net::TcpStream::connect("127.0.0.1:2525").is_ok();
-    if up {
-        return true;
-    }
-    if std::env::var("CI")
-        .map(|v| v == "true" || v == "1")
-        .unwrap_or(false)
-    {
-        panic!("the loopback mail stack is required under CI=true: run scripts/test.sh");
-    }
-    eprintln!("SKIPPED: the loopback mail stack is not running (scripts/mailstack-start.sh)");
-    false
+    up || servers::missing("the loopback mail stack (scripts/mailstack-start.sh)")
 }
