@@ -172,7 +172,7 @@ async fn an_envoy_sent_by_smtp_reaches_afanis_imap_mailbox_without_genogiens_add
     let _g = clean().await;
     let tmp = tempfile::tempdir().unwrap();
     let cfg = game_dir(tmp.path(), None);
-    pbemd(&cfg, &["init", "--now", "2026-11-24T09:00:00+01:00"]);
+    pbemd(&cfg, &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"]);
     send_envoy(
         "genogien@game.test",
         "Genogien skickar ett sändebud till Afani",
@@ -220,7 +220,7 @@ async fn a_merchant_by_smtp_moves_its_goods_and_both_realms_read_the_result_over
     let _g = clean().await;
     let tmp = tempfile::tempdir().unwrap();
     let cfg = game_dir(tmp.path(), None);
-    pbemd(&cfg, &["init", "--now", "2026-11-24T09:00:00+01:00"]);
+    pbemd(&cfg, &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"]);
     send_envoy(
         "genogien@game.test",
         "Genogien skickar en handelsman till Afani",
@@ -272,7 +272,7 @@ async fn a_mail_fetched_again_after_a_uidvalidity_change_is_handled_once() {
     let _g = clean().await;
     let tmp = tempfile::tempdir().unwrap();
     let cfg = game_dir(tmp.path(), None);
-    pbemd(&cfg, &["init", "--now", "2026-11-24T09:00:00+01:00"]);
+    pbemd(&cfg, &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"]);
     send_envoy(
         "genogien@game.test",
         "Genogien skickar ett sändebud till Afani",
@@ -322,6 +322,7 @@ async fn the_daemon_killed_between_storing_and_flagging_handles_the_mail_exactly
         &cfg,
         &[
             "init",
+            "--quiet",
             "--now",
             &(chrono::Utc::now() - chrono::Duration::minutes(5)).to_rfc3339(),
         ],
@@ -402,4 +403,38 @@ async fn the_daemon_killed_between_storing_and_flagging_handles_the_mail_exactly
     let mut c = store.conn().await.unwrap();
     assert_eq!(pbemd::store::inbox::counts(&mut c).await.unwrap(), (1, 0));
     assert_eq!(pbemd::store::messages::all(&mut c).await.unwrap().len(), 1);
+}
+
+/// The IMAP receipt time is the mail's INTERNALDATE (when the game's server accepted
+/// it): an envoy accepted on Friday 23:30 and fetched by a tick on Saturday, after the
+/// window closed, still counts as sent on time and is delivered.
+#[tokio::test]
+async fn an_envoy_accepted_by_the_server_before_the_window_closed_counts_as_on_time() {
+    if !stack_up() {
+        return;
+    }
+    let _g = clean().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = game_dir(tmp.path(), None);
+    pbemd(&cfg, &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"]);
+    let raw = common::mail(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        "I sista stund",
+        "stack-late@players.test",
+    );
+    let mut s = ImapSession::connect(&imap("sl@game.test")).await.unwrap();
+    s.select().await.unwrap();
+    let friday_night = pbemd::clock::parse_rfc3339("2026-11-27T23:30:00+01:00").unwrap();
+    s.append(&raw, Some(friday_night)).await.unwrap();
+    let fetched = s.fetch_after(0, 10).await.unwrap();
+    assert_eq!(fetched[0].internal_date, Some(friday_night));
+    s.logout().await.unwrap();
+
+    let out = pbemd(&cfg, &["tick", "--now", "2026-11-28T10:00:00+01:00"]);
+    assert!(out.contains("1 stored, 1 handled"), "{out}");
+    assert!(out.contains("1 delivered"), "{out}");
+    wait_for_messages("afani@game.test", 1, Duration::from_secs(10));
+    let got = read_all("afani@game.test").await;
+    assert!(got[0].text.contains("I sista stund"), "{}", got[0].text);
 }
