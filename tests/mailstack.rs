@@ -406,17 +406,27 @@ async fn the_daemon_killed_between_storing_and_flagging_handles_the_mail_exactly
 }
 
 /// The IMAP receipt time is the mail's INTERNALDATE (when the game's server accepted
-/// it): an envoy accepted on Friday 23:30 and fetched by a tick on Saturday, after the
-/// window closed, still counts as sent on time and is delivered.
+/// it): an envoy accepted on Friday night and fetched by a tick on Saturday, after the
+/// window closed, still counts as sent on time and is delivered. (The server keeps
+/// only past dates, so the week is the last one before today.)
 #[tokio::test]
 async fn an_envoy_accepted_by_the_server_before_the_window_closed_counts_as_on_time() {
+    use chrono::{Datelike, Duration as D, TimeZone, Utc, Weekday};
     if !stack_up() {
         return;
     }
     let _g = clean().await;
+    let mut day = Utc::now().date_naive() - D::days(1);
+    while day.weekday() != Weekday::Fri {
+        day -= D::days(1);
+    }
+    // 21:30 UTC is 22:30 or 23:30 in Stockholm: inside the weekday window.
+    let friday_night = Utc.from_utc_datetime(&day.and_hms_opt(21, 30, 0).unwrap());
+    let tuesday = (friday_night - D::days(3) - D::minutes(13 * 60 + 30)).to_rfc3339();
+    let saturday = (friday_night + D::minutes(11 * 60 + 30)).to_rfc3339();
     let tmp = tempfile::tempdir().unwrap();
     let cfg = game_dir(tmp.path(), None);
-    pbemd(&cfg, &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"]);
+    pbemd(&cfg, &["init", "--quiet", "--now", &tuesday]);
     let raw = common::mail(
         "genogien@game.test",
         "Genogien skickar ett sändebud till Afani",
@@ -425,13 +435,12 @@ async fn an_envoy_accepted_by_the_server_before_the_window_closed_counts_as_on_t
     );
     let mut s = ImapSession::connect(&imap("sl@game.test")).await.unwrap();
     s.select().await.unwrap();
-    let friday_night = pbemd::clock::parse_rfc3339("2026-11-27T23:30:00+01:00").unwrap();
     s.append(&raw, Some(friday_night)).await.unwrap();
     let fetched = s.fetch_after(0, 10).await.unwrap();
     assert_eq!(fetched[0].internal_date, Some(friday_night));
     s.logout().await.unwrap();
 
-    let out = pbemd(&cfg, &["tick", "--now", "2026-11-28T10:00:00+01:00"]);
+    let out = pbemd(&cfg, &["tick", "--now", &saturday]);
     assert!(out.contains("1 stored, 1 handled"), "{out}");
     assert!(out.contains("1 delivered"), "{out}");
     wait_for_messages("afani@game.test", 1, Duration::from_secs(10));
