@@ -44,20 +44,32 @@ pub async fn guarded<T>(fut: impl Future<Output = Result<T>>) -> Result<T, Faile
     }
 }
 
-/// The database is down or out of connections (not a fault of the unit).
+/// The database is down, out of connections, or busy with another writer (not a
+/// fault of the unit: trying again later works).
 fn unreachable_store(e: &AppError) -> bool {
     use crate::store::StoreError;
     match e {
         AppError::Store(StoreError::Connect { .. }) => true,
-        AppError::Store(StoreError::Query { source, .. }) => matches!(
-            source,
+        AppError::Store(StoreError::Query { source, .. }) => match source {
             sqlx::Error::Io(_)
-                | sqlx::Error::PoolTimedOut
-                | sqlx::Error::PoolClosed
-                | sqlx::Error::WorkerCrashed
-        ),
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::WorkerCrashed => true,
+            sqlx::Error::Database(db) => db.code().is_some_and(|c| busy_code(&c)),
+            _ => false,
+        },
         _ => false,
     }
+}
+
+/// SQLite's busy and locked codes (with their extended forms, e.g. 517, a snapshot
+/// that another writer moved on) and PostgreSQL's serialization failure and deadlock.
+fn busy_code(code: &str) -> bool {
+    if code.len() == 5 {
+        // A PostgreSQL SQLSTATE.
+        return matches!(code, "40001" | "40P01" | "55P03");
+    }
+    code.parse::<i64>().is_ok_and(|n| matches!(n & 0xff, 5 | 6))
 }
 
 /// An error with its causes, each once.
@@ -171,6 +183,16 @@ mod tests {
         let r = guarded(async { Err::<(), _>(AppError::Refused("no".into())) }).await;
         assert!(matches!(r, Err(Failed::Unit(t)) if t == "no"));
         assert!(matches!(guarded(async { Ok(3) }).await, Ok(3)));
+    }
+
+    #[test]
+    fn busy_databases_are_not_the_units_fault() {
+        for code in ["5", "6", "261", "517", "40001", "40P01"] {
+            assert!(busy_code(code), "{code}");
+        }
+        for code in ["19", "2067", "23505", "22021"] {
+            assert!(!busy_code(code), "{code}");
+        }
     }
 
     #[test]
