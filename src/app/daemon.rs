@@ -46,7 +46,12 @@ pub struct Health {
 struct HealthInner {
     busy_since: Option<Instant>,
     failing: Option<String>,
+    failures: u32,
 }
+
+/// Consecutive failed steps after which the worker counts as stuck (one failure may be
+/// a busy database, retried after a second).
+const STUCK_FAILURES: u32 = 3;
 
 impl Health {
     fn lock(&self) -> std::sync::MutexGuard<'_, HealthInner> {
@@ -60,15 +65,23 @@ impl Health {
     fn finished(&self, failure: Option<String>) {
         let mut h = self.lock();
         h.busy_since = None;
+        h.failures = if failure.is_some() {
+            h.failures.saturating_add(1)
+        } else {
+            0
+        };
         h.failing = failure;
     }
 
-    /// Why the worker is stuck, if it is: its last step failed (and it is backing off),
-    /// or one unit of work has run for longer than two minutes.
+    /// Why the worker is stuck, if it is: its last steps failed (and it is backing
+    /// off), or one unit of work has run for longer than two minutes.
     pub fn stuck(&self) -> Option<String> {
         let h = self.lock();
-        if let Some(e) = &h.failing {
-            return Some(format!("the worker's last step failed: {e}"));
+        if let Some(e) = h.failing.as_ref().filter(|_| h.failures >= STUCK_FAILURES) {
+            return Some(format!(
+                "the worker's last {} steps failed: {e}",
+                h.failures
+            ));
         }
         h.busy_since
             .map(|t| t.elapsed())
@@ -280,5 +293,24 @@ async fn imap_loop(app: &App, s: &ImapSettings, cancel: &CancellationToken) {
             _ = tokio::time::sleep(backoff) => {}
         }
         backoff = (backoff * 2).min(Duration::from_secs(300));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Health;
+
+    #[test]
+    fn the_worker_counts_as_stuck_after_three_failed_steps_in_a_row() {
+        let h = Health::default();
+        assert_eq!(h.stuck(), None);
+        h.started();
+        h.finished(Some("database is locked".into()));
+        h.finished(Some("database is locked".into()));
+        assert_eq!(h.stuck(), None, "a busy database is retried first");
+        h.finished(Some("database is locked".into()));
+        assert!(h.stuck().is_some_and(|s| s.contains("database is locked")));
+        h.finished(None);
+        assert_eq!(h.stuck(), None);
     }
 }

@@ -3,7 +3,7 @@
 
 use sqlx::Row;
 
-use super::{Conn, Ctx, Store, StoreError};
+use super::{Backend, Conn, Ctx, Store, StoreError};
 
 /// Where a mail came in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,11 +81,20 @@ pub struct Waiting {
 /// Claim the unprocessed mail received first inside the caller's transaction (parked
 /// mail is not claimed: it waits for `gm retry`).
 pub async fn claim_next(store: &Store, conn: &mut Conn) -> Result<Option<Waiting>, StoreError> {
-    let sql = format!(
-        "SELECT id, raw, received_at, message_id FROM inbox WHERE state = 'new' \
-         ORDER BY received_at, id LIMIT 1{}",
-        store.skip_locked()
-    );
+    let sql = match store.backend() {
+        Backend::Postgres => format!(
+            "SELECT id, raw, received_at, message_id FROM inbox WHERE state = 'new' \
+             ORDER BY received_at, id LIMIT 1{}",
+            store.skip_locked()
+        ),
+        // A write first, so the transaction holds SQLite's write lock from the start
+        // (waiting for it under busy_timeout) instead of failing to upgrade a read
+        // snapshot that the intake's writes moved on.
+        Backend::Sqlite => "UPDATE inbox SET state = 'new' WHERE id = (SELECT id FROM inbox \
+             WHERE state = 'new' ORDER BY received_at, id LIMIT 1) \
+             RETURNING id, raw, received_at, message_id"
+            .to_string(),
+    };
     let row = sqlx::query(&sql)
         .fetch_optional(&mut *conn)
         .await
