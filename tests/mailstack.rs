@@ -172,7 +172,10 @@ async fn an_envoy_sent_by_smtp_reaches_afanis_imap_mailbox_without_genogiens_add
     let _g = clean().await;
     let tmp = tempfile::tempdir().unwrap();
     let cfg = game_dir(tmp.path(), None);
-    pbemd(&cfg, &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"]);
+    pbemd(
+        &cfg,
+        &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"],
+    );
     send_envoy(
         "genogien@game.test",
         "Genogien skickar ett sändebud till Afani",
@@ -220,7 +223,10 @@ async fn a_merchant_by_smtp_moves_its_goods_and_both_realms_read_the_result_over
     let _g = clean().await;
     let tmp = tempfile::tempdir().unwrap();
     let cfg = game_dir(tmp.path(), None);
-    pbemd(&cfg, &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"]);
+    pbemd(
+        &cfg,
+        &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"],
+    );
     send_envoy(
         "genogien@game.test",
         "Genogien skickar en handelsman till Afani",
@@ -272,7 +278,10 @@ async fn a_mail_fetched_again_after_a_uidvalidity_change_is_handled_once() {
     let _g = clean().await;
     let tmp = tempfile::tempdir().unwrap();
     let cfg = game_dir(tmp.path(), None);
-    pbemd(&cfg, &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"]);
+    pbemd(
+        &cfg,
+        &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"],
+    );
     send_envoy(
         "genogien@game.test",
         "Genogien skickar ett sändebud till Afani",

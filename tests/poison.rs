@@ -147,7 +147,13 @@ fn a_mail_whose_handling_panics_is_parked_and_tick_goes_on() {
 fn a_parked_mail_can_be_rejected_and_is_then_done() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = game(tmp.path(), "", TUE);
-    drop_mail(&cfg, "1", "genogien@game.test", "Genogien till SL: giftig", "x");
+    drop_mail(
+        &cfg,
+        "1",
+        "genogien@game.test",
+        "Genogien till SL: giftig",
+        "x",
+    );
     ok(&pbemd_env(
         &cfg,
         &["tick", "--now", "2026-11-24T10:00:00+01:00"],
@@ -187,7 +193,10 @@ fn a_courier_item_that_panics_is_parked_and_the_rest_of_the_batch_goes_out() {
     let parked = parked_ids(&cfg);
     assert_eq!(parked.len(), 1);
     let show = pbemd(&cfg, &["gm", "show", &parked[0].to_string()]);
-    assert!(show.contains("Fugandri") && show.contains("panic:"), "{show}");
+    assert!(
+        show.contains("Fugandri") && show.contains("panic:"),
+        "{show}"
+    );
     let sent = outbox(&cfg);
     assert!(sent.iter().any(|m| m.to_is("afani@game.test")));
     assert!(sent.iter().any(|m| m.to_is("ostvik@game.test")));
@@ -293,15 +302,30 @@ fn the_daemon_keeps_running_past_a_poison_mail_and_healthz_says_degraded() {
     wait_until("healthz answers", 20, || {
         healthz(port).is_some_and(|(s, b)| s == 200 && b == "ok\n")
     });
-    drop_mail(&cfg, "1", "genogien@game.test", "Genogien till SL: giftig", "x");
-    drop_mail(&cfg, "2", "kaldor@game.test", "Kaldor till SL: frisk fråga", "y");
+    drop_mail(
+        &cfg,
+        "1",
+        "genogien@game.test",
+        "Genogien till SL: giftig",
+        "x",
+    );
+    drop_mail(
+        &cfg,
+        "2",
+        "kaldor@game.test",
+        "Kaldor till SL: frisk fråga",
+        "y",
+    );
     wait_until("the next mail is answered", 30, || {
         outbox(&cfg).iter().any(|m| m.to_is("kaldor@game.test"))
     });
     wait_until("healthz degraded", 10, || {
         healthz(port).is_some_and(|(_, b)| b.starts_with("degraded") && b.contains("parked: 1"))
     });
-    assert!(daemon.try_wait().unwrap().is_none(), "the daemon still runs");
+    assert!(
+        daemon.try_wait().unwrap().is_none(),
+        "the daemon still runs"
+    );
     sigterm(&daemon);
     let (status, _) = wait_exit(&mut daemon, 15);
     assert!(status.success(), "{status:?}");
@@ -315,7 +339,13 @@ fn sigterm_stops_the_daemon_mid_mail_and_the_mail_is_handled_on_the_next_start()
     let tmp = tempfile::tempdir().unwrap();
     let port = free_port();
     let cfg = daemon_game(tmp.path(), port);
-    drop_mail(&cfg, "1", "genogien@game.test", "Genogien till SL: långsam", "x");
+    drop_mail(
+        &cfg,
+        "1",
+        "genogien@game.test",
+        "Genogien till SL: långsam",
+        "x",
+    );
     let mut daemon = Command::new(env!("CARGO_BIN_EXE_pbemd"))
         .arg("--config")
         .arg(&cfg)
@@ -333,14 +363,20 @@ fn sigterm_stops_the_daemon_mid_mail_and_the_mail_is_handled_on_the_next_start()
         if line.contains("PBEMD_TEST_SLOW_SUBJECT") {
             break;
         }
-        assert!(t.elapsed() < Duration::from_secs(30), "never reached the mail");
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "never reached the mail"
+        );
     }
     sigterm(&daemon);
     let (status, took) = wait_exit(&mut daemon, 15);
     assert!(status.success(), "{status:?}");
     assert!(took < Duration::from_secs(6), "stopped after {took:?}");
     drop(lines);
-    assert!(outbox(&cfg).is_empty(), "nothing of the cut mail was committed");
+    assert!(
+        outbox(&cfg).is_empty(),
+        "nothing of the cut mail was committed"
+    );
 
     let now = chrono::Utc::now().to_rfc3339();
     let out = pbemd(&cfg, &["tick", "--now", &now]);

@@ -49,7 +49,10 @@ async fn r_agent_4_a_catch_up_tick_decides_a_waiting_envoy_in_the_new_round() {
     let gs = g.state().await;
     assert_eq!(gs.round, 2);
     let genogien = gs.realm("Genogien").unwrap();
-    assert_eq!(genogien.sent.envoys, 1, "counted against round 2's allowance");
+    assert_eq!(
+        genogien.sent.envoys, 1,
+        "counted against round 2's allowance"
+    );
     let receipt = g
         .outbox()
         .into_iter()
@@ -88,11 +91,16 @@ async fn r_mail_8_a_reminder_after_its_deadline_is_skipped_not_sent() {
     g.tick("2026-11-28T10:00:00+01:00").await;
     // pbemd was down all Sunday: the catch-up on Monday passes both reminders.
     let r = g.tick("2026-11-30T12:30:00+01:00").await;
-    assert!(r.events.iter().any(|e| e.ends_with("reminder_0900")
-        || e.contains("reminder")), "{r:?}");
     assert!(
-        !g.outbox().iter().any(|m| m.text.contains("påminnelse")
-            || m.text.to_lowercase().contains("reminder")),
+        r.events
+            .iter()
+            .any(|e| e.ends_with("reminder_0900") || e.contains("reminder")),
+        "{r:?}"
+    );
+    assert!(
+        !g.outbox()
+            .iter()
+            .any(|m| m.text.contains("påminnelse") || m.text.to_lowercase().contains("reminder")),
         "no reminder went out"
     );
     let kinds = event_kinds(&g).await;
@@ -111,14 +119,20 @@ async fn a_reminder_before_its_deadline_is_still_sent() {
     assert_eq!(r.events.len(), 1, "{r:?}");
     let kinds = event_kinds(&g).await;
     assert!(!kinds.iter().any(|k| k == "reminder_skipped"), "{kinds:?}");
-    assert!(g.outbox().len() >= 5, "the realms without a form were reminded");
+    assert!(
+        g.outbox().len() >= 5,
+        "the realms without a form were reminded"
+    );
 }
 
 #[tokio::test]
 async fn a_tick_more_than_14_days_ahead_is_refused_unless_forced() {
     let g = Game::start("2026-11-23T12:00:00+01:00").await;
     g.clock.set(common::at("2026-12-08T12:00:01+01:00"));
-    let err = pbemd::app::tick::tick(&g.app).await.unwrap_err().to_string();
+    let err = pbemd::app::tick::tick(&g.app)
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("--force"), "{err}");
     assert!(err.contains("it would fire 40 schedule events"), "{err}");
     assert!(g.outbox().is_empty(), "nothing happened");
@@ -132,15 +146,27 @@ async fn a_tick_more_than_14_days_ahead_is_refused_unless_forced() {
 #[tokio::test]
 async fn a_mail_to_the_gm_is_acknowledged_in_the_realms_language_and_the_gm_told() {
     let g = Game::start("2026-11-24T09:00:00+01:00").await;
-    g.send("genogien@game.test", "Genogien till SL: en fråga", "Får vi?");
+    g.send(
+        "genogien@game.test",
+        "Genogien till SL: en fråga",
+        "Får vi?",
+    );
     g.send("afani@game.test", "Afani to GM: a question", "May we?");
     g.tick("2026-11-24T10:00:00+01:00").await;
     let out = g.outbox();
     let ack_sv = out.iter().find(|m| m.to_is("genogien@game.test")).unwrap();
-    assert!(ack_sv.text.contains("spelledaren har kommit fram"), "{}", ack_sv.text);
+    assert!(
+        ack_sv.text.contains("spelledaren har kommit fram"),
+        "{}",
+        ack_sv.text
+    );
     assert_eq!(ack_sv.subject, "Re: Genogien till SL: en fråga");
     let ack_en = out.iter().find(|m| m.to_is("afani@game.test")).unwrap();
-    assert!(ack_en.text.contains("the GM has arrived"), "{}", ack_en.text);
+    assert!(
+        ack_en.text.contains("the GM has arrived"),
+        "{}",
+        ack_en.text
+    );
     assert!(!ack_en.text.contains("spelledaren"), "{}", ack_en.text);
     let notices: Vec<_> = out.iter().filter(|m| m.to_is("gm@game.test")).collect();
     assert_eq!(notices.len(), 2);

@@ -209,12 +209,10 @@ async fn decide_items(
 pub async fn batch_now(app: &App) -> Result<BatchReport> {
     let mut tx = app.store.begin().await?;
     let r = run_batch(app, &mut tx, app.now()).await?;
-    tx.commit()
-        .await
-        .map_err(|e| StoreError::Query {
-            what: "commit a courier batch",
-            source: e,
-        })?;
+    tx.commit().await.map_err(|e| StoreError::Query {
+        what: "commit a courier batch",
+        source: e,
+    })?;
     if r.decided > 0 {
         app.wake.notify_one();
     }

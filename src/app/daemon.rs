@@ -152,7 +152,7 @@ async fn worker_loop(app: Arc<App>, cancel: CancellationToken) -> anyhow::Result
             r = worker_once(&app) => r,
         };
         app.health
-            .finished(step.as_ref().err().map(|e| super::fault::error_text(e)));
+            .finished(step.as_ref().err().map(super::fault::error_text));
         match step {
             Ok(busy) => {
                 backoff = Duration::from_secs(1);

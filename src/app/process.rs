@@ -79,7 +79,11 @@ async fn park_mail(app: &App, w: &inbox::Waiting, error: &str) -> Result<()> {
     let now = clock::to_ms(app.now());
     let error = fault::clean_text(error, 4000);
     let mut tx = app.store.begin().await?;
-    let round = app.state(&mut tx).await.map(|(_, gs)| gs.round).unwrap_or(0) as i64;
+    let round = app
+        .state(&mut tx)
+        .await
+        .map(|(_, gs)| gs.round)
+        .unwrap_or(0) as i64;
     let id = messages::insert(
         &mut tx,
         &NewMessage {

@@ -122,7 +122,12 @@ async fn inbound(
 /// while units of work are parked; 503 `degraded: …` while the worker is stuck or the
 /// database does not answer.
 async fn healthz(State(app): State<Arc<App>>) -> (StatusCode, String) {
-    let unavailable = |why: &str| (StatusCode::SERVICE_UNAVAILABLE, format!("degraded: {why}\n"));
+    let unavailable = |why: &str| {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("degraded: {why}\n"),
+        )
+    };
     let parked = match app.store.conn().await {
         Ok(mut c) => match messages::parked_count(&mut c).await {
             Ok(n) => n,
