@@ -387,3 +387,125 @@ fn sigterm_stops_the_daemon_mid_mail_and_the_mail_is_handled_on_the_next_start()
         .collect();
     assert_eq!(acks.len(), 1, "handled exactly once");
 }
+
+/// A fresh PostgreSQL database URL, if `PBEMD_TEST_PG_URL` points at a server.
+fn pg_url() -> Option<String> {
+    let Ok(admin) = std::env::var("PBEMD_TEST_PG_URL") else {
+        common::missing("PostgreSQL (PBEMD_TEST_PG_URL)");
+        return None;
+    };
+    let name = format!(
+        "pbemd_poison_{}_{}",
+        std::process::id(),
+        chrono::Utc::now().timestamp_micros() % 1_000_000_000
+    );
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        sqlx::any::install_default_drivers();
+        let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin)
+            .await
+            .expect("connect to PBEMD_TEST_PG_URL");
+        sqlx::query(&format!("CREATE DATABASE {name}"))
+            .execute(&mut conn)
+            .await
+            .expect("create test database");
+    });
+    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
+    Some(format!("{base}/{name}"))
+}
+
+/// A game on a fresh PostgreSQL database (with `extra` config), started quietly.
+fn pg_game(tmp: &Path, url: &str, extra: &str) -> PathBuf {
+    let dir = tmp.join("g");
+    ok(&Command::new(env!("CARGO_BIN_EXE_pbemd"))
+        .args(["new", dir.to_str().unwrap()])
+        .output()
+        .unwrap());
+    let cfg = dir.join("pbemd.yaml");
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("database: sqlite:pbemd.db", &format!("database: {url}"))
+        + extra;
+    std::fs::write(&cfg, text).unwrap();
+    pbemd(&cfg, &["init", "--quiet", "--now", TUE]);
+    cfg
+}
+
+/// A real bad input, no hook: on PostgreSQL a text column refuses a NUL byte. The mail
+/// holding one never stops `tick` (it is parked, or handled once NUL is kept out of
+/// text columns), and the mail after it is handled.
+#[test]
+fn on_postgres_a_mail_with_a_nul_byte_never_stops_tick() {
+    let Some(url) = pg_url() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = pg_game(tmp.path(), &url, "");
+    drop_mail(
+        &cfg,
+        "1",
+        "kaldor@game.test",
+        "Kaldor till SL: noll",
+        "x\0y",
+    );
+    drop_mail(
+        &cfg,
+        "2",
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        "Fred!",
+    );
+    let out = pbemd(&cfg, &["tick", "--now", "2026-11-24T10:00:00+01:00"]);
+    assert!(out.contains("2 stored, 2 handled"), "{out}");
+    assert!(outbox(&cfg)
+        .iter()
+        .any(|m| m.to_is("afani@game.test") && m.text.contains("Fred!")));
+    let out = pbemd(&cfg, &["tick", "--now", "2026-11-24T11:00:00+01:00"]);
+    assert!(out.contains("0 handled"), "never retried by itself: {out}");
+}
+
+/// On PostgreSQL (where a failed statement aborts the whole transaction, so the
+/// courier's isolation needs its savepoints): a poison mail and a poison courier
+/// message are parked, everything else goes out, and both go through after retry.
+#[test]
+fn on_postgres_poison_mail_and_courier_items_are_parked_and_the_rest_goes_on() {
+    let Some(url) = pg_url() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = pg_game(tmp.path(), &url, "courier:\n  mode: batches\n");
+    drop_mail(&cfg, "0", "kaldor@game.test", "Kaldor till SL: giftig", "x");
+    for (n, from, to) in [
+        ("1", "Genogien", "Afani"),
+        ("2", "Kaldor", "Fugandri"),
+        ("3", "Mirandel", "Ostvik"),
+    ] {
+        let subject = format!("{from} skickar ett sändebud till {to}");
+        let addr = format!("{}@game.test", from.to_lowercase());
+        drop_mail(&cfg, n, &addr, &subject, &format!("Hälsningar från {from}"));
+    }
+    let hooks = [
+        ("PBEMD_TEST_FAIL_SUBJECT", "panic:giftig"),
+        ("PBEMD_TEST_FAIL_COURIER", "till Fugandri"),
+    ];
+    let out = ok(&pbemd_env(
+        &cfg,
+        &["tick", "--now", "2026-11-24T10:00:00+01:00"],
+        &hooks,
+    ));
+    assert!(out.contains("4 stored, 4 handled"), "{out}");
+    let out = ok(&pbemd_env(
+        &cfg,
+        &["tick", "--now", "2026-11-24T18:30:00+01:00"],
+        &hooks,
+    ));
+    assert!(out.contains("2 delivered"), "{out}");
+    let parked = parked_ids(&cfg);
+    assert_eq!(parked.len(), 2, "{}", pbemd(&cfg, &["gm", "queue"]));
+    for id in &parked {
+        pbemd(&cfg, &["gm", "retry", &id.to_string()]);
+    }
+    let out = pbemd(&cfg, &["tick", "--now", "2026-11-24T23:30:00+01:00"]);
+    assert!(
+        out.contains("1 handled") && out.contains("1 delivered"),
+        "{out}"
+    );
+    assert!(parked_ids(&cfg).is_empty());
+    assert!(outbox(&cfg).iter().any(|m| m.to_is("fugandri@game.test")));
+}
