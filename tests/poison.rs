@@ -103,6 +103,7 @@ fn poison_mail_is_parked_and_the_next_is_handled(fault: &str, error_word: &str) 
         &hook,
     ));
     assert!(out.contains("2 stored, 2 handled"), "{out}");
+    assert!(out.contains("1 failed and parked for the GM"), "{out}");
     assert!(
         outbox(&cfg)
             .iter()
@@ -141,6 +142,24 @@ fn a_mail_whose_handling_errs_is_parked_and_tick_goes_on() {
 #[test]
 fn a_mail_whose_handling_panics_is_parked_and_tick_goes_on() {
     poison_mail_is_parked_and_the_next_is_handled("panic:giftig", "panic:");
+}
+
+#[test]
+fn a_tick_too_far_ahead_is_refused_with_the_event_count_unless_forced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = game(tmp.path(), "", TUE);
+    let out = pbemd_env(&cfg, &["tick", "--now", "2026-12-24T09:00:00+01:00"], &[]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("schedule events") && err.contains("--force"),
+        "{err}"
+    );
+    let out = pbemd(
+        &cfg,
+        &["tick", "--force", "--now", "2026-12-24T09:00:00+01:00"],
+    );
+    assert!(out.contains("fired"), "{out}");
 }
 
 #[test]
@@ -190,6 +209,7 @@ fn a_courier_item_that_panics_is_parked_and_the_rest_of_the_batch_goes_out() {
         &[("PBEMD_TEST_FAIL_COURIER", "panic:till Fugandri")],
     ));
     assert!(out.contains("2 delivered"), "{out}");
+    assert!(out.contains("1 failed and parked"), "{out}");
     let parked = parked_ids(&cfg);
     assert_eq!(parked.len(), 1);
     let show = pbemd(&cfg, &["gm", "show", &parked[0].to_string()]);

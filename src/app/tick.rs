@@ -26,6 +26,9 @@ pub struct TickReport {
     pub delivered: usize,
     pub sent: usize,
     pub send_failures: usize,
+    /// Units of work (mails, courier messages) that failed in this tick and now wait
+    /// for the GM.
+    pub parked: usize,
 }
 
 /// Refuse a `now` before the game's latest one: the game's time never runs backwards.
@@ -116,6 +119,7 @@ pub async fn tick_with(app: &App, force: bool) -> Result<TickReport> {
     let now = app.now();
     check_monotonic(app, now).await?;
     check_span(app, now, force).await?;
+    let parked_before = parked(app).await?;
     let stored = match &app.cfg.inbound {
         Inbound::Maildir(dir) => intake::maildir_once(app, &Maildir::open(dir)?).await?,
         Inbound::Imap(i) => {
@@ -156,5 +160,12 @@ pub async fn tick_with(app: &App, force: bool) -> Result<TickReport> {
     let (sent, send_failures) = sender::flush_all(app).await?;
     report.sent = sent;
     report.send_failures = send_failures;
+    report.parked = parked(app).await?.saturating_sub(parked_before);
     Ok(report)
+}
+
+async fn parked(app: &App) -> Result<usize> {
+    let mut conn = app.store.conn().await?;
+    let n = crate::store::messages::parked_count(&mut conn).await?;
+    Ok(usize::try_from(n).unwrap_or(0))
 }

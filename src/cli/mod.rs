@@ -154,6 +154,12 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             for e in &r.events {
                 println!("  fired {e}");
             }
+            if r.parked > 0 {
+                println!(
+                    "  {} failed and parked for the GM: `pbemd gm queue` lists them",
+                    r.parked
+                );
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Demo { dir } => {
