@@ -170,12 +170,17 @@ pub struct Limits {
     /// Mails larger than this are not classified: the sender is told, the GM sees it.
     #[serde(default = "default_max_mail")]
     pub max_mail_bytes: usize,
+    /// `tick --now` further than this past the game's latest time is refused unless
+    /// `--force` (a mistyped date would fire weeks of events at once).
+    #[serde(default = "default_max_tick_span_days")]
+    pub max_tick_span_days: u32,
 }
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_mail_bytes: default_max_mail(),
+            max_tick_span_days: default_max_tick_span_days(),
         }
     }
 }
@@ -296,6 +301,9 @@ fn default_window() -> i64 {
 }
 fn default_max_mail() -> usize {
     10 * 1024 * 1024
+}
+fn default_max_tick_span_days() -> u32 {
+    14
 }
 fn default_backoff() -> i64 {
     30

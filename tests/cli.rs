@@ -60,6 +60,7 @@ fn new_init_tick_state_and_gm_queue_work_through_the_binary() {
         "--config",
         c,
         "init",
+        "--quiet",
         "--now",
         "2026-11-24T09:00:00+01:00",
     ]));

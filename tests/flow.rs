@@ -343,6 +343,10 @@ async fn reminders_go_only_to_realms_without_a_form_and_the_gm_learns_who_sent_n
     g.send("kaldor@game.test", "Kaldor helgformulär", "KÖP 1 spion");
     g.tick("2026-11-28T09:00:00+01:00").await;
     let before = g.outbox().len();
+    // Reminders go out while their deadline is ahead (a catch-up past the deadline
+    // skips them): ticks at each reminder time, then at the close.
+    g.tick("2026-11-29T09:00:00+01:00").await;
+    g.tick("2026-11-29T13:00:00+01:00").await;
     g.tick("2026-11-29T15:00:00+01:00").await;
     let all = g.outbox();
     let reminders: Vec<_> = all

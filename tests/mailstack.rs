@@ -172,7 +172,10 @@ async fn an_envoy_sent_by_smtp_reaches_afanis_imap_mailbox_without_genogiens_add
     let _g = clean().await;
     let tmp = tempfile::tempdir().unwrap();
     let cfg = game_dir(tmp.path(), None);
-    pbemd(&cfg, &["init", "--now", "2026-11-24T09:00:00+01:00"]);
+    pbemd(
+        &cfg,
+        &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"],
+    );
     send_envoy(
         "genogien@game.test",
         "Genogien skickar ett sändebud till Afani",
@@ -220,7 +223,10 @@ async fn a_merchant_by_smtp_moves_its_goods_and_both_realms_read_the_result_over
     let _g = clean().await;
     let tmp = tempfile::tempdir().unwrap();
     let cfg = game_dir(tmp.path(), None);
-    pbemd(&cfg, &["init", "--now", "2026-11-24T09:00:00+01:00"]);
+    pbemd(
+        &cfg,
+        &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"],
+    );
     send_envoy(
         "genogien@game.test",
         "Genogien skickar en handelsman till Afani",
@@ -272,7 +278,10 @@ async fn a_mail_fetched_again_after_a_uidvalidity_change_is_handled_once() {
     let _g = clean().await;
     let tmp = tempfile::tempdir().unwrap();
     let cfg = game_dir(tmp.path(), None);
-    pbemd(&cfg, &["init", "--now", "2026-11-24T09:00:00+01:00"]);
+    pbemd(
+        &cfg,
+        &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"],
+    );
     send_envoy(
         "genogien@game.test",
         "Genogien skickar ett sändebud till Afani",
@@ -322,6 +331,7 @@ async fn the_daemon_killed_between_storing_and_flagging_handles_the_mail_exactly
         &cfg,
         &[
             "init",
+            "--quiet",
             "--now",
             &(chrono::Utc::now() - chrono::Duration::minutes(5)).to_rfc3339(),
         ],
@@ -402,4 +412,47 @@ async fn the_daemon_killed_between_storing_and_flagging_handles_the_mail_exactly
     let mut c = store.conn().await.unwrap();
     assert_eq!(pbemd::store::inbox::counts(&mut c).await.unwrap(), (1, 0));
     assert_eq!(pbemd::store::messages::all(&mut c).await.unwrap().len(), 1);
+}
+
+/// The IMAP receipt time is the mail's INTERNALDATE (when the game's server accepted
+/// it): an envoy accepted on Friday night and fetched by a tick on Saturday, after the
+/// window closed, still counts as sent on time and is delivered. (The server keeps
+/// only past dates, so the week is the last one before today.)
+#[tokio::test]
+async fn an_envoy_accepted_by_the_server_before_the_window_closed_counts_as_on_time() {
+    use chrono::{Datelike, Duration as D, TimeZone, Utc, Weekday};
+    if !stack_up() {
+        return;
+    }
+    let _g = clean().await;
+    let mut day = Utc::now().date_naive() - D::days(1);
+    while day.weekday() != Weekday::Fri {
+        day -= D::days(1);
+    }
+    // 21:30 UTC is 22:30 or 23:30 in Stockholm: inside the weekday window.
+    let friday_night = Utc.from_utc_datetime(&day.and_hms_opt(21, 30, 0).unwrap());
+    let tuesday = (friday_night - D::days(3) - D::minutes(13 * 60 + 30)).to_rfc3339();
+    let saturday = (friday_night + D::minutes(11 * 60 + 30)).to_rfc3339();
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = game_dir(tmp.path(), None);
+    pbemd(&cfg, &["init", "--quiet", "--now", &tuesday]);
+    let raw = common::mail(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        "I sista stund",
+        "stack-late@players.test",
+    );
+    let mut s = ImapSession::connect(&imap("sl@game.test")).await.unwrap();
+    s.select().await.unwrap();
+    s.append(&raw, Some(friday_night)).await.unwrap();
+    let fetched = s.fetch_after(0, 10).await.unwrap();
+    assert_eq!(fetched[0].internal_date, Some(friday_night));
+    s.logout().await.unwrap();
+
+    let out = pbemd(&cfg, &["tick", "--now", &saturday]);
+    assert!(out.contains("1 stored, 1 handled"), "{out}");
+    assert!(out.contains("1 delivered"), "{out}");
+    wait_for_messages("afani@game.test", 1, Duration::from_secs(10));
+    let got = read_all("afani@game.test").await;
+    assert!(got[0].text.contains("I sista stund"), "{}", got[0].text);
 }

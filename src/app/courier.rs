@@ -8,7 +8,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
-use super::{App, Result};
+use super::{fault, App, Result};
 use crate::clock::{self, from_ms};
 use crate::courier::batch::{self, Context, Decision, Dispatch, Outcome, Queued, Receipt};
 use crate::courier::text::{goods_text, spy_report_lines};
@@ -17,7 +17,7 @@ use crate::game::{GameState, Lang};
 use crate::mail::compose::Outgoing;
 use crate::mail::subject::{parse_subject, MailKind};
 use crate::store::messages::{self, state, QueuedMessage};
-use crate::store::{events, Conn};
+use crate::store::{events, Conn, StoreError};
 
 /// What one batch did.
 #[derive(Debug, Default, Clone, Copy)]
@@ -37,11 +37,103 @@ fn kind_of(s: &str) -> Option<MailKind> {
     })
 }
 
+impl BatchReport {
+    fn add(&mut self, other: BatchReport) {
+        self.decided += other.decided;
+        self.delivered += other.delivered;
+        self.refused += other.refused;
+    }
+}
+
 /// Decide every queued message, inside the caller's transaction, as of `at`.
+///
+/// Each queued message is a unit of work: when the batch fails (an error or a panic),
+/// it is rolled back and its messages are decided one at a time, in order of receipt;
+/// a message that fails alone is parked for the GM with the error text and the others
+/// go on.
 pub async fn run_batch(app: &App, conn: &mut Conn, at: DateTime<Utc>) -> Result<BatchReport> {
     let waiting = messages::queued(&app.store, conn).await?;
     if waiting.is_empty() {
         return Ok(BatchReport::default());
+    }
+    let error = match in_savepoint(app, conn, at, &waiting).await? {
+        Ok(r) => return Ok(r),
+        Err(error) => error,
+    };
+    if let [only] = waiting.as_slice() {
+        park_item(app, conn, only, &error).await?;
+        return Ok(BatchReport::default());
+    }
+    tracing::warn!(%error, "a courier batch failed; deciding its messages one at a time");
+    let mut report = BatchReport::default();
+    for q in &waiting {
+        match in_savepoint(app, conn, at, std::slice::from_ref(q)).await? {
+            Ok(r) => report.add(r),
+            Err(error) => park_item(app, conn, q, &error).await?,
+        }
+    }
+    Ok(report)
+}
+
+/// Decide `items` in a savepoint of the caller's transaction, kept when it worked and
+/// rolled back when it failed (the inner `Err` is the failure's text).
+async fn in_savepoint(
+    app: &App,
+    conn: &mut Conn,
+    at: DateTime<Utc>,
+    items: &[QueuedMessage],
+) -> Result<std::result::Result<BatchReport, String>> {
+    let store_err = |what| move |source| StoreError::Query { what, source };
+    let mut sp = sqlx::Connection::begin(&mut *conn)
+        .await
+        .map_err(store_err("start a courier savepoint"))?;
+    match fault::guarded(decide_items(app, &mut sp, at, items)).await {
+        Ok(r) => {
+            sp.commit()
+                .await
+                .map_err(store_err("keep a courier savepoint"))?;
+            Ok(Ok(r))
+        }
+        Err(failed) => {
+            let _ = sp.rollback().await;
+            app.forget_state();
+            match failed {
+                fault::Failed::Machine(e) => Err(e),
+                fault::Failed::Unit(text) => Ok(Err(text)),
+            }
+        }
+    }
+}
+
+/// Park a queued message whose decision failed: it waits for `gm retry` / `gm reject`.
+async fn park_item(app: &App, conn: &mut Conn, q: &QueuedMessage, error: &str) -> Result<()> {
+    let m = &q.message;
+    tracing::error!(message = m.id, %error, "deciding a courier message failed; parked for the GM");
+    let now = clock::to_ms(app.now());
+    let error = fault::clean_text(error, 4000);
+    messages::set_state(conn, m.id, state::PARKED, Some(&error), now).await?;
+    events::log(
+        conn,
+        now,
+        m.round,
+        "unit_parked",
+        m.realm.as_deref(),
+        Some(m.id),
+        &error,
+    )
+    .await?;
+    Ok(())
+}
+
+/// Decide `waiting` as one batch, inside the caller's transaction, as of `at`.
+async fn decide_items(
+    app: &App,
+    conn: &mut Conn,
+    at: DateTime<Utc>,
+    waiting: &[QueuedMessage],
+) -> Result<BatchReport> {
+    for q in waiting {
+        fault::courier_hook(&q.message.subject)?;
     }
     let (version, gs) = app.state(conn).await?;
     let mut gs = (*gs).clone();
@@ -115,12 +207,10 @@ pub async fn run_batch(app: &App, conn: &mut Conn, at: DateTime<Utc>) -> Result<
 pub async fn batch_now(app: &App) -> Result<BatchReport> {
     let mut tx = app.store.begin().await?;
     let r = run_batch(app, &mut tx, app.now()).await?;
-    tx.commit()
-        .await
-        .map_err(|e| crate::store::StoreError::Query {
-            what: "commit a courier batch",
-            source: e,
-        })?;
+    tx.commit().await.map_err(|e| StoreError::Query {
+        what: "commit a courier batch",
+        source: e,
+    })?;
     if r.decided > 0 {
         app.wake.notify_one();
     }

@@ -1,14 +1,18 @@
 //! `pbemd run`: the daemon. Three loops share one `App`: intake (IMAP IDLE or polling,
-//! or a Maildir poll), the worker (handle mail, fire the schedule, deliver, send), and
-//! the HTTP server (webhook, health, metrics). SIGTERM/SIGINT cancel a token; each loop
-//! stops between units of work, so nothing is left half done.
+//! or a Maildir poll), the worker (handle mail and fire the schedule in time order,
+//! deliver, send), and the HTTP server (webhook, health, metrics). SIGTERM/SIGINT
+//! cancel a token: each loop stops at its next await, and a unit of work cut short
+//! rolls back whole (its transaction never commits), so its mail is handled on the
+//! next start. A unit that does not come to an await within `SHUTDOWN_GRACE` is
+//! abandoned: `run` returns `Stopped::Abandoned` and the caller ends the process.
 
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
-use super::{courier, intake, process, scheduler, sender, App, Result};
+use super::tick::{self, Step};
+use super::{courier, intake, scheduler, sender, App, Result};
 use crate::config::{ImapSettings, Inbound};
 use crate::transport::imap::ImapSession;
 use crate::transport::maildir::Maildir;
@@ -16,8 +20,78 @@ use crate::transport::maildir::Maildir;
 /// Longest sleep of the worker between checks (catches clock jumps and due retries).
 const WORKER_MAX_SLEEP: Duration = Duration::from_secs(30);
 
+/// How long the loops get to stop after SIGTERM before the work in hand is abandoned.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+
+/// A unit of work running longer than this makes `/healthz` report the worker stuck.
+const STUCK_AFTER: Duration = Duration::from_secs(120);
+
+/// How the daemon stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// Every loop stopped.
+    Clean,
+    /// A unit of work was still running after `SHUTDOWN_GRACE`; its transaction has
+    /// not committed. The caller should end the process (which rolls it back).
+    Abandoned,
+}
+
+/// The worker's health, for `/healthz`.
+#[derive(Debug, Default)]
+pub struct Health {
+    inner: Mutex<HealthInner>,
+}
+
+#[derive(Debug, Default)]
+struct HealthInner {
+    busy_since: Option<Instant>,
+    failing: Option<String>,
+    failures: u32,
+}
+
+/// Consecutive failed steps after which the worker counts as stuck (one failure may be
+/// a busy database, retried after a second).
+const STUCK_FAILURES: u32 = 3;
+
+impl Health {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HealthInner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn started(&self) {
+        self.lock().busy_since = Some(Instant::now());
+    }
+
+    fn finished(&self, failure: Option<String>) {
+        let mut h = self.lock();
+        h.busy_since = None;
+        h.failures = if failure.is_some() {
+            h.failures.saturating_add(1)
+        } else {
+            0
+        };
+        h.failing = failure;
+    }
+
+    /// Why the worker is stuck, if it is: its last steps failed (and it is backing
+    /// off), or one unit of work has run for longer than two minutes.
+    pub fn stuck(&self) -> Option<String> {
+        let h = self.lock();
+        if let Some(e) = h.failing.as_ref().filter(|_| h.failures >= STUCK_FAILURES) {
+            return Some(format!(
+                "the worker's last {} steps failed: {e}",
+                h.failures
+            ));
+        }
+        h.busy_since
+            .map(|t| t.elapsed())
+            .filter(|d| *d > STUCK_AFTER)
+            .map(|d| format!("one unit of work has run for {} s", d.as_secs()))
+    }
+}
+
 /// Run until `cancel` fires.
-pub async fn run(app: Arc<App>, cancel: CancellationToken) -> anyhow::Result<()> {
+pub async fn run(app: Arc<App>, cancel: CancellationToken) -> anyhow::Result<Stopped> {
     {
         let mut conn = app.store.conn().await?;
         app.state(&mut conn).await?;
@@ -29,7 +103,29 @@ pub async fn run(app: Arc<App>, cancel: CancellationToken) -> anyhow::Result<()>
         tasks.spawn(crate::web::serve(app.clone(), addr, cancel.clone()));
     }
     let mut first_err = None;
-    while let Some(res) = tasks.join_next().await {
+    let grace = {
+        let cancel = cancel.clone();
+        async move {
+            cancel.cancelled().await;
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        }
+    };
+    tokio::pin!(grace);
+    loop {
+        let res = tokio::select! {
+            next = tasks.join_next() => match next {
+                Some(res) => res,
+                None => break,
+            },
+            _ = &mut grace => {
+                tracing::warn!(
+                    "a unit of work did not stop within {SHUTDOWN_GRACE:?}; it is abandoned \
+                     uncommitted and will be handled on the next start"
+                );
+                tasks.detach_all();
+                return Ok(Stopped::Abandoned);
+            }
+        };
         let res = res.map_err(anyhow::Error::from).and_then(|r| r);
         if let Err(e) = res {
             tracing::error!(error = %e, "a daemon task stopped with an error; shutting down");
@@ -40,14 +136,24 @@ pub async fn run(app: Arc<App>, cancel: CancellationToken) -> anyhow::Result<()>
     app.store.close().await;
     match first_err {
         Some(e) => Err(e),
-        None => Ok(()),
+        None => Ok(Stopped::Clean),
     }
 }
 
 async fn worker_loop(app: Arc<App>, cancel: CancellationToken) -> anyhow::Result<()> {
     let mut backoff = Duration::from_secs(1);
     while !cancel.is_cancelled() {
-        match worker_once(&app).await {
+        app.health.started();
+        // Cancelling drops the unit in hand at its next await: its transaction rolls
+        // back, and the mail waits for the next start.
+        let step = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => break,
+            r = worker_once(&app) => r,
+        };
+        app.health
+            .finished(step.as_ref().err().map(super::fault::error_text));
+        match step {
             Ok(busy) => {
                 backoff = Duration::from_secs(1);
                 if busy {
@@ -75,14 +181,22 @@ async fn worker_loop(app: Arc<App>, cancel: CancellationToken) -> anyhow::Result
     Ok(())
 }
 
-/// One unit of each kind of work; true when any was done.
+/// The next unit of work in time order (a mail, or the schedule events of one
+/// instant), a courier batch for anything queued meanwhile (`immediate` mode, e.g. a
+/// `gm approve` or `gm retry`), and one round of sending; true when any was done.
 async fn worker_once(app: &App) -> Result<bool> {
-    let mut busy = process::process_once(app).await?;
+    let now = app.now();
+    let mut busy = match tick::step(app, now).await? {
+        Step::Idle => {
+            // Nothing is due: the game's time moves on to now.
+            scheduler::fire_due(app, now).await?;
+            false
+        }
+        Step::Mail { .. } | Step::Events(_) => true,
+    };
     if app.cfg.courier.mode == crate::config::CourierMode::Immediate {
         busy |= courier::batch_now(app).await?.decided > 0;
     }
-    let now = app.now();
-    busy |= !scheduler::fire_due(app, now).await?.events.is_empty();
     let (sent, _) = sender::flush_once(app).await?;
     busy |= sent > 0;
     Ok(busy)
@@ -179,5 +293,24 @@ async fn imap_loop(app: &App, s: &ImapSettings, cancel: &CancellationToken) {
             _ = tokio::time::sleep(backoff) => {}
         }
         backoff = (backoff * 2).min(Duration::from_secs(300));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Health;
+
+    #[test]
+    fn the_worker_counts_as_stuck_after_three_failed_steps_in_a_row() {
+        let h = Health::default();
+        assert_eq!(h.stuck(), None);
+        h.started();
+        h.finished(Some("database is locked".into()));
+        h.finished(Some("database is locked".into()));
+        assert_eq!(h.stuck(), None, "a busy database is retried first");
+        h.finished(Some("database is locked".into()));
+        assert!(h.stuck().is_some_and(|s| s.contains("database is locked")));
+        h.finished(None);
+        assert_eq!(h.stuck(), None);
     }
 }

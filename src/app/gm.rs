@@ -64,11 +64,14 @@ pub async fn reject(app: &App, id: i64, reason: &str) -> Result<()> {
     let m = load(
         &mut tx,
         id,
-        &[state::HELD, state::QUEUED, state::GM_QUEUE],
+        &[state::HELD, state::QUEUED, state::GM_QUEUE, state::PARKED],
         "rejected",
     )
     .await?;
     messages::set_state(&mut tx, id, state::REFUSED, Some(reason), at).await?;
+    if m.kind == messages::UNHANDLED {
+        crate::store::inbox::set_state(&mut tx, m.inbox_id, "done", at).await?;
+    }
     if let Some(realm) = &m.realm {
         let (_, gs) = app.state(&mut tx).await?;
         if let Some(r) = gs.realm(realm) {
@@ -93,6 +96,36 @@ pub async fn reject(app: &App, id: i64, reason: &str) -> Result<()> {
         m.realm.as_deref(),
         Some(id),
         reason,
+    )
+    .await?;
+    commit(tx).await?;
+    app.wake.notify_one();
+    Ok(())
+}
+
+/// Try a parked unit of work again: an unhandled mail goes back to the inbox (handled
+/// again, with its original receipt time, by the next tick or the running daemon), a
+/// courier message back to the courier's queue. Never automatic: a unit that keeps
+/// failing is parked again and waits for the GM.
+pub async fn retry(app: &App, id: i64) -> Result<()> {
+    let at = clock::to_ms(app.now());
+    let mut tx = app.store.begin().await?;
+    let m = load(&mut tx, id, &[state::PARKED], "retried").await?;
+    if m.kind == messages::UNHANDLED {
+        messages::delete(&mut tx, id).await?;
+        crate::store::inbox::set_state(&mut tx, m.inbox_id, "new", at).await?;
+    } else {
+        messages::unpark(&mut tx, id, state::QUEUED, at).await?;
+    }
+    let detail = json!({"kind": m.kind, "inbox_id": m.inbox_id, "error": m.reason}).to_string();
+    events::log(
+        &mut tx,
+        at,
+        m.round,
+        "gm_retried",
+        m.realm.as_deref(),
+        Some(id),
+        &detail,
     )
     .await?;
     commit(tx).await?;

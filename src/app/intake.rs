@@ -1,6 +1,8 @@
 //! Intake, store-first: every mail's raw bytes are committed before its source is told
 //! it was taken (Maildir file moved to `cur/`, IMAP message flagged `\Seen`). A mail
-//! seen twice (same Message-ID, else same SHA-256) is stored once.
+//! seen twice (same Message-ID, else same SHA-256) is stored once. A mail counts as
+//! received when it was taken (Maildir, webhook: now, `--now` under `tick`) or, for
+//! IMAP, at its INTERNALDATE — when the game's mail server accepted it.
 
 use sha2::{Digest, Sha256};
 
@@ -104,10 +106,16 @@ pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Re
         if fetched.is_empty() {
             break;
         }
-        let now = clock::to_ms(app.now());
         let mut tx = app.store.begin().await?;
+        let (floor, now) = received_bounds(app, &mut tx).await?;
         let mut uids = Vec::with_capacity(fetched.len());
         for f in &fetched {
+            // The server's receipt time, so a mail sent on time counts as on time even
+            // if pbemd was down; never before the game's latest time (events up to it
+            // have fired) nor after now.
+            let received_at = f
+                .internal_date
+                .map_or(now, |d| clock::to_ms(d).clamp(floor, now));
             let (key, mid, sha) = dedup_key(&f.raw);
             if let Stored::New(_) = inbox::insert(
                 &mut tx,
@@ -117,7 +125,7 @@ pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Re
                     sha256: &sha,
                     source: Source::Imap,
                     raw: &f.raw,
-                    received_at: now,
+                    received_at,
                     imap: Some((st.uid_validity, f.uid)),
                 },
             )
@@ -149,6 +157,18 @@ pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Re
         app.wake.notify_one();
     }
     Ok(new)
+}
+
+/// The earliest and latest instant a fetched mail may count as received: the game's
+/// latest time and now (ms).
+async fn received_bounds(app: &App, conn: &mut crate::store::Conn) -> Result<(i64, i64)> {
+    let now = clock::to_ms(app.now());
+    let floor = match super::scheduler::last_now(app, conn).await {
+        Ok(t) => clock::to_ms(t).min(now),
+        Err(super::AppError::NotStarted) => now,
+        Err(e) => return Err(e),
+    };
+    Ok((floor, now))
 }
 
 fn session_mailbox(app: &App) -> String {

@@ -10,6 +10,7 @@
 pub mod courier;
 pub mod daemon;
 pub mod demo;
+pub mod fault;
 pub mod gm;
 pub mod intake;
 pub mod process;
@@ -75,6 +76,8 @@ pub struct App {
     pub sink: Sink,
     /// Poked whenever new work arrives (a stored mail, a queued reply).
     pub wake: Arc<Notify>,
+    /// The daemon worker's health, for `/healthz`.
+    pub health: Arc<daemon::Health>,
     /// The last state document read, by version: a version is never changed once
     /// written, so it is parsed once, not once per mail.
     state_cache: std::sync::Mutex<Option<(i64, Arc<GameState>)>>,
@@ -105,6 +108,7 @@ impl App {
             clock,
             sink,
             wake: Arc::new(Notify::new()),
+            health: Arc::default(),
             state_cache: std::sync::Mutex::new(None),
         })
     }
@@ -118,7 +122,7 @@ impl App {
         let version = store::state::latest_version(conn)
             .await?
             .ok_or(AppError::NotStarted)?;
-        if let Some((v, gs)) = self.state_cache.lock().expect("state cache").as_ref() {
+        if let Some((v, gs)) = self.cache().as_ref() {
             if *v == version {
                 return Ok((version, gs.clone()));
             }
@@ -129,8 +133,22 @@ impl App {
         let state: Arc<GameState> = Arc::new(
             serde_json::from_str(&row.doc).map_err(|e| AppError::BadState(e.to_string()))?,
         );
-        *self.state_cache.lock().expect("state cache") = Some((version, state.clone()));
+        *self.cache() = Some((version, state.clone()));
         Ok((version, state))
+    }
+
+    /// The state cache (a panic elsewhere never makes it unusable: it only holds a
+    /// parsed copy of a stored version).
+    fn cache(&self) -> std::sync::MutexGuard<'_, Option<(i64, Arc<GameState>)>> {
+        self.state_cache
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Forget the cached state: after a rolled-back unit of work, a version number it
+    /// wrote may be written again with other content.
+    pub fn forget_state(&self) {
+        *self.cache() = None;
     }
 
     /// Write a new state version with its audit event (inside the caller's transaction).

@@ -4,7 +4,9 @@
 
 use serde_json::json;
 
-use super::{App, AppError, Result};
+use tracing::Instrument;
+
+use super::{fault, App, AppError, Result};
 use crate::clock::{self, from_ms};
 use crate::courier::{self, Incoming, Route};
 use crate::game::{GameState, Lang};
@@ -14,7 +16,7 @@ use crate::mail::parse::{self, Inbound};
 use crate::mail::subject::MailKind;
 use crate::schedule::Window;
 use crate::store::messages::{self, state, NewMessage};
-use crate::store::{events, forms, inbox, Conn};
+use crate::store::{events, forms, inbox, Conn, StoreError};
 
 /// Kind names stored in `messages.kind`.
 pub fn kind_str(k: MailKind) -> &'static str {
@@ -27,25 +29,83 @@ pub fn kind_str(k: MailKind) -> &'static str {
     }
 }
 
-/// Handle the oldest stored mail. Returns false when none was waiting.
+/// Handle the stored mail received first. Returns false when none was waiting.
+///
+/// The mail is one unit of work: when handling it fails (an error or a panic) its
+/// transaction rolls back and the mail is parked for the GM with the error text, and
+/// this still counts as work done, so the worker goes on with the next mail.
 pub async fn process_once(app: &App) -> Result<bool> {
     let mut tx = app.store.begin().await?;
     let Some(w) = inbox::claim_next(&app.store, &mut tx).await? else {
         return Ok(false);
     };
     let span = tracing::info_span!("mail", inbox_id = w.id, message_id = ?w.message_id);
-    let _g = span.enter();
-    let (_, gs) = app.state(&mut tx).await?;
-    handle(app, &mut tx, &gs, w.id, &w.raw, w.received_at).await?;
-    inbox::mark_done(&mut tx, w.id, clock::to_ms(app.now())).await?;
-    tx.commit()
-        .await
-        .map_err(|e| crate::store::StoreError::Query {
+    let outcome = fault::guarded(handle_unit(app, &mut tx, &w))
+        .instrument(span.clone())
+        .await;
+    match outcome {
+        Ok(()) => tx.commit().await.map_err(|e| StoreError::Query {
             what: "commit a handled mail",
             source: e,
-        })?;
+        })?,
+        Err(fault::Failed::Machine(e)) => {
+            let _ = tx.rollback().await;
+            app.forget_state();
+            return Err(e);
+        }
+        Err(fault::Failed::Unit(error)) => {
+            let _ = tx.rollback().await;
+            app.forget_state();
+            park_mail(app, &w, &error).instrument(span).await?;
+        }
+    }
     app.wake.notify_one();
     Ok(true)
+}
+
+/// Everything one stored mail's transaction does.
+async fn handle_unit(app: &App, tx: &mut Conn, w: &inbox::Waiting) -> Result<()> {
+    fault::mail_hook(&w.raw)?;
+    let (_, gs) = app.state(tx).await?;
+    handle(app, tx, &gs, w.id, &w.raw, w.received_at).await?;
+    inbox::mark_done(tx, w.id, clock::to_ms(app.now())).await?;
+    Ok(())
+}
+
+/// Park a mail whose handling failed: a stand-in message in the GM queue carries the
+/// error text, and the mail is not claimed again until `gm retry`.
+async fn park_mail(app: &App, w: &inbox::Waiting, error: &str) -> Result<()> {
+    tracing::error!(%error, "handling a mail failed; parked for the GM");
+    let now = clock::to_ms(app.now());
+    let error = fault::clean_text(error, 4000);
+    let mut tx = app.store.begin().await?;
+    let round = app
+        .state(&mut tx)
+        .await
+        .map(|(_, gs)| gs.round)
+        .unwrap_or(0) as i64;
+    let id = messages::insert(
+        &mut tx,
+        &NewMessage {
+            inbox_id: w.id,
+            kind: messages::UNHANDLED,
+            subject: &fault::raw_subject(&w.raw),
+            body: "",
+            state: state::PARKED,
+            reason: Some(&error),
+            round,
+            at: now,
+            ..Default::default()
+        },
+    )
+    .await?;
+    inbox::set_state(&mut tx, w.id, "parked", now).await?;
+    events::log(&mut tx, now, round, "unit_parked", None, Some(id), &error).await?;
+    tx.commit().await.map_err(|e| StoreError::Query {
+        what: "commit a parked mail",
+        source: e,
+    })?;
+    Ok(())
 }
 
 /// Handle every stored mail; returns how many.
@@ -334,6 +394,13 @@ async fn handle(
                         base.kind,
                     )
                     .await?;
+                    if st == state::GM_QUEUE {
+                        let received = app.local(received_at, lang);
+                        reply
+                            .send_text(app, conn, "gm_ack", &gm_ack(lang, &subject, &received))
+                            .await?;
+                        notify_gm(app, conn, inbox_id, id, &realm, &subject, &body).await?;
+                    }
                 }
                 Route::Refuse(r) => {
                     let needed = courier::window_for(sub.kind).unwrap_or(Window::Weekday);
@@ -437,11 +504,79 @@ impl Reply<'_> {
         Ok(())
     }
 
+    /// Queue a reply whose text is already written, keyed `<kind>:<inbox id>`.
+    async fn send_text(
+        &self,
+        app: &App,
+        conn: &mut Conn,
+        kind: &'static str,
+        body: &str,
+    ) -> Result<()> {
+        let o = Outgoing {
+            kind,
+            dedup_key: format!("{kind}:{}", self.inbox_id),
+            to: realm_addresses(self.gs, self.realm),
+            subject: reply_subject(self.subject, self.lang),
+            body: body.to_string(),
+            in_reply_to: self.mail.message_id.clone(),
+        };
+        app.enqueue(conn, &o).await?;
+        Ok(())
+    }
+
     /// The refusal reply: quotes the subject and says why.
     async fn refuse(&self, app: &App, conn: &mut Conn, reason: &str) -> Result<()> {
         let data = json!({"realm": self.realm, "subject": self.subject, "reason": reason});
         self.send(app, conn, "refusal", "refusal", &data).await
     }
+}
+
+/// The acknowledgement a realm gets for a mail to the GM.
+fn gm_ack(lang: Lang, subject: &str, received: &str) -> String {
+    let subject = fault::clean_text(subject, 200);
+    match lang {
+        Lang::Sv => format!(
+            "Ert brev till spelledaren har kommit fram.\n\nÄmne: {subject}\nMottaget: {received}\n\n\
+             Spelledaren läser det och svarar själv när det behövs.\n"
+        ),
+        Lang::En => format!(
+            "Your mail to the GM has arrived.\n\nSubject: {subject}\nReceived: {received}\n\n\
+             The GM will read it and answer in person where needed.\n"
+        ),
+    }
+}
+
+/// Tell the GM (at `game.gm_address`, when set) that a realm wrote to them.
+async fn notify_gm(
+    app: &App,
+    conn: &mut Conn,
+    inbox_id: i64,
+    message_id: i64,
+    realm: &str,
+    subject: &str,
+    body: &str,
+) -> Result<()> {
+    let gm = app.cfg.gm_address.trim();
+    if gm.is_empty() || gm.eq_ignore_ascii_case(&app.cfg.game_address) {
+        return Ok(());
+    }
+    let o = Outgoing {
+        kind: "gm_notice",
+        dedup_key: format!("gm_notice:{inbox_id}"),
+        to: vec![gm.to_string()],
+        subject: format!(
+            "SL-post från {realm} / GM mail from {realm}: {}",
+            fault::clean_text(subject, 120).replace(['\n', '\t'], " ")
+        ),
+        body: format!(
+            "{realm} skrev till spelledaren / wrote to the GM (meddelande / message {message_id}; \
+             `pbemd gm show {message_id}`):\n\n{}\n",
+            fault::clean_text(body, 100_000)
+        ),
+        in_reply_to: None,
+    };
+    app.enqueue(conn, &o).await?;
+    Ok(())
 }
 
 fn realm_addresses(gs: &GameState, realm: &str) -> Vec<String> {

@@ -117,31 +117,8 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
             detail["orders_applied"] = json!(false);
         }
         EventKind::Results => {
-            let deadline = app.schedule.next_closing(Window::Weekend, due.at);
-            let mut sent = Vec::new();
-            for realm in &gs.realms {
-                if realm.emails.is_empty() {
-                    continue;
-                }
-                let ctx = FormContext {
-                    deadline_local: deadline
-                        .map(|t| app.local(t, realm.language))
-                        .unwrap_or_default(),
-                    game_address: app.cfg.game_address.clone(),
-                };
-                let body = app.renderer.result_form(&gs, &realm.name, &ctx)?;
-                let subject = form_subject(&realm.name, realm.language);
-                let o = Outgoing {
-                    kind: "result_form",
-                    dedup_key: format!("result:{}:{}:{}", gs.round, at, realm.name),
-                    to: realm.emails.clone(),
-                    subject,
-                    body,
-                    in_reply_to: None,
-                };
-                app.enqueue(conn, &o).await?;
-                sent.push(realm.name.clone());
-            }
+            let key = format!("result:{}:{}", gs.round, at);
+            let sent = enqueue_result_forms(app, conn, &gs, due.at, &key).await?;
             detail["result_forms"] = json!(sent);
         }
         EventKind::Reminder => {
@@ -149,11 +126,32 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
             // again, with the deadline.
             let with_form = crate::store::forms::realms_with_form(conn, round).await?;
             let deadline = app.schedule.next_closing(Window::Weekend, due.at);
+            let passed = deadline.filter(|d| *d <= app.now());
+            if let Some(passed) = passed {
+                // A catch-up after downtime: a reminder for a deadline already gone
+                // would only confuse; it is recorded as skipped instead.
+                detail["skipped"] = json!(true);
+                detail["reason"] = json!(format!(
+                    "the deadline {} had passed when the reminder would have been sent ({})",
+                    passed.to_rfc3339(),
+                    app.now().to_rfc3339()
+                ));
+                events::log(
+                    conn,
+                    clock::to_ms(app.now()),
+                    round,
+                    "reminder_skipped",
+                    None,
+                    None,
+                    &detail.to_string(),
+                )
+                .await?;
+            }
             let mut reminded = Vec::new();
             for realm in gs
                 .realms
                 .iter()
-                .filter(|r| !r.emails.is_empty() && !r.eliminated)
+                .filter(|r| passed.is_none() && !r.emails.is_empty() && !r.eliminated)
             {
                 if with_form.contains(&realm.name) {
                     continue;
@@ -294,6 +292,38 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
     )
     .await?;
     Ok(0)
+}
+
+/// Queue every playing realm's result form for the round `gs` is in, with the weekend
+/// deadline after `at`; each keyed `<key>:<realm>`. Returns the realms.
+pub async fn enqueue_result_forms(
+    app: &App,
+    conn: &mut Conn,
+    gs: &crate::game::GameState,
+    at: DateTime<Utc>,
+    key: &str,
+) -> Result<Vec<String>> {
+    let deadline = app.schedule.next_closing(Window::Weekend, at);
+    let mut sent = Vec::new();
+    for realm in gs.realms.iter().filter(|r| !r.emails.is_empty()) {
+        let ctx = FormContext {
+            deadline_local: deadline
+                .map(|t| app.local(t, realm.language))
+                .unwrap_or_default(),
+            game_address: app.cfg.game_address.clone(),
+        };
+        let o = Outgoing {
+            kind: "result_form",
+            dedup_key: format!("{key}:{}", realm.name),
+            to: realm.emails.clone(),
+            subject: form_subject(&realm.name, realm.language),
+            body: app.renderer.result_form(gs, &realm.name, &ctx)?,
+            in_reply_to: None,
+        };
+        app.enqueue(conn, &o).await?;
+        sent.push(realm.name.clone());
+    }
+    Ok(sent)
 }
 
 /// The subject of a mail that carries a realm's form: a plain reply to it classifies as

@@ -106,3 +106,31 @@ pub async fn init(app: &App, now: DateTime<Utc>, force: bool) -> Result<i64> {
         })?;
     Ok(v)
 }
+
+/// Mail every playing realm its opening form (round 1's result form with the starting
+/// position and the first weekend's deadline), so players can start writing at once.
+/// Queued in the outbox; returns the realms.
+pub async fn mail_opening_forms(app: &App, now: DateTime<Utc>) -> Result<Vec<String>> {
+    let mut tx = app.store.begin().await?;
+    let (_, gs) = app.state(&mut tx).await?;
+    let key = format!("opening:{}", gs.round);
+    let sent = super::scheduler::enqueue_result_forms(app, &mut tx, &gs, now, &key).await?;
+    let detail = serde_json::json!({ "opening_forms": sent }).to_string();
+    events::log(
+        &mut tx,
+        clock::to_ms(now),
+        gs.round as i64,
+        "opening_forms",
+        None,
+        None,
+        &detail,
+    )
+    .await?;
+    tx.commit()
+        .await
+        .map_err(|e| crate::store::StoreError::Query {
+            what: "commit the opening forms",
+            source: e,
+        })?;
+    Ok(sent)
+}

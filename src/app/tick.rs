@@ -1,11 +1,19 @@
 //! `pbemd tick --now T`: one full pass as if the time were T — ingest every waiting
-//! mail (received at T), handle it, fire every due schedule event up to T in order,
-//! make due deliveries, flush the outbox — then return what was done.
+//! mail (received at T), then handle the stored mail and the schedule's events in time
+//! order up to T, make due deliveries, flush the outbox — and return what was done.
+//!
+//! Time runs in one order: a schedule event due before a mail was received fires
+//! before that mail is handled, so a tick (or the daemon after downtime) over a span
+//! does exactly what a daemon running through the span would have done. An event at
+//! an instant applies at that instant: a mail received at T is handled after every
+//! event due at or before T.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Duration, Utc};
 
 use super::{courier, intake, process, scheduler, sender, App, AppError, Result};
-use crate::config::Inbound;
+use crate::clock::from_ms;
+use crate::config::{CourierMode, Inbound};
+use crate::store::inbox;
 use crate::transport::imap::ImapSession;
 use crate::transport::maildir::Maildir;
 
@@ -18,6 +26,9 @@ pub struct TickReport {
     pub delivered: usize,
     pub sent: usize,
     pub send_failures: usize,
+    /// Units of work (mails, courier messages) that failed in this tick and now wait
+    /// for the GM.
+    pub parked: usize,
 }
 
 /// Refuse a `now` before the game's latest one: the game's time never runs backwards.
@@ -34,10 +45,81 @@ pub async fn check_monotonic(app: &App, now: DateTime<Utc>) -> Result<()> {
     Ok(())
 }
 
+/// Refuse a `now` further past the game's latest time than `limits.max_tick_span_days`
+/// (a mistyped year would fire months of events), unless forced.
+pub async fn check_span(app: &App, now: DateTime<Utc>, force: bool) -> Result<()> {
+    let mut conn = app.store.conn().await?;
+    let last = scheduler::last_now(app, &mut conn).await?;
+    let days = app.cfg.limits.max_tick_span_days;
+    if force || now - last <= Duration::days(i64::from(days)) {
+        return Ok(());
+    }
+    let events = app.schedule.due(last, now).len();
+    Err(AppError::Refused(format!(
+        "--now {} is {} days after the game's latest time {} (more than \
+         limits.max_tick_span_days = {days}); it would fire {events} schedule events. \
+         Check the date, or run again with --force",
+        app.game_time(now),
+        (now - last).num_days(),
+        app.game_time(last),
+    )))
+}
+
+/// One unit of work in time order.
+#[derive(Debug)]
+pub enum Step {
+    /// A stored mail was handled (or parked), and `delivered` envoys and merchants
+    /// went out with the courier batch after it (`immediate` mode).
+    Mail { delivered: usize },
+    /// The schedule events of one instant fired.
+    Events(scheduler::Fired),
+    /// Nothing waits up to `now`.
+    Idle,
+}
+
+/// Do the next unit of work up to `now`: the waiting mail received first, unless a
+/// schedule event is due at or before its receipt, which then fires first.
+pub async fn step(app: &App, now: DateTime<Utc>) -> Result<Step> {
+    let mut conn = app.store.conn().await?;
+    let last = scheduler::last_now(app, &mut conn).await?;
+    let mail_at = inbox::next_waiting_at(&mut conn).await?.map(from_ms);
+    drop(conn);
+    let event_at = app
+        .schedule
+        .next_after(last)
+        .map(|d| d.at)
+        .filter(|at| *at <= now);
+    match (mail_at, event_at) {
+        (Some(m), Some(e)) if m < e => handle_mail(app).await,
+        (Some(_), None) => handle_mail(app).await,
+        (_, Some(e)) => Ok(Step::Events(scheduler::fire_due(app, e).await?)),
+        (None, None) => Ok(Step::Idle),
+    }
+}
+
+async fn handle_mail(app: &App) -> Result<Step> {
+    if !process::process_once(app).await? {
+        return Ok(Step::Idle);
+    }
+    let delivered = if app.cfg.courier.mode == CourierMode::Immediate {
+        courier::batch_now(app).await?.delivered
+    } else {
+        0
+    };
+    Ok(Step::Mail { delivered })
+}
+
 /// One full pass at the app clock's `now`.
 pub async fn tick(app: &App) -> Result<TickReport> {
+    tick_with(app, false).await
+}
+
+/// One full pass at the app clock's `now`; `force` lifts the span limit.
+pub async fn tick_with(app: &App, force: bool) -> Result<TickReport> {
     let now = app.now();
     check_monotonic(app, now).await?;
+    check_span(app, now, force).await?;
+    let parked_before = parked(app).await?;
     let stored = match &app.cfg.inbound {
         Inbound::Maildir(dir) => intake::maildir_once(app, &Maildir::open(dir)?).await?,
         Inbound::Imap(i) => {
@@ -47,25 +129,43 @@ pub async fn tick(app: &App) -> Result<TickReport> {
             n
         }
     };
-    let handled = process::process_all(app).await?;
-    let mut delivered = 0;
-    if app.cfg.courier.mode == crate::config::CourierMode::Immediate {
-        delivered += courier::batch_now(app).await?.delivered;
-    }
-    let fired = scheduler::fire_due(app, now).await?;
-    delivered += fired.delivered;
-    let events = fired
-        .events
-        .into_iter()
-        .map(|d| format!("{} {}", app.game_time(d.at), d.name))
-        .collect();
-    let (sent, send_failures) = sender::flush_all(app).await?;
-    Ok(TickReport {
+    let mut report = TickReport {
         stored,
-        handled,
-        events,
-        delivered,
-        sent,
-        send_failures,
-    })
+        ..TickReport::default()
+    };
+    loop {
+        match step(app, now).await? {
+            Step::Mail { delivered } => {
+                report.handled += 1;
+                report.delivered += delivered;
+            }
+            Step::Events(fired) => {
+                report.delivered += fired.delivered;
+                report.events.extend(
+                    fired
+                        .events
+                        .into_iter()
+                        .map(|d| format!("{} {}", app.game_time(d.at), d.name)),
+                );
+            }
+            Step::Idle => break,
+        }
+    }
+    // Courier messages queued meanwhile (`gm approve`, `gm retry`) are decided now.
+    if app.cfg.courier.mode == CourierMode::Immediate {
+        report.delivered += courier::batch_now(app).await?.delivered;
+    }
+    // Nothing more is due: the game's time moves on to `now`.
+    scheduler::fire_due(app, now).await?;
+    let (sent, send_failures) = sender::flush_all(app).await?;
+    report.sent = sent;
+    report.send_failures = send_failures;
+    report.parked = parked(app).await?.saturating_sub(parked_before);
+    Ok(report)
+}
+
+async fn parked(app: &App) -> Result<usize> {
+    let mut conn = app.store.conn().await?;
+    let n = crate::store::messages::parked_count(&mut conn).await?;
+    Ok(usize::try_from(n).unwrap_or(0))
 }

@@ -25,12 +25,15 @@ pub enum GmCommand {
         #[arg(long)]
         now: bool,
     },
-    /// Refuse a held or queued message; the sender gets the reason, nothing is charged.
+    /// Refuse a held, queued or parked message; the sender gets the reason, nothing is
+    /// charged.
     Reject {
         id: i64,
         #[arg(long)]
         reason: String,
     },
+    /// Try a parked message again (one whose handling failed; `gm show` has the error).
+    Retry { id: i64 },
     /// Hold a queued message for review.
     Hold { id: i64 },
     /// Correct a held or queued message's text (from --file, else standard input).
@@ -57,6 +60,7 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
         GmCommand::Queue { all } => {
             let states: &[&str] = if all {
                 &[
+                    messages::state::PARKED,
                     messages::state::GM_QUEUE,
                     messages::state::HELD,
                     messages::state::QUEUED,
@@ -64,6 +68,7 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
                 ]
             } else {
                 &[
+                    messages::state::PARKED,
                     messages::state::GM_QUEUE,
                     messages::state::HELD,
                     messages::state::QUEUED,
@@ -112,7 +117,15 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
             println!("round:    {}", m.round);
             println!("subject:  {}", m.subject);
             if let Some(r) = &m.reason {
-                println!("reason:   {r}");
+                let label = if m.state == messages::state::PARKED {
+                    "error:    "
+                } else {
+                    "reason:   "
+                };
+                println!("{label}{r}");
+            }
+            if m.state == messages::state::PARKED {
+                println!("(parked: `pbemd gm retry {id}` tries again, `pbemd gm reject {id} --reason …` refuses it)");
             }
             println!("\n{}", m.body);
             if let Some(raw) = inbox::raw(&mut conn, m.inbox_id).await? {
@@ -141,6 +154,13 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
             crate::app::gm::reject(app, id, &reason).await?;
             crate::app::sender::flush_all(app).await?;
             println!("message {id} rejected; the sender was told why");
+        }
+        GmCommand::Retry { id } => {
+            drop(conn);
+            crate::app::gm::retry(app, id).await?;
+            println!(
+                "message {id} will be tried again by the next tick, or at once by a running daemon"
+            );
         }
         GmCommand::Hold { id } => {
             drop(conn);

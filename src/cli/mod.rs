@@ -70,6 +70,9 @@ pub enum Command {
         /// Delete an existing game in this database and start over.
         #[arg(long)]
         force: bool,
+        /// Do not mail the realms their opening forms.
+        #[arg(long)]
+        quiet: bool,
     },
     /// Run the daemon until SIGTERM/SIGINT.
     Run,
@@ -77,6 +80,10 @@ pub enum Command {
     Tick {
         #[arg(long)]
         now: String,
+        /// Run even when --now is more than limits.max_tick_span_days past the
+        /// game's latest time.
+        #[arg(long)]
+        force: bool,
     },
     /// A self-contained demo week on SQLite + Maildir.
     Demo {
@@ -152,7 +159,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             println!("start the game with: pbemd --config {} init", cfg.display());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Init { now, force } => {
+        Command::Init { now, force, quiet } => {
             let now = match now {
                 Some(s) => clock::parse_rfc3339(&s).map_err(anyhow::Error::msg)?,
                 None => clock::Clock::now(&SystemClock),
@@ -167,6 +174,15 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                 gs.round,
                 gs.realms.len()
             );
+            drop(conn);
+            if !quiet {
+                let sent = app::setup::mail_opening_forms(&app, now).await?;
+                app::sender::flush_all(&app).await?;
+                println!(
+                    "opening forms mailed to {} realms (`init --quiet` skips them)",
+                    sent.len()
+                );
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Run => {
@@ -180,13 +196,17 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                 tracing::info!("shutdown requested; finishing the work in hand");
                 c.cancel();
             });
-            app::daemon::run(app, cancel).await?;
+            if app::daemon::run(app, cancel).await? == app::daemon::Stopped::Abandoned {
+                // The unit in hand never committed; ending the process rolls it back
+                // (waiting for the runtime would wait for that unit).
+                std::process::exit(0);
+            }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Tick { now } => {
+        Command::Tick { now, force } => {
             let now = clock::parse_rfc3339(&now).map_err(anyhow::Error::msg)?;
             let app = open(&cli.config, Arc::new(FixedClock::new(now))).await?;
-            let r = app::tick::tick(&app).await?;
+            let r = app::tick::tick_with(&app, force).await?;
             println!(
                 "tick {}: {} stored, {} handled, {}, {} delivered, {} sent, {}",
                 app.game_time(now),
@@ -199,6 +219,12 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             );
             for e in &r.events {
                 println!("  fired {e}");
+            }
+            if r.parked > 0 {
+                println!(
+                    "  {} failed and parked for the GM: `pbemd gm queue` lists them",
+                    r.parked
+                );
             }
             Ok(ExitCode::SUCCESS)
         }

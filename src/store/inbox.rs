@@ -3,7 +3,7 @@
 
 use sqlx::Row;
 
-use super::{Conn, Ctx, Store, StoreError};
+use super::{Backend, Conn, Ctx, Store, StoreError};
 
 /// Where a mail came in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,12 +78,23 @@ pub struct Waiting {
     pub message_id: Option<String>,
 }
 
-/// Claim the oldest unprocessed mail inside the caller's transaction.
+/// Claim the unprocessed mail received first inside the caller's transaction (parked
+/// mail is not claimed: it waits for `gm retry`).
 pub async fn claim_next(store: &Store, conn: &mut Conn) -> Result<Option<Waiting>, StoreError> {
-    let sql = format!(
-        "SELECT id, raw, received_at, message_id FROM inbox WHERE state = 'new' ORDER BY id LIMIT 1{}",
-        store.skip_locked()
-    );
+    let sql = match store.backend() {
+        Backend::Postgres => format!(
+            "SELECT id, raw, received_at, message_id FROM inbox WHERE state = 'new' \
+             ORDER BY received_at, id LIMIT 1{}",
+            store.skip_locked()
+        ),
+        // A write first, so the transaction holds SQLite's write lock from the start
+        // (waiting for it under busy_timeout) instead of failing to upgrade a read
+        // snapshot that the intake's writes moved on.
+        Backend::Sqlite => "UPDATE inbox SET state = 'new' WHERE id = (SELECT id FROM inbox \
+             WHERE state = 'new' ORDER BY received_at, id LIMIT 1) \
+             RETURNING id, raw, received_at, message_id"
+            .to_string(),
+    };
     let row = sqlx::query(&sql)
         .fetch_optional(&mut *conn)
         .await
@@ -104,6 +115,28 @@ pub async fn mark_done(conn: &mut Conn, id: i64, at: i64) -> Result<(), StoreErr
         .execute(&mut *conn)
         .await
         .ctx("mark a mail handled")?;
+    Ok(())
+}
+
+/// When the unprocessed mail received first was received (ms), if any is waiting.
+pub async fn next_waiting_at(conn: &mut Conn) -> Result<Option<i64>, StoreError> {
+    let row = sqlx::query("SELECT MIN(received_at) FROM inbox WHERE state = 'new'")
+        .fetch_one(&mut *conn)
+        .await
+        .ctx("find the next waiting mail")?;
+    Ok(row.get::<Option<i64>, _>(0))
+}
+
+/// Set a stored mail's state: `parked` (its handling failed; it waits for the GM),
+/// `new` (`gm retry`: handle it again) or `done` (`gm reject`).
+pub async fn set_state(conn: &mut Conn, id: i64, state: &str, at: i64) -> Result<(), StoreError> {
+    sqlx::query("UPDATE inbox SET state = $1, processed_at = $2 WHERE id = $3")
+        .bind(state)
+        .bind(at)
+        .bind(id)
+        .execute(&mut *conn)
+        .await
+        .ctx("change a stored mail's state")?;
     Ok(())
 }
 

@@ -21,7 +21,14 @@ pub mod state {
     pub const QUEUED: &str = "queued";
     /// Held for the GM's review (`gm approve` queues it, `gm reject` refuses it).
     pub const HELD: &str = "held";
+    /// Its handling failed (an error or a panic; the reason holds the error text). It
+    /// is not tried again until `gm retry`; `gm reject` refuses it.
+    pub const PARKED: &str = "parked";
 }
+
+/// The kind of the message that stands for a stored mail whose handling failed before
+/// it could be classified.
+pub const UNHANDLED: &str = "unhandled";
 
 /// A message to record.
 #[derive(Debug, Clone, Default)]
@@ -204,6 +211,38 @@ pub async fn set_state(
         .await
         .ctx("change a message's state")?;
     Ok(())
+}
+
+/// Put a parked message back in `state` and forget its error.
+pub async fn unpark(conn: &mut Conn, id: i64, state: &str, at: i64) -> Result<(), StoreError> {
+    sqlx::query("UPDATE messages SET state = $1, reason = NULL, updated_at = $2 WHERE id = $3")
+        .bind(state)
+        .bind(at)
+        .bind(id)
+        .execute(&mut *conn)
+        .await
+        .ctx("take a message out of the parked ones")?;
+    Ok(())
+}
+
+/// Remove the stand-in message of an unhandled mail (`gm retry` handles the mail again,
+/// which records it anew).
+pub async fn delete(conn: &mut Conn, id: i64) -> Result<(), StoreError> {
+    sqlx::query("DELETE FROM messages WHERE id = $1")
+        .bind(id)
+        .execute(&mut *conn)
+        .await
+        .ctx("remove a parked message")?;
+    Ok(())
+}
+
+/// How many units are parked.
+pub async fn parked_count(conn: &mut Conn) -> Result<i64, StoreError> {
+    let r = sqlx::query("SELECT COUNT(*) FROM messages WHERE state = 'parked'")
+        .fetch_one(&mut *conn)
+        .await
+        .ctx("count parked messages")?;
+    Ok(r.get(0))
 }
 
 /// The GM corrects a message's text.

@@ -58,11 +58,13 @@ pub struct MailboxState {
     pub exists: u32,
 }
 
-/// One fetched message: its UID and the exact bytes the server holds.
+/// One fetched message: its UID, the exact bytes the server holds, and its
+/// INTERNALDATE (when the server accepted it), if the server sent one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fetched {
     pub uid: u32,
     pub raw: Vec<u8>,
+    pub internal_date: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// A logged-in IMAP session.
@@ -184,7 +186,7 @@ impl ImapSession {
     ///
     /// Two round trips: `UID SEARCH UID n:*` finds which UIDs exist (so a gap of expunged
     /// UIDs larger than `max` cannot stall the caller), then one
-    /// `UID FETCH n:last (UID BODY.PEEK[])` for all of them. `n:*` always includes the
+    /// `UID FETCH n:last (UID INTERNALDATE BODY.PEEK[])` for all of them. `n:*` always includes the
     /// highest message even when n > its UID, so results are filtered to `uid > after_uid`.
     pub async fn fetch_after(
         &mut self,
@@ -225,7 +227,7 @@ impl ImapSession {
         let session = &mut self.session;
         with_timeout(FETCH_TIMEOUT, fetch_action, async {
             let mut stream = session
-                .uid_fetch(format!("{first}:{last}"), "(UID BODY.PEEK[])")
+                .uid_fetch(format!("{first}:{last}"), "(UID INTERNALDATE BODY.PEEK[])")
                 .await
                 .map_err(|e| TransportError::imap(fetch_action(), e))?;
             while let Some(f) = stream
@@ -241,6 +243,7 @@ impl ImapSession {
                     out.push(Fetched {
                         uid,
                         raw: body.to_vec(),
+                        internal_date: f.internal_date().map(|d| d.with_timezone(&chrono::Utc)),
                     });
                 }
             }
@@ -251,6 +254,26 @@ impl ImapSession {
         out.dedup_by_key(|f| f.uid);
         tracing::debug!(who = %self.who, after_uid, count = out.len(), "IMAP fetched");
         Ok(out)
+    }
+
+    /// Appends a mail to the selected mailbox with the given INTERNALDATE (the server's
+    /// receipt time; now when `None`). For tests and tools that file mail by hand.
+    pub async fn append(
+        &mut self,
+        raw: &[u8],
+        internal_date: Option<chrono::DateTime<chrono::Utc>>,
+    ) -> Result<(), TransportError> {
+        let date = internal_date.map(|d| format!("\"{}\"", d.format("%d-%b-%Y %H:%M:%S +0000")));
+        let action = || format!("append a mail to {:?} as {}", self.mailbox, self.who);
+        let mailbox = self.mailbox.clone();
+        let session = &mut self.session;
+        with_timeout(COMMAND_TIMEOUT, action, async {
+            session
+                .append(&mailbox, None, date.as_deref(), raw)
+                .await
+                .map_err(|e| TransportError::imap(action(), e))
+        })
+        .await
     }
 
     /// Adds `\Seen` to these UIDs (`UID STORE … +FLAGS.SILENT (\Seen)`). Call only after the

@@ -117,14 +117,37 @@ async fn inbound(
     }
 }
 
-async fn healthz(State(app): State<Arc<App>>) -> (StatusCode, &'static str) {
-    match app.store.conn().await {
-        Ok(mut c) => match inbox::counts(&mut c).await {
-            Ok(_) => (StatusCode::OK, "ok\n"),
-            Err(_) => (StatusCode::SERVICE_UNAVAILABLE, "database not answering\n"),
+/// `ok` (200) when the worker is moving and nothing is parked; `degraded: …` with the
+/// parked count (200: the daemon works, a restart would not help; the GM must look)
+/// while units of work are parked; 503 `degraded: …` while the worker is stuck or the
+/// database does not answer.
+async fn healthz(State(app): State<Arc<App>>) -> (StatusCode, String) {
+    let unavailable = |why: &str| {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("degraded: {why}\n"),
+        )
+    };
+    let parked = match app.store.conn().await {
+        Ok(mut c) => match messages::parked_count(&mut c).await {
+            Ok(n) => n,
+            Err(_) => return unavailable("database not answering"),
         },
-        Err(_) => (StatusCode::SERVICE_UNAVAILABLE, "database not reachable\n"),
+        Err(_) => return unavailable("database not reachable"),
+    };
+    if let Some(why) = app.health.stuck() {
+        return unavailable(&format!("worker stuck ({why}); parked: {parked}"));
     }
+    if parked > 0 {
+        return (
+            StatusCode::OK,
+            format!(
+                "degraded: parked: {parked} unit(s) of work failed and wait for the GM \
+                 (`pbemd gm queue`)\n"
+            ),
+        );
+    }
+    (StatusCode::OK, "ok\n".into())
 }
 
 /// Prometheus text, counted from the database (so the numbers survive restarts).
@@ -177,6 +200,12 @@ pub async fn metrics_text(app: &App) -> Result<String, crate::store::StoreError>
             "gauge",
             "Stored mails not yet handled.",
             waiting,
+        ),
+        (
+            "pbemd_parked",
+            "gauge",
+            "Units of work that failed and wait for the GM.",
+            messages::parked_count(&mut c).await?,
         ),
     ] {
         out.push_str(&format!(
