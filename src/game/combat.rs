@@ -6,7 +6,7 @@
 //!
 //! Rules: R-COMBAT-4..9, R-UNIT-2, R-NAV-2, R-WALL-2..7, R-CITY-11, with the project's
 //! rulings on zero archers (the weaker side), walled defenders, undefended cities, and
-//! the round limit (see `docs`/README, "The battle calculator").
+//! the round limit (docs/rules.md, Rulings 12, 30, 31 and 36).
 
 use serde::Serialize;
 
