@@ -66,7 +66,7 @@ pub enum Command {
     },
     /// Parse and check a weekend form offline against the current state and print the
     /// receipt: exit 0 when every order is accepted, 1 when any is refused, 2 when the
-    /// file cannot be read.
+    /// file cannot be read or the realm is unknown.
     CheckForm {
         #[arg(long)]
         realm: String,
@@ -177,13 +177,22 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             let app = open(&cli.config, Arc::new(SystemClock)).await?;
             let mut conn = app.store.conn().await?;
             let (_, gs) = app.state(&mut conn).await?;
-            let canonical = canonical_realm(&gs, &realm)?;
-            let r = gs.realm(&canonical).context("realm")?;
+            let Some(r) = canonical_realm(&gs, &realm)
+                .ok()
+                .and_then(|name| gs.realm(&name))
+            else {
+                eprintln!(
+                    "pbemd: no realm named {realm}; realms: {}",
+                    gs.realm_names().join(", ")
+                );
+                return Ok(ExitCode::from(2));
+            };
+            let canonical = r.name.clone();
             let checked = crate::forms::read_form(&gs, &canonical, &text, &[]);
-            let now = app.now();
-            let deadline = app
-                .schedule
-                .next_closing(crate::schedule::Window::Weekend, now)
+            // The deadline of the round being checked (not the next one after the
+            // machine's clock, which may be another week than the game's).
+            let deadline = app::process::round_deadline(&app, &mut conn)
+                .await?
                 .map(|t| app.local(t, r.language))
                 .unwrap_or_default();
             print!(

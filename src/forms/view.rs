@@ -453,6 +453,23 @@ pub fn parse_form_view(text: &str) -> Result<FormState, FormParseError> {
     })
 }
 
+/// The realm and round named in the first form title block of `text` (a
+/// reply quoting the Monday form carries it), if any. Says which round a
+/// reply was written for, without reading the rest of the form.
+pub fn form_title(text: &str) -> Option<(String, u32)> {
+    let all: Vec<String> = text.lines().map(unquote).collect();
+    let (start, end) = (0..all.len()).filter(|&i| is_rule(&all[i])).find_map(|i| {
+        let end = (i + 1..all.len().min(i + 8)).find(|&j| is_rule(&all[j]))?;
+        Some((i, end))
+    })?;
+    let title: String = all[start + 1..end]
+        .iter()
+        .map(|l| l.trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    title_realm_round(&title)
+}
+
 /// `… Resultat och helgformulär för <Land>, runda <n>` (or English).
 fn title_realm_round(title: &str) -> Option<(String, u32)> {
     for (lead, round_word) in [

@@ -56,6 +56,7 @@ pub fn compose(
     from_addr: &str,
     date: DateTime<Utc>,
 ) -> Result<Composed, ComposeError> {
+    let from_name = header_text(from_name);
     let from: Mailbox = format!("{from_name} <{from_addr}>")
         .parse()
         .or_else(|_| from_addr.parse())
@@ -63,7 +64,7 @@ pub fn compose(
     let message_id = message_id_for(game, &o.dedup_key, from_addr);
     let mut b = Message::builder()
         .from(from)
-        .subject(o.subject.clone())
+        .subject(header_text(&o.subject))
         .message_id(Some(message_id.clone()))
         .date(std::time::SystemTime::from(date))
         .header(ContentType::TEXT_PLAIN);
@@ -86,6 +87,13 @@ pub fn compose(
         message_id,
         raw: msg.formatted(),
     })
+}
+
+/// Header text without any control character (a player's subject quoted in a reply,
+/// a realm's name): BEL, ESC, CR, LF and the rest never reach a header, where they
+/// could add a header or drive the reader's terminal.
+fn header_text(s: &str) -> String {
+    crate::mail::parse::clean_line(s)
 }
 
 #[cfg(test)]

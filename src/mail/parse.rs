@@ -38,6 +38,10 @@ pub struct Inbound {
     pub auth_results: Vec<String>,
     /// Size of the raw mail in bytes.
     pub size: usize,
+    /// Why the sender is in doubt (for the GM), when the headers do not name exactly
+    /// one author: several `From` headers, several addresses in `From`, or a `Sender`
+    /// that is not the `From` address. Such a mail is nobody's.
+    pub sender_doubt: Option<String>,
 }
 
 /// A text attachment, e.g. a `.txt` file holding a filled-in form.
@@ -108,12 +112,13 @@ fn extract(raw: &[u8]) -> Result<Inbound, ParseMailError> {
     let first_from = message.from().and_then(|a| a.first());
     let from_addr = first_from
         .and_then(|a| a.address())
-        .map(|a| a.trim().trim_matches(['<', '>']).to_lowercase())
+        .map(|a| clean_line(a).trim_matches(['<', '>']).to_lowercase())
         .filter(|a| !a.is_empty());
     let from_name = first_from
         .and_then(|a| a.name())
-        .map(|n| n.trim().to_string())
+        .map(clean_line)
         .filter(|n| !n.is_empty());
+    let sender_doubt = sender_doubt(&message, from_addr.as_deref());
 
     let (mut text, html_only) = body_text(&message);
     let mut attachments = text_attachments(&message);
@@ -137,7 +142,7 @@ fn extract(raw: &[u8]) -> Result<Inbound, ParseMailError> {
         from_name,
         subject: message
             .subject()
-            .map(|s| s.trim().to_string())
+            .map(clean_line)
             .filter(|s| !s.is_empty()),
         date: message
             .date()
@@ -151,10 +156,82 @@ fn extract(raw: &[u8]) -> Result<Inbound, ParseMailError> {
         auth_results: message
             .headers_raw()
             .filter(|(name, _)| name.eq_ignore_ascii_case("Authentication-Results"))
-            .map(|(_, value)| unfold(value))
+            .map(|(_, value)| clean_line(value))
             .collect(),
         size: raw.len(),
+        sender_doubt,
     })
+}
+
+/// Why the headers do not name exactly one author, if they do not: more than one
+/// `From` header (mail-parser keeps the last, a mail client may show the first), more
+/// than one address in `From`, or a `Sender` that is not the `From` address.
+fn sender_doubt(message: &Message<'_>, from: Option<&str>) -> Option<String> {
+    let count = |name: &str| {
+        message
+            .headers_raw()
+            .filter(|(n, _)| n.trim().eq_ignore_ascii_case(name))
+            .count()
+    };
+    let froms = count("From");
+    if froms > 1 {
+        return Some(format!("the mail has {froms} From headers"));
+    }
+    let addresses = message.from().map_or(0, address_count);
+    if addresses > 1 {
+        return Some(format!("the From header holds {addresses} addresses"));
+    }
+    let senders = count("Sender");
+    if senders > 1 {
+        return Some(format!("the mail has {senders} Sender headers"));
+    }
+    if senders == 1 {
+        let sender = message
+            .sender()
+            .and_then(|a| a.first())
+            .and_then(|a| a.address())
+            .map(|a| clean_line(a).trim_matches(['<', '>']).to_lowercase());
+        if sender.as_deref() != from || message.sender().map_or(0, address_count) != 1 {
+            return Some(format!(
+                "the Sender header ({}) is not the From address",
+                sender.as_deref().unwrap_or("unreadable")
+            ));
+        }
+    }
+    None
+}
+
+fn address_count(a: &mail_parser::Address<'_>) -> usize {
+    match a {
+        mail_parser::Address::List(list) => list.len(),
+        mail_parser::Address::Group(groups) => groups.iter().map(|g| g.addresses.len()).sum(),
+    }
+}
+
+/// Text derived from a mail for storage and for other players: no NUL (PostgreSQL
+/// refuses it in text columns), no other C0 or C1 control character, no DEL; tab and
+/// line feed stay, carriage returns are dropped (lines end in `\n`).
+pub fn clean_text(s: &str) -> String {
+    s.chars()
+        .filter(|&c| c == '\n' || c == '\t' || !c.is_control())
+        .collect()
+}
+
+/// One-line text from a header (subject, names, ids): every control character,
+/// line breaks and tabs included, becomes a space; runs of white space are one space;
+/// trimmed.
+pub fn clean_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for word in s
+        .split(|c: char| c.is_control() || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+    {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
 }
 
 /// The inline text bodies joined, and whether they were all HTML.
@@ -162,18 +239,67 @@ fn body_text(message: &Message<'_>) -> (String, bool) {
     let mut parts = Vec::new();
     let mut any_plain = false;
     for i in 0..message.text_body_count() {
-        if let Some(part) = message.text_part(i as u32) {
-            any_plain |= matches!(part.body, PartType::Text(_));
-        }
-        if let Some(text) = message.body_text(i) {
-            let text = text.replace("\r\n", "\n");
-            if !text.trim().is_empty() {
-                parts.push(text.trim_end().to_string());
+        let Some(part) = message.text_part(i as u32) else {
+            continue;
+        };
+        let text = match &part.body {
+            PartType::Text(text) => {
+                any_plain = true;
+                text.replace("\r\n", "\n")
             }
+            PartType::Html(html) => html_to_text(html),
+            _ => continue,
+        };
+        let text = clean_text(&text);
+        if !text.trim().is_empty() {
+            parts.push(text.trim_end().to_string());
         }
     }
     let html_only = !any_plain && message.html_body_count() > 0;
     (parts.join("\n\n"), html_only)
+}
+
+/// Widest line the HTML renderer may produce before it wraps; far above any order line
+/// (those are refused long before), so a visual line stays one line.
+const HTML_WIDTH: usize = 100_000;
+
+/// HTML as a mail client wrote it → plain text with one line per visual line: `<div>`,
+/// `<p>` and `<br>` end lines, `<blockquote>` becomes `> ` quoting, entities are decoded,
+/// styles and scripts dropped, no decoration is added (no `*bold*`, no link footnotes).
+pub fn html_to_text(html: &str) -> String {
+    let render = || {
+        html2text::config::plain_no_decorate()
+            .string_from_read(html.as_bytes(), HTML_WIDTH)
+            .ok()
+    };
+    // The renderer is a second line of defence's worth of code on hostile input: if it
+    // fails or panics, fall back to the tags simply dropped.
+    let text = panic::catch_unwind(AssertUnwindSafe(render))
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| strip_tags(html));
+    text.lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Last resort: text outside `<…>`, with a line break for each tag.
+fn strip_tags(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                out.push('\n');
+            }
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out
 }
 
 fn text_attachments(message: &Message<'_>) -> Vec<TextAttachment> {
@@ -192,8 +318,8 @@ fn text_attachments(message: &Message<'_>) -> Vec<TextAttachment> {
                 _ => return None,
             };
             Some(TextAttachment {
-                filename,
-                text: text.replace("\r\n", "\n"),
+                filename: filename.map(|f| clean_line(&f)),
+                text: clean_text(&text.replace("\r\n", "\n")),
             })
         })
         .collect()
@@ -217,17 +343,12 @@ fn ids(value: &HeaderValue<'_>) -> Vec<String> {
 }
 
 fn clean_id(id: &str) -> Option<String> {
+    let id = clean_line(id);
     let id = id
-        .trim()
         .trim_start_matches('<')
         .trim_end_matches('>')
         .trim();
     (!id.is_empty()).then(|| id.to_string())
-}
-
-/// Joins folded header lines into one line.
-fn unfold(value: &str) -> String {
-    value.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]
