@@ -232,3 +232,19 @@ fn one_line(s: &str, max: usize) -> String {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::shown;
+
+    #[test]
+    fn gm_show_escapes_terminal_controls_and_bidi_overrides() {
+        let s = shown("a\x07b\x1b[2Jc\rd\u{9b}e\u{202e}f\0g\x7f\nline\ttab");
+        assert_eq!(
+            s,
+            "a\\x07b\\x1b[2Jc\\x0dd\\u{9b}e\\u{202e}f\\x00g\\x7f\nline\ttab"
+        );
+        assert!(!s.chars().any(|c| c.is_control() && c != '\n' && c != '\t'));
+        assert_eq!(shown("Östvik → Afani"), "Östvik → Afani");
+    }
+}

@@ -291,3 +291,36 @@ pub fn extract_orders(text: &str, attachments: &[&str]) -> Extracted {
     }
     found(Vec::new(), Source::Nothing)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inga_ordrar_or_no_orders_is_an_explicit_empty_form() {
+        for text in [
+            "INGA ORDRAR",
+            "inga ordrar.",
+            "No orders",
+            "  NO  ORDERS!  ",
+            &format!("{START_MARKER}\nINGA ORDRAR\n{END_MARKER}\n"),
+            &format!("Hej!\n{START_MARKER}\nno orders\n{END_MARKER}\n-- \nBo"),
+        ] {
+            let ex = extract_orders(text, &[]);
+            assert!(ex.lines.is_empty(), "{text:?}: {ex:?}");
+            assert!(ex.no_orders, "{text:?}: {ex:?}");
+        }
+        let ex = extract_orders("Thanks, no orders from me? Maybe later.", &[]);
+        assert!(!ex.no_orders, "prose is not the explicit line: {ex:?}");
+        let ex = extract_orders("", &["INGA ORDRAR\n"]);
+        assert!(ex.no_orders, "in an attachment too: {ex:?}");
+        let ex = extract_orders("> INGA ORDRAR\n", &[]);
+        assert!(!ex.no_orders, "a quoted line is old text: {ex:?}");
+    }
+
+    #[test]
+    fn orders_next_to_inga_ordrar_still_count() {
+        let ex = extract_orders("KÖP 1 spion\nINGA ORDRAR\n", &[]);
+        assert_eq!(ex.lines, vec![(1, "KÖP 1 spion".to_string())]);
+    }
+}

@@ -194,3 +194,42 @@ pub fn stale_form_text(
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::load_scenario;
+
+    fn checked(realm: &str, text: &str) -> Checked {
+        let gs = load_scenario(crate::app::setup::DEMO_SCENARIO).expect("demo scenario");
+        crate::forms::read_form(&gs, realm, text, &[])
+    }
+
+    #[test]
+    fn an_empty_form_says_whether_the_earlier_one_stands_in_both_languages() {
+        let stands = Effect::EarlierStands {
+            received: "28 Nov 11:00",
+        };
+        let en = receipt_for(&checked("Afani", "thanks!"), Lang::En, "Sun", stands);
+        assert!(en.contains("does not replace your earlier form"), "{en}");
+        assert!(en.contains("28 Nov 11:00") && en.contains("NO ORDERS"), "{en}");
+        let sv = receipt_for(&checked("Genogien", "tack!"), Lang::Sv, "sön", stands);
+        assert!(sv.contains("ersätter inte ditt tidigare formulär"), "{sv}");
+        assert!(sv.contains("INGA ORDRAR") && !sv.contains("orders"), "{sv}");
+        let en = receipt_text(&checked("Afani", "NO ORDERS"), Lang::En, "Sun");
+        assert!(en.contains("An empty form (NO ORDERS)"), "{en}");
+        assert!(en.contains("replaces this one"), "{en}");
+        let sv = receipt_text(&checked("Genogien", "INGA ORDRAR"), Lang::Sv, "sön");
+        assert!(sv.contains("Ett tomt formulär (INGA ORDRAR)"), "{sv}");
+    }
+
+    #[test]
+    fn a_stale_form_names_its_round_and_the_current_form_in_both_languages() {
+        let sv = stale_form_text(Lang::Sv, 2, 3, "måndag 7 december 12:00", true);
+        assert!(sv.contains("runda 2") && sv.contains("runda 3"), "{sv}");
+        assert!(sv.contains("skickades måndag 7 december") && sv.contains("gäller inte"));
+        let en = stale_form_text(Lang::En, 2, 3, "Monday 7 December 12:00", false);
+        assert!(en.contains("for round 2, but this is round 3"), "{en}");
+        assert!(en.contains("will be mailed Monday") && en.contains("do not count"));
+    }
+}

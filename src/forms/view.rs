@@ -967,6 +967,18 @@ mod tests {
     }
 
     #[test]
+    fn form_title_reads_the_round_of_a_quoted_form() {
+        let rule = "=".repeat(40);
+        let text = format!(
+            "BUY 1 spy\n\nOn Monday sl wrote:\n> {rule}\n> VÄRLDSSTRATEGISPELET\n\
+> Results and weekend form for Afani, round 3\n> {rule}\n> more\n"
+        );
+        assert_eq!(form_title(&text), Some(("Afani".to_string(), 3)));
+        assert_eq!(form_title("BUY 1 spy"), None);
+        assert_eq!(form_title(&format!("{rule}\nno title here\n{rule}\n")), None);
+    }
+
+    #[test]
     fn title_gives_realm_and_round() {
         assert_eq!(
             title_realm_round(

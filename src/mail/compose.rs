@@ -129,6 +129,26 @@ mod tests {
     }
 
     #[test]
+    fn control_characters_never_reach_a_header() {
+        let t = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        let mut o = sample();
+        o.subject = "Re: Hej\x07\x1b[2J\u{9b}1m\r\nBcc: x@evil.test\0 slut".into();
+        let c = compose(&o, "demo", "Spel\x1b]0;x\x07et", "sl@game.test", t).unwrap();
+        let text = String::from_utf8_lossy(&c.raw);
+        let head = text.split("\r\n\r\n").next().unwrap();
+        assert!(
+            !head.chars().any(|c| c.is_control() && c != '\r' && c != '\n'),
+            "{head:?}"
+        );
+        let parsed = mail_parser::MessageParser::default().parse(&c.raw).unwrap();
+        let subject = parsed.subject().unwrap();
+        assert_eq!(subject, "Re: Hej [2J 1m Bcc: x@evil.test slut");
+        assert!(parsed.header_raw("Bcc").is_none());
+        let name = parsed.from().unwrap().first().unwrap().name().unwrap();
+        assert!(!name.chars().any(char::is_control), "{name:?}");
+    }
+
+    #[test]
     fn replies_carry_in_reply_to_and_references_and_decode_back() {
         let t = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
         let c = compose(&sample(), "demo", "Spelet", "sl@game.test", t).unwrap();

@@ -524,6 +524,123 @@ Content-Disposition: attachment; filename=\"a.csv\"\r\n\r\na,b\r\n\
         let m = parse(b"From: Bo <BO@Example.SE>, Al <al@example.se>\r\n\r\n");
         assert_eq!(m.from_addr.as_deref(), Some("bo@example.se"));
         assert_eq!(m.from_name.as_deref(), Some("Bo"));
+        assert!(m.sender_doubt.is_some(), "two authors");
+    }
+
+    #[test]
+    fn one_author_or_the_sender_is_in_doubt() {
+        let doubt = |raw: &[u8]| parse(raw).sender_doubt;
+        assert_eq!(doubt(b"From: a@x.se\r\nSubject: s\r\n\r\nb\r\n"), None);
+        assert_eq!(
+            doubt(b"From: A <a@x.se>\r\nSender: <A@X.SE>\r\n\r\nb\r\n"),
+            None
+        );
+        for raw in [
+            &b"From: a@x.se\r\nFrom: b@x.se\r\n\r\nb\r\n"[..],
+            b"From: a@x.se\r\nfrom: a@x.se\r\n\r\nb\r\n",
+            b"From: a@x.se, b@x.se\r\n\r\nb\r\n",
+            b"From: team: a@x.se, b@x.se;\r\n\r\nb\r\n",
+            b"From: a@x.se\r\nSender: b@x.se\r\n\r\nb\r\n",
+            b"From: a@x.se\r\nSender: not an address\r\n\r\nb\r\n",
+            b"From: a@x.se\r\nSender: a@x.se\r\nSender: a@x.se\r\n\r\nb\r\n",
+        ] {
+            assert!(doubt(raw).is_some(), "{}", String::from_utf8_lossy(raw));
+        }
+    }
+
+    #[test]
+    fn nul_never_survives_into_derived_text() {
+        let raw = b"From: \"Bo\0 =?UTF-8?Q?=00B?=\" <bo\0@example.se>\r\n\
+Subject: =?UTF-8?Q?a=00b?= c\0d\r\nMessage-ID: <m\0@x>\r\nIn-Reply-To: <p\0@x>\r\n\
+Authentication-Results: mx;\0 dkim=pass\r\n\
+Content-Type: multipart/mixed; boundary=\"B\"\r\n\r\n\
+--B\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nK\0\xc3\x96P 1 spion\r\n\
+--B\r\nContent-Type: text/plain; name=\"o\0.txt\"\r\n\
+Content-Disposition: attachment; filename=\"o\0.txt\"\r\n\
+Content-Transfer-Encoding: base64\r\n\r\nQQBC\r\n--B--\r\n";
+        let m = parse(raw);
+        let mut all = vec![m.text.clone()];
+        all.extend(m.subject.clone());
+        all.extend(m.from_addr.clone());
+        all.extend(m.from_name.clone());
+        all.extend(m.message_id.clone());
+        all.extend(m.in_reply_to.clone());
+        all.extend(m.auth_results.clone());
+        for a in &m.attachments {
+            all.push(a.text.clone());
+            all.extend(a.filename.clone());
+        }
+        for t in &all {
+            assert!(!t.contains('\0'), "{t:?} in {m:#?}");
+        }
+        assert_eq!(m.text, "KÖP 1 spion");
+        assert_eq!(m.attachments[0].text, "AB");
+    }
+
+    #[test]
+    fn control_characters_leave_headers_and_bodies() {
+        let m = parse(b"From: \"Bo\x07\x1b[2J\" <bo@example.se>\r\n\
+Subject: =?UTF-8?Q?Hej=1B]0;x=07_d=C2=9Bu=0D=0AX:_y?=\r\n\r\n\
+tab\there\x1b[31m red\x7f\xc2\x85 end\r\nline\rtwo\r\n");
+        let subject = m.subject.unwrap();
+        assert!(!subject.chars().any(char::is_control), "{subject:?}");
+        assert!(subject.starts_with("Hej"), "{subject:?}");
+        let name = m.from_name.unwrap();
+        assert!(!name.chars().any(char::is_control), "{name:?}");
+        assert_eq!(m.text, "tab\there[31m red end\nlinetwo");
+    }
+
+    fn html_mail(html: &str) -> Inbound {
+        parse(
+            format!(
+                "From: a@example.se\r\nSubject: f\r\nContent-Type: text/html; charset=utf-8\r\n\r\n{html}\r\n"
+            )
+            .as_bytes(),
+        )
+    }
+
+    #[test]
+    fn gmail_divs_give_one_line_each() {
+        let m = html_mail(
+            "<div dir=\"ltr\"><div>KÖP 1 spion</div><div>VÄN Afani</div><div><br></div>\
+<div>Hälsningar</div></div>",
+        );
+        assert!(m.html_only);
+        let lines: Vec<&str> = m.text.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(lines, ["KÖP 1 spion", "VÄN Afani", "Hälsningar"], "{:?}", m.text);
+    }
+
+    #[test]
+    fn outlook_paragraphs_give_one_line_each_without_styles() {
+        let m = html_mail(
+            "<html><head><style>p.MsoNormal{margin:0cm}</style></head><body>\
+<p class=MsoNormal>BUY 1 spy<o:p></o:p></p><p class=MsoNormal>FRIEND&nbsp;Afani<o:p></o:p></p>\
+<p class=MsoNormal><b>UPGRADE</b> commander</p></body></html>",
+        );
+        let lines: Vec<&str> = m.text.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(lines.len(), 3, "{:?}", m.text);
+        assert_eq!(lines[0], "BUY 1 spy");
+        assert_eq!(lines[1].replace('\u{a0}', " "), "FRIEND Afani");
+        assert_eq!(lines[2], "UPGRADE commander", "no decoration added");
+    }
+
+    #[test]
+    fn apple_mail_brs_and_divs_and_quotes_keep_their_lines() {
+        let m = html_mail(
+            "<body>BUY 1 spy<br>UPGRADE commander<br><div>FRIEND Afani</div>\
+<blockquote type=\"cite\"><div>old line</div></blockquote><a href=\"https://x.test\">link</a></body>",
+        );
+        let lines: Vec<&str> = m.text.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(lines[..3], ["BUY 1 spy", "UPGRADE commander", "FRIEND Afani"], "{:?}", m.text);
+        assert!(lines.iter().any(|l| l.starts_with('>') && l.contains("old line")), "{:?}", m.text);
+        assert!(lines.iter().any(|l| l.trim() == "link"), "{:?}", m.text);
+    }
+
+    #[test]
+    fn clean_line_joins_and_trims() {
+        assert_eq!(clean_line("  a\r\n\tb\x1bc\u{85}d  "), "a b c d");
+        assert_eq!(clean_line("\0"), "");
+        assert_eq!(clean_text("a\0b\r\nc\td\x1b"), "ab\nc\td");
     }
 
     #[test]

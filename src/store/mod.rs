@@ -39,12 +39,8 @@ pub enum StoreError {
 /// Text as every text column can hold it: PostgreSQL refuses NUL in text (SQLite takes
 /// it), so NUL is dropped. Player text is cleaned where mail is parsed; this is the
 /// second line, wherever player-derived text is written.
-pub fn db_text(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.contains('\0') {
-        std::borrow::Cow::Owned(s.replace('\0', ""))
-    } else {
-        std::borrow::Cow::Borrowed(s)
-    }
+pub fn db_text(s: &str) -> String {
+    s.replace('\0', "")
 }
 
 /// Shorthand used by every aggregate file: attach what was being done.
