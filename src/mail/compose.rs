@@ -57,10 +57,12 @@ pub fn compose(
     date: DateTime<Utc>,
 ) -> Result<Composed, ComposeError> {
     let from_name = header_text(from_name);
-    let from: Mailbox = format!("{from_name} <{from_addr}>")
-        .parse()
-        .or_else(|_| from_addr.parse())
-        .map_err(|_| ComposeError::Address(from_addr.to_string()))?;
+    let from = Mailbox::new(
+        (!from_name.is_empty()).then_some(from_name),
+        from_addr
+            .parse()
+            .map_err(|_| ComposeError::Address(from_addr.to_string()))?,
+    );
     let message_id = message_id_for(game, &o.dedup_key, from_addr);
     let mut b = Message::builder()
         .from(from)
@@ -145,7 +147,7 @@ mod tests {
         assert_eq!(subject, "Re: Hej [2J 1m Bcc: x@evil.test slut");
         assert!(parsed.header_raw("Bcc").is_none());
         let name = parsed.from().unwrap().first().unwrap().name().unwrap();
-        assert!(!name.chars().any(char::is_control), "{name:?}");
+        assert_eq!(name, "Spel ]0;x et");
     }
 
     #[test]
