@@ -83,26 +83,48 @@ async fn nul_bytes_in_every_part_of_a_mail_never_stop_tick(pg: bool) {
     let weekday: Vec<Vec<u8>> = vec![
         // NUL in the raw subject and, encoded, in an RFC 2047 subject.
         raw(
-            &[b"From: genogien@game.test", b"Subject: Genogien skickar\0 ett s\xc3\xa4ndebud till Afani", b"Message-ID: <n1@p.test>"],
+            &[
+                b"From: genogien@game.test",
+                b"Subject: Genogien skickar\0 ett s\xc3\xa4ndebud till Afani",
+                b"Message-ID: <n1@p.test>",
+            ],
             b"hej",
         ),
         raw(
-            &[b"From: genogien@game.test", b"Subject: =?UTF-8?Q?Genogien_skickar_ett_s=C3=A4ndebud_till_Afani=00?=", b"Message-ID: <n2@p.test>"],
+            &[
+                b"From: genogien@game.test",
+                b"Subject: =?UTF-8?Q?Genogien_skickar_ett_s=C3=A4ndebud_till_Afani=00?=",
+                b"Message-ID: <n2@p.test>",
+            ],
             b"hej igen",
         ),
         // NUL in the body of an envoy that is delivered to another realm.
         raw(
-            &[b"From: genogien@game.test", b"Subject: Genogien skickar ett s\xc3\xa4ndebud till Kaldor", b"Message-ID: <n3@p.test>"],
+            &[
+                b"From: genogien@game.test",
+                b"Subject: Genogien skickar ett s\xc3\xa4ndebud till Kaldor",
+                b"Message-ID: <n3@p.test>",
+            ],
             b"Fred\0 vid gr\xc3\xa4nsen\0!",
         ),
         // NUL in the From display name, in an unknown sender's address and in other
         // header values (Message-ID, an X- header, References).
         raw(
-            &[b"From: \"Kung\0 Gorm\" <genogien@game.test>", b"Subject: Genogien skickar ett s\xc3\xa4ndebud till Fugandri", b"Message-ID: <n4\0@p.test>", b"X-Note: a\0b", b"References: <r\0@p.test>"],
+            &[
+                b"From: \"Kung\0 Gorm\" <genogien@game.test>",
+                b"Subject: Genogien skickar ett s\xc3\xa4ndebud till Fugandri",
+                b"Message-ID: <n4\0@p.test>",
+                b"X-Note: a\0b",
+                b"References: <r\0@p.test>",
+            ],
             b"hej",
         ),
         raw(
-            &[b"From: \"=?UTF-8?Q?N=00N?=\" <stranger\0@elsewhere.test>", b"Subject: hello\0", b"Message-ID: <n5@p.test>"],
+            &[
+                b"From: \"=?UTF-8?Q?N=00N?=\" <stranger\0@elsewhere.test>",
+                b"Subject: hello\0",
+                b"Message-ID: <n5@p.test>",
+            ],
             b"who\0 am I",
         ),
     ];
@@ -113,7 +135,11 @@ async fn nul_bytes_in_every_part_of_a_mail_never_stop_tick(pg: bool) {
     assert_eq!((r.stored, r.handled), (5, 5), "{r:?}");
     // A form with NUL bytes, at the weekend.
     g.drop_raw(&raw(
-        &[b"From: afani@game.test", b"Subject: Afani form\0", b"Message-ID: <n6@p.test>"],
+        &[
+            b"From: afani@game.test",
+            b"Subject: Afani form\0",
+            b"Message-ID: <n6@p.test>",
+        ],
         b"BUY 1 spy\0\r\nUPGRADE\0 commander",
     ));
     let r = g.tick(SATURDAY).await;
@@ -122,22 +148,44 @@ async fn nul_bytes_in_every_part_of_a_mail_never_stop_tick(pg: bool) {
     let all = all_messages(&g).await;
     assert_eq!(all.len(), 6, "every mail is recorded: {all:#?}");
     for m in &all {
-        for text in [&m.subject, &m.body, m.reason.as_ref().unwrap_or(&String::new())] {
-            assert!(!text.contains('\0'), "NUL stored in message {}: {text:?}", m.id);
+        for text in [
+            &m.subject,
+            &m.body,
+            m.reason.as_ref().unwrap_or(&String::new()),
+        ] {
+            assert!(
+                !text.contains('\0'),
+                "NUL stored in message {}: {text:?}",
+                m.id
+            );
         }
     }
     let out = g.outbox();
-    let to_kaldor = out.iter().find(|m| m.to_is("kaldor@game.test")).expect("delivered");
-    assert!(to_kaldor.text.contains("Fred vid gränsen!"), "{}", to_kaldor.text);
+    let to_kaldor = out
+        .iter()
+        .find(|m| m.to_is("kaldor@game.test"))
+        .expect("delivered");
+    assert!(
+        to_kaldor.text.contains("Fred vid gränsen!"),
+        "{}",
+        to_kaldor.text
+    );
     assert!(out.iter().all(|m| !m.raw.contains('\0')), "no NUL goes out");
     let receipt = out
         .iter()
         .filter(|m| m.to_is("afani@game.test"))
         .find(|m| m.text.contains("Receipt"))
         .expect("form receipt");
-    assert!(receipt.text.contains("2 orders accepted"), "{}", receipt.text);
+    assert!(
+        receipt.text.contains("2 orders accepted"),
+        "{}",
+        receipt.text
+    );
     let mut c = g.app.store.conn().await.unwrap();
-    assert!(pbemd::store::forms::current(&mut c, "Afani", 1).await.unwrap().is_some());
+    assert!(pbemd::store::forms::current(&mut c, "Afani", 1)
+        .await
+        .unwrap()
+        .is_some());
 }
 
 mod nul_bytes {
@@ -165,7 +213,11 @@ async fn doubtful_and_unanswered(headers: &[&[u8]]) {
     assert_eq!(all.len(), 1);
     assert_eq!(all[0].kind, "doubtful_sender");
     assert_eq!(all[0].state, messages::state::GM_QUEUE);
-    assert!(all[0].reason.as_deref().unwrap_or("").contains("sender in doubt"));
+    assert!(all[0]
+        .reason
+        .as_deref()
+        .unwrap_or("")
+        .contains("sender in doubt"));
     assert!(g.outbox().is_empty(), "no reply, no delivery");
 }
 
@@ -229,7 +281,9 @@ async fn control_characters_in_a_subject_never_reach_the_reply_headers() {
     for m in &out {
         let head = m.raw.split("\r\n\r\n").next().unwrap();
         assert!(
-            !head.chars().any(|c| c.is_control() && c != '\r' && c != '\n'),
+            !head
+                .chars()
+                .any(|c| c.is_control() && c != '\r' && c != '\n'),
             "control character in the headers: {head:?}"
         );
         assert!(
@@ -313,7 +367,10 @@ UPGRADE commander<br>=== SLUT PÅ ORDRAR / END OF ORDERS ===<br></p>\
 </blockquote></body></html>";
     let text = receipt_for_html(html).await;
     assert!(text.contains("2 orders accepted, 0 refused"), "{text}");
-    assert!(!text.contains("BUY 9"), "the quoted form is not read: {text}");
+    assert!(
+        !text.contains("BUY 9"),
+        "the quoted form is not read: {text}"
+    );
 }
 
 // ---------------------------------------------------------------------------------
@@ -337,10 +394,22 @@ async fn a_form_without_orders_leaves_the_earlier_form_standing_and_says_so() {
     let receipts = afani_receipts(&g).await;
     assert_eq!(receipts.len(), 2);
     let second = &receipts[1];
-    assert!(second.contains("does not replace your earlier form"), "{second}");
-    assert!(second.contains("28 November 2026"), "names the standing form: {second}");
-    assert!(second.contains("NO ORDERS"), "says how to send none: {second}");
-    assert!(!second.contains("replaces your earlier form, received"), "{second}");
+    assert!(
+        second.contains("does not replace your earlier form"),
+        "{second}"
+    );
+    assert!(
+        second.contains("28 November 2026"),
+        "names the standing form: {second}"
+    );
+    assert!(
+        second.contains("NO ORDERS"),
+        "says how to send none: {second}"
+    );
+    assert!(
+        !second.contains("replaces your earlier form, received"),
+        "{second}"
+    );
     let mut c = g.app.store.conn().await.unwrap();
     let (_, received) = pbemd::store::forms::current(&mut c, "Afani", 1)
         .await
@@ -359,11 +428,13 @@ async fn ett_formulär_utan_order_ersätter_inte_det_tidigare_på_svenska() {
     let last = g
         .outbox()
         .into_iter()
-        .filter(|m| m.to_is("genogien@game.test"))
-        .last()
+        .rfind(|m| m.to_is("genogien@game.test"))
         .unwrap()
         .text;
-    assert!(last.contains("ersätter inte ditt tidigare formulär"), "{last}");
+    assert!(
+        last.contains("ersätter inte ditt tidigare formulär"),
+        "{last}"
+    );
     assert!(last.contains("INGA ORDRAR"), "{last}");
     assert!(!last.contains("earlier"), "{last}");
 }
@@ -377,11 +448,19 @@ async fn an_explicit_no_orders_form_replaces_the_earlier_one() {
     g.tick("2026-11-28T12:00:00+01:00").await;
     g.send("genogien@game.test", "Genogien helgformulär", "KÖP 1 spion");
     g.tick("2026-11-28T13:00:00+01:00").await;
-    g.send("genogien@game.test", "Genogien helgformulär", "Inga ordrar.");
+    g.send(
+        "genogien@game.test",
+        "Genogien helgformulär",
+        "Inga ordrar.",
+    );
     g.tick("2026-11-28T14:00:00+01:00").await;
     let receipts = afani_receipts(&g).await;
     assert!(receipts[1].contains("NO ORDERS"), "{}", receipts[1]);
-    assert!(receipts[1].contains("replaces your earlier form"), "{}", receipts[1]);
+    assert!(
+        receipts[1].contains("replaces your earlier form"),
+        "{}",
+        receipts[1]
+    );
     let mut c = g.app.store.conn().await.unwrap();
     for (realm, at_) in [
         ("Afani", "2026-11-28T12:00:00+01:00"),
@@ -421,7 +500,10 @@ async fn a_form_for_an_earlier_round_is_refused_naming_its_round_and_the_current
     g.tick("2026-12-05T10:00:00+01:00").await;
     let last = afani_receipts(&g).await.pop().unwrap();
     assert!(last.contains("for round 1, but this is round 2"), "{last}");
-    assert!(last.contains("30 November 2026"), "when round 2's form went out: {last}");
+    assert!(
+        last.contains("30 November 2026"),
+        "when round 2's form went out: {last}"
+    );
     assert!(last.contains("do not count"), "{last}");
     let mut c = g.app.store.conn().await.unwrap();
     assert!(pbemd::store::forms::current(&mut c, "Afani", 2)
@@ -457,10 +539,20 @@ fn check_form_prints_the_deadline_of_the_games_round_not_the_machines_week() {
     let (tmp, cfg) = new_game("2030-01-07T13:00:00+01:00");
     let form = tmp.path().join("f.txt");
     std::fs::write(&form, "BUY 1 spy\n").unwrap();
-    let out = pbemd(&["--config", &cfg, "check-form", "--realm", "afani", form.to_str().unwrap()]);
+    let out = pbemd(&[
+        "--config",
+        &cfg,
+        "check-form",
+        "--realm",
+        "afani",
+        form.to_str().unwrap(),
+    ]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("13 January 2030"), "round 1 closes Sunday 13 January: {text}");
+    assert!(
+        text.contains("13 January 2030"),
+        "round 1 closes Sunday 13 January: {text}"
+    );
 }
 
 #[test]
@@ -468,10 +560,20 @@ fn check_form_exits_2_for_an_unknown_realm() {
     let (tmp, cfg) = new_game("2030-01-07T13:00:00+01:00");
     let form = tmp.path().join("f.txt");
     std::fs::write(&form, "BUY 1 spy\n").unwrap();
-    let out = pbemd(&["--config", &cfg, "check-form", "--realm", "Atlantis", form.to_str().unwrap()]);
+    let out = pbemd(&[
+        "--config",
+        &cfg,
+        "check-form",
+        "--realm",
+        "Atlantis",
+        form.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("no realm named Atlantis") && err.contains("Afani"), "{err}");
+    assert!(
+        err.contains("no realm named Atlantis") && err.contains("Afani"),
+        "{err}"
+    );
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
 }
 
@@ -482,20 +584,35 @@ fn gm_show_escapes_control_characters_from_the_mail() {
     std::fs::write(
         &inbox,
         raw(
-            &[b"From: \"\x1b]0;owned\x07Mallory\" <mallory@elsewhere.test>", b"Subject: hi \x1b[2J\x07 \xe2\x80\xae", b"Message-ID: <g1@p.test>"],
+            &[
+                b"From: \"\x1b]0;owned\x07Mallory\" <mallory@elsewhere.test>",
+                b"Subject: hi \x1b[2J\x07 \xe2\x80\xae",
+                b"Message-ID: <g1@p.test>",
+            ],
             b"body \x1b[31mred\x07 \xc2\x9b and \xe2\x80\xaeevil",
         ),
     )
     .unwrap();
-    let out = pbemd(&["--config", &cfg, "tick", "--now", "2026-11-24T10:00:00+01:00"]);
+    let out = pbemd(&[
+        "--config",
+        &cfg,
+        "tick",
+        "--now",
+        "2026-11-24T10:00:00+01:00",
+    ]);
     assert!(out.status.success(), "{out:?}");
     let out = pbemd(&["--config", &cfg, "gm", "show", "1"]);
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        !text.chars().any(|c| (c.is_control() && c != '\n' && c != '\t') || c == '\u{202e}'),
+        !text
+            .chars()
+            .any(|c| (c.is_control() && c != '\n' && c != '\t') || c == '\u{202e}'),
         "{text:?}"
     );
-    assert!(text.contains("\\x1b[2J") && text.contains("\\x07"), "escaped in the raw mail: {text}");
+    assert!(
+        text.contains("\\x1b[2J") && text.contains("\\x07"),
+        "escaped in the raw mail: {text}"
+    );
     assert!(text.contains("\\u{202e}"), "{text}");
 }

@@ -114,7 +114,16 @@ async fn handle(
                 },
             )
             .await?;
-            events::log(conn, now, round, "mail_doubtful_sender", None, Some(id), &reason).await?;
+            events::log(
+                conn,
+                now,
+                round,
+                "mail_doubtful_sender",
+                None,
+                Some(id),
+                &reason,
+            )
+            .await?;
             tracing::warn!(%reason, "mail with a doubtful sender queued for the GM");
         }
         Classified::UnknownSender { from } => {
@@ -481,7 +490,9 @@ async fn receive_form(
     let (st, reason) = match &earlier_local {
         Some(at) => (
             state::REFUSED,
-            Some(format!("no orders found; the form received {at} still stands")),
+            Some(format!(
+                "no orders found; the form received {at} still stands"
+            )),
         ),
         None => (state::ACCEPTED, None),
     };
@@ -539,7 +550,16 @@ async fn receive_form(
         "refused": checked.refused(),
     })
     .to_string();
-    events::log(conn, now, round, "form_received", Some(realm), Some(id), &detail).await?;
+    events::log(
+        conn,
+        now,
+        round,
+        "form_received",
+        Some(realm),
+        Some(id),
+        &detail,
+    )
+    .await?;
     Ok(())
 }
 
@@ -564,8 +584,7 @@ async fn refuse_stale_form(
         None => "on Monday".to_string(),
     };
     let already = mailed.is_none_or(|t| t <= from_ms(form.received_ms));
-    let text =
-        crate::forms::stale_form_text(form.lang, made_for, gs.round, &mailed_local, already);
+    let text = crate::forms::stale_form_text(form.lang, made_for, gs.round, &mailed_local, already);
     let id = messages::insert(
         conn,
         &NewMessage {
@@ -578,7 +597,16 @@ async fn refuse_stale_form(
     reply.refuse(app, conn, &text).await?;
     let detail = json!({"made_for": made_for, "round": round}).to_string();
     let at = clock::to_ms(now);
-    events::log(conn, at, round, "form_stale", Some(form.realm), Some(id), &detail).await?;
+    events::log(
+        conn,
+        at,
+        round,
+        "form_stale",
+        Some(form.realm),
+        Some(id),
+        &detail,
+    )
+    .await?;
     Ok(())
 }
 

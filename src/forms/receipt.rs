@@ -212,7 +212,10 @@ mod tests {
         };
         let en = receipt_for(&checked("Afani", "thanks!"), Lang::En, "Sun", stands);
         assert!(en.contains("does not replace your earlier form"), "{en}");
-        assert!(en.contains("28 Nov 11:00") && en.contains("NO ORDERS"), "{en}");
+        assert!(
+            en.contains("28 Nov 11:00") && en.contains("NO ORDERS"),
+            "{en}"
+        );
         let sv = receipt_for(&checked("Genogien", "tack!"), Lang::Sv, "sön", stands);
         assert!(sv.contains("ersätter inte ditt tidigare formulär"), "{sv}");
         assert!(sv.contains("INGA ORDRAR") && !sv.contains("orders"), "{sv}");

@@ -975,7 +975,10 @@ mod tests {
         );
         assert_eq!(form_title(&text), Some(("Afani".to_string(), 3)));
         assert_eq!(form_title("BUY 1 spy"), None);
-        assert_eq!(form_title(&format!("{rule}\nno title here\n{rule}\n")), None);
+        assert_eq!(
+            form_title(&format!("{rule}\nno title here\n{rule}\n")),
+            None
+        );
     }
 
     #[test]

@@ -139,7 +139,9 @@ mod tests {
         let text = String::from_utf8_lossy(&c.raw);
         let head = text.split("\r\n\r\n").next().unwrap();
         assert!(
-            !head.chars().any(|c| c.is_control() && c != '\r' && c != '\n'),
+            !head
+                .chars()
+                .any(|c| c.is_control() && c != '\r' && c != '\n'),
             "{head:?}"
         );
         let parsed = mail_parser::MessageParser::default().parse(&c.raw).unwrap();

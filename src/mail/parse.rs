@@ -140,10 +140,7 @@ fn extract(raw: &[u8]) -> Result<Inbound, ParseMailError> {
         message_id: message.message_id().and_then(clean_id),
         from_addr,
         from_name,
-        subject: message
-            .subject()
-            .map(clean_line)
-            .filter(|s| !s.is_empty()),
+        subject: message.subject().map(clean_line).filter(|s| !s.is_empty()),
         date: message
             .date()
             .filter(|d| d.is_valid())
@@ -333,12 +330,31 @@ fn tag_at(html: &str, at: usize, last_gt: Option<usize>) -> Option<Tag> {
 }
 
 const VOID_TAGS: &[&str] = &[
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
-    "source", "track", "wbr", "!doctype", "!--",
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+    "track", "wbr", "!doctype", "!--",
 ];
 const BLOCK_TAGS: &[&str] = &[
-    "address", "blockquote", "br", "dd", "div", "dl", "dt", "h1", "h2", "h3", "h4", "h5",
-    "h6", "hr", "li", "ol", "p", "pre", "table", "tr", "ul",
+    "address",
+    "blockquote",
+    "br",
+    "dd",
+    "div",
+    "dl",
+    "dt",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "li",
+    "ol",
+    "p",
+    "pre",
+    "table",
+    "tr",
+    "ul",
 ];
 
 /// The deepest nesting of elements, counting every opened tag that is not void or
@@ -396,8 +412,7 @@ fn plain_html_text(html: &str) -> String {
 /// Byte index of `needle` (ASCII) in `hay`, ignoring ASCII case.
 fn find_ascii_ci(hay: &str, needle: &str) -> Option<usize> {
     let (h, n) = (hay.as_bytes(), needle.as_bytes());
-    (0..h.len().saturating_sub(n.len() - 1))
-        .find(|&k| h[k..k + n.len()].eq_ignore_ascii_case(n))
+    (0..h.len().saturating_sub(n.len() - 1)).find(|&k| h[k..k + n.len()].eq_ignore_ascii_case(n))
 }
 
 /// `&nbsp;`, `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&#39;`, `&#NN;` and `&#xNN;`.
@@ -485,10 +500,7 @@ fn ids(value: &HeaderValue<'_>) -> Vec<String> {
 
 fn clean_id(id: &str) -> Option<String> {
     let id = clean_line(id);
-    let id = id
-        .trim_start_matches('<')
-        .trim_end_matches('>')
-        .trim();
+    let id = id.trim_start_matches('<').trim_end_matches('>').trim();
     (!id.is_empty()).then(|| id.to_string())
 }
 
@@ -720,9 +732,11 @@ Content-Transfer-Encoding: base64\r\n\r\nQQBC\r\n--B--\r\n";
 
     #[test]
     fn control_characters_leave_headers_and_bodies() {
-        let m = parse(b"From: \"Bo\x07\x1b[2J\" <bo@example.se>\r\n\
+        let m = parse(
+            b"From: \"Bo\x07\x1b[2J\" <bo@example.se>\r\n\
 Subject: =?UTF-8?Q?Hej=1B]0;x=07_d=C2=9Bu=0D=0AX:_y?=\r\n\r\n\
-tab\there\x1b[31m red\x7f\xc2\x85 end\r\nline\rtwo\r\n");
+tab\there\x1b[31m red\x7f\xc2\x85 end\r\nline\rtwo\r\n",
+        );
         let subject = m.subject.unwrap();
         assert!(!subject.chars().any(char::is_control), "{subject:?}");
         assert!(subject.starts_with("Hej"), "{subject:?}");
@@ -748,7 +762,12 @@ tab\there\x1b[31m red\x7f\xc2\x85 end\r\nline\rtwo\r\n");
         );
         assert!(m.html_only);
         let lines: Vec<&str> = m.text.lines().filter(|l| !l.trim().is_empty()).collect();
-        assert_eq!(lines, ["KÖP 1 spion", "VÄN Afani", "Hälsningar"], "{:?}", m.text);
+        assert_eq!(
+            lines,
+            ["KÖP 1 spion", "VÄN Afani", "Hälsningar"],
+            "{:?}",
+            m.text
+        );
     }
 
     #[test]
@@ -772,8 +791,19 @@ tab\there\x1b[31m red\x7f\xc2\x85 end\r\nline\rtwo\r\n");
 <blockquote type=\"cite\"><div>old line</div></blockquote><a href=\"https://x.test\">link</a></body>",
         );
         let lines: Vec<&str> = m.text.lines().filter(|l| !l.trim().is_empty()).collect();
-        assert_eq!(lines[..3], ["BUY 1 spy", "UPGRADE commander", "FRIEND Afani"], "{:?}", m.text);
-        assert!(lines.iter().any(|l| l.starts_with('>') && l.contains("old line")), "{:?}", m.text);
+        assert_eq!(
+            lines[..3],
+            ["BUY 1 spy", "UPGRADE commander", "FRIEND Afani"],
+            "{:?}",
+            m.text
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with('>') && l.contains("old line")),
+            "{:?}",
+            m.text
+        );
         assert!(lines.iter().any(|l| l.contains("link")), "{:?}", m.text);
     }
 
@@ -802,10 +832,18 @@ tab\there\x1b[31m red\x7f\xc2\x85 end\r\nline\rtwo\r\n");
             );
             assert!(!text.contains("<div"), "{}", &text[..text.len().min(80)]);
         }
-        let deep = format!("{}<div>KÖP 1 spion</div><div>VÄN Afani</div>{}", "<div>".repeat(500), "</div>".repeat(500));
+        let deep = format!(
+            "{}<div>KÖP 1 spion</div><div>VÄN Afani</div>{}",
+            "<div>".repeat(500),
+            "</div>".repeat(500)
+        );
         let deep = html_to_text(&deep);
         let lines: Vec<&str> = deep.lines().filter(|l| !l.trim().is_empty()).collect();
-        assert_eq!(lines, ["KÖP 1 spion", "VÄN Afani"], "the fallback keeps one line per block");
+        assert_eq!(
+            lines,
+            ["KÖP 1 spion", "VÄN Afani"],
+            "the fallback keeps one line per block"
+        );
         let styled = html_to_text("<STYLE>p{}</style><p>a &lt;b&gt; &#65;&#x42;</p>");
         assert_eq!(styled.trim(), "a <b> AB");
     }
