@@ -276,7 +276,11 @@ pub fn html_to_text(html: &str) -> String {
     } else {
         // A panic in the renderer on hostile input must not lose the mail.
         panic::catch_unwind(AssertUnwindSafe(|| {
+            // Raw mode: a table cell is a block of its own (no column layout, which
+            // pads every row to the widest cell).
             html2text::config::plain_no_decorate()
+                .raw_mode(true)
+                .allow_width_overflow()
                 .string_from_read(html.as_bytes(), HTML_WIDTH)
                 .ok()
         }))
@@ -820,6 +824,12 @@ tab\there\x1b[31m red\x7f\xc2\x85 end\r\nline\rtwo\r\n",
             "&amp;&#x41;&nbsp;&&#;&#99999999;&Ö".repeat(50_000),
             format!("<style>{}", "p{}".repeat(300_000)),
             "<b><i>x</b></i>".repeat(16_000),
+            // One wide cell once padded every row of the table to its width.
+            format!(
+                "<table><tr><td>{}</td><td>a</td></tr>{}</table>",
+                "x".repeat(100_000),
+                "<tr><td></td><td>b</td></tr>".repeat(5_000)
+            ),
         ];
         for html in &cases {
             let t = std::time::Instant::now();
@@ -831,6 +841,12 @@ tab\there\x1b[31m red\x7f\xc2\x85 end\r\nline\rtwo\r\n",
                 &html[..20]
             );
             assert!(!text.contains("<div"), "{}", &text[..text.len().min(80)]);
+            assert!(
+                text.len() <= 2 * html.len(),
+                "{} from {}",
+                text.len(),
+                html.len()
+            );
         }
         let deep = format!(
             "{}<div>KÖP 1 spion</div><div>VÄN Afani</div>{}",
@@ -896,6 +912,65 @@ Content-Type: message/rfc822\r\n\r\nFrom: b@c\r\nSubject: inner\r\n\r\ninner\r\n
                 }
             }
             let _ = parse_inbound(&raw);
+        }
+    }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        /// HTML-ish text: tags, entities, quotes and words in any order and nesting.
+        fn htmlish() -> impl Strategy<Value = String> {
+            let piece = prop_oneof![
+                Just("<div>".to_string()),
+                Just("</div>".to_string()),
+                Just("<p class=MsoNormal>".to_string()),
+                Just("</p>".to_string()),
+                Just("<br>".to_string()),
+                Just("<blockquote>".to_string()),
+                Just("</blockquote>".to_string()),
+                Just("<b>".to_string()),
+                Just("</i>".to_string()),
+                Just("<table><tr><td>".to_string()),
+                Just("<style>".to_string()),
+                Just("<!--".to_string()),
+                Just("&nbsp;".to_string()),
+                Just("&#".to_string()),
+                Just("<".to_string()),
+                Just(">".to_string()),
+                "[A-ZÅÄÖa-z0-9 ]{0,12}",
+                any::<String>(),
+            ];
+            prop::collection::vec(piece, 0..60).prop_map(|v| v.concat())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(300))]
+
+            #[test]
+            fn html_to_text_never_panics_and_leaves_no_nul(html in htmlish()) {
+                let text = html_to_text(&html);
+                let raw = format!(
+                    "From: a@x.se\r\nSubject: s\r\nContent-Type: text/html\r\n\r\n{html}\r\n"
+                );
+                let m = parse_inbound(raw.as_bytes()).unwrap();
+                prop_assert!(!m.text.contains('\0'));
+                // `> ` quoting is the only thing that repeats per line, and nesting
+                // is bounded before rendering.
+                prop_assert!(text.len() <= (2 * HTML_RENDER_MAX_DEPTH + 4) * (html.len() + 1));
+            }
+
+            #[test]
+            fn headers_never_carry_control_characters(
+                name in any::<String>(),
+                subject in any::<String>(),
+            ) {
+                for s in [clean_line(&name), clean_line(&subject)] {
+                    prop_assert!(!s.chars().any(char::is_control));
+                    prop_assert_eq!(s.trim(), s.as_str());
+                }
+                prop_assert!(!clean_text(&subject).contains('\0'));
+            }
         }
     }
 }
