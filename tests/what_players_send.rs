@@ -616,3 +616,37 @@ fn gm_show_escapes_control_characters_from_the_mail() {
     );
     assert!(text.contains("\\u{202e}"), "{text}");
 }
+
+#[test]
+fn check_form_says_a_form_for_an_earlier_round_would_not_count() {
+    let (tmp, cfg) = new_game("2026-11-23T11:00:00+01:00");
+    for now in [
+        "2026-11-23T12:00:00+01:00",
+        "2026-11-29T15:00:00+01:00",
+        "2026-11-30T12:00:00+01:00",
+    ] {
+        assert!(pbemd(&["--config", &cfg, "tick", "--now", now])
+            .status
+            .success());
+    }
+    let round1 = std::fs::read_dir(tmp.path().join("game/outbox/new"))
+        .unwrap()
+        .map(|e| common::Sent::parse(&std::fs::read(e.unwrap().path()).unwrap()))
+        .filter(|m| m.to_is("afani@game.test") && m.text.contains("round 1"))
+        .map(|m| m.text)
+        .next()
+        .expect("round 1's form");
+    let form = tmp.path().join("old.txt");
+    std::fs::write(&form, format!("BUY 1 spy\n\n{round1}")).unwrap();
+    let out = pbemd(&[
+        "--config",
+        &cfg,
+        "check-form",
+        "--realm",
+        "Afani",
+        form.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("for round 1, but this is round 2"), "{text}");
+}

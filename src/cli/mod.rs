@@ -65,8 +65,8 @@ pub enum Command {
         json: bool,
     },
     /// Parse and check a weekend form offline against the current state and print the
-    /// receipt: exit 0 when every order is accepted, 1 when any is refused, 2 when the
-    /// file cannot be read or the realm is unknown.
+    /// receipt: exit 0 when every order is accepted, 1 when any is refused (or the form
+    /// answers an earlier round), 2 when the file cannot be read or the realm is unknown.
     CheckForm {
         #[arg(long)]
         realm: String,
@@ -188,6 +188,20 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                 return Ok(ExitCode::from(2));
             };
             let canonical = r.name.clone();
+            if let Some((_, made_for)) =
+                crate::forms::form_title(&text).filter(|&(_, n)| n < gs.round)
+            {
+                // As the daemon would answer: a form for an old round is not applied.
+                let when = if r.language == crate::game::Lang::Sv {
+                    "på måndag"
+                } else {
+                    "on Monday"
+                };
+                let note =
+                    crate::forms::stale_form_text(r.language, made_for, gs.round, when, true);
+                println!("{note}");
+                return Ok(ExitCode::from(1));
+            }
             let checked = crate::forms::read_form(&gs, &canonical, &text, &[]);
             // The deadline of the round being checked (not the next one after the
             // machine's clock, which may be another week than the game's).
