@@ -474,75 +474,24 @@ async fn receive_form(
         return refuse_stale_form(app, conn, gs, form, reply, base, made_for).await;
     }
     let round = gs.round as i64;
-    let now = clock::to_ms(app.now());
-    let received_at = from_ms(form.received_ms);
     let attachments: Vec<&str> = mail.attachments.iter().map(|a| a.text.as_str()).collect();
     let checked = crate::forms::read_form(gs, realm, &mail.text, &attachments);
-    let orders = serde_json::to_string(&checked).map_err(|e| AppError::BadState(e.to_string()))?;
-    let earlier = forms::current(conn, realm, round).await?;
-    let standing = earlier.filter(|_| checked.lines.is_empty() && !checked.no_orders);
-    let deadline = app
-        .schedule
-        .next_closing(Window::Weekend, received_at)
-        .map(|t| app.local(t, lang))
-        .unwrap_or_default();
-    let earlier_local = standing.map(|(_, at)| app.local(from_ms(at), lang));
-    let (st, reason) = match &earlier_local {
-        Some(at) => (
-            state::REFUSED,
-            Some(format!(
-                "no orders found; the form received {at} still stands"
-            )),
-        ),
-        None => (state::ACCEPTED, None),
+    let standing = forms::current(conn, realm, round)
+        .await?
+        .filter(|_| checked.lines.is_empty() && !checked.no_orders);
+    let standing_local = standing.map(|(_, at)| app.local(from_ms(at), lang));
+    let (id, stored) =
+        record_form(conn, form, base, round, &checked, standing_local.as_deref()).await?;
+    let replaced = stored.and_then(|(_, r)| r);
+    let receipt = Receipt {
+        round,
+        checked: &checked,
+        standing: standing_local.as_deref(),
+        replaced: replaced.map(|(_, at)| app.local(from_ms(at), lang)),
     };
-    let id = messages::insert(
-        conn,
-        &NewMessage {
-            state: st,
-            reason: reason.as_deref(),
-            ..base.clone()
-        },
-    )
-    .await?;
-    let (form_id, replaced) = match standing {
-        Some(_) => (None, None),
-        None => {
-            let (fid, replaced) = forms::insert(
-                conn,
-                id,
-                realm,
-                round,
-                form.received_ms,
-                base.body,
-                Some(&orders),
-            )
-            .await?;
-            (Some(fid), replaced)
-        }
-    };
-    let receipt = match &earlier_local {
-        Some(received) => crate::forms::receipt_for(
-            &checked,
-            lang,
-            &deadline,
-            crate::forms::Effect::EarlierStands { received },
-        ),
-        None => crate::forms::receipt_text(&checked, lang, &deadline),
-    };
-    let data = json!({
-        "realm": realm,
-        "round": round,
-        "received": app.local(received_at, lang),
-        "deadline": deadline,
-        "replaces": replaced.map(|(_, at)| app.local(from_ms(at), lang)),
-        "receipt": receipt,
-    });
-    reply
-        .send(app, conn, "form_receipt", "receipt", &data)
-        .await?;
+    send_receipt(app, conn, form, reply, &receipt).await?;
     let detail = json!({
-        "form_id": form_id,
+        "form_id": stored.map(|(f, _)| f),
         "replaces": replaced.map(|(id, _)| id),
         "earlier_stands": standing.map(|(id, _)| id),
         "no_orders": checked.no_orders,
@@ -550,6 +499,7 @@ async fn receive_form(
         "refused": checked.refused(),
     })
     .to_string();
+    let now = clock::to_ms(app.now());
     events::log(
         conn,
         now,
@@ -561,6 +511,90 @@ async fn receive_form(
     )
     .await?;
     Ok(())
+}
+
+/// Record the form's message and, unless an earlier form stands (`standing`, its
+/// arrival in words), the form itself. Returns the message id and, when stored, the
+/// form's id and the form it replaced (id, arrival).
+async fn record_form(
+    conn: &mut Conn,
+    form: &FormMail<'_>,
+    base: &NewMessage<'_>,
+    round: i64,
+    checked: &crate::forms::Checked,
+    standing: Option<&str>,
+) -> Result<(i64, Option<(i64, Option<(i64, i64)>)>)> {
+    let reason = standing.map(|at| format!("no orders found; the form received {at} still stands"));
+    let st = if standing.is_some() {
+        state::REFUSED
+    } else {
+        state::ACCEPTED
+    };
+    let id = messages::insert(
+        conn,
+        &NewMessage {
+            state: st,
+            reason: reason.as_deref(),
+            ..base.clone()
+        },
+    )
+    .await?;
+    if standing.is_some() {
+        return Ok((id, None));
+    }
+    let orders = serde_json::to_string(checked).map_err(|e| AppError::BadState(e.to_string()))?;
+    let stored = forms::insert(
+        conn,
+        id,
+        form.realm,
+        round,
+        form.received_ms,
+        base.body,
+        Some(&orders),
+    )
+    .await?;
+    Ok((id, Some(stored)))
+}
+
+/// What a form receipt reports.
+struct Receipt<'a> {
+    round: i64,
+    checked: &'a crate::forms::Checked,
+    /// The earlier form that still stands (its arrival, in words).
+    standing: Option<&'a str>,
+    /// The form this one replaced (its arrival, in words).
+    replaced: Option<String>,
+}
+
+async fn send_receipt(
+    app: &App,
+    conn: &mut Conn,
+    form: &FormMail<'_>,
+    reply: &Reply<'_>,
+    r: &Receipt<'_>,
+) -> Result<()> {
+    let lang = form.lang;
+    let received_at = from_ms(form.received_ms);
+    let deadline = app
+        .schedule
+        .next_closing(Window::Weekend, received_at)
+        .map(|t| app.local(t, lang))
+        .unwrap_or_default();
+    let effect = match r.standing {
+        Some(received) => crate::forms::Effect::EarlierStands { received },
+        None => crate::forms::Effect::Stands,
+    };
+    let data = json!({
+        "realm": form.realm,
+        "round": r.round,
+        "received": app.local(received_at, lang),
+        "deadline": deadline,
+        "replaces": r.replaced,
+        "receipt": crate::forms::receipt_for(r.checked, lang, &deadline, effect),
+    });
+    reply
+        .send(app, conn, "form_receipt", "receipt", &data)
+        .await
 }
 
 /// A form answering an earlier round's form: refused with a reply that names the round
