@@ -2,6 +2,7 @@
 //! the message, its routing (delivery, form, GM queue or refusal), any reply, the
 //! audit event and the inbox row's `done` mark together — all or nothing.
 
+use chrono::{DateTime, Utc};
 use serde_json::json;
 
 use tracing::Instrument;
@@ -155,6 +156,36 @@ async fn handle(
     let subject = mail.subject.clone().unwrap_or_default();
     let dir = app.directory(gs);
     match classify::classify(&mail, &dir, app.cfg.limits.max_mail_bytes) {
+        Classified::DoubtfulSender { from, why } => {
+            let reason = format!("sender in doubt: {why}");
+            let id = messages::insert(
+                conn,
+                &NewMessage {
+                    inbox_id,
+                    kind: "doubtful_sender",
+                    from_addr: from.as_deref(),
+                    subject: &subject,
+                    body: &mail.text,
+                    state: state::GM_QUEUE,
+                    reason: Some(&reason),
+                    round,
+                    at: now,
+                    ..Default::default()
+                },
+            )
+            .await?;
+            events::log(
+                conn,
+                now,
+                round,
+                "mail_doubtful_sender",
+                None,
+                Some(id),
+                &reason,
+            )
+            .await?;
+            tracing::warn!(%reason, "mail with a doubtful sender queued for the GM");
+        }
         Classified::UnknownSender { from } => {
             let reason = format!("unknown sender {}", from.as_deref().unwrap_or("(none)"));
             let id = messages::insert(
@@ -314,55 +345,12 @@ async fn handle(
                     .await?;
                 }
                 Route::Form => {
-                    let id = messages::insert(
-                        conn,
-                        &NewMessage {
-                            state: state::ACCEPTED,
-                            ..base.clone()
-                        },
-                    )
-                    .await?;
-                    let attachments: Vec<&str> =
-                        mail.attachments.iter().map(|a| a.text.as_str()).collect();
-                    let checked = crate::forms::read_form(gs, &realm, &mail.text, &attachments);
-                    let orders = serde_json::to_string(&checked)
-                        .map_err(|e| AppError::BadState(e.to_string()))?;
-                    let (form_id, replaced) =
-                        forms::insert(conn, id, &realm, round, received_ms, &body, Some(&orders))
-                            .await?;
-                    let deadline = app
-                        .schedule
-                        .next_closing(Window::Weekend, received_at)
-                        .map(|t| app.local(t, lang))
-                        .unwrap_or_default();
-                    let data = json!({
-                        "realm": realm,
-                        "round": round,
-                        "received": app.local(received_at, lang),
-                        "deadline": deadline,
-                        "replaces": replaced.map(|(_, at)| app.local(from_ms(at), lang)),
-                        "receipt": crate::forms::receipt_text(&checked, lang, &deadline),
-                    });
-                    reply
-                        .send(app, conn, "form_receipt", "receipt", &data)
-                        .await?;
-                    let detail = json!({
-                        "form_id": form_id,
-                        "replaces": replaced.map(|(id, _)| id),
-                        "accepted": checked.accepted(),
-                        "refused": checked.refused(),
-                    })
-                    .to_string();
-                    events::log(
-                        conn,
-                        now,
-                        round,
-                        "form_received",
-                        Some(&realm),
-                        Some(id),
-                        &detail,
-                    )
-                    .await?;
+                    let form = FormMail {
+                        realm: &realm,
+                        lang,
+                        received_ms,
+                    };
+                    receive_form(app, conn, gs, &form, &reply, &base).await?;
                 }
                 Route::Gm => {
                     // Reveal and home-invitations go through the courier; anything else
@@ -595,6 +583,241 @@ fn reply_subject(subject: &str, lang: Lang) -> String {
     } else {
         format!("Re: {}", subject.trim())
     }
+}
+
+/// A weekend form as received.
+struct FormMail<'a> {
+    realm: &'a str,
+    lang: Lang,
+    received_ms: i64,
+}
+
+/// A realm's weekend form: stored and answered with a receipt. A form written for an
+/// earlier round is refused (its orders were written against an old state); a form in
+/// which no order is found leaves an earlier form of the round standing, unless it says
+/// `INGA ORDRAR` / `NO ORDERS`.
+async fn receive_form(
+    app: &App,
+    conn: &mut Conn,
+    gs: &GameState,
+    form: &FormMail<'_>,
+    reply: &Reply<'_>,
+    base: &NewMessage<'_>,
+) -> Result<()> {
+    let (realm, lang) = (form.realm, form.lang);
+    let mail = reply.mail;
+    if let Some(made_for) = crate::forms::form_title(&mail.text)
+        .map(|(_, r)| r)
+        .filter(|&r| r < gs.round)
+    {
+        return refuse_stale_form(app, conn, gs, form, reply, base, made_for).await;
+    }
+    let round = gs.round as i64;
+    let attachments: Vec<&str> = mail.attachments.iter().map(|a| a.text.as_str()).collect();
+    let checked = crate::forms::read_form(gs, realm, &mail.text, &attachments);
+    let standing = forms::current(conn, realm, round)
+        .await?
+        .filter(|_| checked.lines.is_empty() && !checked.no_orders);
+    let standing_local = standing.map(|(_, at)| app.local(from_ms(at), lang));
+    let (id, stored) =
+        record_form(conn, form, base, round, &checked, standing_local.as_deref()).await?;
+    let replaced = stored.and_then(|(_, r)| r);
+    let receipt = Receipt {
+        round,
+        checked: &checked,
+        standing: standing_local.as_deref(),
+        replaced: replaced.map(|(_, at)| app.local(from_ms(at), lang)),
+    };
+    send_receipt(app, conn, form, reply, &receipt).await?;
+    let detail = json!({
+        "form_id": stored.map(|(f, _)| f),
+        "replaces": replaced.map(|(id, _)| id),
+        "earlier_stands": standing.map(|(id, _)| id),
+        "no_orders": checked.no_orders,
+        "accepted": checked.accepted(),
+        "refused": checked.refused(),
+    })
+    .to_string();
+    let now = clock::to_ms(app.now());
+    events::log(
+        conn,
+        now,
+        round,
+        "form_received",
+        Some(realm),
+        Some(id),
+        &detail,
+    )
+    .await?;
+    Ok(())
+}
+
+/// Record the form's message and, unless an earlier form stands (`standing`, its
+/// arrival in words), the form itself. Returns the message id and, when stored, the
+/// form's id and the form it replaced (id, arrival).
+async fn record_form(
+    conn: &mut Conn,
+    form: &FormMail<'_>,
+    base: &NewMessage<'_>,
+    round: i64,
+    checked: &crate::forms::Checked,
+    standing: Option<&str>,
+) -> Result<(i64, Option<(i64, Option<(i64, i64)>)>)> {
+    let reason = standing.map(|at| format!("no orders found; the form received {at} still stands"));
+    let st = if standing.is_some() {
+        state::REFUSED
+    } else {
+        state::ACCEPTED
+    };
+    let id = messages::insert(
+        conn,
+        &NewMessage {
+            state: st,
+            reason: reason.as_deref(),
+            ..base.clone()
+        },
+    )
+    .await?;
+    if standing.is_some() {
+        return Ok((id, None));
+    }
+    let orders = serde_json::to_string(checked).map_err(|e| AppError::BadState(e.to_string()))?;
+    let stored = forms::insert(
+        conn,
+        id,
+        form.realm,
+        round,
+        form.received_ms,
+        base.body,
+        Some(&orders),
+    )
+    .await?;
+    Ok((id, Some(stored)))
+}
+
+/// What a form receipt reports.
+struct Receipt<'a> {
+    round: i64,
+    checked: &'a crate::forms::Checked,
+    /// The earlier form that still stands (its arrival, in words).
+    standing: Option<&'a str>,
+    /// The form this one replaced (its arrival, in words).
+    replaced: Option<String>,
+}
+
+async fn send_receipt(
+    app: &App,
+    conn: &mut Conn,
+    form: &FormMail<'_>,
+    reply: &Reply<'_>,
+    r: &Receipt<'_>,
+) -> Result<()> {
+    let lang = form.lang;
+    let received_at = from_ms(form.received_ms);
+    let deadline = app
+        .schedule
+        .next_closing(Window::Weekend, received_at)
+        .map(|t| app.local(t, lang))
+        .unwrap_or_default();
+    let effect = match r.standing {
+        Some(received) => crate::forms::Effect::EarlierStands { received },
+        None => crate::forms::Effect::Stands,
+    };
+    let data = json!({
+        "realm": form.realm,
+        "round": r.round,
+        "received": app.local(received_at, lang),
+        "deadline": deadline,
+        "replaces": r.replaced,
+        "receipt": crate::forms::receipt_for(r.checked, lang, &deadline, effect),
+    });
+    reply
+        .send(app, conn, "form_receipt", "receipt", &data)
+        .await
+}
+
+/// A form answering an earlier round's form: refused with a reply that names the round
+/// it was made for and when the current round's form was mailed. Nothing is stored as
+/// the realm's form, so an earlier form of this round still stands.
+async fn refuse_stale_form(
+    app: &App,
+    conn: &mut Conn,
+    gs: &GameState,
+    form: &FormMail<'_>,
+    reply: &Reply<'_>,
+    base: &NewMessage<'_>,
+    made_for: u32,
+) -> Result<()> {
+    let round = gs.round as i64;
+    let now = app.now();
+    let mailed = current_form_mailed(app, conn).await?;
+    let mailed_local = match mailed {
+        Some(t) => app.local(t, form.lang),
+        None if form.lang == Lang::Sv => "på måndag".to_string(),
+        None => "on Monday".to_string(),
+    };
+    let already = mailed.is_none_or(|t| t <= from_ms(form.received_ms));
+    let text = crate::forms::stale_form_text(form.lang, made_for, gs.round, &mailed_local, already);
+    let id = messages::insert(
+        conn,
+        &NewMessage {
+            state: state::REFUSED,
+            reason: Some(&text),
+            ..base.clone()
+        },
+    )
+    .await?;
+    reply.refuse(app, conn, &text).await?;
+    let detail = json!({"made_for": made_for, "round": round}).to_string();
+    let at = clock::to_ms(now);
+    events::log(
+        conn,
+        at,
+        round,
+        "form_stale",
+        Some(form.realm),
+        Some(id),
+        &detail,
+    )
+    .await?;
+    Ok(())
+}
+
+/// When the current round began: the last `resolve` that fired, else the game's start.
+pub async fn round_started(conn: &mut Conn) -> Result<Option<DateTime<Utc>>> {
+    let resolve = crate::schedule::EventKind::Resolve.as_str();
+    let last = crate::store::schedule::fired(conn)
+        .await?
+        .into_iter()
+        .filter(|(_, kind, _)| kind == resolve)
+        .map(|(_, _, at)| at)
+        .max();
+    let started = match last {
+        Some(at) => Some(at),
+        None => crate::store::meta::get_i64(conn, crate::store::meta::STARTED_AT).await?,
+    };
+    Ok(started.map(from_ms))
+}
+
+/// The form deadline of the current round: the first weekend closing after it began.
+pub async fn round_deadline(app: &App, conn: &mut Conn) -> Result<Option<DateTime<Utc>>> {
+    let start = round_started(conn).await?.unwrap_or_else(|| app.now());
+    Ok(app.schedule.next_closing(Window::Weekend, start))
+}
+
+/// When the current round's form is mailed: the first `results` event after the round
+/// began (round 1's form goes out when the game starts).
+async fn current_form_mailed(app: &App, conn: &mut Conn) -> Result<Option<DateTime<Utc>>> {
+    let Some(start) = round_started(conn).await? else {
+        return Ok(None);
+    };
+    let horizon = start + chrono::Duration::days(8);
+    Ok(app
+        .schedule
+        .due(start, horizon)
+        .into_iter()
+        .find(|d| d.kind == crate::schedule::EventKind::Results)
+        .map(|d| d.at))
 }
 
 #[cfg(test)]

@@ -111,29 +111,27 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
             };
             println!("message {}  ({}, {})", m.id, m.kind, m.state);
             println!("received: {}", app.game_time(from_ms(m.created_at)));
-            println!("from:     {}", m.from_addr.as_deref().unwrap_or("-"));
-            println!("realm:    {}", m.realm.as_deref().unwrap_or("-"));
-            println!("to realm: {}", m.to_realm.as_deref().unwrap_or("-"));
+            println!("from:     {}", shown(m.from_addr.as_deref().unwrap_or("-")));
+            println!("realm:    {}", shown(m.realm.as_deref().unwrap_or("-")));
+            println!("to realm: {}", shown(m.to_realm.as_deref().unwrap_or("-")));
             println!("round:    {}", m.round);
-            println!("subject:  {}", m.subject);
+            println!("subject:  {}", shown(&m.subject));
             if let Some(r) = &m.reason {
                 let label = if m.state == messages::state::PARKED {
                     "error:    "
                 } else {
                     "reason:   "
                 };
-                println!("{label}{r}");
+                println!("{label}{}", shown(r));
             }
             if m.state == messages::state::PARKED {
                 println!("(parked: `pbemd gm retry {id}` tries again, `pbemd gm reject {id} --reason …` refuses it)");
             }
-            println!("\n{}", m.body);
+            println!("\n{}", shown(&m.body));
             if let Some(raw) = inbox::raw(&mut conn, m.inbox_id).await? {
                 println!("\n----- raw mail ({} bytes) -----", raw.len());
-                println!(
-                    "{}",
-                    String::from_utf8_lossy(&raw[..raw.len().min(64 * 1024)])
-                );
+                let text = String::from_utf8_lossy(&raw[..raw.len().min(64 * 1024)]);
+                println!("{}", shown(&text.replace("\r\n", "\n")));
             }
         }
         GmCommand::Approve { id, now } => {
@@ -200,6 +198,29 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Player text as the GM's terminal may show it: every control character other than
+/// line feed and tab (BEL, ESC, CR, the C1 controls …) and every bidirectional override
+/// is written as an escape (`\x1b`, `\u{202e}`), so a mail can neither drive the
+/// terminal nor reorder what the GM reads.
+pub fn shown(s: &str) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        let bidi = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        match c {
+            '\n' | '\t' => out.push(c),
+            c if (c as u32) < 0x80 && c.is_control() => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if c.is_control() || bidi => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 fn who(m: &messages::Message) -> String {
     match (&m.realm, &m.to_realm, &m.from_addr) {
         (Some(r), Some(t), _) => format!("{r} → {t}"),
@@ -229,5 +250,21 @@ fn one_line(s: &str, max: usize) -> String {
         format!("{}…", s.chars().take(max - 1).collect::<String>())
     } else {
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shown;
+
+    #[test]
+    fn gm_show_escapes_terminal_controls_and_bidi_overrides() {
+        let s = shown("a\x07b\x1b[2Jc\rd\u{9b}e\u{202e}f\0g\x7f\nline\ttab");
+        assert_eq!(
+            s,
+            "a\\x07b\\x1b[2Jc\\x0dd\\u{9b}e\\u{202e}f\\x00g\\x7f\nline\ttab"
+        );
+        assert!(!s.chars().any(|c| c.is_control() && c != '\n' && c != '\t'));
+        assert_eq!(shown("Östvik → Afani"), "Östvik → Afani");
     }
 }

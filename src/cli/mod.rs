@@ -99,8 +99,8 @@ pub enum Command {
         json: bool,
     },
     /// Parse and check a weekend form offline against the current state and print the
-    /// receipt: exit 0 when every order is accepted, 1 when any is refused, 2 when the
-    /// file cannot be read.
+    /// receipt: exit 0 when every order is accepted, 1 when any is refused (or the form
+    /// answers an earlier round), 2 when the file cannot be read or the realm is unknown.
     CheckForm {
         #[arg(long)]
         realm: String,
@@ -273,13 +273,36 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             let app = open(&cli.config, Arc::new(SystemClock)).await?;
             let mut conn = app.store.conn().await?;
             let (_, gs) = app.state(&mut conn).await?;
-            let canonical = canonical_realm(&gs, &realm)?;
-            let r = gs.realm(&canonical).context("realm")?;
+            let Some(r) = canonical_realm(&gs, &realm)
+                .ok()
+                .and_then(|name| gs.realm(&name))
+            else {
+                eprintln!(
+                    "pbemd: no realm named {realm}; realms: {}",
+                    gs.realm_names().join(", ")
+                );
+                return Ok(ExitCode::from(2));
+            };
+            let canonical = r.name.clone();
+            if let Some((_, made_for)) =
+                crate::forms::form_title(&text).filter(|&(_, n)| n < gs.round)
+            {
+                // As the daemon would answer: a form for an old round is not applied.
+                let when = if r.language == crate::game::Lang::Sv {
+                    "på måndag"
+                } else {
+                    "on Monday"
+                };
+                let note =
+                    crate::forms::stale_form_text(r.language, made_for, gs.round, when, true);
+                println!("{note}");
+                return Ok(ExitCode::from(1));
+            }
             let checked = crate::forms::read_form(&gs, &canonical, &text, &[]);
-            let now = app.now();
-            let deadline = app
-                .schedule
-                .next_closing(crate::schedule::Window::Weekend, now)
+            // The deadline of the round being checked (not the next one after the
+            // machine's clock, which may be another week than the game's).
+            let deadline = app::process::round_deadline(&app, &mut conn)
+                .await?
                 .map(|t| app.local(t, r.language))
                 .unwrap_or_default();
             print!(

@@ -98,6 +98,9 @@ pub struct Checked {
     pub standing: Vec<Standing>,
     pub markers_found: bool,
     pub source: Source,
+    /// The form said `INGA ORDRAR` / `NO ORDERS`: empty on purpose.
+    #[serde(default)]
+    pub no_orders: bool,
 }
 
 impl Checked {
@@ -257,6 +260,7 @@ fn check_parsed(
         stock_after: run.stock,
         standing,
         markers_found: false,
+        no_orders: false,
         source: Source::Nothing,
     }
 }

@@ -14,6 +14,10 @@
 //! 5. the least-quoted marker section with content (a forwarded filled-in
 //!    form).
 //!
+//! A line `INGA ORDRAR` / `NO ORDERS` (any case, diacritics optional) is
+//! an explicit empty form: it is taken out of the lines and sets
+//! `no_orders`, so an empty form can replace an earlier one on purpose.
+//!
 //! A quoted old form is never read while anything fresh exists, and the
 //! untouched Monday form has no content lines (only `#` lines), so it
 //! yields nothing. Signatures (`-- ` to the next quoted line) and text
@@ -57,6 +61,9 @@ pub struct Extracted {
     pub lines: Vec<(usize, String)>,
     pub markers_found: bool,
     pub source: Source,
+    /// A line `INGA ORDRAR` / `NO ORDERS` was found among the lines.
+    #[serde(default)]
+    pub no_orders: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -190,6 +197,19 @@ fn looks_like_order(text: &str) -> bool {
             .is_some_and(|w| OrderKind::from_keyword(w.trim_end_matches(':')).is_some())
 }
 
+/// `INGA ORDRAR` / `NO ORDERS`: the explicit empty form.
+pub fn says_no_orders(text: &str) -> bool {
+    if text.len() > 40 {
+        return false;
+    }
+    let words: Vec<String> = fold(text)
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    words == ["inga", "ordrar"] || words == ["no", "orders"]
+}
+
 /// Markers lost: the unquoted lines that parse as orders. When no unquoted
 /// marker is in sight at all, keyword-led lines count too; next to an
 /// unquoted form (markers present, section empty) only real orders do, so
@@ -204,9 +224,9 @@ fn parsing(lines: &[Line]) -> Vec<(usize, String)> {
             l.depth == 0
                 && !is_ignorable(&l.text)
                 && if lenient {
-                    looks_like_order(&l.text)
+                    looks_like_order(&l.text) || says_no_orders(&l.text)
                 } else {
-                    parse_line(&l.text, None).is_ok()
+                    parse_line(&l.text, None).is_ok() || says_no_orders(&l.text)
                 }
         })
         .map(|l| (l.no, l.text.trim().to_string()))
@@ -221,10 +241,15 @@ pub fn extract_orders(text: &str, attachments: &[&str]) -> Extracted {
         .iter()
         .chain(atts.iter().flatten())
         .any(|l| marker(&l.text).is_some());
-    let found = |lines: Vec<(usize, String)>, source: Source| Extracted {
-        lines,
-        markers_found: any_markers,
-        source,
+    let found = |mut lines: Vec<(usize, String)>, source: Source| {
+        let before = lines.len();
+        lines.retain(|(_, t)| !says_no_orders(t));
+        Extracted {
+            no_orders: lines.len() < before,
+            lines,
+            markers_found: any_markers,
+            source,
+        }
     };
 
     let v = marked(&body);
@@ -265,4 +290,37 @@ pub fn extract_orders(text: &str, attachments: &[&str]) -> Extracted {
         }
     }
     found(Vec::new(), Source::Nothing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inga_ordrar_or_no_orders_is_an_explicit_empty_form() {
+        for text in [
+            "INGA ORDRAR",
+            "inga ordrar.",
+            "No orders",
+            "  NO  ORDERS!  ",
+            &format!("{START_MARKER}\nINGA ORDRAR\n{END_MARKER}\n"),
+            &format!("Hej!\n{START_MARKER}\nno orders\n{END_MARKER}\n-- \nBo"),
+        ] {
+            let ex = extract_orders(text, &[]);
+            assert!(ex.lines.is_empty(), "{text:?}: {ex:?}");
+            assert!(ex.no_orders, "{text:?}: {ex:?}");
+        }
+        let ex = extract_orders("Thanks, no orders from me? Maybe later.", &[]);
+        assert!(!ex.no_orders, "prose is not the explicit line: {ex:?}");
+        let ex = extract_orders("", &["INGA ORDRAR\n"]);
+        assert!(ex.no_orders, "in an attachment too: {ex:?}");
+        let ex = extract_orders("> INGA ORDRAR\n", &[]);
+        assert!(!ex.no_orders, "a quoted line is old text: {ex:?}");
+    }
+
+    #[test]
+    fn orders_next_to_inga_ordrar_still_count() {
+        let ex = extract_orders("KÖP 1 spion\nINGA ORDRAR\n", &[]);
+        assert_eq!(ex.lines, vec![(1, "KÖP 1 spion".to_string())]);
+    }
 }

@@ -14,8 +14,8 @@ pub mod view;
 pub use check::{check, check_orders, Checked, CheckedLine, Refusal, Standing};
 pub use extract::{extract_orders, Extracted, Source};
 pub use grammar::{parse_line, LineError, Order, OrderKind, ORDER_TABLE};
-pub use receipt::receipt_text;
-pub use view::{form_state_of, parse_form_view, FormParseError, FormState};
+pub use receipt::{receipt_for, receipt_text, stale_form_text, Effect};
+pub use view::{form_state_of, form_title, parse_form_view, FormParseError, FormState};
 
 use crate::game::GameState;
 
@@ -24,6 +24,7 @@ pub fn read_form(state: &GameState, realm: &str, text: &str, attachments: &[&str
     let ex = extract_orders(text, attachments);
     let mut c = check(state, realm, &ex.lines);
     c.markers_found = ex.markers_found;
+    c.no_orders = ex.no_orders;
     c.source = ex.source;
     c
 }

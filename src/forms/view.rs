@@ -453,6 +453,23 @@ pub fn parse_form_view(text: &str) -> Result<FormState, FormParseError> {
     })
 }
 
+/// The realm and round named in the first form title block of `text` (a
+/// reply quoting the Monday form carries it), if any. Says which round a
+/// reply was written for, without reading the rest of the form.
+pub fn form_title(text: &str) -> Option<(String, u32)> {
+    let all: Vec<String> = text.lines().map(unquote).collect();
+    let (start, end) = (0..all.len()).filter(|&i| is_rule(&all[i])).find_map(|i| {
+        let end = (i + 1..all.len().min(i + 8)).find(|&j| is_rule(&all[j]))?;
+        Some((i, end))
+    })?;
+    let title: String = all[start + 1..end]
+        .iter()
+        .map(|l| l.trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    title_realm_round(&title)
+}
+
 /// `… Resultat och helgformulär för <Land>, runda <n>` (or English).
 fn title_realm_round(title: &str) -> Option<(String, u32)> {
     for (lead, round_word) in [
@@ -947,6 +964,21 @@ mod tests {
         assert_eq!(unquote(">>x"), "x");
         assert_eq!(unquote(">"), "");
         assert_eq!(unquote("    2 veteraner  "), "    2 veteraner");
+    }
+
+    #[test]
+    fn form_title_reads_the_round_of_a_quoted_form() {
+        let rule = "=".repeat(40);
+        let text = format!(
+            "BUY 1 spy\n\nOn Monday sl wrote:\n> {rule}\n> VÄRLDSSTRATEGISPELET\n\
+> Results and weekend form for Afani, round 3\n> {rule}\n> more\n"
+        );
+        assert_eq!(form_title(&text), Some(("Afani".to_string(), 3)));
+        assert_eq!(form_title("BUY 1 spy"), None);
+        assert_eq!(
+            form_title(&format!("{rule}\nno title here\n{rule}\n")),
+            None
+        );
     }
 
     #[test]

@@ -35,6 +35,9 @@ pub enum Classified {
     /// From address belongs to no realm (and is not the GM): no reply (no backscatter), GM queue.
     /// Mail from the game's own address (a loop) also lands here.
     UnknownSender { from: Option<String> },
+    /// The headers do not name exactly one author (several `From` headers or
+    /// addresses, or a `Sender` that disagrees): nobody's mail, so no reply; GM queue.
+    DoubtfulSender { from: Option<String>, why: String },
     /// Mail from the GM's own address: GM queue (later issues give GM commands by mail).
     FromGm,
     /// A realm's mail that fits a kind.
@@ -72,13 +75,19 @@ pub enum Refusal {
     },
 }
 
-/// Classifies one parsed mail. Order of checks: From address (unknown → no reply;
+/// Classifies one parsed mail. Order of checks: one author (else GM queue), From address (unknown → no reply;
 /// GM → GM queue), size, subject, sender realm named in the subject, body.
 ///
 /// The subject's sending realm must be the From address's realm for every kind
 /// (a form or a GM mail on another realm's behalf is refused as well). When an
 /// address is registered for several realms, the one named in the subject wins.
 pub fn classify(mail: &Inbound, dir: &Directory, max_size: usize) -> Classified {
+    if let Some(why) = &mail.sender_doubt {
+        return Classified::DoubtfulSender {
+            from: mail.from_addr.clone(),
+            why: why.clone(),
+        };
+    }
     let Some(from) = mail
         .from_addr
         .as_deref()

@@ -60,14 +60,17 @@ pub fn compose<Z: TimeZone>(
 where
     Z::Offset: std::fmt::Display,
 {
-    let from: Mailbox = format!("{from_name} <{from_addr}>")
-        .parse()
-        .or_else(|_| from_addr.parse())
-        .map_err(|_| ComposeError::Address(from_addr.to_string()))?;
+    let from_name = header_text(from_name);
+    let from = Mailbox::new(
+        (!from_name.is_empty()).then_some(from_name),
+        from_addr
+            .parse()
+            .map_err(|_| ComposeError::Address(from_addr.to_string()))?,
+    );
     let message_id = message_id_for(game, &o.dedup_key, from_addr);
     let mut b = Message::builder()
         .from(from)
-        .subject(o.subject.clone())
+        .subject(header_text(&o.subject))
         .message_id(Some(message_id.clone()))
         .date(std::time::SystemTime::from(date.clone()))
         .header(ContentType::TEXT_PLAIN);
@@ -116,6 +119,13 @@ fn local_date(raw: Vec<u8>, date: &str) -> Vec<u8> {
     raw
 }
 
+/// Header text without any control character (a player's subject quoted in a reply,
+/// a realm's name): BEL, ESC, CR, LF and the rest never reach a header, where they
+/// could add a header or drive the reader's terminal.
+fn header_text(s: &str) -> String {
+    crate::mail::parse::clean_line(s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,6 +172,28 @@ mod tests {
         assert_eq!(text.matches("Date:").count(), 1, "{text}");
         let parsed = mail_parser::MessageParser::default().parse(&c.raw).unwrap();
         assert_eq!(parsed.date().unwrap().to_timestamp(), 1_800_000_000);
+    }
+
+    #[test]
+    fn control_characters_never_reach_a_header() {
+        let t = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        let mut o = sample();
+        o.subject = "Re: Hej\x07\x1b[2J\u{9b}1m\r\nBcc: x@evil.test\0 slut".into();
+        let c = compose(&o, "demo", "Spel\x1b]0;x\x07et", "sl@game.test", t).unwrap();
+        let text = String::from_utf8_lossy(&c.raw);
+        let head = text.split("\r\n\r\n").next().unwrap();
+        assert!(
+            !head
+                .chars()
+                .any(|c| c.is_control() && c != '\r' && c != '\n'),
+            "{head:?}"
+        );
+        let parsed = mail_parser::MessageParser::default().parse(&c.raw).unwrap();
+        let subject = parsed.subject().unwrap();
+        assert_eq!(subject, "Re: Hej [2J 1m Bcc: x@evil.test slut");
+        assert!(parsed.header_raw("Bcc").is_none());
+        let name = parsed.from().unwrap().first().unwrap().name().unwrap();
+        assert_eq!(name, "Spel ]0;x et");
     }
 
     #[test]

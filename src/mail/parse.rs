@@ -38,6 +38,10 @@ pub struct Inbound {
     pub auth_results: Vec<String>,
     /// Size of the raw mail in bytes.
     pub size: usize,
+    /// Why the sender is in doubt (for the GM), when the headers do not name exactly
+    /// one author: several `From` headers, several addresses in `From`, or a `Sender`
+    /// that is not the `From` address. Such a mail is nobody's.
+    pub sender_doubt: Option<String>,
 }
 
 /// A text attachment, e.g. a `.txt` file holding a filled-in form.
@@ -108,12 +112,13 @@ fn extract(raw: &[u8]) -> Result<Inbound, ParseMailError> {
     let first_from = message.from().and_then(|a| a.first());
     let from_addr = first_from
         .and_then(|a| a.address())
-        .map(|a| a.trim().trim_matches(['<', '>']).to_lowercase())
+        .map(|a| clean_line(a).trim_matches(['<', '>']).to_lowercase())
         .filter(|a| !a.is_empty());
     let from_name = first_from
         .and_then(|a| a.name())
-        .map(|n| n.trim().to_string())
+        .map(clean_line)
         .filter(|n| !n.is_empty());
+    let sender_doubt = sender_doubt(&message, from_addr.as_deref());
 
     let (mut text, html_only) = body_text(&message);
     let mut attachments = text_attachments(&message);
@@ -135,10 +140,7 @@ fn extract(raw: &[u8]) -> Result<Inbound, ParseMailError> {
         message_id: message.message_id().and_then(clean_id),
         from_addr,
         from_name,
-        subject: message
-            .subject()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty()),
+        subject: message.subject().map(clean_line).filter(|s| !s.is_empty()),
         date: message
             .date()
             .filter(|d| d.is_valid())
@@ -151,10 +153,82 @@ fn extract(raw: &[u8]) -> Result<Inbound, ParseMailError> {
         auth_results: message
             .headers_raw()
             .filter(|(name, _)| name.eq_ignore_ascii_case("Authentication-Results"))
-            .map(|(_, value)| unfold(value))
+            .map(|(_, value)| clean_line(value))
             .collect(),
         size: raw.len(),
+        sender_doubt,
     })
+}
+
+/// Why the headers do not name exactly one author, if they do not: more than one
+/// `From` header (mail-parser keeps the last, a mail client may show the first), more
+/// than one address in `From`, or a `Sender` that is not the `From` address.
+fn sender_doubt(message: &Message<'_>, from: Option<&str>) -> Option<String> {
+    let count = |name: &str| {
+        message
+            .headers_raw()
+            .filter(|(n, _)| n.trim().eq_ignore_ascii_case(name))
+            .count()
+    };
+    let froms = count("From");
+    if froms > 1 {
+        return Some(format!("the mail has {froms} From headers"));
+    }
+    let addresses = message.from().map_or(0, address_count);
+    if addresses > 1 {
+        return Some(format!("the From header holds {addresses} addresses"));
+    }
+    let senders = count("Sender");
+    if senders > 1 {
+        return Some(format!("the mail has {senders} Sender headers"));
+    }
+    if senders == 1 {
+        let sender = message
+            .sender()
+            .and_then(|a| a.first())
+            .and_then(|a| a.address())
+            .map(|a| clean_line(a).trim_matches(['<', '>']).to_lowercase());
+        if sender.as_deref() != from || message.sender().map_or(0, address_count) != 1 {
+            return Some(format!(
+                "the Sender header ({}) is not the From address",
+                sender.as_deref().unwrap_or("unreadable")
+            ));
+        }
+    }
+    None
+}
+
+fn address_count(a: &mail_parser::Address<'_>) -> usize {
+    match a {
+        mail_parser::Address::List(list) => list.len(),
+        mail_parser::Address::Group(groups) => groups.iter().map(|g| g.addresses.len()).sum(),
+    }
+}
+
+/// Text derived from a mail for storage and for other players: no NUL (PostgreSQL
+/// refuses it in text columns), no other C0 or C1 control character, no DEL; tab and
+/// line feed stay, carriage returns are dropped (lines end in `\n`).
+pub fn clean_text(s: &str) -> String {
+    s.chars()
+        .filter(|&c| c == '\n' || c == '\t' || !c.is_control())
+        .collect()
+}
+
+/// One-line text from a header (subject, names, ids): every control character,
+/// line breaks and tabs included, becomes a space; runs of white space are one space;
+/// trimmed.
+pub fn clean_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for word in s
+        .split(|c: char| c.is_control() || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+    {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
 }
 
 /// The inline text bodies joined, and whether they were all HTML.
@@ -162,18 +236,230 @@ fn body_text(message: &Message<'_>) -> (String, bool) {
     let mut parts = Vec::new();
     let mut any_plain = false;
     for i in 0..message.text_body_count() {
-        if let Some(part) = message.text_part(i as u32) {
-            any_plain |= matches!(part.body, PartType::Text(_));
-        }
-        if let Some(text) = message.body_text(i) {
-            let text = text.replace("\r\n", "\n");
-            if !text.trim().is_empty() {
-                parts.push(text.trim_end().to_string());
+        let Some(part) = message.text_part(i as u32) else {
+            continue;
+        };
+        let text = match &part.body {
+            PartType::Text(text) => {
+                any_plain = true;
+                text.replace("\r\n", "\n")
             }
+            PartType::Html(html) => html_to_text(html),
+            _ => continue,
+        };
+        let text = clean_text(&text);
+        if !text.trim().is_empty() {
+            parts.push(text.trim_end().to_string());
         }
     }
     let html_only = !any_plain && message.html_body_count() > 0;
     (parts.join("\n\n"), html_only)
+}
+
+/// Widest line the HTML renderer may produce before it wraps; far above any order line
+/// (those are refused long before), so a visual line stays one line.
+const HTML_WIDTH: usize = 100_000;
+
+/// The HTML renderer's work grows faster than the input for deep nesting and for very
+/// large documents; beyond these bounds (far beyond any form a mail client writes) the
+/// linear fallback reads the text instead.
+const HTML_RENDER_MAX_BYTES: usize = 256 * 1024;
+const HTML_RENDER_MAX_DEPTH: usize = 128;
+
+/// HTML as a mail client wrote it → plain text with one line per visual line: `<div>`,
+/// `<p>` and `<br>` end lines, `<blockquote>` becomes `> ` quoting, entities are decoded,
+/// styles and scripts dropped, no decoration is added (no `*bold*`, no link footnotes).
+pub fn html_to_text(html: &str) -> String {
+    let text = if html.len() > HTML_RENDER_MAX_BYTES || nesting_depth(html) > HTML_RENDER_MAX_DEPTH
+    {
+        None
+    } else {
+        // A panic in the renderer on hostile input must not lose the mail.
+        panic::catch_unwind(AssertUnwindSafe(|| {
+            // Raw mode: a table cell is a block of its own (no column layout, which
+            // pads every row to the widest cell).
+            html2text::config::plain_no_decorate()
+                .raw_mode(true)
+                .allow_width_overflow()
+                .string_from_read(html.as_bytes(), HTML_WIDTH)
+                .ok()
+        }))
+        .ok()
+        .flatten()
+    };
+    let text = text.unwrap_or_else(|| plain_html_text(html));
+    text.lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One tag of an HTML text: its name (lower case, may be empty) and whether it closes
+/// (`</x>`) or closes itself (`<x/>`); `end` is the index after its `>`.
+struct Tag {
+    name: String,
+    closing: bool,
+    self_closing: bool,
+    end: usize,
+}
+
+/// The tag starting at byte `at` (a `<`), if one does; linear in the tag's length.
+/// `last_gt` is the index of the last `>` in `html`: past it no tag can end, and
+/// looking for one from every `<` would be quadratic.
+fn tag_at(html: &str, at: usize, last_gt: Option<usize>) -> Option<Tag> {
+    if last_gt.is_none_or(|g| g < at) {
+        return None;
+    }
+    let rest = &html[at + 1..];
+    let closing = rest.starts_with('/');
+    let body_start = usize::from(closing);
+    let first = rest[body_start..].chars().next()?;
+    if !(first.is_ascii_alphabetic() || first == '!' || first == '?') {
+        return None;
+    }
+    let len = rest.find('>')?;
+    let inner = &rest[body_start..len];
+    let name: String = inner
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == ':' || *c == '!')
+        .take(16)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    Some(Tag {
+        name,
+        closing,
+        self_closing: inner.ends_with('/'),
+        end: at + 1 + len + 1,
+    })
+}
+
+const VOID_TAGS: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+    "track", "wbr", "!doctype", "!--",
+];
+const BLOCK_TAGS: &[&str] = &[
+    "address",
+    "blockquote",
+    "br",
+    "dd",
+    "div",
+    "dl",
+    "dt",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "li",
+    "ol",
+    "p",
+    "pre",
+    "table",
+    "tr",
+    "ul",
+];
+
+/// The deepest nesting of elements, counting every opened tag that is not void or
+/// self-closed (unclosed tags count, as they nest in the parsed tree).
+fn nesting_depth(html: &str) -> usize {
+    let (mut depth, mut max, mut i) = (0usize, 0usize, 0usize);
+    let last_gt = html.rfind('>');
+    while let Some(off) = html[i..].find('<') {
+        let at = i + off;
+        match tag_at(html, at, last_gt) {
+            Some(t) => {
+                if t.closing {
+                    depth = depth.saturating_sub(1);
+                } else if !t.self_closing
+                    && !t.name.starts_with('!')
+                    && !VOID_TAGS.contains(&t.name.as_str())
+                {
+                    depth += 1;
+                    max = max.max(depth);
+                }
+                i = t.end;
+            }
+            None => i = at + 1,
+        }
+    }
+    max
+}
+
+/// The linear fallback: text outside tags, a line break at each block tag, `<style>`
+/// and `<script>` content dropped, the common entities decoded.
+fn plain_html_text(html: &str) -> String {
+    let mut out = String::with_capacity(html.len() / 2);
+    let mut i = 0;
+    let last_gt = html.rfind('>');
+    while let Some(off) = html[i..].find('<') {
+        out.push_str(&html[i..i + off]);
+        let at = i + off;
+        let Some(t) = tag_at(html, at, last_gt) else {
+            out.push('<');
+            i = at + 1;
+            continue;
+        };
+        i = t.end;
+        if BLOCK_TAGS.contains(&t.name.as_str()) {
+            out.push('\n');
+        } else if !t.closing && (t.name == "style" || t.name == "script") {
+            let close = format!("</{}", t.name);
+            i = find_ascii_ci(&html[i..], &close).map_or(html.len(), |p| i + p);
+        }
+    }
+    out.push_str(&html[i..]);
+    decode_entities(&out)
+}
+
+/// Byte index of `needle` (ASCII) in `hay`, ignoring ASCII case.
+fn find_ascii_ci(hay: &str, needle: &str) -> Option<usize> {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    (0..h.len().saturating_sub(n.len() - 1)).find(|&k| h[k..k + n.len()].eq_ignore_ascii_case(n))
+}
+
+/// `&nbsp;`, `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&#39;`, `&#NN;` and `&#xNN;`.
+fn decode_entities(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(p) = rest.find('&') {
+        out.push_str(&rest[..p]);
+        rest = &rest[p..];
+        let semi = rest.bytes().take(10).position(|b| b == b';');
+        let decoded = semi.and_then(|e| entity(&rest[1..e]).map(|c| (c, e + 1)));
+        match decoded {
+            Some((c, len)) => {
+                out.push(c);
+                rest = &rest[len..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn entity(name: &str) -> Option<char> {
+    match name {
+        "nbsp" => Some('\u{a0}'),
+        "amp" => Some('&'),
+        "lt" => Some('<'),
+        "gt" => Some('>'),
+        "quot" => Some('"'),
+        "apos" => Some('\''),
+        _ => {
+            let num = name.strip_prefix('#')?;
+            let code = match num.strip_prefix(['x', 'X']) {
+                Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+                None => num.parse().ok()?,
+            };
+            char::from_u32(code)
+        }
+    }
 }
 
 fn text_attachments(message: &Message<'_>) -> Vec<TextAttachment> {
@@ -192,8 +478,8 @@ fn text_attachments(message: &Message<'_>) -> Vec<TextAttachment> {
                 _ => return None,
             };
             Some(TextAttachment {
-                filename,
-                text: text.replace("\r\n", "\n"),
+                filename: filename.map(|f| clean_line(&f)),
+                text: clean_text(&text.replace("\r\n", "\n")),
             })
         })
         .collect()
@@ -217,17 +503,9 @@ fn ids(value: &HeaderValue<'_>) -> Vec<String> {
 }
 
 fn clean_id(id: &str) -> Option<String> {
-    let id = id
-        .trim()
-        .trim_start_matches('<')
-        .trim_end_matches('>')
-        .trim();
+    let id = clean_line(id);
+    let id = id.trim_start_matches('<').trim_end_matches('>').trim();
     (!id.is_empty()).then(|| id.to_string())
-}
-
-/// Joins folded header lines into one line.
-fn unfold(value: &str) -> String {
-    value.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]
@@ -403,6 +681,194 @@ Content-Disposition: attachment; filename=\"a.csv\"\r\n\r\na,b\r\n\
         let m = parse(b"From: Bo <BO@Example.SE>, Al <al@example.se>\r\n\r\n");
         assert_eq!(m.from_addr.as_deref(), Some("bo@example.se"));
         assert_eq!(m.from_name.as_deref(), Some("Bo"));
+        assert!(m.sender_doubt.is_some(), "two authors");
+    }
+
+    #[test]
+    fn one_author_or_the_sender_is_in_doubt() {
+        let doubt = |raw: &[u8]| parse(raw).sender_doubt;
+        assert_eq!(doubt(b"From: a@x.se\r\nSubject: s\r\n\r\nb\r\n"), None);
+        assert_eq!(
+            doubt(b"From: A <a@x.se>\r\nSender: <A@X.SE>\r\n\r\nb\r\n"),
+            None
+        );
+        for raw in [
+            &b"From: a@x.se\r\nFrom: b@x.se\r\n\r\nb\r\n"[..],
+            b"From: a@x.se\r\nfrom: a@x.se\r\n\r\nb\r\n",
+            b"From: a@x.se, b@x.se\r\n\r\nb\r\n",
+            b"From: team: a@x.se, b@x.se;\r\n\r\nb\r\n",
+            b"From: a@x.se\r\nSender: b@x.se\r\n\r\nb\r\n",
+            b"From: a@x.se\r\nSender: not an address\r\n\r\nb\r\n",
+            b"From: a@x.se\r\nSender: a@x.se\r\nSender: a@x.se\r\n\r\nb\r\n",
+        ] {
+            assert!(doubt(raw).is_some(), "{}", String::from_utf8_lossy(raw));
+        }
+    }
+
+    #[test]
+    fn nul_never_survives_into_derived_text() {
+        let raw = b"From: \"Bo\0 =?UTF-8?Q?=00B?=\" <bo\0@example.se>\r\n\
+Subject: =?UTF-8?Q?a=00b?= c\0d\r\nMessage-ID: <m\0@x>\r\nIn-Reply-To: <p\0@x>\r\n\
+Authentication-Results: mx;\0 dkim=pass\r\n\
+Content-Type: multipart/mixed; boundary=\"B\"\r\n\r\n\
+--B\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nK\0\xc3\x96P 1 spion\r\n\
+--B\r\nContent-Type: text/plain; name=\"o\0.txt\"\r\n\
+Content-Disposition: attachment; filename=\"o\0.txt\"\r\n\
+Content-Transfer-Encoding: base64\r\n\r\nQQBC\r\n--B--\r\n";
+        let m = parse(raw);
+        let mut all = vec![m.text.clone()];
+        all.extend(m.subject.clone());
+        all.extend(m.from_addr.clone());
+        all.extend(m.from_name.clone());
+        all.extend(m.message_id.clone());
+        all.extend(m.in_reply_to.clone());
+        all.extend(m.auth_results.clone());
+        for a in &m.attachments {
+            all.push(a.text.clone());
+            all.extend(a.filename.clone());
+        }
+        for t in &all {
+            assert!(!t.contains('\0'), "{t:?} in {m:#?}");
+        }
+        assert_eq!(m.text, "KÖP 1 spion");
+        assert_eq!(m.attachments[0].text, "AB");
+    }
+
+    #[test]
+    fn control_characters_leave_headers_and_bodies() {
+        let m = parse(
+            b"From: \"Bo\x07\x1b[2J\" <bo@example.se>\r\n\
+Subject: =?UTF-8?Q?Hej=1B]0;x=07_d=C2=9Bu=0D=0AX:_y?=\r\n\r\n\
+tab\there\x1b[31m red\x7f\xc2\x85 end\r\nline\rtwo\r\n",
+        );
+        let subject = m.subject.unwrap();
+        assert!(!subject.chars().any(char::is_control), "{subject:?}");
+        assert!(subject.starts_with("Hej"), "{subject:?}");
+        let name = m.from_name.unwrap();
+        assert!(!name.chars().any(char::is_control), "{name:?}");
+        assert_eq!(m.text, "tab\there[31m red end\nlinetwo");
+    }
+
+    fn html_mail(html: &str) -> Inbound {
+        parse(
+            format!(
+                "From: a@example.se\r\nSubject: f\r\nContent-Type: text/html; charset=utf-8\r\n\r\n{html}\r\n"
+            )
+            .as_bytes(),
+        )
+    }
+
+    #[test]
+    fn gmail_divs_give_one_line_each() {
+        let m = html_mail(
+            "<div dir=\"ltr\"><div>KÖP 1 spion</div><div>VÄN Afani</div><div><br></div>\
+<div>Hälsningar</div></div>",
+        );
+        assert!(m.html_only);
+        let lines: Vec<&str> = m.text.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(
+            lines,
+            ["KÖP 1 spion", "VÄN Afani", "Hälsningar"],
+            "{:?}",
+            m.text
+        );
+    }
+
+    #[test]
+    fn outlook_paragraphs_give_one_line_each_without_styles() {
+        let m = html_mail(
+            "<html><head><style>p.MsoNormal{margin:0cm}</style></head><body>\
+<p class=MsoNormal>BUY 1 spy<o:p></o:p></p><p class=MsoNormal>FRIEND&nbsp;Afani<o:p></o:p></p>\
+<p class=MsoNormal><b>UPGRADE</b> commander</p></body></html>",
+        );
+        let lines: Vec<&str> = m.text.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(lines.len(), 3, "{:?}", m.text);
+        assert_eq!(lines[0], "BUY 1 spy");
+        assert_eq!(lines[1].replace('\u{a0}', " "), "FRIEND Afani");
+        assert_eq!(lines[2], "UPGRADE commander", "no decoration added");
+    }
+
+    #[test]
+    fn apple_mail_brs_and_divs_and_quotes_keep_their_lines() {
+        let m = html_mail(
+            "<body>BUY 1 spy<br>UPGRADE commander<br><div>FRIEND Afani</div>\
+<blockquote type=\"cite\"><div>old line</div></blockquote><a href=\"https://x.test\">link</a></body>",
+        );
+        let lines: Vec<&str> = m.text.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(
+            lines[..3],
+            ["BUY 1 spy", "UPGRADE commander", "FRIEND Afani"],
+            "{:?}",
+            m.text
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with('>') && l.contains("old line")),
+            "{:?}",
+            m.text
+        );
+        assert!(lines.iter().any(|l| l.contains("link")), "{:?}", m.text);
+    }
+
+    /// html2text took 41 s on 20 000 nested `<div>`s and 370 s on 50 000 unclosed
+    /// `<div><p><b><i>` groups; deep or huge HTML now takes the linear fallback.
+    #[test]
+    fn deep_huge_or_broken_html_is_read_in_linear_time() {
+        let cases = [
+            format!("{}x{}", "<div>".repeat(20_000), "</div>".repeat(20_000)),
+            format!("{}x", "<blockquote>".repeat(20_000)),
+            "<div><p><b><i>x".repeat(50_000),
+            "<div>KÖP 1 spion</div>".repeat(100_000),
+            "<a".repeat(500_000),
+            "&amp;&#x41;&nbsp;&&#;&#99999999;&Ö".repeat(50_000),
+            format!("<style>{}", "p{}".repeat(300_000)),
+            "<b><i>x</b></i>".repeat(16_000),
+            // One wide cell once padded every row of the table to its width.
+            format!(
+                "<table><tr><td>{}</td><td>a</td></tr>{}</table>",
+                "x".repeat(100_000),
+                "<tr><td></td><td>b</td></tr>".repeat(5_000)
+            ),
+        ];
+        for html in &cases {
+            let t = std::time::Instant::now();
+            let text = html_to_text(html);
+            let took = t.elapsed();
+            assert!(
+                took < std::time::Duration::from_secs(3),
+                "{took:?} for {}…",
+                &html[..20]
+            );
+            assert!(!text.contains("<div"), "{}", &text[..text.len().min(80)]);
+            assert!(
+                text.len() <= 2 * html.len(),
+                "{} from {}",
+                text.len(),
+                html.len()
+            );
+        }
+        let deep = format!(
+            "{}<div>KÖP 1 spion</div><div>VÄN Afani</div>{}",
+            "<div>".repeat(500),
+            "</div>".repeat(500)
+        );
+        let deep = html_to_text(&deep);
+        let lines: Vec<&str> = deep.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(
+            lines,
+            ["KÖP 1 spion", "VÄN Afani"],
+            "the fallback keeps one line per block"
+        );
+        let styled = html_to_text("<STYLE>p{}</style><p>a &lt;b&gt; &#65;&#x42;</p>");
+        assert_eq!(styled.trim(), "a <b> AB");
+    }
+
+    #[test]
+    fn clean_line_joins_and_trims() {
+        assert_eq!(clean_line("  a\r\n\tb\x1bc\u{85}d  "), "a b c d");
+        assert_eq!(clean_line("\0"), "");
+        assert_eq!(clean_text("a\0b\r\nc\td\x1b"), "ab\nc\td");
     }
 
     #[test]
@@ -446,6 +912,65 @@ Content-Type: message/rfc822\r\n\r\nFrom: b@c\r\nSubject: inner\r\n\r\ninner\r\n
                 }
             }
             let _ = parse_inbound(&raw);
+        }
+    }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        /// HTML-ish text: tags, entities, quotes and words in any order and nesting.
+        fn htmlish() -> impl Strategy<Value = String> {
+            let piece = prop_oneof![
+                Just("<div>".to_string()),
+                Just("</div>".to_string()),
+                Just("<p class=MsoNormal>".to_string()),
+                Just("</p>".to_string()),
+                Just("<br>".to_string()),
+                Just("<blockquote>".to_string()),
+                Just("</blockquote>".to_string()),
+                Just("<b>".to_string()),
+                Just("</i>".to_string()),
+                Just("<table><tr><td>".to_string()),
+                Just("<style>".to_string()),
+                Just("<!--".to_string()),
+                Just("&nbsp;".to_string()),
+                Just("&#".to_string()),
+                Just("<".to_string()),
+                Just(">".to_string()),
+                "[A-ZÅÄÖa-z0-9 ]{0,12}",
+                any::<String>(),
+            ];
+            prop::collection::vec(piece, 0..60).prop_map(|v| v.concat())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(300))]
+
+            #[test]
+            fn html_to_text_never_panics_and_leaves_no_nul(html in htmlish()) {
+                let text = html_to_text(&html);
+                let raw = format!(
+                    "From: a@x.se\r\nSubject: s\r\nContent-Type: text/html\r\n\r\n{html}\r\n"
+                );
+                let m = parse_inbound(raw.as_bytes()).unwrap();
+                prop_assert!(!m.text.contains('\0'));
+                // `> ` quoting is the only thing that repeats per line, and nesting
+                // is bounded before rendering.
+                prop_assert!(text.len() <= (2 * HTML_RENDER_MAX_DEPTH + 4) * (html.len() + 1));
+            }
+
+            #[test]
+            fn headers_never_carry_control_characters(
+                name in any::<String>(),
+                subject in any::<String>(),
+            ) {
+                for s in [clean_line(&name), clean_line(&subject)] {
+                    prop_assert!(!s.chars().any(char::is_control));
+                    prop_assert_eq!(s.trim(), s.as_str());
+                }
+                prop_assert!(!clean_text(&subject).contains('\0'));
+            }
         }
     }
 }

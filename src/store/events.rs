@@ -34,7 +34,7 @@ pub async fn log(
     .bind(kind)
     .bind(realm)
     .bind(ref_id)
-    .bind(detail)
+    .bind(super::db_text(detail))
     .execute(&mut *conn)
     .await
     .ctx("write an audit event")?;

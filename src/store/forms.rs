@@ -80,8 +80,8 @@ pub async fn insert(
     .bind(realm)
     .bind(round)
     .bind(received_at)
-    .bind(body)
-    .bind(orders)
+    .bind(super::db_text(body))
+    .bind(orders.map(super::db_text))
     .fetch_one(&mut *conn)
     .await
     .ctx("store a weekend form")?;

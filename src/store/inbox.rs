@@ -51,8 +51,8 @@ pub async fn insert(conn: &mut Conn, m: &NewMail<'_>) -> Result<Stored, StoreErr
          imap_uidvalidity, imap_uid, state) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'new') \
          ON CONFLICT (dedup_key) DO NOTHING RETURNING id",
     )
-    .bind(m.dedup_key)
-    .bind(m.message_id)
+    .bind(super::db_text(m.dedup_key))
+    .bind(m.message_id.map(super::db_text))
     .bind(m.sha256)
     .bind(m.source.as_str())
     .bind(m.raw)

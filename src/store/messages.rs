@@ -58,11 +58,11 @@ pub async fn insert(conn: &mut Conn, m: &NewMessage<'_>) -> Result<i64, StoreErr
     .bind(m.realm)
     .bind(m.to_realm)
     .bind(m.lang)
-    .bind(m.from_addr)
-    .bind(m.subject)
-    .bind(m.body)
+    .bind(m.from_addr.map(super::db_text))
+    .bind(super::db_text(m.subject))
+    .bind(super::db_text(m.body))
     .bind(m.state)
-    .bind(m.reason)
+    .bind(m.reason.map(super::db_text))
     .bind(m.round)
     .bind(m.at)
     .bind(m.at)
@@ -204,7 +204,7 @@ pub async fn set_state(
 ) -> Result<(), StoreError> {
     sqlx::query("UPDATE messages SET state = $1, reason = COALESCE($2, reason), updated_at = $3 WHERE id = $4")
         .bind(state)
-        .bind(reason)
+        .bind(reason.map(super::db_text))
         .bind(at)
         .bind(id)
         .execute(&mut *conn)
@@ -248,7 +248,7 @@ pub async fn parked_count(conn: &mut Conn) -> Result<i64, StoreError> {
 /// The GM corrects a message's text.
 pub async fn set_body(conn: &mut Conn, id: i64, body: &str, at: i64) -> Result<(), StoreError> {
     sqlx::query("UPDATE messages SET body = $1, updated_at = $2 WHERE id = $3")
-        .bind(body)
+        .bind(super::db_text(body))
         .bind(at)
         .bind(id)
         .execute(&mut *conn)

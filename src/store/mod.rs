@@ -36,6 +36,13 @@ pub enum StoreError {
     Corrupt(String),
 }
 
+/// Text as every text column can hold it: PostgreSQL refuses NUL in text (SQLite takes
+/// it), so NUL is dropped. Player text is cleaned where mail is parsed; this is the
+/// second line, wherever player-derived text is written.
+pub fn db_text(s: &str) -> String {
+    s.replace('\0', "")
+}
+
 /// Shorthand used by every aggregate file: attach what was being done.
 pub(crate) trait Ctx<T> {
     fn ctx(self, what: &'static str) -> Result<T, StoreError>;

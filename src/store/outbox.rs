@@ -33,7 +33,7 @@ pub async fn enqueue(conn: &mut Conn, m: &NewOutgoing<'_>) -> Result<i64, StoreE
     .bind(m.kind)
     .bind(m.to_addrs.join(", "))
     .bind(m.from_addr)
-    .bind(m.subject)
+    .bind(super::db_text(m.subject))
     .bind(m.raw)
     .bind(m.at)
     .bind(m.at)
