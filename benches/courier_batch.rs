@@ -15,8 +15,8 @@ use pbemd::config::Config;
 use pbemd::courier::batch::{route_batch, Context, Queued};
 use pbemd::game::dice::Dice;
 use pbemd::game::state::{SpyMission, SpyState, StationedSpy};
+use pbemd::game::text::MailKind;
 use pbemd::game::GameState;
-use pbemd::mail::subject::MailKind;
 use pbemd::schedule::Window;
 use pbemd::store::{inbox, messages};
 

@@ -12,9 +12,10 @@ use pbemd::courier::mission::MissionErrorKind;
 use pbemd::courier::trailer::TrailerErrorKind;
 use pbemd::courier::{Charge, MissionError, Receipt, Refusal, Shortage, TrailerError};
 use pbemd::forms::grammar::{Arg, ErrorKind, LineError, TargetShape, ORDER_TABLE};
+use pbemd::game::text::MailKind;
 use pbemd::game::{GameState, Lang, Resource, Resources, ShipKind, Spell, Square, UnitKind};
 use pbemd::mail::classify::Refusal as MailRefusal;
-use pbemd::mail::subject::{MailKind, SubjectError};
+use pbemd::mail::subject::SubjectError;
 use pbemd::render::Renderer;
 use pbemd::schedule::Window;
 

@@ -5,8 +5,9 @@
 use std::path::PathBuf;
 
 use pbemd::game::state::{LocalText, LogEntry};
+use pbemd::game::text::WIDTH;
 use pbemd::game::{load_scenario, GameState, Lang};
-use pbemd::render::{FormContext, RenderError, Renderer, TEMPLATES, WIDTH};
+use pbemd::render::{FormContext, RenderError, Renderer, TEMPLATES};
 
 const DEMO: &str = include_str!("../scenarios/evil.yaml");
 const START: &str = "=== ORDRAR / ORDERS: skriv nedanför denna rad ===";

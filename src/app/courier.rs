@@ -13,9 +13,10 @@ use crate::clock::{self, from_ms};
 use crate::courier::batch::{self, Context, Decision, Dispatch, Outcome, Queued, Receipt};
 use crate::courier::text::{goods_text, spy_report_lines};
 use crate::game::dice::Dice;
+use crate::game::text::MailKind;
 use crate::game::{GameState, Lang};
 use crate::mail::compose::Outgoing;
-use crate::mail::subject::{parse_subject, MailKind};
+use crate::mail::subject::parse_subject;
 use crate::store::messages::{self, state, QueuedMessage};
 use crate::store::{events, Conn, StoreError};
 

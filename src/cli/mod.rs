@@ -249,7 +249,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                 println!("state version {version}, round {}", gs.round);
                 for r in &gs.realms {
                     if realm.as_deref().is_none_or(|n| {
-                        crate::mail::subject::fold(n) == crate::mail::subject::fold(&r.name)
+                        crate::game::text::fold(n) == crate::game::text::fold(&r.name)
                     }) {
                         println!("  {:<10} {:>5} VP  {}", r.name, r.vp, r.emails.join(", "));
                     }
@@ -325,7 +325,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
 
 /// A realm's canonical name from what a person typed (case and diacritics ignored).
 fn canonical_realm(gs: &crate::game::GameState, name: &str) -> Result<String> {
-    let fold = crate::mail::subject::fold;
+    let fold = crate::game::text::fold;
     gs.realm_names()
         .into_iter()
         .find(|n| fold(n) == fold(name))

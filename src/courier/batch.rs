@@ -16,14 +16,13 @@ use super::mission::{gather, parse_mission, spy_roll_succeeds, Contact, ContactK
 use super::trailer::{parse_envoy_body, parse_trailer, Goods};
 use super::{window_for, Charge, Refusal, Shortage};
 use crate::game::dice::Dice;
-use crate::game::resource::fold as fold_res;
 use crate::game::state::{
     ArmyGroup, Dimension, Fleet, GroupRef, HomeInvitation, Invitation, RulerBenefit, Ship,
     SpellTarget, SpyMission, SpyState, StationedSpy, Terrain, Unit,
 };
+use crate::game::text::{fold, MailKind};
 use crate::game::units::AgentKind;
 use crate::game::{GameState, Resources, ShipKind, Spell, Square};
-use crate::mail::subject::{fold, MailKind};
 use crate::schedule::Window;
 
 pub use crate::game::state::{ForgeryRight, Ledger};
@@ -1339,8 +1338,8 @@ pub fn gm_request(topic: Option<&str>, body: &str) -> Result<GmRequest, Refusal>
     let mut bare_home: Option<String> = None;
     for line in lines {
         let (head, rest) = match line.split_once(':') {
-            Some((h, r)) => (fold_res(h.trim()), r.trim()),
-            None => (fold_res(line), ""),
+            Some((h, r)) => (fold(h.trim()), r.trim()),
+            None => (fold(line), ""),
         };
         match head.as_str() {
             "avsloja" | "reveal" => {
@@ -1362,7 +1361,7 @@ pub fn gm_request(topic: Option<&str>, body: &str) -> Result<GmRequest, Refusal>
                     continue;
                 }
                 let mut w = rest.split_whitespace();
-                let army = match w.next().map(fold_res).as_deref() {
+                let army = match w.next().map(fold).as_deref() {
                     Some("arme" | "army" | "armegrupp" | "army group") => true,
                     Some("flotta" | "flottan" | "fleet") => false,
                     _ => return Err(bad()),

@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::game::state::{Positions, SpyMission};
+use crate::game::text::fold;
 use crate::game::{GameState, Resources, ShipKind, Square, UnitKind};
-use crate::mail::subject::fold;
 
 /// Why a mission line was refused; `line` quotes it (empty when missing).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]

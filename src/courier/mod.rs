@@ -14,8 +14,8 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use crate::game::text::MailKind;
 use crate::game::{Lang, Resources, ShipKind, Square, UnitKind};
-use crate::mail::subject::MailKind;
 use crate::schedule::Window;
 
 pub mod batch;

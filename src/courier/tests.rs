@@ -8,10 +8,10 @@ use super::batch::{route_batch, Context, Decision, Dispatch, Outcome, Queued, Sp
 use super::{Charge, Refusal, Shortage};
 use crate::game::dice::Dice;
 use crate::game::state::{Ruler, RulerBenefit, SpellEffect, SpellTarget, SpyState, Vote};
+use crate::game::text::MailKind;
 use crate::game::{
     load_scenario, GameState, Lang, Resource, Resources, ShipKind, Spell, Square, UnitKind,
 };
-use crate::mail::subject::MailKind;
 use crate::schedule::{Schedule, Window};
 
 /// The demo game, round 3.

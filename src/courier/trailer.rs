@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::game::resource::fold;
+use crate::game::text::fold;
 use crate::game::{Resource, Resources, ShipKind, Square, UnitKind};
 
 /// Goods a merchant (or an envoy's gift) carries, or a merchant expects.

@@ -14,12 +14,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::extract::Source;
-use super::grammar::{
-    parse_line, Amount, Group, GroupSel, LineError, Order, Piece, Reward, Target,
-};
+use super::grammar::{parse_line, LineError};
 use crate::game::lang::count;
-use crate::game::resource::fold;
+use crate::game::orders::{Amount, Group, GroupSel, Order, Piece, Reward, Target, Wave};
 use crate::game::state::{Positions, Researched, Terrain};
+use crate::game::text::fold;
 use crate::game::units::{build_cost, AgentKind};
 use crate::game::{GameState, Lang, Position, Resource, Resources, Spell, Square, UnitKind};
 
@@ -157,7 +156,7 @@ struct Run<'a> {
     spells: BTreeSet<Spell>,
     plans: BTreeMap<Group, (String, String)>,
     moved: BTreeSet<Group>,
-    attacks: BTreeMap<Square, Vec<Option<super::grammar::Wave>>>,
+    attacks: BTreeMap<Square, Vec<Option<Wave>>>,
     whirlwind: BTreeSet<Group>,
     once: BTreeSet<&'static str>,
     invitations: BTreeSet<u64>,

@@ -26,7 +26,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::grammar::{is_ignorable, parse_line, OrderKind};
-use crate::game::resource::fold;
+use crate::game::text::fold;
 
 /// The start marker line of the orders section (as in the template).
 pub const START_MARKER: &str = "=== ORDRAR / ORDERS: skriv nedanför denna rad ===";

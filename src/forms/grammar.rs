@@ -1,18 +1,19 @@
 //! The weekend-order grammar: ONE table of order kinds (`ORDER_TABLE`:
-//! keywords in Swedish and English, argument shape, example), the `Order`
-//! enum, `parse_line` and `Order::render`. Pure text → data; knows nothing
+//! keywords in Swedish and English, argument shape, example), `parse_line`
+//! and `Order::render` for the `game::orders` types. Pure text → data; knows nothing
 //! of the game state (ownership, costs and caps are `check`'s business).
 //!
 //! Lexing: keywords and names are matched case-insensitively with the
-//! Swedish diacritics optional (`game::resource::fold`); `,` `;` `:` count
+//! Swedish diacritics optional (`game::text::fold`); `,` `;` `:` count
 //! as spaces; numbers are digits. Names of units, ships, spells and
 //! resources are the ones `game::units` / `game::resource` parse (Swedish or
 //! English, singular or plural).
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::resource::fold;
+use crate::game::orders::{Amount, Group, GroupSel, Order, Outcome, Piece, Reward, Target, Wave};
 use crate::game::state::{Researched, RulerBenefit};
+use crate::game::text::fold;
 use crate::game::{Lang, Position, Resource, ShipKind, Spell, Square, UnitKind};
 
 /// The kinds of weekend order, one row each in `ORDER_TABLE`.
@@ -390,19 +391,6 @@ impl OrderKind {
     }
 }
 
-/// What a VP-threshold reward gives (R-VP-4 a–c).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Reward {
-    /// a: one position value +1.
-    Position(Position),
-    /// b: +1 production of a resource the realm already produces.
-    Production { city: Square, resource: Resource },
-    /// c: 25 resources of the realm's choice (slaves and crystals count
-    /// double).
-    Resources(Vec<Amount>),
-}
-
 /// The winner's benefit words, both languages, folded.
 fn parse_benefit(s: &str) -> Option<RulerBenefit> {
     match fold(s).as_str() {
@@ -431,30 +419,7 @@ fn benefit_text(b: RulerBenefit, lang: Lang) -> &'static str {
     }
 }
 
-/// `N resource`, e.g. `12 järn`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Amount {
-    pub count: u32,
-    pub resource: Resource,
-}
-
-/// An own army group or fleet, by its number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Group {
-    Army(u32),
-    Fleet(u32),
-}
-
 impl Group {
-    pub fn id(self) -> u32 {
-        match self {
-            Group::Army(n) | Group::Fleet(n) => n,
-        }
-    }
-    pub fn is_army(self) -> bool {
-        matches!(self, Group::Army(_))
-    }
     /// `armé 2`, `fleet 1`.
     pub fn render(self, lang: Lang) -> String {
         format!("{} {}", group_word(self.is_army(), lang), self.id())
@@ -470,15 +435,6 @@ fn group_word(army: bool, lang: Lang) -> &'static str {
     }
 }
 
-/// A spell's army/fleet target: an own group by number, or whatever
-/// stands on a square (enemy groups, whose numbers the caster does not know).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GroupSel {
-    Id(u32),
-    At(Square),
-}
-
 impl GroupSel {
     fn render(self) -> String {
         match self {
@@ -486,24 +442,6 @@ impl GroupSel {
             GroupSel::At(sq) => sq.to_string(),
         }
     }
-}
-
-/// What a spell is cast on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Target {
-    /// Own realm / everyone (production boosts, Armageddon, Reveal).
-    None,
-    Realm(String),
-    City(Square),
-    Army(GroupSel),
-    Fleet(GroupSel),
-    Square(Square),
-    /// Teleport: an army and where it lands.
-    ArmyTo {
-        army: GroupSel,
-        to: Square,
-    },
 }
 
 /// The target shape each spell takes (R-SPELL table, R-SPELL-11).
@@ -564,15 +502,6 @@ impl TargetShape {
     }
 }
 
-/// What happens to a city the attacker wins (R-CITY-4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    Plunder,
-    Takeover,
-    Raze,
-}
-
 impl Outcome {
     fn word(self, lang: Lang) -> &'static str {
         match (self, lang) {
@@ -594,14 +523,6 @@ impl Outcome {
     }
 }
 
-/// 1st or 2nd attacker on one target (R-COMBAT-12).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Wave {
-    First,
-    Second,
-}
-
 impl Wave {
     fn word(self, lang: Lang) -> &'static str {
         match (self, lang) {
@@ -618,162 +539,6 @@ impl Wave {
             _ => None,
         }
     }
-}
-
-/// A unit or a ship, in split and reorder lists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Piece {
-    Unit(UnitKind),
-    Ship(ShipKind),
-}
-
-impl Piece {
-    fn count_text(self, n: u32, lang: Lang) -> String {
-        match self {
-            Piece::Unit(k) => k.count_text(n as usize, lang),
-            Piece::Ship(k) => k.count_text(n as usize, lang),
-        }
-    }
-}
-
-/// One weekend order, as parsed from one line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "order", rename_all = "snake_case")]
-pub enum Order {
-    /// New army units in an own city (default: the capital, README, Decisions).
-    BuyUnits {
-        count: u32,
-        kind: UnitKind,
-        city: Option<Square>,
-    },
-    /// New ships in an own coastal city (default: the main harbour).
-    BuyShips {
-        count: u32,
-        kind: ShipKind,
-        city: Option<Square>,
-    },
-    BuySpies {
-        count: u32,
-    },
-    BuyWalls {
-        count: u32,
-        city: Square,
-    },
-    /// A new city with its 10 production points (R-CITY-2).
-    BuyCity {
-        square: Square,
-        production: Vec<Amount>,
-    },
-    /// +10 population per purchase.
-    BuyPopulation {
-        count: u32,
-        city: Square,
-    },
-    /// +1 position value; `crystals` = the buyer's choice of the 5
-    /// crystals (empty: taken from stock in resource order).
-    UpgradePosition {
-        position: Position,
-        crystals: Vec<Amount>,
-    },
-    UpgradeProduction {
-        city: Square,
-        resource: Resource,
-    },
-    /// `count` slaves → `count` of `resource` (README, Decisions).
-    ConvertSlaves {
-        count: u32,
-        resource: Resource,
-    },
-    Cast {
-        spell: Spell,
-        target: Target,
-    },
-    Move {
-        group: Group,
-        path: Vec<Square>,
-    },
-    Embark {
-        army: u32,
-        fleet: u32,
-    },
-    Disembark {
-        army: u32,
-        square: Option<Square>,
-    },
-    PickUp {
-        fleet: u32,
-        army: u32,
-    },
-    /// `other` joins `group` (same kind of group).
-    Merge {
-        group: Group,
-        other: u32,
-    },
-    /// The listed pieces leave `group` and form a new group.
-    Split {
-        group: Group,
-        pieces: Vec<(u32, Piece)>,
-    },
-    /// The whole group in cannon-fodder order (last listed falls first).
-    Reorder {
-        group: Group,
-        pieces: Vec<(u32, Piece)>,
-    },
-    Attack {
-        group: Group,
-        square: Square,
-        outcome: Option<Outcome>,
-        wave: Option<Wave>,
-    },
-    UseInvitation {
-        from: String,
-        group: Group,
-    },
-    HomeInvitation {
-        group: Group,
-    },
-    Bid {
-        offer: Vec<Amount>,
-    },
-    Engineers {
-        pay: Vec<Amount>,
-    },
-    Research {
-        kind: Researched,
-    },
-    Vote {
-        realm: String,
-    },
-    Friend {
-        realm: String,
-    },
-    NotFriend {
-        realm: String,
-    },
-    Capital {
-        city: Square,
-    },
-    MainHarbour {
-        city: Square,
-    },
-    TradeWishes {
-        buy: Vec<Resource>,
-        sell: Vec<Resource>,
-    },
-    /// The sole voting winner picks its benefit (R-VOTE-5).
-    RulerBenefit {
-        benefit: RulerBenefit,
-    },
-    /// The reward for a VP threshold reached (R-VP-4).
-    VpReward {
-        reward: Reward,
-    },
-    /// Troops bought from the free merchants: how many of a kind go to
-    /// which own city (R-FREE-9).
-    PlaceTroops {
-        placements: Vec<(u32, UnitKind, Square)>,
-    },
 }
 
 /// What an argument was supposed to be.
@@ -1575,7 +1340,7 @@ fn amounts_text(v: &[Amount], lang: Lang) -> String {
 
 fn pieces_text(v: &[(u32, Piece)], lang: Lang) -> String {
     v.iter()
-        .map(|(n, p)| p.count_text(*n, lang))
+        .map(|(n, p)| p.count_text(u64::from(*n), lang))
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -5,9 +5,8 @@
 
 use super::check::Checked;
 use crate::game::lang::count;
+use crate::game::text::{wrap_hanging, WIDTH};
 use crate::game::Lang;
-use crate::render::view::wrap_hanging;
-use crate::render::WIDTH;
 
 /// What a received form does to the realm's standing form for the round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -24,8 +24,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::game::state::{Dimension, GameState, Positions};
+use crate::game::text::{wrap, WIDTH};
 use crate::game::{Lang, Position, Resource, Resources, ShipKind, Square, UnitKind};
-use crate::render::view::{wrap, WIDTH};
 
 /// A realm's own state as its Monday form shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -11,53 +11,9 @@
 use serde::Serialize;
 
 use super::dice::Dice;
+use super::orders::Piece;
 use super::units::{ParseKindError, ShipKind, UnitKind};
 use super::Lang;
-
-/// A fighting piece: an army unit on land, a ship at sea.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(untagged)]
-pub enum Piece {
-    Unit(UnitKind),
-    Ship(ShipKind),
-}
-
-impl Piece {
-    pub fn attack(self) -> u64 {
-        match self {
-            Piece::Unit(u) => u.stats().attack as u64,
-            Piece::Ship(s) => s.stats().attack as u64,
-        }
-    }
-
-    pub fn defence(self) -> u64 {
-        match self {
-            Piece::Unit(u) => u.stats().defence as u64,
-            Piece::Ship(s) => s.stats().defence as u64,
-        }
-    }
-
-    /// Archers on land (R-UNIT-2), galleasses at sea (R-NAV-2).
-    fn is_ranged(self) -> bool {
-        match self {
-            Piece::Unit(u) => u.is_archer(),
-            Piece::Ship(s) => s.is_galleass(),
-        }
-    }
-
-    fn is_siege_tower(self) -> bool {
-        self == Piece::Unit(UnitKind::Belagringstorn)
-    }
-
-    /// `n` of this piece as text, e.g. `3 bågskyttar`.
-    pub fn count_text(self, n: u64, lang: Lang) -> String {
-        let n = usize::try_from(n).unwrap_or(usize::MAX);
-        match self {
-            Piece::Unit(u) => u.count_text(n, lang),
-            Piece::Ship(s) => s.count_text(n, lang),
-        }
-    }
-}
 
 /// One side's line: runs of equal pieces, front first; the last run loses first.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -5,12 +5,14 @@
 pub mod combat;
 pub mod dice;
 pub mod lang;
+pub mod orders;
 pub use lang::Lang;
 
 pub mod resource;
 pub mod scenario;
 pub mod square;
 pub mod state;
+pub mod text;
 pub mod units;
 pub mod view;
 

@@ -6,6 +6,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::text::fold;
 use super::Lang;
 
 /// One resource type, in the rulings' resource order (README, Scenario): the
@@ -205,20 +206,6 @@ impl fmt::Display for Resource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.key())
     }
-}
-
-/// Lower-case and fold the Swedish/Latin diacritics players may omit.
-pub fn fold(s: &str) -> String {
-    s.chars()
-        .flat_map(char::to_lowercase)
-        .map(|c| match c {
-            'å' | 'ä' | 'á' | 'à' | 'â' => 'a',
-            'ö' | 'ó' | 'ò' | 'ô' | 'ø' => 'o',
-            'é' | 'è' | 'ê' | 'ë' => 'e',
-            'ü' | 'ú' => 'u',
-            other => other,
-        })
-        .collect()
 }
 
 /// An amount of each of the twelve resources (stock, production, cost,

@@ -5,7 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::resource::{fold, Resource, Resources};
+use super::resource::{Resource, Resources};
+use super::text::fold;
 use super::Lang;
 
 /// Error for a unit/ship/position/spell name that is not known.

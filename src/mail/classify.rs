@@ -6,9 +6,10 @@
 //! tokens (the sender check of README, The mail contract runs before this), time windows,
 //! costs or order syntax; those belong to the courier and forms rooms.
 
+use crate::game::text::MailKind;
 use crate::game::Lang;
 use crate::mail::parse::Inbound;
-use crate::mail::subject::{parse_subject, MailKind, Subject, SubjectError};
+use crate::mail::subject::{parse_subject, Subject, SubjectError};
 
 /// One realm as the mail router knows it.
 #[derive(Debug, Clone, PartialEq, Eq)]

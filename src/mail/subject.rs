@@ -1,24 +1,12 @@
 //! The subject-line grammar of README, The mail contract (RULES.md R-MAIL-1): which realm
 //! sends what kind of mail to whom, in Swedish or English.
 //!
-//! Owns the grammar and name folding only. It knows realm names as plain strings
+//! Owns the grammar only (names are folded with `game::text::fold`). It knows realm names as plain strings
 //! handed in by the caller; it does not know addresses, windows or the directory.
 //! Parsing is pure `&str → Result<Subject, SubjectError>`.
 
-use unicode_normalization::{char::is_combining_mark, UnicodeNormalization};
-
+use crate::game::text::{fold, MailKind};
 use crate::game::Lang;
-
-/// What a mail is, as its subject says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MailKind {
-    Envoy,
-    Merchant,
-    Spy,
-    Form,
-    ToGm,
-}
 
 /// A parsed subject line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,17 +40,6 @@ pub enum SubjectError {
 /// Reply and forward prefixes stripped from the front of a subject, any number of
 /// times (`Re:`, Swedish `Sv:`/`VB:`, German `AW:`/`WG:`, Danish/Norwegian `VS:`).
 const PREFIXES: &[&str] = &["re", "sv", "fwd", "fw", "vb", "aw", "wg", "vs"];
-
-/// Folds a name or phrase for comparison: lower-case, diacritics stripped (NFD,
-/// combining marks dropped), whitespace collapsed to single spaces and trimmed.
-pub fn fold(s: &str) -> String {
-    let stripped: String = s
-        .nfd()
-        .filter(|c| !is_combining_mark(*c))
-        .flat_map(char::to_lowercase)
-        .collect();
-    stripped.split_whitespace().collect::<Vec<_>>().join(" ")
-}
 
 /// Parses a subject against the realm names of the game.
 ///
@@ -320,13 +297,6 @@ mod tests {
             topic: None,
             lang,
         }
-    }
-
-    #[test]
-    fn fold_strips_case_diacritics_and_extra_space() {
-        assert_eq!(fold("  ÖSTVIK \t skickar  "), "ostvik skickar");
-        assert_eq!(fold("Sändebud"), "sandebud");
-        assert_eq!(fold("Å ä Ö é"), "a a o e");
     }
 
     #[test]

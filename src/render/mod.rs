@@ -12,7 +12,7 @@ use handlebars::{
 };
 
 use crate::game::{GameState, Lang};
-pub use view::{FormContext, FormView, WIDTH};
+pub use view::{FormContext, FormView};
 
 /// The embedded templates: `(name, language, source)`. The main crate may
 /// register more with `Renderer::register`.
@@ -258,7 +258,9 @@ impl HelperDef for WrapHelper {
         let text = buf
             .into_string()
             .map_err(|e| handlebars::RenderErrorReason::Other(e.to_string()))?;
-        out.write(&view::wrap_hanging(&text, WIDTH, indent).join("\n"))?;
+        out.write(
+            &crate::game::text::wrap_hanging(&text, crate::game::text::WIDTH, indent).join("\n"),
+        )?;
         Ok(())
     }
 }

@@ -1,0 +1,201 @@
+//! Plain text helpers every room shares: the one name folding used to
+//! match realm, city, unit and keyword names, the kinds of mail a subject
+//! names, and word wrapping for the forms. Pure.
+
+use unicode_normalization::{char::is_combining_mark, UnicodeNormalization};
+
+/// Width of the form; no line may be longer (README, The weekend form).
+pub const WIDTH: usize = 78;
+
+/// What a mail is, as its subject says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MailKind {
+    Envoy,
+    Merchant,
+    Spy,
+    Form,
+    ToGm,
+}
+
+/// Folds a name or phrase for comparison: lower-case, diacritics stripped
+/// (NFD, combining marks dropped; `ø` and `æ` read as `o` and `ae`),
+/// whitespace collapsed to single spaces and trimmed. `Östvik`, `OSTVIK`
+/// and a decomposed `Östvik ` all fold to `ostvik`.
+pub fn fold(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut space = false;
+    for c in s.chars().flat_map(char::to_lowercase).nfd() {
+        if is_combining_mark(c) {
+            continue;
+        }
+        if c.is_whitespace() {
+            space = !out.is_empty();
+            continue;
+        }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        match c {
+            'ø' => out.push('o'),
+            'æ' => out.push_str("ae"),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Word-wrap `text` into lines of at most `width` characters, each
+/// prefixed by `indent` spaces. A word longer than the room is split.
+pub fn wrap(text: &str, width: usize, indent: usize) -> Vec<String> {
+    let room = width.saturating_sub(indent).max(10);
+    let pad = " ".repeat(indent);
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    let mut cur_len = 0;
+    for word in text.split_whitespace() {
+        let mut word: String = word.to_string();
+        loop {
+            let wlen = word.chars().count();
+            let need = if cur_len == 0 {
+                wlen
+            } else {
+                cur_len + 1 + wlen
+            };
+            if need <= room {
+                if cur_len > 0 {
+                    cur.push(' ');
+                }
+                cur.push_str(&word);
+                cur_len = need;
+                break;
+            }
+            if cur_len > 0 {
+                lines.push(format!("{pad}{cur}"));
+                cur.clear();
+                cur_len = 0;
+                continue;
+            }
+            // A single word longer than the room: hard split.
+            let head: String = word.chars().take(room).collect();
+            let tail: String = word.chars().skip(room).collect();
+            lines.push(format!("{pad}{head}"));
+            word = tail;
+        }
+    }
+    if cur_len > 0 {
+        lines.push(format!("{pad}{cur}"));
+    }
+    lines
+}
+
+/// Comma-separated `items` in lines of at most `width` characters, each
+/// indented; an item is never split across lines.
+pub fn wrap_items(items: &[String], width: usize, indent: usize) -> Vec<String> {
+    let pad = " ".repeat(indent);
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    for (i, item) in items.iter().enumerate() {
+        let piece = if i + 1 < items.len() {
+            format!("{item},")
+        } else {
+            item.clone()
+        };
+        let len = pad.chars().count() + cur.chars().count() + 1 + piece.chars().count();
+        if !cur.is_empty() && len > width {
+            lines.push(format!("{pad}{cur}"));
+            cur.clear();
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(&piece);
+    }
+    if !cur.is_empty() {
+        lines.push(format!("{pad}{cur}"));
+    }
+    lines
+}
+
+/// Word-wrap with a hanging indent: the first line starts at column 0,
+/// the rest after `indent` spaces. Existing line breaks are kept.
+pub fn wrap_hanging(text: &str, width: usize, indent: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for para in text.split('\n') {
+        let lead = para.len() - para.trim_start().len();
+        let first = wrap(para, width, 0);
+        if first.len() <= 1 {
+            out.push(format!("{}{}", " ".repeat(lead), para.trim()));
+            continue;
+        }
+        // Re-wrap: first line at full width, the rest indented.
+        let mut words = para.split_whitespace().peekable();
+        let mut line = " ".repeat(lead);
+        let mut has_word = false;
+        while let Some(w) = words.peek() {
+            let len = line.chars().count() + usize::from(has_word) + w.chars().count();
+            if len <= width || !has_word {
+                if has_word {
+                    line.push(' ');
+                }
+                line.push_str(w);
+                has_word = true;
+                words.next();
+            } else {
+                break;
+            }
+        }
+        out.push(line);
+        let rest: Vec<&str> = words.collect();
+        out.extend(wrap(&rest.join(" "), width, indent));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fold_strips_case_diacritics_and_extra_space() {
+        assert_eq!(fold("  ÖSTVIK \t skickar  "), "ostvik skickar");
+        assert_eq!(fold("Sändebud"), "sandebud");
+        assert_eq!(fold("Å ä Ö é ø"), "a a o e o");
+        assert_eq!(fold("O\u{308}stvik "), "ostvik");
+        assert_eq!(fold(""), "");
+    }
+
+    #[test]
+    fn wrap_respects_width_and_indent() {
+        let text = "ord ".repeat(60);
+        let lines = wrap(&text, 30, 2);
+        assert!(lines
+            .iter()
+            .all(|l| l.chars().count() <= 30 && l.starts_with("  ")));
+        let long = "x".repeat(100);
+        let lines = wrap(&long, 30, 0);
+        assert_eq!(lines.len(), 4);
+        assert!(wrap("", 30, 2).is_empty());
+    }
+
+    #[test]
+    fn items_stay_whole() {
+        let items: Vec<String> = (0..20).map(|i| format!("{i} lätt infanteri")).collect();
+        let lines = wrap_items(&items, 40, 4);
+        assert!(lines.iter().all(|l| l.chars().count() <= 40));
+        assert!(lines.iter().all(|l| !l.trim_end().ends_with(" lätt")));
+        assert_eq!(lines.concat().matches("infanteri").count(), 20);
+    }
+
+    #[test]
+    fn hanging_wrap() {
+        let text = format!("Vänner: {}", "Genogien, ".repeat(12));
+        let lines = wrap_hanging(&text, 40, 2);
+        assert!(lines[0].starts_with("Vänner:"));
+        assert!(lines[1..]
+            .iter()
+            .all(|l| l.starts_with("  ") && l.chars().count() <= 40));
+        assert_eq!(wrap_hanging("kort", 40, 2), vec!["kort".to_string()]);
+    }
+}
