@@ -70,7 +70,7 @@ struct RawGame {
     #[serde(default = "default_display_name")]
     display_name: String,
     #[serde(default)]
-    seed: u64,
+    seed: Option<u64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -366,7 +366,9 @@ pub struct Config {
     pub game_address: String,
     pub gm_address: String,
     pub display_name: String,
-    pub seed: u64,
+    /// Seeds the game state's dice at `init` (over the scenario's own seed);
+    /// every roll afterwards comes from the seed stored in the state.
+    pub seed: Option<u64>,
     pub database_url: String,
     pub scenario: PathBuf,
     /// `None`: the built-in rulebook week (`schedules/default.yaml`).

@@ -366,3 +366,80 @@ async fn r_agent_4_the_free_allowance_renews_when_the_round_advances() {
         "round 2's first envoy is free again"
     );
 }
+
+/// The d10 rolls of one courier batch in which Kaldor's five spies all go on a
+/// mission, in a game whose config seed is `config_seed` and whose stored state
+/// seed is then set to `state_seed`.
+async fn spy_rolls(config_seed: u64, state_seed: u64) -> String {
+    let g = Game::start_with(TUESDAY, "").await;
+    let cfg = g.game_dir().join("pbemd.yaml");
+    let g = if config_seed == 1 {
+        g
+    } else {
+        let text = std::fs::read_to_string(&cfg).unwrap();
+        assert!(text.contains("seed: 1\n"), "the new-game config has a seed");
+        std::fs::write(
+            &cfg,
+            text.replace("seed: 1\n", &format!("seed: {config_seed}\n")),
+        )
+        .unwrap();
+        let dir = g.dir;
+        drop(g.app);
+        Game::open_at(dir, &cfg, TUESDAY, false).await
+    };
+    g.edit_state(|s| {
+        s.game.seed = state_seed;
+        let k = s.realm_mut("Kaldor").unwrap();
+        k.spies = 5;
+        k.positions.informator = 5;
+    })
+    .await;
+    for _ in 0..5 {
+        g.send(
+            "kaldor@game.test",
+            "Kaldor skickar en spion till Afani",
+            "Uppdrag: resurser",
+        );
+    }
+    g.tick("2026-11-24T10:00:00+01:00").await;
+    let mut c = g.app.store.conn().await.unwrap();
+    let rolls = pbemd::store::events::of_kind(&mut c, "courier_dice")
+        .await
+        .unwrap();
+    let detail: Vec<String> = rolls.into_iter().map(|e| e.detail).collect();
+    assert!(
+        detail.iter().any(|d| d != "[]"),
+        "the spies rolled: {detail:?}"
+    );
+    detail.join("|")
+}
+
+#[tokio::test]
+async fn courier_dice_come_from_the_seed_in_the_state_not_the_config() {
+    let base = spy_rolls(1, 7).await;
+    assert_eq!(
+        spy_rolls(1, 7).await,
+        base,
+        "the same state seed rolls the same"
+    );
+    assert_eq!(
+        spy_rolls(99, 7).await,
+        base,
+        "the config seed plays no part once the game is started"
+    );
+    assert_ne!(
+        spy_rolls(1, 8).await,
+        base,
+        "another state seed rolls differently"
+    );
+}
+
+#[tokio::test]
+async fn init_stores_the_config_seed_in_the_state_over_the_scenario_seed() {
+    let g = Game::start(TUESDAY).await;
+    assert_eq!(
+        g.state().await.game.seed,
+        1,
+        "the new-game config says seed: 1"
+    );
+}

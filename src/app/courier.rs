@@ -164,7 +164,7 @@ async fn decide_items(
         ledger: std::mem::take(&mut gs.courier),
     };
     let purpose = format!("courier/{}", at.to_rfc3339());
-    let mut dice = Dice::new(app.cfg.seed, gs.round, &purpose);
+    let mut dice = Dice::new(gs.game.seed, gs.round, &purpose);
     let decisions = batch::route_batch(&mut gs, &queued, &mut ctx, &mut dice);
 
     let now = clock::to_ms(app.now());

@@ -79,8 +79,11 @@ pub async fn init(app: &App, now: DateTime<Utc>, force: bool) -> Result<i64> {
             app.cfg.scenario.display()
         ))
     })?;
-    let gs = crate::game::load_scenario(&text)
+    let mut gs = crate::game::load_scenario(&text)
         .map_err(|e| AppError::Refused(format!("scenario {}: {e}", app.cfg.scenario.display())))?;
+    if let Some(seed) = app.cfg.seed {
+        gs.game.seed = seed;
+    }
     let mut tx = app.store.begin().await?;
     let v = app
         .save_state(&mut tx, 0, &gs, "game started from the scenario")

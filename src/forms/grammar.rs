@@ -897,8 +897,10 @@ impl<'a> Parser<'a> {
 
     fn realm(&mut self) -> Result<String, LineError> {
         self.expect(Arg::Realm, |t| {
-            let ok = t.chars().all(|c| c.is_alphabetic() || c == '-')
-                && t.chars().next().is_some_and(char::is_alphabetic);
+            // Judged folded, so decomposed diacritics (`O` + U+0308) pass.
+            let f = fold(t);
+            let ok = f.chars().all(|c| c.is_alphabetic() || c == '-')
+                && f.chars().next().is_some_and(char::is_alphabetic);
             ok.then(|| t.to_string())
         })
     }

@@ -201,7 +201,7 @@ mod tests {
     use crate::game::load_scenario;
 
     fn checked(realm: &str, text: &str) -> Checked {
-        let gs = load_scenario(crate::app::setup::DEMO_SCENARIO).expect("demo scenario");
+        let gs = load_scenario(include_str!("../../scenarios/demo.yaml")).expect("demo scenario");
         crate::forms::read_form(&gs, realm, text, &[])
     }
 
