@@ -4,6 +4,7 @@
 
 pub mod combat;
 pub mod dice;
+pub mod event;
 pub mod lang;
 pub mod orders;
 pub use lang::Lang;
@@ -15,6 +16,7 @@ pub mod state;
 pub mod text;
 pub mod units;
 pub mod view;
+pub mod weekend;
 
 pub use resource::{Resource, Resources};
 pub use scenario::{load_scenario, ScenarioError};

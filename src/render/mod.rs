@@ -5,6 +5,7 @@
 
 pub mod battle;
 pub mod view;
+pub mod weekend;
 
 use handlebars::{
     Context, Handlebars, Helper, HelperDef, HelperResult, Output, RenderContext, Renderable,

@@ -1,0 +1,50 @@
+//! What happened at the weekend, as data: who, what, where, the dice and the numbers.
+//! Never text: `render::weekend` turns the events a realm may know into its report, in
+//! its language. Each event names the realms that may know it (`seen_by`); a realm
+//! never learns of a battle it was not in.
+
+use serde::{Deserialize, Serialize};
+
+use super::weekend::economy::EconomyEvent;
+use super::weekend::military::MilitaryEvent;
+
+/// The weekend's steps, in order (R-PHASE-1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Step {
+    Purchases,
+    Magic,
+    Movement,
+    Combat,
+    Invitations,
+    Production,
+    SlaveRevolt,
+    Overflow,
+    HomeInvitations,
+    /// Relations, capital and harbour choices, trade wishes, VP and the victory check.
+    WrapUp,
+}
+
+/// One thing that happened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub step: Step,
+    /// The realms whose report tells this (canonical names).
+    pub seen_by: Vec<String>,
+    pub what: What,
+}
+
+impl Event {
+    /// True when `realm`'s report tells this event.
+    pub fn seen_by(&self, realm: &str) -> bool {
+        self.seen_by.iter().any(|r| r == realm)
+    }
+}
+
+/// What happened, by family: purchases and the economy, or armies, fleets and cities.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "family", content = "event", rename_all = "snake_case")]
+pub enum What {
+    Economy(EconomyEvent),
+    Military(MilitaryEvent),
+}

@@ -1,0 +1,171 @@
+//! The weekend, resolved: a pure function from the state, the orders that counted, the
+//! rule settings and the game's seed to the next state and the structured events of
+//! what happened. No I/O, no clock, no global RNG: every roll comes from a dice source
+//! seeded by (seed, round, purpose) and is kept with the resolution, so a round can be
+//! replayed bit for bit from its stored inputs.
+//!
+//! The steps run in the rulebook's order (R-PHASE-1), with what the order omits placed
+//! as docs/rules.md, Rulings 52 says. Each step is one file with `run(&mut Weekend)`;
+//! magic, the vote, free merchants, research, random events and the Evil are added as
+//! steps, not as a rewrite.
+
+pub mod economy;
+pub mod military;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::dice::{Dice, Roll};
+use super::event::{Event, Step, What};
+use super::orders::Order;
+use super::state::{GameState, Phase, RuleSettings};
+
+/// One realm's orders that counted this weekend, in the form's line order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FormOrders {
+    pub realm: String,
+    /// When the counting form arrived (the movement order's tie-break, R-MOVE-7).
+    pub received_at: DateTime<Utc>,
+    pub orders: Vec<Order>,
+}
+
+/// Every realm's orders, earliest form first.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Orders {
+    pub forms: Vec<FormOrders>,
+}
+
+impl Orders {
+    /// The orders of `realm` (none when it sent no form).
+    pub fn of(&self, realm: &str) -> &[Order] {
+        self.forms
+            .iter()
+            .find(|f| f.realm == realm)
+            .map_or(&[], |f| f.orders.as_slice())
+    }
+}
+
+/// What a weekend produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Resolution {
+    pub state: GameState,
+    pub events: Vec<Event>,
+    /// Every roll, in the order made, each naming its purpose.
+    pub rolls: Vec<Roll>,
+}
+
+/// The weekend in progress: the state being changed, the inputs, and what happened.
+pub struct Weekend<'a> {
+    pub state: GameState,
+    pub orders: &'a Orders,
+    pub settings: &'a RuleSettings,
+    seed: u64,
+    round: u32,
+    pub events: Vec<Event>,
+    rolls: Vec<Roll>,
+}
+
+impl<'a> Weekend<'a> {
+    pub fn new(
+        state: &GameState,
+        orders: &'a Orders,
+        settings: &'a RuleSettings,
+        seed: u64,
+    ) -> Self {
+        Weekend {
+            round: state.round,
+            state: state.clone(),
+            orders,
+            settings,
+            seed,
+            events: Vec::new(),
+            rolls: Vec::new(),
+        }
+    }
+
+    /// The round being resolved.
+    pub fn round(&self) -> u32 {
+        self.round
+    }
+
+    /// A dice source for one purpose of this round (e.g. `combat/E5`). Hand it back with
+    /// `keep` so its rolls are recorded.
+    pub fn dice(&self, purpose: &str) -> Dice {
+        Dice::new(self.seed, self.round, &format!("weekend/{purpose}"))
+    }
+
+    /// Record the rolls of a dice source made by `dice`.
+    pub fn keep(&mut self, dice: Dice) {
+        self.rolls.extend_from_slice(dice.rolls());
+    }
+
+    /// Record what happened; `seen_by` are the realms whose report tells it.
+    pub fn emit(&mut self, step: Step, seen_by: Vec<String>, what: What) {
+        self.events.push(Event {
+            step,
+            seen_by,
+            what,
+        });
+    }
+
+    fn finish(self) -> Resolution {
+        Resolution {
+            state: self.state,
+            events: self.events,
+            rolls: self.rolls,
+        }
+    }
+}
+
+/// Resolve the weekend of `state.round`.
+pub fn resolve(
+    state: &GameState,
+    orders: &Orders,
+    settings: &RuleSettings,
+    seed: u64,
+) -> Resolution {
+    let mut w = Weekend::new(state, orders, settings, seed);
+    w.state.phase = Phase::Resolving;
+    economy::purchases(&mut w); // step 1
+                                // step 2, magic: the next part of the engine.
+    military::movement(&mut w); // step 3
+    military::combat(&mut w); // step 4
+    military::invitations(&mut w); // step 5
+    economy::production(&mut w); // step 6
+    economy::slave_revolt(&mut w); // step 7
+    economy::overflow(&mut w); // step 8
+    military::home_invitations(&mut w); // step 9
+    economy::wrap_up(&mut w); // relations, capital and harbour, wishes, VP, victory
+    w.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn demo() -> GameState {
+        crate::game::load_scenario(include_str!("../../../scenarios/demo.yaml")).expect("demo")
+    }
+
+    #[test]
+    fn a_weekend_without_orders_is_resolved_the_same_twice_and_marks_the_phase() {
+        let gs = demo();
+        let a = resolve(&gs, &Orders::default(), &gs.settings, gs.game.seed);
+        let b = resolve(&gs, &Orders::default(), &gs.settings, gs.game.seed);
+        assert_eq!(a, b);
+        assert_eq!(a.state.phase, Phase::Resolving);
+        assert_eq!(a.state.round, gs.round, "the app advances the round, not the engine");
+    }
+
+    #[test]
+    fn dice_of_a_weekend_depend_on_the_seed_the_round_and_the_purpose() {
+        let gs = demo();
+        let orders = Orders::default();
+        let w = Weekend::new(&gs, &orders, &gs.settings, 7);
+        let roll = |mut d: Dice| (0..8).map(|_| d.d20()).collect::<Vec<_>>();
+        assert_eq!(roll(w.dice("combat/E5")), roll(w.dice("combat/E5")));
+        assert_ne!(roll(w.dice("combat/E5")), roll(w.dice("combat/E6")));
+        let other = Weekend::new(&gs, &orders, &gs.settings, 8);
+        assert_ne!(roll(w.dice("combat/E5")), roll(other.dice("combat/E5")));
+    }
+}

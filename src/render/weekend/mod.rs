@@ -1,0 +1,20 @@
+//! The "last weekend" section of a realm's Monday form: the events that realm may know,
+//! rendered in its language, step by step. Pure: events in, lines out.
+
+pub mod economy;
+pub mod military;
+
+use crate::game::event::{Event, What};
+use crate::game::{GameState, Lang};
+
+/// The lines of `realm`'s report of the weekend, in event order.
+pub fn report(events: &[Event], gs: &GameState, realm: &str, lang: Lang) -> Vec<String> {
+    events
+        .iter()
+        .filter(|e| e.seen_by(realm))
+        .flat_map(|e| match &e.what {
+            What::Economy(ev) => economy::lines(ev, gs, realm, lang),
+            What::Military(ev) => military::lines(ev, gs, realm, lang),
+        })
+        .collect()
+}
