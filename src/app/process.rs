@@ -36,7 +36,7 @@ pub async fn process_once(app: &App) -> Result<bool> {
     let span = tracing::info_span!("mail", inbox_id = w.id, message_id = ?w.message_id);
     let _g = span.enter();
     let (_, gs) = app.state(&mut tx).await?;
-    handle(app, &mut tx, &gs, w.id, &w.raw, w.received_at).await?;
+    handle(app, &mut tx, &gs, w.id, &w.raw, w.received_at, w.size).await?;
     inbox::mark_done(&mut tx, w.id, clock::to_ms(app.now())).await?;
     tx.commit()
         .await
@@ -64,11 +64,16 @@ async fn handle(
     inbox_id: i64,
     raw: &[u8],
     received_ms: i64,
+    size: usize,
 ) -> Result<()> {
     let round = gs.round as i64;
     let now = clock::to_ms(app.now());
     let mail = match parse::parse_inbound(raw) {
-        Ok(m) => m,
+        // A mail truncated at intake is as large as it arrived.
+        Ok(m) => Inbound {
+            size: m.size.max(size),
+            ..m
+        },
         Err(e) => {
             // Not a mail at all: nobody to answer; the GM sees it.
             let reason = e.to_string();

@@ -20,6 +20,7 @@ use crate::schedule::Window;
 
 pub mod batch;
 pub mod mission;
+pub mod redact;
 #[cfg(test)]
 pub(crate) mod tests;
 pub mod text;
@@ -30,7 +31,9 @@ pub use batch::{
     GmRequest, Ledger, Outcome, Queued, Receipt, SpyResult,
 };
 pub use mission::{parse_mission, Contact, ContactKind, Intel, MissionError};
-pub use trailer::{parse_envoy_body, parse_trailer, EnvoyBody, Goods, Trailer, TrailerError};
+pub use trailer::{
+    parse_envoy_body, parse_trailer, EnvoyBody, Goods, Trailer, TrailerError, TrailerErrorKind,
+};
 
 /// The window a kind of mail must arrive in (R-MAIL-11); `None`: any time.
 pub fn window_for(kind: MailKind) -> Option<Window> {
@@ -387,6 +390,13 @@ impl Refusal {
             Refusal::NoTrailer => pick(
                 "En handelsman måste sluta med en rad asterisker och vad den för med sig, t.ex.\n****\nSkickar: 5 sten\nVäntar: 6 mat\n".into(),
                 "A merchant must end with a line of asterisks and what it carries, e.g.\n****\nSends: 5 stone\nExpects: 6 food\n".into(),
+            ),
+            Refusal::Trailer(TrailerError {
+                kind: TrailerErrorKind::TooLarge { item, max },
+                line,
+            }) => pick(
+                format!("Raden `{line}` gick inte att läsa: `{item}` är mer än {max} av en vara, mer än något land har."),
+                format!("The line `{line}` could not be read: `{item}` is more than {max} of one good, more than any realm holds."),
             ),
             Refusal::Trailer(e) => pick(
                 format!("Raden `{}` gick inte att läsa: {}. Skriv t.ex. `Skickar: 5 sten, 2 lätt infanteri`.", e.line, e.kind),

@@ -104,6 +104,7 @@ fn lines_of(text: &str) -> Vec<Line> {
     let mut in_sig = false;
     let mut after_sep = false;
     let raws: Vec<String> = text.lines().map(|l| l.replace('\u{a0}', " ")).collect();
+    let next_quoted = next_line_quoted(&raws);
     for (i, raw) in raws.iter().enumerate() {
         let mut rest = raw.trim_start_matches('\u{feff}');
         let mut depth = 0;
@@ -125,11 +126,7 @@ fn lines_of(text: &str) -> Vec<Line> {
             // An attribution line followed by `>` quoting is only a label
             // (the quote marks already say what is old): fresh text may
             // follow the quote (bottom-posting).
-            let next_quoted = raws[i + 1..]
-                .iter()
-                .find(|l| !l.trim().is_empty())
-                .is_some_and(|l| l.trim_start().starts_with('>'));
-            if is_separator(&body) && !next_quoted {
+            if is_separator(&body) && !next_quoted[i] {
                 after_sep = true;
             }
         } else if depth > 0 {
@@ -141,6 +138,20 @@ fn lines_of(text: &str) -> Vec<Line> {
             depth: depth + extra,
             text: body,
         });
+    }
+    out
+}
+
+/// For each line: whether the next non-blank line after it is `>` quoted. One pass
+/// from the end, so a mail of many blank lines stays linear.
+fn next_line_quoted(raws: &[String]) -> Vec<bool> {
+    let mut out = vec![false; raws.len()];
+    let mut quoted = false;
+    for (i, l) in raws.iter().enumerate().rev() {
+        out[i] = quoted;
+        if !l.trim().is_empty() {
+            quoted = l.trim_start().starts_with('>');
+        }
     }
     out
 }
