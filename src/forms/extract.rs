@@ -64,6 +64,8 @@ struct Line {
     no: usize,
     depth: usize,
     text: String,
+    /// The line's marker, found once (extraction asks often).
+    marker: Option<Marker>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,6 +138,7 @@ fn lines_of(text: &str) -> Vec<Line> {
         out.push(Line {
             no: i + 1,
             depth: depth + extra,
+            marker: marker(&body),
             text: body,
         });
     }
@@ -161,10 +164,10 @@ fn sections(lines: &[Line]) -> Vec<(usize, usize, usize)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < lines.len() {
-        if marker(&lines[i].text) == Some(Marker::Start) {
+        if lines[i].marker == Some(Marker::Start) {
             let d = lines[i].depth;
             let end = (i + 1..lines.len())
-                .find(|&j| lines[j].depth == d && marker(&lines[j].text).is_some())
+                .find(|&j| lines[j].depth == d && lines[j].marker.is_some())
                 .unwrap_or(lines.len());
             out.push((d, i + 1, end));
             i = end;
@@ -178,7 +181,7 @@ fn sections(lines: &[Line]) -> Vec<(usize, usize, usize)> {
 fn content(lines: &[Line], from: usize, to: usize, depth: usize) -> Vec<(usize, String)> {
     lines[from..to]
         .iter()
-        .filter(|l| l.depth == depth && !is_ignorable(&l.text) && marker(&l.text).is_none())
+        .filter(|l| l.depth == depth && !is_ignorable(&l.text) && l.marker.is_none())
         .map(|l| (l.no, l.text.trim().to_string()))
         .collect()
 }
@@ -206,9 +209,7 @@ fn looks_like_order(text: &str) -> bool {
 /// unquoted form (markers present, section empty) only real orders do, so
 /// the form's own prose ("Anfall och försvar …") is never read.
 fn parsing(lines: &[Line]) -> Vec<(usize, String)> {
-    let lenient = !lines
-        .iter()
-        .any(|l| l.depth == 0 && marker(&l.text).is_some());
+    let lenient = !lines.iter().any(|l| l.depth == 0 && l.marker.is_some());
     lines
         .iter()
         .filter(|l| {
@@ -231,7 +232,7 @@ pub fn extract_orders(text: &str, attachments: &[&str]) -> Extracted {
     let any_markers = body
         .iter()
         .chain(atts.iter().flatten())
-        .any(|l| marker(&l.text).is_some());
+        .any(|l| l.marker.is_some());
     let found = |lines: Vec<(usize, String)>, source: Source| Extracted {
         lines,
         markers_found: any_markers,

@@ -382,11 +382,23 @@ impl OrderKind {
 
     /// The kind whose keyword (either language, any alias) is `word`.
     pub fn from_keyword(word: &str) -> Option<OrderKind> {
+        /// Every keyword of the table, folded once: the first match in table order.
+        static KEYWORDS: std::sync::LazyLock<Vec<(String, OrderKind)>> =
+            std::sync::LazyLock::new(|| {
+                ORDER_TABLE
+                    .iter()
+                    .flat_map(|s| s.sv.iter().chain(s.en.iter()).map(|k| (fold(k), s.kind)))
+                    .collect()
+            });
+        // No keyword is this long: do not fold a hostile word.
+        if word.len() > 64 {
+            return None;
+        }
         let w = fold(word);
-        ORDER_TABLE
+        KEYWORDS
             .iter()
-            .find(|s| s.sv.iter().chain(s.en.iter()).any(|k| fold(k) == w))
-            .map(|s| s.kind)
+            .find(|(k, _)| *k == w)
+            .map(|&(_, kind)| kind)
     }
 }
 
