@@ -53,7 +53,7 @@ pub fn parse_mission(body: &str, state: &GameState) -> Result<SpyMission, Missio
         })?;
     let err = |kind| MissionError {
         kind,
-        line: line.to_string(),
+        line: super::trailer::quote(line),
     };
     let value = line.split_once(':').map(|(_, v)| v.trim()).unwrap_or("");
     let f = fold(value);

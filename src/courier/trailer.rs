@@ -127,6 +127,18 @@ pub enum TrailerErrorKind {
     TooLarge { item: String, max: u32 },
 }
 
+/// How many characters of a player's line a refusal quotes.
+pub const QUOTED_CHARS: usize = 120;
+
+/// `s` as quoted back to the player: its first [`QUOTED_CHARS`] characters, with `…`
+/// when there was more, so a hostile line is never mailed back whole.
+pub fn quote(s: &str) -> String {
+    match s.char_indices().nth(QUOTED_CHARS) {
+        Some((cut, _)) => format!("{}…", &s[..cut]),
+        None => s.to_string(),
+    }
+}
+
 /// True for a line of three or more asterisks (whitespace around allowed).
 fn is_asterisk_line(line: &str) -> bool {
     let t = line.trim();
@@ -168,7 +180,7 @@ pub fn parse_trailer(body: &str) -> Result<Option<Trailer>, TrailerError> {
         }
         let err = |kind| TrailerError {
             kind,
-            line: line.to_string(),
+            line: quote(line),
         };
         let items = match directive(line) {
             Some((k, v)) => match k.as_str() {
@@ -185,7 +197,7 @@ pub fn parse_trailer(body: &str) -> Result<Option<Trailer>, TrailerError> {
                     if v.is_empty() {
                         return Err(err(TrailerErrorKind::EmptyDirective));
                     }
-                    t.from_city = Some(v.to_string());
+                    t.from_city = Some(quote(v));
                     continue;
                 }
                 _ => return Err(err(TrailerErrorKind::UnexpectedLine)),
@@ -212,7 +224,7 @@ pub fn parse_trailer(body: &str) -> Result<Option<Trailer>, TrailerError> {
 
 fn too_large(item: &str) -> TrailerErrorKind {
     TrailerErrorKind::TooLarge {
-        item: item.to_string(),
+        item: quote(item),
         max: MAX_AMOUNT,
     }
 }
@@ -239,9 +251,7 @@ fn parse_item(item: &str) -> Result<Option<Good>, TrailerErrorKind> {
         },
     };
     if amount == Some(0) {
-        return Err(TrailerErrorKind::ZeroAmount {
-            item: item.to_string(),
-        });
+        return Err(TrailerErrorKind::ZeroAmount { item: quote(item) });
     }
     let fname = fold(&name);
     // `stad X` / `city X`, `ruta X` / `square X` (the amount, if any, is 1).
@@ -250,18 +260,14 @@ fn parse_item(item: &str) -> Result<Option<Good>, TrailerErrorKind> {
         match fold(head).as_str() {
             "stad" | "staden" | "city" => {
                 if amount.is_some_and(|n| n != 1) {
-                    return Err(TrailerErrorKind::UnknownGood {
-                        item: item.to_string(),
-                    });
+                    return Err(TrailerErrorKind::UnknownGood { item: quote(item) });
                 }
-                return Ok(Some(Good::City(rest.to_string())));
+                return Ok(Some(Good::City(quote(rest))));
             }
             "ruta" | "rutan" | "gransruta" | "square" => {
                 return Square::parse(rest)
                     .map(|s| Some(Good::Square(s)))
-                    .map_err(|_| TrailerErrorKind::BadSquare {
-                        item: rest.to_string(),
-                    });
+                    .map_err(|_| TrailerErrorKind::BadSquare { item: quote(rest) });
             }
             _ => {}
         }
@@ -278,13 +284,10 @@ fn parse_item(item: &str) -> Result<Option<Good>, TrailerErrorKind> {
     } else if let Ok(k) = ShipKind::parse(&name) {
         amount.map(|n| Good::Ship(k, n))
     } else {
-        return Err(TrailerErrorKind::UnknownGood {
-            item: item.to_string(),
-        });
+        return Err(TrailerErrorKind::UnknownGood { item: quote(item) });
     };
-    good.map(Some).ok_or(TrailerErrorKind::MissingAmount {
-        item: item.to_string(),
-    })
+    good.map(Some)
+        .ok_or(TrailerErrorKind::MissingAmount { item: quote(item) })
 }
 
 /// An envoy's body, with its directive lines taken out.
@@ -320,22 +323,19 @@ pub fn parse_envoy_body(body: &str) -> Result<EnvoyBody, TrailerError> {
         let line = raw.trim();
         let err = |kind| TrailerError {
             kind,
-            line: line.to_string(),
+            line: quote(line),
         };
         match directive(line) {
             Some((k, v)) if matches!(k.as_str(), "inbjudan" | "invitation") => {
-                let sq = Square::parse(v).map_err(|_| {
-                    err(TrailerErrorKind::BadSquare {
-                        item: v.to_string(),
-                    })
-                })?;
+                let sq = Square::parse(v)
+                    .map_err(|_| err(TrailerErrorKind::BadSquare { item: quote(v) }))?;
                 out.invitation = Some(sq);
             }
             Some((k, v)) if matches!(k.as_str(), "avsandare" | "sender" | "claimed sender") => {
                 if v.is_empty() {
                     return Err(err(TrailerErrorKind::EmptyDirective));
                 }
-                out.claimed_sender = Some(v.to_string());
+                out.claimed_sender = Some(quote(v));
             }
             _ => kept.push(*raw),
         }
@@ -503,6 +503,19 @@ mod tests {
                 "{line}: {e:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_refused_line_is_quoted_only_by_its_start() {
+        let long = format!("Skickar: 5 {}", "x".repeat(100_000));
+        let e = parse_trailer(&format!("****\n{long}")).unwrap_err();
+        assert!(
+            e.line.chars().count() <= QUOTED_CHARS + 1,
+            "{}",
+            e.line.len()
+        );
+        assert!(e.line.starts_with("Skickar: 5 xxx") && e.line.ends_with('…'));
+        assert!(e.to_string().len() < 2 * QUOTED_CHARS + 200);
     }
 
     mod never_panics {
