@@ -444,7 +444,8 @@ impl Reply<'_> {
 
     /// The refusal reply: quotes the subject and says why.
     async fn refuse(&self, app: &App, conn: &mut Conn, reason: &str) -> Result<()> {
-        let data = json!({"realm": self.realm, "subject": self.subject, "reason": reason});
+        let subject = crate::mail::subject::shown(self.subject);
+        let data = json!({"realm": self.realm, "subject": subject, "reason": reason});
         self.send(app, conn, "refusal", "refusal", &data).await
     }
 }
@@ -459,6 +460,6 @@ fn reply_subject(subject: &str) -> String {
     if subject.trim().is_empty() {
         "Re: (inget ämne / no subject)".into()
     } else {
-        format!("Re: {}", subject.trim())
+        format!("Re: {}", crate::mail::subject::shown(subject.trim()))
     }
 }
