@@ -211,7 +211,31 @@ fn session_mailbox(app: &App) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::dedup_key;
+    use super::{dedup_key, stored_part, KEPT_BODY_BYTES};
+
+    #[test]
+    fn an_over_limit_mail_keeps_its_headers_and_the_start_of_its_body() {
+        let head = b"From: a@b.se\r\nSubject: x\r\n\r\n".to_vec();
+        let mut raw = head.clone();
+        raw.extend(std::iter::repeat_n(b'y', 3 * KEPT_BODY_BYTES));
+        let limit = 2 * KEPT_BODY_BYTES;
+        assert_eq!(
+            stored_part(&raw, raw.len(), raw.len()),
+            &raw[..],
+            "at the limit: whole"
+        );
+        let kept = stored_part(&raw, raw.len(), limit);
+        assert_eq!(kept.len(), head.len() + KEPT_BODY_BYTES);
+        assert!(kept.starts_with(&head));
+        // A prefix already cut by the reader, LF line ends, no body, no blank line.
+        let lf = b"From: a@b.se\nSubject: x\n\nbody".to_vec();
+        assert_eq!(stored_part(&lf, 10 * limit, limit), &lf[..]);
+        let noise = vec![b'z'; 3 * limit];
+        assert_eq!(
+            stored_part(&noise, noise.len(), limit).len(),
+            KEPT_BODY_BYTES
+        );
+    }
 
     #[test]
     fn the_dedup_key_is_the_message_id_else_the_content_hash() {
