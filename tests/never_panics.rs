@@ -1,7 +1,7 @@
 //! Every player-facing parser takes arbitrary input without panicking: the subject
 //! grammar, the order grammar, form extraction, HTML-to-text and raw mail parsing.
-//! Generated inputs mix the grammar's own words with arbitrary text; failing cases are
-//! kept in `tests/never_panics.proptest-regressions`.
+//! Generated inputs mix the grammar's own words with arbitrary text; a failing case is
+//! written by proptest to a `proptest-regressions` file, committed and re-run first.
 
 use pbemd::forms::extract::{extract_orders, END_MARKER, START_MARKER};
 use pbemd::forms::grammar::{parse_line, MAX_LINE_CHARS};
