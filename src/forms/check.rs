@@ -176,11 +176,37 @@ struct Run<'a> {
 
 /// Check lines as extracted (parsing each one first).
 pub fn check(state: &GameState, realm: &str, lines: &[(usize, String)]) -> Checked {
-    let parsed: Vec<(usize, String, Result<Order, LineError>)> = lines
+    let (read, unread) = lines.split_at(lines.len().min(MAX_ORDER_LINES));
+    let parsed: Vec<(usize, String, Result<Order, LineError>)> = read
         .iter()
         .map(|(n, t)| (*n, t.clone(), parse_line(t, None)))
         .collect();
-    check_parsed(state, realm, parsed)
+    let mut c = check_parsed(state, realm, parsed);
+    if let Some(first) = unread.first() {
+        c.lines.push(not_read(first, unread.len()));
+    }
+    c
+}
+
+/// The most order lines one form is read to: far more than any realm gives in a round,
+/// and a bound on what a hostile form costs to check and to answer.
+pub const MAX_ORDER_LINES: usize = 1_000;
+
+/// The refusal that stands for the `n` lines past [`MAX_ORDER_LINES`], quoting the
+/// first of them.
+fn not_read(first: &(usize, String), n: usize) -> CheckedLine {
+    let quoted: String = first.1.chars().take(60).collect();
+    CheckedLine {
+        line_no: first.0,
+        text: format!("{quoted} …"),
+        order: None,
+        refusal: Some(rf(
+            "pbemd",
+            format!("denna rad och {} till lästes inte: ett formulär läses till högst {MAX_ORDER_LINES} orderrader", n - 1),
+            format!("this line and {} more were not read: a form is read to at most {MAX_ORDER_LINES} order lines", n - 1),
+        )),
+        cost: Resources::ZERO,
+    }
 }
 
 /// Check bare orders (line numbers 0, text = the order rendered).
@@ -1355,6 +1381,26 @@ fn tally(pieces: &[(u32, Piece)]) -> BTreeMap<Piece, u32> {
 #[cfg(test)]
 mod overflow_tests {
     use super::*;
+
+    #[test]
+    fn lines_past_the_bound_are_one_refusal_quoting_the_first() {
+        let s = crate::courier::tests::demo();
+        let lines: Vec<(usize, String)> = (1..=MAX_ORDER_LINES + 5)
+            .map(|i| (i, format!("KÖP {i} mat")))
+            .collect();
+        let c = check(&s, "Genogien", &lines);
+        assert_eq!(c.lines.len(), MAX_ORDER_LINES + 1);
+        let last = c.lines.last().unwrap();
+        assert_eq!(last.line_no, MAX_ORDER_LINES + 1);
+        assert!(last.text.starts_with("KÖP 1001 mat"), "{}", last.text);
+        let sv = last.refusal.as_ref().unwrap().text(Lang::Sv);
+        assert!(
+            sv.contains("4 till lästes inte") && sv.contains("1000"),
+            "{sv}"
+        );
+        let en = last.refusal.as_ref().unwrap().text(Lang::En);
+        assert!(en.contains("4 more were not read"), "{en}");
+    }
 
     #[test]
     fn sums_of_player_counts_saturate_instead_of_wrapping() {

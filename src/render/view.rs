@@ -713,7 +713,6 @@ pub fn wrap(text: &str, width: usize, indent: usize) -> Vec<String> {
         if cur_len > 0 {
             lines.push(format!("{pad}{cur}"));
             cur.clear();
-            cur_len = 0;
         }
         if wlen <= room {
             cur.push_str(word);
