@@ -26,7 +26,7 @@ pub fn redact<'a>(text: &str, addresses: impl IntoIterator<Item = &'a str>) -> S
         let mut from = 0;
         while let Some(pos) = folded.text[from..].find(&needle) {
             let (s, e) = (from + pos, from + pos + needle.len());
-            spans.push((folded.origin[s].0, folded.origin[e - 1].1));
+            spans.push(folded.span(s, e));
             from = e;
         }
     }
@@ -75,23 +75,46 @@ pub fn fold(s: &str) -> String {
 }
 
 /// A folded text with, for each of its bytes, the byte range of the original
-/// character it came from.
+/// character it came from. When every character folds to one character of the same
+/// length (nearly all text) the offsets agree and no map is kept.
 struct Folded {
     text: String,
-    origin: Vec<(usize, usize)>,
+    origin: Option<Vec<(usize, usize)>>,
 }
 
 impl Folded {
     fn new(s: &str) -> Folded {
         let mut text = String::with_capacity(s.len());
-        let mut origin = Vec::with_capacity(s.len());
-        for (i, c) in s.char_indices() {
+        let mut same = true;
+        for c in s.chars() {
             let before = text.len();
             fold_char(c, &mut text);
-            let span = (i, i + c.len_utf8());
-            origin.resize(origin.len() + (text.len() - before), span);
+            // One character of the same length: offsets (and boundaries) agree.
+            same &= text.len() - before == c.len_utf8() && text[before..].chars().nth(1).is_none();
         }
-        Folded { text, origin }
+        if same {
+            return Folded { text, origin: None };
+        }
+        let mut origin = Vec::with_capacity(text.len());
+        let mut scratch = String::new();
+        for (i, c) in s.char_indices() {
+            scratch.clear();
+            fold_char(c, &mut scratch);
+            origin.resize(origin.len() + scratch.len(), (i, i + c.len_utf8()));
+        }
+        Folded {
+            text,
+            origin: Some(origin),
+        }
+    }
+
+    /// The original byte range of the folded bytes `start..end`, widened to whole
+    /// characters.
+    fn span(&self, start: usize, end: usize) -> (usize, usize) {
+        match &self.origin {
+            None => (start, end),
+            Some(o) => (o[start].0, o[end - 1].1),
+        }
     }
 }
 
