@@ -60,6 +60,10 @@ fn replace_spans(text: &str, mut spans: Vec<(usize, usize)>) -> String {
 
 /// The case fold of one character: upper case, then lower case.
 fn fold_char(c: char, out: &mut String) {
+    if c.is_ascii() {
+        out.push(c.to_ascii_lowercase());
+        return;
+    }
     for u in c.to_uppercase() {
         out.extend(u.to_lowercase());
     }

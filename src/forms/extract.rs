@@ -74,7 +74,14 @@ enum Marker {
     End,
 }
 
+/// No marker line, however decorated, is longer than this many bytes; a longer line
+/// is not folded to look for one.
+const MARKER_MAX_BYTES: usize = 256;
+
 fn marker(text: &str) -> Option<Marker> {
+    if text.len() > MARKER_MAX_BYTES {
+        return None;
+    }
     let f: String = fold(text)
         .chars()
         .filter(|c| c.is_alphanumeric() || *c == '/')
@@ -89,6 +96,10 @@ fn marker(text: &str) -> Option<Marker> {
 }
 
 fn is_separator(text: &str) -> bool {
+    // Reply separators are short lines too (see MARKER_MAX_BYTES).
+    if text.len() > MARKER_MAX_BYTES {
+        return false;
+    }
     let t = fold(text.trim());
     let t = t.trim_matches('-').trim();
     t == "original message"
