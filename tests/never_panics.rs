@@ -180,3 +180,22 @@ fn an_order_line_longer_than_the_bound_is_refused_quoting_its_start() {
         "trailing spaces are trimmed"
     );
 }
+
+/// Counts on the form are bounded by the grammar (1 to 100,000), so no sum of them can
+/// wrap: a larger count, or one too large for any integer, is refused with the number
+/// quoted, in both languages.
+#[test]
+fn a_count_that_would_overflow_is_refused_by_the_order_grammar() {
+    for line in [
+        "KÖP 4294967295 lätt infanteri",
+        "KÖP 99999999999999999999 lätt infanteri",
+        "BUD 4294967295 guld 4294967295 guld",
+    ] {
+        let e = parse_line(line, None).unwrap_err();
+        let sv = e.message(pbemd::game::Lang::Sv);
+        let en = e.message(pbemd::game::Lang::En);
+        let number = line.split_whitespace().nth(1).unwrap();
+        assert!(sv.contains(&format!("`{number}`")), "{sv}");
+        assert!(en.contains(&format!("`{number}`")), "{en}");
+    }
+}
