@@ -199,3 +199,15 @@ fn a_count_that_would_overflow_is_refused_by_the_order_grammar() {
         assert!(en.contains(&format!("`{number}`")), "{en}");
     }
 }
+
+/// A form of many order lines is read only to the bound (plus the first line past it,
+/// which the check refuses), so a hostile form costs no more than a long real one.
+#[test]
+fn form_extraction_stops_one_line_past_the_order_line_bound() {
+    use pbemd::forms::check::MAX_ORDER_LINES;
+    let body = "KÖP 1 mat\n".repeat(3 * MAX_ORDER_LINES);
+    let e = extract_orders(&body, &[]);
+    assert_eq!(e.lines.len(), MAX_ORDER_LINES + 1);
+    let marked = format!("{START_MARKER}\n{body}{END_MARKER}\n");
+    assert!(extract_orders(&marked, &[]).lines.len() >= MAX_ORDER_LINES + 1);
+}

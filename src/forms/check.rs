@@ -183,7 +183,7 @@ pub fn check(state: &GameState, realm: &str, lines: &[(usize, String)]) -> Check
         .collect();
     let mut c = check_parsed(state, realm, parsed);
     if let Some(first) = unread.first() {
-        c.lines.push(not_read(first, unread.len()));
+        c.lines.push(not_read(first));
     }
     c
 }
@@ -192,9 +192,9 @@ pub fn check(state: &GameState, realm: &str, lines: &[(usize, String)]) -> Check
 /// and a bound on what a hostile form costs to check and to answer.
 pub const MAX_ORDER_LINES: usize = 1_000;
 
-/// The refusal that stands for the `n` lines past [`MAX_ORDER_LINES`], quoting the
-/// first of them.
-fn not_read(first: &(usize, String), n: usize) -> CheckedLine {
+/// The refusal that stands for the lines past [`MAX_ORDER_LINES`], quoting the first
+/// of them.
+fn not_read(first: &(usize, String)) -> CheckedLine {
     let quoted: String = first.1.chars().take(60).collect();
     CheckedLine {
         line_no: first.0,
@@ -202,8 +202,8 @@ fn not_read(first: &(usize, String), n: usize) -> CheckedLine {
         order: None,
         refusal: Some(rf(
             "pbemd",
-            format!("denna rad och {} till lästes inte: ett formulär läses till högst {MAX_ORDER_LINES} orderrader", n - 1),
-            format!("this line and {} more were not read: a form is read to at most {MAX_ORDER_LINES} order lines", n - 1),
+            format!("denna rad och resten av formuläret lästes inte: ett formulär läses till högst {MAX_ORDER_LINES} orderrader"),
+            format!("this line and the rest of the form were not read: a form is read to at most {MAX_ORDER_LINES} order lines"),
         )),
         cost: Resources::ZERO,
     }
@@ -1395,11 +1395,11 @@ mod overflow_tests {
         assert!(last.text.starts_with("KÖP 1001 mat"), "{}", last.text);
         let sv = last.refusal.as_ref().unwrap().text(Lang::Sv);
         assert!(
-            sv.contains("4 till lästes inte") && sv.contains("1000"),
+            sv.contains("resten av formuläret lästes inte") && sv.contains("1000"),
             "{sv}"
         );
         let en = last.refusal.as_ref().unwrap().text(Lang::En);
-        assert!(en.contains("4 more were not read"), "{en}");
+        assert!(en.contains("the rest of the form were not read"), "{en}");
     }
 
     #[test]

@@ -21,6 +21,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::check::MAX_ORDER_LINES;
 use super::grammar::{is_ignorable, parse_line, OrderKind};
 use crate::game::resource::fold;
 
@@ -233,6 +234,8 @@ fn parsing(lines: &[Line]) -> Vec<(usize, String)> {
                 }
         })
         .map(|l| (l.no, l.text.trim().to_string()))
+        // Past the bound nothing more is read (`check` refuses the first line beyond).
+        .take(MAX_ORDER_LINES + 1)
         .collect()
 }
 
