@@ -168,9 +168,10 @@ fn trailer_index(k: &TrailerErrorKind) -> usize {
         TrailerErrorKind::BadSquare { .. } => 3,
         TrailerErrorKind::UnexpectedLine => 4,
         TrailerErrorKind::EmptyDirective => 5,
+        TrailerErrorKind::TooLarge { .. } => 6,
     }
 }
-const TRAILER_ERRORS: usize = 6;
+const TRAILER_ERRORS: usize = 7;
 
 fn mission_index(k: &MissionErrorKind) -> usize {
     match k {
@@ -212,9 +213,10 @@ fn line_error_index(e: &ErrorKind) -> usize {
         ErrorKind::Extra { .. } => 3,
         ErrorKind::SpellTarget { .. } => 4,
         ErrorKind::SpyByMail => 5,
+        ErrorKind::TooLong { .. } => 6,
     }
 }
-const LINE_ERRORS: usize = 6;
+const LINE_ERRORS: usize = 7;
 
 fn form_refusal_index(r: &FR) -> usize {
     match r {
@@ -278,9 +280,10 @@ fn form_refusal_index(r: &FR) -> usize {
         FR::RewardWorth { .. } => 57,
         FR::TooManyPlaced { .. } => 58,
         FR::Earlier { .. } => 59,
+        FR::NotRead { .. } => 60,
     }
 }
-const FORM_REFUSALS: usize = 60;
+const FORM_REFUSALS: usize = 61;
 
 fn arg_index(a: Arg) -> usize {
     match a {
@@ -460,6 +463,10 @@ fn trailer_kinds() -> Vec<TrailerErrorKind> {
         TrailerErrorKind::BadSquare { item: "Q99".into() },
         TrailerErrorKind::UnexpectedLine,
         TrailerErrorKind::EmptyDirective,
+        TrailerErrorKind::TooLarge {
+            item: "4294967295 guld".into(),
+            max: 1_000_000,
+        },
     ]
 }
 
@@ -588,6 +595,7 @@ fn line_errors() -> Vec<ErrorKind> {
             found: "i morgon".into(),
         },
         ErrorKind::SpyByMail,
+        ErrorKind::TooLong { max: 1000 },
     ];
     for what in ARGS {
         v.push(ErrorKind::Missing { what });
@@ -618,6 +626,7 @@ fn form_refusals() -> Vec<FR> {
             }));
         }
     }
+    v.push(FR::NotRead { max: 1000 });
     v.extend(rule_refusals());
     v
 }

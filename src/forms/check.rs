@@ -136,11 +136,35 @@ struct Run<'a> {
 
 /// Check lines as extracted (parsing each one first).
 pub fn check(state: &GameState, realm: &str, lines: &[(usize, String)]) -> Checked {
-    let parsed: Vec<(usize, String, Result<Order, LineError>)> = lines
+    let (read, unread) = lines.split_at(lines.len().min(MAX_ORDER_LINES));
+    let parsed: Vec<(usize, String, Result<Order, LineError>)> = read
         .iter()
         .map(|(n, t)| (*n, t.clone(), parse_line(t, None)))
         .collect();
-    check_parsed(state, realm, parsed)
+    let mut c = check_parsed(state, realm, parsed);
+    if let Some(first) = unread.first() {
+        c.lines.push(not_read(first));
+    }
+    c
+}
+
+/// The most order lines one form is read to: far more than any realm gives in a round,
+/// and a bound on what a hostile form costs to check and to answer.
+pub const MAX_ORDER_LINES: usize = 1_000;
+
+/// The refusal that stands for the lines past [`MAX_ORDER_LINES`], quoting the first
+/// of them.
+fn not_read(first: &(usize, String)) -> CheckedLine {
+    let quoted: String = first.1.chars().take(60).collect();
+    CheckedLine {
+        line_no: first.0,
+        text: format!("{quoted} …"),
+        order: None,
+        refusal: Some(Refusal::NotRead {
+            max: MAX_ORDER_LINES,
+        }),
+        cost: Resources::ZERO,
+    }
 }
 
 /// Check bare orders (line numbers 0, text = the order rendered).
@@ -1120,4 +1144,45 @@ fn tally(pieces: &[(u32, Piece)]) -> BTreeMap<Piece, u32> {
         *slot = slot.saturating_add(*n);
     }
     m
+}
+
+#[cfg(test)]
+mod overflow_tests {
+    use super::*;
+
+    #[test]
+    fn lines_past_the_bound_are_one_refusal_quoting_the_first() {
+        let s = crate::courier::tests::demo();
+        let lines: Vec<(usize, String)> = (1..=MAX_ORDER_LINES + 5)
+            .map(|i| (i, format!("KÖP {i} mat")))
+            .collect();
+        let c = check(&s, "Genogien", &lines);
+        assert_eq!(c.lines.len(), MAX_ORDER_LINES + 1);
+        let last = c.lines.last().unwrap();
+        assert_eq!(last.line_no, MAX_ORDER_LINES + 1);
+        assert!(last.text.starts_with("KÖP 1001 mat"), "{}", last.text);
+        let sv = last.refusal.as_ref().unwrap().text(Lang::Sv);
+        assert!(
+            sv.contains("resten av formuläret lästes inte") && sv.contains("1000"),
+            "{sv}"
+        );
+        let en = last.refusal.as_ref().unwrap().text(Lang::En);
+        assert!(en.contains("the rest of the form were not read"), "{en}");
+    }
+
+    #[test]
+    fn sums_of_player_counts_saturate_instead_of_wrapping() {
+        let big = |resource| Amount {
+            count: u32::MAX,
+            resource,
+        };
+        let r = sum(&[big(Resource::Guld), big(Resource::Guld), big(Resource::Eld)]);
+        assert_eq!(r.get(Resource::Guld), u32::MAX);
+        assert_eq!(total_of([u32::MAX, 1, u32::MAX]), u32::MAX);
+        let t = tally(&[
+            (u32::MAX, Piece::Unit(UnitKind::LattInfanteri)),
+            (7, Piece::Unit(UnitKind::LattInfanteri)),
+        ]);
+        assert_eq!(t[&Piece::Unit(UnitKind::LattInfanteri)], u32::MAX);
+    }
 }

@@ -42,6 +42,11 @@ pub enum Once {
 pub enum Refusal {
     /// The line is no order (quoted, with the right form).
     Syntax(LineError),
+    /// This line and the rest of the form were past the bound of `max`
+    /// order lines and were not read (a limit of pbemd, not a game rule).
+    NotRead {
+        max: usize,
+    },
     /// The form's realm is not in the game.
     NotInGame,
     /// The stock does not cover the cost.
@@ -271,11 +276,12 @@ fn realm_rule(order: OrderKind) -> &'static str {
 }
 
 impl Refusal {
-    /// The rule ID the refusal cites; `None` for a line that is no order.
+    /// The rule ID the refusal cites; `None` for a line that is no order
+    /// or was not read.
     pub fn rule(&self) -> Option<&str> {
         use Refusal::*;
         Some(match self {
-            Syntax(_) => return None,
+            Syntax(_) | NotRead { .. } => return None,
             Earlier { rule, .. } => return Some(rule),
             NotInGame => "R-GEN-1",
             Stock { .. } => "R-BUILD-4",
@@ -338,6 +344,10 @@ impl Refusal {
                 },
                 e.right_form(lang)
             ),
+            Refusal::NotRead { max } => match lang {
+                Lang::Sv => format!("denna rad och resten av formuläret lästes inte: ett formulär läses till högst {max} orderrader"),
+                Lang::En => format!("this line and the rest of the form were not read: a form is read to at most {max} order lines"),
+            },
             Refusal::Earlier { rule, sv, en } => match lang {
                 Lang::Sv => format!("{sv} ({rule})"),
                 Lang::En => format!("{en} ({rule})"),
@@ -363,7 +373,7 @@ impl Refusal {
         use Refusal::*;
         let s = |sv: &str, en: &str| (sv.to_string(), en.to_string());
         match self {
-            Syntax(_) | Earlier { .. } => (String::new(), String::new()),
+            Syntax(_) | NotRead { .. } | Earlier { .. } => (String::new(), String::new()),
             NotInGame => s("okänt land", "unknown realm"),
             Stock { cost, short } => (
                 format!(
