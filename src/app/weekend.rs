@@ -211,7 +211,29 @@ pub async fn results(
             victory_to_gm(app, conn, &gs, &key).await?;
         }
     }
+    results_sent(app, conn).await?;
     Ok(sent)
+}
+
+/// The results are out: a state resolved and not yet told is in the weekday phase now
+/// (a finished game stays finished).
+async fn results_sent(app: &App, conn: &mut Conn) -> Result<()> {
+    let (version, gs) = app.state(conn).await?;
+    if gs.phase != Phase::Resolving {
+        return Ok(());
+    }
+    let mut gs = (*gs).clone();
+    gs.phase = Phase::Weekday;
+    let reason = format!("results of round {} sent", gs.round.saturating_sub(1));
+    app.save_state(conn, version, &gs, &reason).await?;
+    Ok(())
+}
+
+/// Whether `now` is the state `then` but for its phase (which the results change).
+fn same_but_phase(then: &GameState, now: &GameState) -> bool {
+    let mut then = then.clone();
+    then.phase = now.phase;
+    &then == now
 }
 
 /// Queue the Monday form of every playing realm, telling `events`; each keyed
@@ -315,7 +337,11 @@ pub async fn rollback(app: &App, force: bool) -> Result<RolledBack> {
                 gs.round
             ))
         })?;
-    if version != res.new_version && !force {
+    let resolved = store::state::get(&mut tx, res.new_version)
+        .await?
+        .ok_or_else(|| AppError::BadState(format!("state version {} is gone", res.new_version)))?;
+    let resolved: GameState = serde_json::from_str(&resolved.doc).map_err(json_err)?;
+    if !same_but_phase(&resolved, &gs) && !force {
         return Err(AppError::Refused(format!(
             "the state has changed since round {} was resolved (version {} then, {version} \
              now); rolling back would undo those changes too: add --force to do it anyway",
@@ -394,6 +420,7 @@ pub async fn gm_resolve(app: &App) -> Result<Reresolved> {
         let at = clock::to_ms(app.now());
         resolutions::mark_results_sent(&mut tx, resolved.id, at).await?;
         meta::set(&mut tx, RESULTS_HELD, "0").await?;
+        results_sent(app, &mut tx).await?;
     }
     commit(tx, "commit a GM resolution").await?;
     Ok(Reresolved {
