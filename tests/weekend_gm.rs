@@ -106,11 +106,11 @@ impl Dir {
         pbemd::store::Store::open(&url).await.unwrap()
     }
 
-    /// Afani sends a form on Saturday; the game reaches the deadline.
+    /// Afani sends two forms on Saturday (the later one, buying a spy, counts).
     fn weekend_with_a_form(&self) {
-        self.send("afani@game.test", "Afani form", "BUY 1 spy");
+        self.send("afani@game.test", "Afani form", "BUY 2 spy");
         self.tick(SATURDAY);
-        self.send("afani@game.test", "Re: Afani form", "BUY 2 spy");
+        self.send("afani@game.test", "Re: Afani form", "BUY 1 spy");
         self.tick(SATURDAY.replace("10:00", "11:00").as_str());
     }
 }
@@ -218,11 +218,13 @@ async fn the_resolution_stores_the_latest_form_per_realm_with_the_seed_and_setti
         .unwrap();
     let checked: pbemd::forms::Checked = serde_json::from_str(&form.orders.unwrap()).unwrap();
     assert!(
-        checked.lines[0].text.contains("BUY 2 spy"),
-        "the later form counts"
+        checked.lines[0].text.contains("BUY 1 spy"),
+        "the later form counts: {:?}",
+        checked.lines
     );
     let orders: pbemd::game::weekend::Orders = serde_json::from_str(&r.orders).unwrap();
     let want: Vec<_> = checked.orders().into_iter().cloned().collect();
+    assert_eq!(want.len(), 1, "the spy is bought");
     assert_eq!(orders.of("Afani"), want.as_slice());
     assert_eq!(orders.forms.len(), 1, "only Afani sent a form");
     assert_eq!(r.seed, 1, "the state's seed (from the config at init)");
@@ -380,4 +382,85 @@ fn gm_preview_prints_the_drafted_monday_form_that_reads_back() {
     assert_eq!(all.matches("===== ").count(), REALMS.len());
     let err = failed(&d.cmd(&["gm", "preview", "--realm", "Narnia"], &[]));
     assert!(err.contains("no realm named Narnia"), "{err}");
+}
+
+/// Afani's orders in the resolution of `round` (standing, else newest), as JSON.
+async fn afani_orders(d: &Dir, round: i64) -> serde_json::Value {
+    let store = d.store().await;
+    let mut c = store.conn().await.unwrap();
+    let r = pbemd::store::resolutions::latest_of(&mut c, round)
+        .await
+        .unwrap()
+        .expect("a resolution");
+    let orders: pbemd::game::weekend::Orders = serde_json::from_str(&r.orders).unwrap();
+    serde_json::to_value(orders.of("Afani")).unwrap()
+}
+
+#[tokio::test]
+async fn gm_edit_of_a_form_after_a_rollback_counts_when_the_gm_resolves_again() {
+    let d = Dir::start();
+    d.weekend_with_a_form();
+    d.tick(DEADLINE);
+    let before = afani_orders(&d, 1).await;
+    let store = d.store().await;
+    let mut c = store.conn().await.unwrap();
+    let form = pbemd::store::forms::standing(&mut c, "Afani", 1)
+        .await
+        .unwrap()
+        .unwrap();
+    drop(c);
+    store.close().await;
+    let file = d.dir.join("corrected.txt");
+    std::fs::write(&file, "NO ORDERS\n").unwrap();
+    let id = form.message_id.to_string();
+    let edit = ["gm", "edit", &id, "--file", file.to_str().unwrap()];
+    let refused = failed(&d.cmd(&edit, &[]));
+    assert!(refused.contains("gm rollback"), "{refused}");
+
+    d.ok(&["gm", "rollback"]);
+    let out = d.ok(&edit);
+    assert!(out.contains("0 accepted, 0 refused"), "{out}");
+    let out = d.ok(&["gm", "resolve"]);
+    assert!(
+        out.contains("the Monday forms go out at the results event"),
+        "{out}"
+    );
+    let after = afani_orders(&d, 1).await;
+    assert_eq!(before.as_array().map(Vec::len), Some(1), "{before}");
+    assert_eq!(after, serde_json::json!([]), "the corrected form counted");
+    let log = d.ok(&["gm", "log", "--realm", "Afani"]);
+    assert!(log.contains("gm_edited"), "{log}");
+}
+
+#[tokio::test]
+async fn with_reuse_last_a_realm_without_a_form_keeps_last_rounds_orders() {
+    let d = Dir::start();
+    let cfg = d.dir.join("pbemd.yaml");
+    let text = std::fs::read_to_string(&cfg).unwrap() + "forms:\n  missing: reuse-last\n";
+    std::fs::write(&cfg, text).unwrap();
+    d.weekend_with_a_form();
+    d.tick(DEADLINE);
+    d.tick(MONDAY);
+    d.tick("2026-12-06T15:00:00+01:00");
+    let round1 = afani_orders(&d, 1).await;
+    let round2 = afani_orders(&d, 2).await;
+    assert!(!round2.as_array().unwrap().is_empty(), "{round2}");
+    assert_eq!(round1, round2);
+}
+
+#[tokio::test]
+async fn a_finished_game_mails_the_gm_the_victory_with_the_results() {
+    let g = common::Game::start(TUESDAY).await;
+    g.tick(DEADLINE).await;
+    g.edit_state(|s| s.phase = pbemd::game::state::Phase::Finished)
+        .await;
+    g.tick(MONDAY).await;
+    let to_gm: Vec<_> = g
+        .outbox()
+        .into_iter()
+        .filter(|m| m.to_is("gm@game.test") && m.subject.contains("victory"))
+        .collect();
+    assert_eq!(to_gm.len(), 1, "one victory mail to the GM");
+    assert!(to_gm[0].text.contains("Genogien"), "{}", to_gm[0].text);
+    assert_eq!(g.state().await.phase, pbemd::game::state::Phase::Finished);
 }

@@ -36,7 +36,8 @@ pub enum GmCommand {
     Retry { id: i64 },
     /// Hold a queued message for review.
     Hold { id: i64 },
-    /// Correct a held or queued message's text (from --file, else standard input).
+    /// Correct a held or queued message's text, or a realm's standing weekend form
+    /// before its round is resolved (from --file, else standard input).
     Edit {
         id: i64,
         #[arg(long)]
@@ -194,8 +195,14 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
                     .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", f.display()))?,
                 None => std::io::read_to_string(std::io::stdin())?,
             };
-            crate::app::gm::edit(app, id, &text).await?;
-            println!("message {id} edited (the change is in the audit log)");
+            match crate::app::gm::edit(app, id, &text).await? {
+                None => println!("message {id} edited (the change is in the audit log)"),
+                Some(f) => println!(
+                    "weekend form {id} edited and checked again: {} accepted, {} refused; \
+                     it counts at the next resolution (the change is in the audit log)",
+                    f.accepted, f.refused
+                ),
+            }
         }
         GmCommand::ImportState { file } => {
             drop(conn);
