@@ -463,4 +463,15 @@ async fn a_finished_game_mails_the_gm_the_victory_with_the_results() {
     assert_eq!(to_gm.len(), 1, "one victory mail to the GM");
     assert!(to_gm[0].text.contains("Genogien"), "{}", to_gm[0].text);
     assert_eq!(g.state().await.phase, pbemd::game::state::Phase::Finished);
+    // A won game is not played on: no resolution, no more forms.
+    let forms = |g: &common::Game| {
+        g.outbox()
+            .into_iter()
+            .filter(|m| m.subject.ends_with(" form") || m.subject.ends_with(" helgformulär"))
+            .count()
+    };
+    let sent = forms(&g);
+    g.tick("2026-12-07T12:00:00+01:00").await;
+    assert_eq!(g.state().await.round, 2);
+    assert_eq!(forms(&g), sent);
 }

@@ -98,6 +98,10 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
     let round = gs.round as i64;
     let mut detail = json!({"name": due.name, "at": due.at});
     match due.kind {
+        EventKind::Resolve if gs.phase == crate::game::state::Phase::Finished => {
+            // A won game is not played on: nothing is resolved, the round stays.
+            detail["skipped"] = json!("the game is finished");
+        }
         EventKind::Resolve => {
             // The weekend closes: its forms are final, the engine resolves them, and
             // the next round begins, all in this event's transaction (exactly once).

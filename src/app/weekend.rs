@@ -199,6 +199,13 @@ pub async fn results(
         return Ok(Vec::new());
     }
     let standing = resolutions::standing(conn, round - 1).await?;
+    let told = standing
+        .as_ref()
+        .is_none_or(|r| r.results_sent_at.is_some());
+    if gs.phase == Phase::Finished && told {
+        // A won game whose last results went out: nothing more to tell.
+        return Ok(Vec::new());
+    }
     let events = last_events(conn, &gs).await?;
     let deadline = app
         .schedule
