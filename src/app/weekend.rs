@@ -448,12 +448,11 @@ pub struct DryRun {
 
 /// Resolve the current weekend now from the forms standing, saving nothing.
 pub async fn dry_run(app: &App) -> Result<DryRun> {
-    let mut conn = app.store.conn().await?;
-    let (_, gs) = app.state(&mut conn).await?;
-    let at = clock::to_ms(app.now());
+    // Everything is read in a transaction that is never committed (`counted_orders`
+    // may log an unreadable form).
     let mut tx = app.store.begin().await?;
-    // `counted_orders` may log an unreadable form: inside a transaction never committed.
-    let orders = counted_orders(&mut tx, &gs, at).await?;
+    let (_, gs) = app.state(&mut tx).await?;
+    let orders = counted_orders(&mut tx, &gs, clock::to_ms(app.now())).await?;
     drop(tx);
     let resolution = run_engine(&gs, &orders);
     let reports = gs
