@@ -167,9 +167,10 @@ fn trailer_index(k: &TrailerErrorKind) -> usize {
         TrailerErrorKind::BadSquare { .. } => 3,
         TrailerErrorKind::UnexpectedLine => 4,
         TrailerErrorKind::EmptyDirective => 5,
+        TrailerErrorKind::TooLarge { .. } => 6,
     }
 }
-const TRAILER_ERRORS: usize = 6;
+const TRAILER_ERRORS: usize = 7;
 
 fn mission_index(k: &MissionErrorKind) -> usize {
     match k {
@@ -211,9 +212,10 @@ fn line_error_index(e: &ErrorKind) -> usize {
         ErrorKind::Extra { .. } => 3,
         ErrorKind::SpellTarget { .. } => 4,
         ErrorKind::SpyByMail => 5,
+        ErrorKind::TooLong { .. } => 6,
     }
 }
-const LINE_ERRORS: usize = 6;
+const LINE_ERRORS: usize = 7;
 
 fn form_refusal_index(r: &pbemd::forms::Refusal) -> usize {
     match r {
@@ -401,6 +403,10 @@ fn trailer_kinds() -> Vec<TrailerErrorKind> {
         TrailerErrorKind::BadSquare { item: "Q99".into() },
         TrailerErrorKind::UnexpectedLine,
         TrailerErrorKind::EmptyDirective,
+        TrailerErrorKind::TooLarge {
+            item: "4294967295 guld".into(),
+            max: 1_000_000,
+        },
     ]
 }
 
@@ -529,6 +535,7 @@ fn line_errors() -> Vec<ErrorKind> {
             found: "i morgon".into(),
         },
         ErrorKind::SpyByMail,
+        ErrorKind::TooLong { max: 1000 },
     ];
     for what in ARGS {
         v.push(ErrorKind::Missing { what });

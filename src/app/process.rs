@@ -68,7 +68,7 @@ pub async fn process_once(app: &App) -> Result<bool> {
 async fn handle_unit(app: &App, tx: &mut Conn, w: &inbox::Waiting) -> Result<()> {
     fault::mail_hook(&w.raw)?;
     let (_, gs) = app.state(tx).await?;
-    handle(app, tx, &gs, w.id, &w.raw, w.received_at).await?;
+    handle(app, tx, &gs, w.id, &w.raw, w.received_at, w.size).await?;
     inbox::mark_done(tx, w.id, clock::to_ms(app.now())).await?;
     Ok(())
 }
@@ -125,11 +125,16 @@ async fn handle(
     inbox_id: i64,
     raw: &[u8],
     received_ms: i64,
+    size: usize,
 ) -> Result<()> {
     let round = gs.round as i64;
     let now = clock::to_ms(app.now());
     let mail = match parse::parse_inbound(raw) {
-        Ok(m) => m,
+        // A mail truncated at intake is as large as it arrived.
+        Ok(m) => Inbound {
+            size: m.size.max(size),
+            ..m
+        },
         Err(e) => {
             // Not a mail at all: nobody to answer; the GM sees it.
             let reason = e.to_string();
@@ -514,7 +519,8 @@ impl Reply<'_> {
 
     /// The refusal reply: quotes the subject and says why.
     async fn refuse(&self, app: &App, conn: &mut Conn, reason: &str) -> Result<()> {
-        let data = json!({"realm": self.realm, "subject": self.subject, "reason": reason});
+        let subject = crate::mail::subject::shown(self.subject);
+        let data = json!({"realm": self.realm, "subject": subject, "reason": reason});
         self.send(app, conn, "refusal", "refusal", &data).await
     }
 }
@@ -581,7 +587,7 @@ fn reply_subject(subject: &str, lang: Lang) -> String {
             Lang::En => "Re: (no subject)".into(),
         }
     } else {
-        format!("Re: {}", subject.trim())
+        format!("Re: {}", crate::mail::subject::shown(subject.trim()))
     }
 }
 

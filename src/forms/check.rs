@@ -129,12 +129,20 @@ fn rf(rule: &str, sv: impl Into<String>, en: impl Into<String>) -> Refusal {
     }
 }
 
+/// The amounts of a line added up per resource. Saturating: a player's counts cannot
+/// wrap (they are also bounded by the grammar and the line length).
 fn sum(v: &[Amount]) -> Resources {
     let mut r = Resources::ZERO;
     for a in v {
-        *r.get_mut(a.resource) += a.count;
+        let slot = r.get_mut(a.resource);
+        *slot = slot.saturating_add(a.count);
     }
     r
+}
+
+/// The sum of player-supplied counts, saturating instead of wrapping.
+fn total_of(it: impl IntoIterator<Item = u32>) -> u32 {
+    it.into_iter().fold(0, u32::saturating_add)
 }
 
 /// Running state while walking down the form.
@@ -171,11 +179,37 @@ struct Run<'a> {
 
 /// Check lines as extracted (parsing each one first).
 pub fn check(state: &GameState, realm: &str, lines: &[(usize, String)]) -> Checked {
-    let parsed: Vec<(usize, String, Result<Order, LineError>)> = lines
+    let (read, unread) = lines.split_at(lines.len().min(MAX_ORDER_LINES));
+    let parsed: Vec<(usize, String, Result<Order, LineError>)> = read
         .iter()
         .map(|(n, t)| (*n, t.clone(), parse_line(t, None)))
         .collect();
-    check_parsed(state, realm, parsed)
+    let mut c = check_parsed(state, realm, parsed);
+    if let Some(first) = unread.first() {
+        c.lines.push(not_read(first));
+    }
+    c
+}
+
+/// The most order lines one form is read to: far more than any realm gives in a round,
+/// and a bound on what a hostile form costs to check and to answer.
+pub const MAX_ORDER_LINES: usize = 1_000;
+
+/// The refusal that stands for the lines past [`MAX_ORDER_LINES`], quoting the first
+/// of them.
+fn not_read(first: &(usize, String)) -> CheckedLine {
+    let quoted: String = first.1.chars().take(60).collect();
+    CheckedLine {
+        line_no: first.0,
+        text: format!("{quoted} …"),
+        order: None,
+        refusal: Some(rf(
+            "pbemd",
+            format!("denna rad och resten av formuläret lästes inte: ett formulär läses till högst {MAX_ORDER_LINES} orderrader"),
+            format!("this line and the rest of the form were not read: a form is read to at most {MAX_ORDER_LINES} order lines"),
+        )),
+        cost: Resources::ZERO,
+    }
 }
 
 /// Check bare orders (line numbers 0, text = the order rendered).
@@ -508,8 +542,8 @@ impl<'a> Run<'a> {
                 }
                 let p = sum(production);
                 let standard = &self.s.realm(self.realm).expect("checked").standard;
-                if p.total() != 10
-                    || p.iter().any(|(_, n)| n > 5)
+                if p.iter().any(|(_, n)| n > 5)
+                    || p.total() != 10
                     || p.iter().any(|(r, n)| n > 0 && !standard.contains(&r))
                 {
                     self.new_cities.remove(square);
@@ -734,8 +768,8 @@ impl<'a> Run<'a> {
             Order::Split { group, pieces } => {
                 let have = self.pieces_of(*group)?;
                 let want = tally(pieces);
-                let total: u32 = have.values().sum();
-                let take: u32 = want.values().sum();
+                let total = total_of(have.values().copied());
+                let take = total_of(want.values().copied());
                 if want
                     .iter()
                     .any(|(p, n)| have.get(p).copied().unwrap_or(0) < *n)
@@ -886,10 +920,13 @@ impl<'a> Run<'a> {
                     ));
                 };
                 let b = sum(offer);
-                let value: u32 = b
-                    .iter()
-                    .map(|(r, n)| if r.is_crystal() { 2 * n } else { n })
-                    .sum();
+                let value = total_of(b.iter().map(|(r, n)| {
+                    if r.is_crystal() {
+                        n.saturating_mul(2)
+                    } else {
+                        n
+                    }
+                }));
                 if value < fm.min_bid {
                     return Err(rf(
                         "R-FREE-4",
@@ -913,7 +950,7 @@ impl<'a> Run<'a> {
                 }
                 let b = sum(pay);
                 let price = self.s.settings.engineers_price;
-                if b.total() < price {
+                if total_of(b.iter().map(|(_, n)| n)) < price {
                     return Err(rf(
                         "R-FREE-7",
                         format!("ingenjörer kostar {price} resurser"),
@@ -1072,16 +1109,13 @@ impl<'a> Run<'a> {
                 }
             }
             Reward::Resources(v) => {
-                let worth: u32 = v
-                    .iter()
-                    .map(|a| {
-                        if a.resource.is_crystal() || a.resource == Resource::Slavar {
-                            2 * a.count
-                        } else {
-                            a.count
-                        }
-                    })
-                    .sum();
+                let worth = total_of(v.iter().map(|a| {
+                    if a.resource.is_crystal() || a.resource == Resource::Slavar {
+                        a.count.saturating_mul(2)
+                    } else {
+                        a.count
+                    }
+                }));
                 if worth != 25 {
                     return Err(rf(
                         "R-VP-4",
@@ -1116,7 +1150,7 @@ impl<'a> Run<'a> {
         for (n, kind, city) in placements {
             self.own_city(*city)?;
             let total = placed.entry(*kind).or_default();
-            *total += n;
+            *total = total.saturating_add(*n);
             if *total > waiting(*kind) {
                 return Err(rf(
                     "R-FREE-9",
@@ -1357,7 +1391,49 @@ impl<'a> Run<'a> {
 fn tally(pieces: &[(u32, Piece)]) -> BTreeMap<Piece, u32> {
     let mut m = BTreeMap::new();
     for (n, p) in pieces {
-        *m.entry(*p).or_insert(0) += n;
+        let slot = m.entry(*p).or_insert(0u32);
+        *slot = slot.saturating_add(*n);
     }
     m
+}
+
+#[cfg(test)]
+mod overflow_tests {
+    use super::*;
+
+    #[test]
+    fn lines_past_the_bound_are_one_refusal_quoting_the_first() {
+        let s = crate::courier::tests::demo();
+        let lines: Vec<(usize, String)> = (1..=MAX_ORDER_LINES + 5)
+            .map(|i| (i, format!("KÖP {i} mat")))
+            .collect();
+        let c = check(&s, "Genogien", &lines);
+        assert_eq!(c.lines.len(), MAX_ORDER_LINES + 1);
+        let last = c.lines.last().unwrap();
+        assert_eq!(last.line_no, MAX_ORDER_LINES + 1);
+        assert!(last.text.starts_with("KÖP 1001 mat"), "{}", last.text);
+        let sv = last.refusal.as_ref().unwrap().text(Lang::Sv);
+        assert!(
+            sv.contains("resten av formuläret lästes inte") && sv.contains("1000"),
+            "{sv}"
+        );
+        let en = last.refusal.as_ref().unwrap().text(Lang::En);
+        assert!(en.contains("the rest of the form were not read"), "{en}");
+    }
+
+    #[test]
+    fn sums_of_player_counts_saturate_instead_of_wrapping() {
+        let big = |resource| Amount {
+            count: u32::MAX,
+            resource,
+        };
+        let r = sum(&[big(Resource::Guld), big(Resource::Guld), big(Resource::Eld)]);
+        assert_eq!(r.get(Resource::Guld), u32::MAX);
+        assert_eq!(total_of([u32::MAX, 1, u32::MAX]), u32::MAX);
+        let t = tally(&[
+            (u32::MAX, Piece::Unit(UnitKind::LattInfanteri)),
+            (7, Piece::Unit(UnitKind::LattInfanteri)),
+        ]);
+        assert_eq!(t[&Piece::Unit(UnitKind::LattInfanteri)], u32::MAX);
+    }
 }
