@@ -468,7 +468,10 @@ async fn an_over_limit_imap_mail_is_stored_truncated_left_in_the_mailbox_and_ref
     let cfg = game_dir(tmp.path(), None);
     let text = std::fs::read_to_string(&cfg).unwrap() + "limits: {max_mail_bytes: 100000}\n";
     std::fs::write(&cfg, text).unwrap();
-    pbemd(&cfg, &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"]);
+    pbemd(
+        &cfg,
+        &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"],
+    );
     send_envoy(
         "genogien@game.test",
         "Genogien skickar ett sändebud till Afani",

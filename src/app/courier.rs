@@ -163,7 +163,10 @@ async fn decide_items(
         contacts: std::mem::take(&mut gs.contacts),
         ledger: std::mem::take(&mut gs.courier),
     };
-    let purpose = format!("courier/{}", at.to_rfc3339());
+    // One dice stream per batch: the instant and the first mail it decides, so two
+    // batches at the same instant (one per mail in live mode) do not share rolls.
+    let first = waiting.iter().map(|q| q.message.id).min().unwrap_or(0);
+    let purpose = format!("courier/{}/{first}", at.to_rfc3339());
     let mut dice = Dice::new(gs.game.seed, gs.round, &purpose);
     let decisions = batch::route_batch(&mut gs, &queued, &mut ctx, &mut dice);
 
