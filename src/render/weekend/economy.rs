@@ -1,9 +1,348 @@
 //! The economy steps' events as report lines, per language.
 
-use crate::game::weekend::economy::EconomyEvent;
-use crate::game::{GameState, Lang};
+use crate::game::lang::count;
+use crate::game::weekend::economy::{Cap, EconomyEvent, Purchase, Why};
+use crate::game::{GameState, Lang, Resources};
 
 /// The lines `realm` reads about `ev`.
-pub fn lines(ev: &EconomyEvent, _gs: &GameState, _realm: &str, _lang: Lang) -> Vec<String> {
-    match *ev {}
+pub fn lines(ev: &EconomyEvent, _gs: &GameState, realm: &str, lang: Lang) -> Vec<String> {
+    let sv = lang == Lang::Sv;
+    let pick = |s: String, e: String| if sv { s } else { e };
+    let line = match ev {
+        EconomyEvent::Bought { purchase, cost, .. } => pick(
+            format!("Köpt: {} (kostade {}).", purchase_text(purchase, lang), cost.describe(lang)),
+            format!("Bought: {} (cost {}).", purchase_text(purchase, lang), cost.describe(lang)),
+        ),
+        EconomyEvent::Refused {
+            order, rule, why, ..
+        } => pick(
+            format!("Ej utfört: {} — {} ({rule}).", order.render(lang), why_text(why, lang)),
+            format!("Not carried out: {} — {} ({rule}).", order.render(lang), why_text(why, lang)),
+        ),
+        EconomyEvent::Produced {
+            resources, idle, ..
+        } => produced(resources, idle, lang),
+        EconomyEvent::SlaveRevolt {
+            slaves,
+            produced,
+            army_units,
+            lost,
+            ..
+        } => pick(
+            format!(
+                "Slavuppror: {} mot {} — alla slavar ({} producerade i helgen) är borta och tog med sig {}.",
+                count(*slaves, "slav", "slavar"),
+                count(*army_units, "arméenhet", "arméenheter"),
+                produced,
+                lost.describe(lang)
+            ),
+            format!(
+                "Slave revolt: {} against {} — every slave ({} produced this weekend) is gone and took {} along.",
+                count(*slaves, "slave", "slaves"),
+                count(*army_units, "army unit", "army units"),
+                produced,
+                lost.describe(lang)
+            ),
+        ),
+        EconomyEvent::Overflow {
+            cap,
+            have,
+            limit,
+            disbanded,
+            ..
+        } => overflow(*cap, *have, *limit, *disbanded, lang),
+        EconomyEvent::Relation { other, friend, .. } => match (sv, friend) {
+            (true, true) => format!("Relationer: {other} är nu vän."),
+            (true, false) => format!("Relationer: {other} är inte längre vän."),
+            (false, true) => format!("Relations: {other} is now a friend."),
+            (false, false) => format!("Relations: {other} is no longer a friend."),
+        },
+        EconomyEvent::Capital { city, stand_in, .. } => match (sv, stand_in) {
+            (true, false) => format!("Ny huvudstad: {city}."),
+            (true, true) => format!("Huvudstaden är förlorad; {city} är huvudstad tills du väljer en ny (HUVUDSTAD)."),
+            (false, false) => format!("New capital: {city}."),
+            (false, true) => format!("The capital is lost; {city} stands in until you name a new one (CAPITAL)."),
+        },
+        EconomyEvent::MainHarbour { city, stand_in, .. } => match (sv, stand_in) {
+            (true, false) => format!("Ny huvudhamn: {city}."),
+            (true, true) => format!("Huvudhamnen är förlorad; {city} är huvudhamn tills du väljer en ny (HUVUDHAMN)."),
+            (false, false) => format!("New main harbour: {city}."),
+            (false, true) => format!("The main harbour is lost; {city} stands in until you name a new one (HARBOUR)."),
+        },
+        EconomyEvent::TradeWishes { buy, sell, .. } => {
+            let list = |v: &[crate::game::Resource]| {
+                let names: Vec<&str> = v.iter().map(|r| r.name(lang)).collect();
+                if names.is_empty() {
+                    "-".to_string()
+                } else {
+                    names.join(", ")
+                }
+            };
+            pick(
+                format!("Önskelista: köper {}, säljer {}.", list(buy), list(sell)),
+                format!("Wish list: buys {}, sells {}.", list(buy), list(sell)),
+            )
+        }
+        EconomyEvent::Vp { before, after, .. } => {
+            let diff = after - before;
+            pick(
+                format!("Segerpoäng: {before} → {after} ({diff:+})."),
+                format!("Victory points: {before} → {after} ({diff:+})."),
+            )
+        }
+        EconomyEvent::Victory { realm: winner, vp } => match (sv, winner == realm) {
+            (true, true) => format!("Seger! Du har {vp} segerpoäng och har vunnit spelet."),
+            (true, false) => format!("{winner} har vunnit spelet med {vp} segerpoäng."),
+            (false, true) => format!("Victory! You have {vp} victory points and have won the game."),
+            (false, false) => format!("{winner} has won the game with {vp} victory points."),
+        },
+    };
+    vec![line]
+}
+
+fn purchase_text(p: &Purchase, lang: Lang) -> String {
+    let sv = lang == Lang::Sv;
+    match p {
+        Purchase::Units {
+            count: n,
+            unit,
+            city,
+            army,
+        } => {
+            let what = unit.count_text(*n as usize, lang);
+            if sv {
+                format!("{what} i {city} (armé {army})")
+            } else {
+                format!("{what} in {city} (army {army})")
+            }
+        }
+        Purchase::Ships {
+            count: n,
+            ship,
+            city,
+            fleet,
+        } => {
+            let what = ship.count_text(*n as usize, lang);
+            if sv {
+                format!("{what} i {city} (flotta {fleet})")
+            } else {
+                format!("{what} in {city} (fleet {fleet})")
+            }
+        }
+        Purchase::Spies { count: n } => {
+            if sv {
+                count(*n, "spion", "spioner")
+            } else {
+                count(*n, "spy", "spies")
+            }
+        }
+        Purchase::Walls { count: n, city } => {
+            if sv {
+                format!("{} i {city}", count(*n, "mur", "murar"))
+            } else {
+                format!("{} in {city}", count(*n, "wall", "walls"))
+            }
+        }
+        Purchase::City { square, production } => {
+            if sv {
+                format!(
+                    "ny stad i {square} (producerar {})",
+                    production.describe(lang)
+                )
+            } else {
+                format!(
+                    "a new city in {square} (produces {})",
+                    production.describe(lang)
+                )
+            }
+        }
+        Purchase::Population {
+            count: n,
+            city,
+            population,
+        } => {
+            let add = n.saturating_mul(10);
+            if sv {
+                format!("+{add} befolkning i {city} (nu {population})")
+            } else {
+                format!("+{add} population in {city} (now {population})")
+            }
+        }
+        Purchase::Position { position, value } => {
+            if sv {
+                format!("{} +1 (nu {value})", position.name(lang))
+            } else {
+                format!("{} +1 (now {value})", position.name(lang))
+            }
+        }
+        Purchase::Production {
+            city,
+            resource,
+            value,
+        } => {
+            if sv {
+                format!(
+                    "produktion av {} i {city} +1 (nu {value})",
+                    resource.name(lang)
+                )
+            } else {
+                format!(
+                    "{} production in {city} +1 (now {value})",
+                    resource.name(lang)
+                )
+            }
+        }
+        Purchase::SlavesConverted { count: n, resource } => {
+            if sv {
+                format!(
+                    "{} omvandlade till {}",
+                    count(*n, "slav", "slavar"),
+                    resource.name(lang)
+                )
+            } else {
+                format!(
+                    "{} converted to {}",
+                    count(*n, "slave", "slaves"),
+                    resource.name(lang)
+                )
+            }
+        }
+    }
+}
+
+fn cap_name(cap: Cap, lang: Lang) -> &'static str {
+    match (cap, lang) {
+        (Cap::Population, Lang::Sv) => "befolkningstaket (räknade enheter)",
+        (Cap::Population, Lang::En) => "the population cap (counted units)",
+        (Cap::Ships, Lang::Sv) => "skeppstaket (5 × Amiral)",
+        (Cap::Ships, Lang::En) => "the ship cap (5 × Admiral)",
+        (Cap::ArmyGroups, Lang::Sv) => "armétaket (2 × Befälhavare)",
+        (Cap::ArmyGroups, Lang::En) => "the army-group cap (2 × Commander)",
+        (Cap::Elementals, Lang::Sv) => "elementartaket (3 × Besvärjare)",
+        (Cap::Elementals, Lang::En) => "the elemental cap (3 × Conjurer)",
+        (Cap::Spies, Lang::Sv) => "spiontaket (Informatör)",
+        (Cap::Spies, Lang::En) => "the spy cap (Informant)",
+        (Cap::Walls, Lang::Sv) => "murtaket (befolkning/10)",
+        (Cap::Walls, Lang::En) => "the wall cap (population/10)",
+    }
+}
+
+fn why_text(why: &Why, lang: Lang) -> String {
+    let sv = lang == Lang::Sv;
+    let pick = |s: String, e: String| if sv { s } else { e };
+    match why {
+        Why::Short { cost, short } => pick(
+            format!(
+                "lagret räcker inte längre: kostar {}, saknas {}",
+                cost.describe(lang),
+                short.describe(lang)
+            ),
+            format!(
+                "the stock no longer covers it: costs {}, short of {}",
+                cost.describe(lang),
+                short.describe(lang)
+            ),
+        ),
+        Why::TooMany => pick("för många".into(), "too many".into()),
+        Why::NotOwnCity { city } => pick(
+            format!("{city} är inte längre din stad"),
+            format!("{city} is no longer a city of yours"),
+        ),
+        Why::NotCoastal { city } => pick(
+            format!("{city} ligger inte vid kusten"),
+            format!("{city} is not coastal"),
+        ),
+        Why::NoCity => pick(
+            "ingen stad att placera i".into(),
+            "no city to place it in".into(),
+        ),
+        Why::NotOwnLand { square } => pick(
+            format!("{square} är inte egen mark"),
+            format!("{square} is not your own land"),
+        ),
+        Why::CityThere { square } => pick(
+            format!("det finns redan en stad på {square}"),
+            format!("there is already a city on {square}"),
+        ),
+        Why::BadProduction => pick(
+            "10 produktionspoäng, högst 5 per standardresurs".into(),
+            "10 production points, at most 5 per standard resource".into(),
+        ),
+        Why::Over {
+            cap,
+            have,
+            add,
+            limit,
+        } => pick(
+            format!("{}: {have} + {add} > {limit}", cap_name(*cap, lang)),
+            format!("{}: {have} + {add} > {limit}", cap_name(*cap, lang)),
+        ),
+        Why::OneStep => pick("högst +1 per runda".into(), "at most +1 a round".into()),
+        Why::StepLimit { limit } => pick(
+            format!("högst {limit} uppgraderingssteg per runda (Forskare)"),
+            format!(
+                "at most {} a round (Researcher)",
+                count(*limit, "upgrade step", "upgrade steps")
+            ),
+        ),
+        Why::NotProduced { resource } => pick(
+            format!(
+                "slavar blir bara en vanlig resurs du producerar, inte {}",
+                resource.name(lang)
+            ),
+            format!(
+                "slaves become only an ordinary resource you produce, not {}",
+                resource.name(lang)
+            ),
+        ),
+        Why::NotAvailable => pick("går inte att köpa".into(), "cannot be bought".into()),
+        Why::EvilOnly => pick(
+            "bara Ondskan har demoner".into(),
+            "only the Evil has demons".into(),
+        ),
+    }
+}
+
+fn produced(resources: &Resources, idle: &[crate::game::Square], lang: Lang) -> String {
+    let sv = lang == Lang::Sv;
+    let mut s = if sv {
+        format!("Produktion: {}.", resources.describe(lang))
+    } else {
+        format!("Production: {}.", resources.describe(lang))
+    };
+    if !idle.is_empty() {
+        let list: Vec<String> = idle.iter().map(|c| c.to_string()).collect();
+        if sv {
+            s.push_str(&format!(
+                " Plundrade, ingen produktion: {}.",
+                list.join(", ")
+            ));
+        } else {
+            s.push_str(&format!(
+                " Plundered, nothing produced: {}.",
+                list.join(", ")
+            ));
+        }
+    }
+    s
+}
+
+fn overflow(cap: Cap, have: u32, limit: u32, disbanded: u32, lang: Lang) -> String {
+    let name = cap_name(cap, lang);
+    match lang {
+        Lang::Sv if disbanded > 0 => format!(
+            "Arméöverflöd: {have} där {name} tillåter {limit}; {} upplösta.",
+            count(disbanded, "enhet", "enheter")
+        ),
+        Lang::Sv => format!(
+            "Varning, arméöverflöd: {have} där {name} tillåter {limit}. Inget nytt av det slaget kan köpas förrän du är under taket."
+        ),
+        Lang::En if disbanded > 0 => format!(
+            "Army overflow: {have} where {name} allows {limit}; {} disbanded.",
+            count(disbanded, "unit", "units")
+        ),
+        Lang::En => format!(
+            "Warning, army overflow: {have} where {name} allows {limit}. Nothing more of the kind can be bought until you are under the cap."
+        ),
+    }
 }

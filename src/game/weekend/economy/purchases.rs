@@ -1,0 +1,533 @@
+//! Step 1: purchases (R-BUILD-4), in each form's line order, as the receipt promised.
+//! Each order is checked again against the state at the weekend, priced from the cost
+//! tables of `game::units`, and paid from the stock; one that no longer fits is
+//! refused with a `Refused` event and costs nothing, and the lines below still get
+//! their turn. New units and ships are placed as docs/rules.md, Rulings 13 says and
+//! carry this round as `built_round`, so they cannot attack (R-UNIT-7).
+
+use std::collections::BTreeSet;
+
+use super::{tell, Cap, EconomyEvent, Purchase, Why};
+use crate::game::event::Step;
+use crate::game::orders::{Amount, Order};
+use crate::game::state::{ArmyGroup, City, Dimension, Fleet, Researched, Ship, Terrain, Unit};
+use crate::game::units::{build_cost, AgentKind};
+use crate::game::weekend::Weekend;
+use crate::game::{GameState, Position, Resource, Resources, ShipKind, Square, UnitKind};
+
+/// A refusal: the rule broken and why.
+type Res<T> = Result<T, (&'static str, Why)>;
+
+/// What one realm's purchases have done so far this step (R-BUILD-2).
+struct Run {
+    realm: String,
+    round: u32,
+    /// Forskare as the form found it: the upgrade-step limit (Rulings 9).
+    step_limit: u32,
+    steps: u32,
+    positions: BTreeSet<Position>,
+    production: BTreeSet<(Square, Resource)>,
+}
+
+pub(super) fn run(w: &mut Weekend) {
+    let orders = w.orders;
+    for form in &orders.forms {
+        let Some(r) = w.state.realm(&form.realm).filter(|r| !r.eliminated) else {
+            continue;
+        };
+        let mut run = Run {
+            realm: r.name.clone(),
+            round: w.round(),
+            step_limit: r.positions.forskare,
+            steps: 0,
+            positions: BTreeSet::new(),
+            production: BTreeSet::new(),
+        };
+        for order in form.orders.iter().filter(|o| is_purchase(o)) {
+            let ev = match buy(&mut w.state, &mut run, order) {
+                Ok((purchase, cost)) => EconomyEvent::Bought {
+                    realm: run.realm.clone(),
+                    purchase,
+                    cost,
+                },
+                Err((rule, why)) => EconomyEvent::Refused {
+                    realm: run.realm.clone(),
+                    order: order.clone(),
+                    rule: rule.to_string(),
+                    why,
+                },
+            };
+            tell(w, Step::Purchases, ev);
+        }
+    }
+}
+
+/// The orders step 1 carries out.
+pub(super) fn is_purchase(o: &Order) -> bool {
+    matches!(
+        o,
+        Order::BuyUnits { .. }
+            | Order::BuyShips { .. }
+            | Order::BuySpies { .. }
+            | Order::BuyWalls { .. }
+            | Order::BuyCity { .. }
+            | Order::BuyPopulation { .. }
+            | Order::UpgradePosition { .. }
+            | Order::UpgradeProduction { .. }
+            | Order::ConvertSlaves { .. }
+    )
+}
+
+fn buy(gs: &mut GameState, run: &mut Run, o: &Order) -> Res<(Purchase, Resources)> {
+    match o {
+        Order::BuyUnits { count, kind, city } => units(gs, run, *count, *kind, *city),
+        Order::BuyShips { count, kind, city } => ships(gs, run, *count, *kind, *city),
+        Order::BuySpies { count } => spies(gs, run, *count),
+        Order::BuyWalls { count, city } => walls(gs, run, *count, *city),
+        Order::BuyCity { square, production } => new_city(gs, run, *square, production),
+        Order::BuyPopulation { count, city } => population(gs, run, *count, *city),
+        Order::UpgradePosition { position, crystals } => {
+            upgrade_position(gs, run, *position, crystals)
+        }
+        Order::UpgradeProduction { city, resource } => {
+            upgrade_production(gs, run, *city, *resource)
+        }
+        Order::ConvertSlaves { count, resource } => convert(gs, run, *count, *resource),
+        _ => Err(("R-PHASE-1", Why::NotAvailable)),
+    }
+}
+
+/// `cost × k`, or `TooMany` when that is beyond any number.
+fn times(cost: Resources, k: u32) -> Res<Resources> {
+    let mut out = Resources::ZERO;
+    for (r, n) in cost.iter() {
+        out.set(r, n.checked_mul(k).ok_or(("R-BUILD-4", Why::TooMany))?);
+    }
+    Ok(out)
+}
+
+/// Take `cost` from the realm's stock, or refuse naming what is short.
+fn pay(gs: &mut GameState, run: &Run, cost: Resources) -> Res<Resources> {
+    let realm = gs
+        .realm_mut(&run.realm)
+        .ok_or(("R-BUILD-4", Why::NotAvailable))?;
+    match realm.stock.checked_sub(&cost) {
+        Some(left) => {
+            realm.stock = left;
+            Ok(cost)
+        }
+        None => {
+            let mut short = Resources::ZERO;
+            for (r, n) in cost.iter() {
+                short.set(r, n.saturating_sub(realm.stock.get(r)));
+            }
+            Err(("R-BUILD-4", Why::Short { cost, short }))
+        }
+    }
+}
+
+fn own_city(gs: &GameState, run: &Run, sq: Square) -> Res<()> {
+    gs.cities_of(&run.realm)
+        .any(|c| c.square == sq && c.dimension == Dimension::Normal)
+        .then_some(())
+        .ok_or(("R-CITY-1", Why::NotOwnCity { city: sq }))
+}
+
+/// Refuse when `have + add` would pass `limit`.
+fn cap(rule: &'static str, cap: Cap, have: u32, add: u32, limit: u32) -> Res<()> {
+    if have.saturating_add(add) > limit {
+        return Err((
+            rule,
+            Why::Over {
+                cap,
+                have,
+                add,
+                limit,
+            },
+        ));
+    }
+    Ok(())
+}
+
+fn population_cap(gs: &GameState, run: &Run, add: u32) -> Res<()> {
+    let have = gs.counted_units(&run.realm).counted();
+    cap(
+        "R-POP-2",
+        Cap::Population,
+        have,
+        add,
+        gs.population(&run.realm) / 10,
+    )
+}
+
+fn positions(gs: &GameState, run: &Run) -> crate::game::state::Positions {
+    gs.realm(&run.realm)
+        .map(|r| r.positions)
+        .unwrap_or_default()
+}
+
+fn units(
+    gs: &mut GameState,
+    run: &Run,
+    count: u32,
+    kind: UnitKind,
+    city: Option<Square>,
+) -> Res<(Purchase, Resources)> {
+    let realm = gs
+        .realm(&run.realm)
+        .ok_or(("R-BUILD-4", Why::NotAvailable))?;
+    if kind.is_demon() && !realm.is_evil {
+        return Err(("R-EVIL-9", Why::EvilOnly));
+    }
+    let sq = city.or(realm.capital).ok_or(("RULINGS 13", Why::NoCity))?;
+    own_city(gs, run, sq)?;
+    let unit = match kind.cost() {
+        Some(c) => c,
+        None if realm.researched.contains(&Researched::BeridnaBagskyttar) => gs
+            .settings
+            .research_costs
+            .beridna_bagskyttar
+            .ok_or(("RULINGS 41", Why::NotAvailable))?,
+        None => return Err(("R-ENG-3", Why::NotAvailable)),
+    };
+    let count_now = gs.counted_units(&run.realm);
+    let pos = positions(gs, run);
+    if kind.is_elemental() {
+        let limit = pos.besvarjare.saturating_mul(3);
+        cap(
+            "R-UNIT-6",
+            Cap::Elementals,
+            count_now.elementals,
+            count,
+            limit,
+        )?;
+    }
+    let group = army_at(gs, &run.realm, sq);
+    if group.is_none() {
+        let limit = pos.befalhavare.saturating_mul(2);
+        cap("R-POS-4", Cap::ArmyGroups, count_now.army_groups, 1, limit)?;
+    }
+    population_cap(gs, run, count)?;
+    let cost = pay(gs, run, times(unit, count)?)?;
+    let new = Unit {
+        kind,
+        built_round: run.round,
+    };
+    let id = match group {
+        Some(i) => {
+            gs.armies[i].units.extend((0..count).map(|_| new));
+            gs.armies[i].id
+        }
+        None => {
+            let id = next_id(gs.armies_of(&run.realm).map(|a| a.id));
+            gs.armies.push(ArmyGroup {
+                id,
+                owner: run.realm.clone(),
+                square: sq,
+                dimension: Dimension::Normal,
+                units: vec![new; count as usize],
+                treasure: Resources::ZERO,
+                no_move_until_round: None,
+            });
+            id
+        }
+    };
+    let purchase = Purchase::Units {
+        count,
+        unit: kind,
+        city: sq,
+        army: id,
+    };
+    Ok((purchase, cost))
+}
+
+/// The index of the realm's army group in city `sq` that is not aboard a fleet.
+fn army_at(gs: &GameState, realm: &str, sq: Square) -> Option<usize> {
+    let aboard = |id: u32| gs.fleets_of(realm).any(|f| f.cargo.contains(&id));
+    gs.armies.iter().position(|a| {
+        a.owner == realm && a.square == sq && a.dimension == Dimension::Normal && !aboard(a.id)
+    })
+}
+
+fn next_id(ids: impl Iterator<Item = u32>) -> u32 {
+    ids.max().map_or(1, |m| m.saturating_add(1))
+}
+
+fn ships(
+    gs: &mut GameState,
+    run: &Run,
+    count: u32,
+    kind: ShipKind,
+    city: Option<Square>,
+) -> Res<(Purchase, Resources)> {
+    let realm = gs
+        .realm(&run.realm)
+        .ok_or(("R-BUILD-4", Why::NotAvailable))?;
+    let sq = city
+        .or(realm.main_harbour)
+        .ok_or(("RULINGS 13", Why::NoCity))?;
+    own_city(gs, run, sq)?;
+    if !gs.city_at(sq, Dimension::Normal).is_some_and(|c| c.coastal) {
+        return Err(("RULINGS 13", Why::NotCoastal { city: sq }));
+    }
+    let unit = match kind.cost() {
+        Some(c) => c,
+        None if realm.researched.contains(&Researched::Fregatt) => gs
+            .settings
+            .research_costs
+            .fregatt
+            .ok_or(("RULINGS 41", Why::NotAvailable))?,
+        None => return Err(("R-ENG-3", Why::NotAvailable)),
+    };
+    let have = gs.counted_units(&run.realm).ships;
+    let limit = positions(gs, run).amiral.saturating_mul(5);
+    cap("R-NAV-5", Cap::Ships, have, count, limit)?;
+    population_cap(gs, run, count)?;
+    let cost = pay(gs, run, times(unit, count)?)?;
+    let new = Ship {
+        kind,
+        built_round: run.round,
+    };
+    let at = gs
+        .fleets
+        .iter()
+        .position(|f| f.owner == run.realm && f.square == sq);
+    let id = match at {
+        Some(i) => {
+            gs.fleets[i].ships.extend((0..count).map(|_| new));
+            gs.fleets[i].id
+        }
+        None => {
+            let id = next_id(gs.fleets_of(&run.realm).map(|f| f.id));
+            gs.fleets.push(Fleet {
+                id,
+                owner: run.realm.clone(),
+                square: sq,
+                dimension: Dimension::Normal,
+                ships: vec![new; count as usize],
+                cargo: Vec::new(),
+                must_leave_by_round: None,
+            });
+            id
+        }
+    };
+    let purchase = Purchase::Ships {
+        count,
+        ship: kind,
+        city: sq,
+        fleet: id,
+    };
+    Ok((purchase, cost))
+}
+
+fn spies(gs: &mut GameState, run: &Run, count: u32) -> Res<(Purchase, Resources)> {
+    let have = gs.counted_units(&run.realm).spies;
+    cap(
+        "RULINGS 43",
+        Cap::Spies,
+        have,
+        count,
+        positions(gs, run).informator,
+    )?;
+    population_cap(gs, run, count)?;
+    let cost = pay(gs, run, times(AgentKind::Spion.cost(), count)?)?;
+    if let Some(r) = gs.realm_mut(&run.realm) {
+        r.spies = r.spies.saturating_add(count);
+    }
+    Ok((Purchase::Spies { count }, cost))
+}
+
+fn city_mut<'a>(gs: &'a mut GameState, run: &Run, sq: Square) -> Res<&'a mut City> {
+    gs.cities
+        .iter_mut()
+        .find(|c| c.square == sq && c.owner == run.realm && c.dimension == Dimension::Normal)
+        .ok_or(("R-CITY-1", Why::NotOwnCity { city: sq }))
+}
+
+fn walls(gs: &mut GameState, run: &Run, count: u32, sq: Square) -> Res<(Purchase, Resources)> {
+    let c = city_mut(gs, run, sq)?;
+    cap("R-WALL-3", Cap::Walls, c.walls, count, c.wall_cap())?;
+    let cost = pay(gs, run, times(build_cost::wall(), count)?)?;
+    let c = city_mut(gs, run, sq)?;
+    c.walls = c.walls.saturating_add(count);
+    Ok((Purchase::Walls { count, city: sq }, cost))
+}
+
+fn sum(v: &[Amount]) -> Res<Resources> {
+    let mut r = Resources::ZERO;
+    for a in v {
+        let n = r.get(a.resource).checked_add(a.count);
+        r.set(a.resource, n.ok_or(("R-CITY-2", Why::BadProduction))?);
+    }
+    Ok(r)
+}
+
+fn new_city(
+    gs: &mut GameState,
+    run: &Run,
+    sq: Square,
+    production: &[Amount],
+) -> Res<(Purchase, Resources)> {
+    let land = gs.map.get(sq).filter(|m| m.terrain == Terrain::Land);
+    if land.and_then(|m| m.owner.as_deref()) != Some(run.realm.as_str()) {
+        return Err(("RULINGS 27", Why::NotOwnLand { square: sq }));
+    }
+    if gs.cities.iter().any(|c| c.square == sq) {
+        return Err(("RULINGS 27", Why::CityThere { square: sq }));
+    }
+    let p = sum(production)?;
+    let standard = gs
+        .realm(&run.realm)
+        .map(|r| r.standard.clone())
+        .unwrap_or_default();
+    let fits = p.total() == 10
+        && p.iter()
+            .all(|(r, n)| n <= 5 && (n == 0 || standard.contains(&r)));
+    if !fits {
+        return Err(("R-CITY-2", Why::BadProduction));
+    }
+    let cost = pay(gs, run, build_cost::new_city())?;
+    let coastal = gs.map.touches_sea(sq);
+    gs.cities.push(City {
+        square: sq,
+        name: sq.to_string(),
+        owner: run.realm.clone(),
+        dimension: Dimension::Normal,
+        population: 10,
+        production: p,
+        walls: 0,
+        capital: false,
+        harbour: false,
+        coastal,
+        plundered: false,
+    });
+    let purchase = Purchase::City {
+        square: sq,
+        production: p,
+    };
+    Ok((purchase, cost))
+}
+
+fn population(gs: &mut GameState, run: &Run, count: u32, sq: Square) -> Res<(Purchase, Resources)> {
+    city_mut(gs, run, sq)?;
+    let add = count.checked_mul(10).ok_or(("R-BUILD-1", Why::TooMany))?;
+    let cost = pay(gs, run, times(build_cost::population(), count)?)?;
+    let c = city_mut(gs, run, sq)?;
+    c.population = c.population.saturating_add(add);
+    let purchase = Purchase::Population {
+        count,
+        city: sq,
+        population: c.population,
+    };
+    Ok((purchase, cost))
+}
+
+/// Rulings 9: one step per value or (city, resource), at most Forskare steps in all.
+fn step(run: &Run) -> Res<()> {
+    if run.steps >= run.step_limit {
+        return Err((
+            "RULINGS 9",
+            Why::StepLimit {
+                limit: run.step_limit,
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// The five crystals: the buyer's choice, or from the stock in resource order.
+fn crystals(gs: &GameState, run: &Run, chosen: &[Amount]) -> Res<Resources> {
+    let want = build_cost::POSITION_CRYSTALS;
+    if !chosen.is_empty() {
+        let c = sum(chosen)?;
+        if c.total() != want || c.iter().any(|(r, n)| n > 0 && !r.is_crystal()) {
+            return Err(("R-BUILD-1", Why::NotAvailable));
+        }
+        return Ok(c);
+    }
+    let stock = gs.realm(&run.realm).map(|r| r.stock).unwrap_or_default();
+    let mut left = want;
+    let mut c = Resources::ZERO;
+    for r in Resource::CRYSTALS {
+        let take = left.min(stock.get(r));
+        c.set(r, take);
+        left -= take;
+    }
+    if left > 0 {
+        // Short of crystals: name the whole five as the first kind, as the receipt does.
+        return Ok(Resources::from_pairs(&[(Resource::Eld, want)]));
+    }
+    Ok(c)
+}
+
+fn upgrade_position(
+    gs: &mut GameState,
+    run: &mut Run,
+    position: Position,
+    chosen: &[Amount],
+) -> Res<(Purchase, Resources)> {
+    if run.positions.contains(&position) {
+        return Err(("R-POS-2", Why::OneStep));
+    }
+    step(run)?;
+    let cost = build_cost::position_fixed().plus(&crystals(gs, run, chosen)?);
+    let cost = pay(gs, run, cost)?;
+    run.positions.insert(position);
+    run.steps += 1;
+    let value = gs.realm_mut(&run.realm).map_or(0, |r| {
+        let v = r.positions.get_mut(position);
+        *v = v.saturating_add(1);
+        *v
+    });
+    Ok((Purchase::Position { position, value }, cost))
+}
+
+fn upgrade_production(
+    gs: &mut GameState,
+    run: &mut Run,
+    sq: Square,
+    resource: Resource,
+) -> Res<(Purchase, Resources)> {
+    city_mut(gs, run, sq)?;
+    if run.production.contains(&(sq, resource)) {
+        return Err(("R-BUILD-2", Why::OneStep));
+    }
+    step(run)?;
+    let cost = if resource.is_ordinary() {
+        build_cost::production_ordinary()
+    } else {
+        build_cost::production_slave_or_crystal()
+    };
+    let cost = pay(gs, run, cost)?;
+    run.production.insert((sq, resource));
+    run.steps += 1;
+    let c = city_mut(gs, run, sq)?;
+    let v = c.production.get(resource).saturating_add(1);
+    c.production.set(resource, v);
+    let purchase = Purchase::Production {
+        city: sq,
+        resource,
+        value: v,
+    };
+    Ok((purchase, cost))
+}
+
+fn convert(
+    gs: &mut GameState,
+    run: &Run,
+    count: u32,
+    resource: Resource,
+) -> Res<(Purchase, Resources)> {
+    let produces = gs
+        .realm(&run.realm)
+        .is_some_and(|r| r.production(gs).get(resource) > 0);
+    if !resource.is_ordinary() || !produces {
+        return Err(("RULINGS 2", Why::NotProduced { resource }));
+    }
+    let cost = pay(gs, run, Resources::from_pairs(&[(Resource::Slavar, count)]))?;
+    if let Some(r) = gs.realm_mut(&run.realm) {
+        let n = r.stock.get(resource).saturating_add(count);
+        r.stock.set(resource, n);
+    }
+    Ok((Purchase::SlavesConverted { count, resource }, cost))
+}
