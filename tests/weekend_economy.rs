@@ -1083,3 +1083,31 @@ fn r_phase_1_without_a_winner_the_phase_stays_resolving() {
         pbemd::game::event::What::Economy(EconomyEvent::Victory { .. })
     )));
 }
+
+#[test]
+fn r_res_10_each_realm_reads_its_own_economy_on_monday_in_its_language() {
+    let gs = country_a();
+    let orders = forms(vec![(
+        "Alfa",
+        vec![Order::BuyPopulation {
+            count: 1,
+            city: sq("B2"),
+        }],
+    )]);
+    let res = weekend(&gs, &orders);
+    let alfa =
+        pbemd::render::weekend::report(&res.events, &res.state, "Alfa", pbemd::game::Lang::Sv);
+    assert!(
+        alfa.iter()
+            .any(|l| l.starts_with("Köpt: +10 befolkning i B2 (nu 110)")),
+        "{alfa:?}"
+    );
+    assert!(
+        alfa.iter()
+            .any(|l| l.starts_with("Slavuppror: 30 slavar mot 22 arméenheter")),
+        "{alfa:?}"
+    );
+    let beta =
+        pbemd::render::weekend::report(&res.events, &res.state, "Beta", pbemd::game::Lang::En);
+    assert_eq!(beta, vec!["Production: 2 gold.".to_string()]);
+}

@@ -346,3 +346,294 @@ fn overflow(cap: Cap, have: u32, limit: u32, disbanded: u32, lang: Lang) -> Stri
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::orders::Order;
+    use crate::game::{Position, Resource, ShipKind, Square, UnitKind};
+
+    fn gs() -> GameState {
+        crate::game::load_scenario(include_str!("../../../scenarios/demo.yaml")).expect("demo")
+    }
+
+    fn sq(s: &str) -> Square {
+        Square::parse(s).expect("square")
+    }
+
+    fn one(ev: &EconomyEvent, lang: Lang) -> String {
+        let lines = lines(ev, &gs(), "Genogien", lang);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        lines.into_iter().next().unwrap_or_default()
+    }
+
+    fn every_event() -> Vec<EconomyEvent> {
+        let r = || "Genogien".to_string();
+        let cost = Resources::from_pairs(&[(Resource::Mat, 1), (Resource::Guld, 2)]);
+        let purchases = vec![
+            Purchase::Units {
+                count: 2,
+                unit: UnitKind::Bagskyttar,
+                city: sq("B2"),
+                army: 1,
+            },
+            Purchase::Ships {
+                count: 1,
+                ship: ShipKind::Galeas,
+                city: sq("D2"),
+                fleet: 2,
+            },
+            Purchase::Spies { count: 1 },
+            Purchase::Walls {
+                count: 2,
+                city: sq("B2"),
+            },
+            Purchase::City {
+                square: sq("C3"),
+                production: cost,
+            },
+            Purchase::Population {
+                count: 1,
+                city: sq("B2"),
+                population: 70,
+            },
+            Purchase::Position {
+                position: Position::Amiral,
+                value: 4,
+            },
+            Purchase::Production {
+                city: sq("B2"),
+                resource: Resource::Tyg,
+                value: 1,
+            },
+            Purchase::SlavesConverted {
+                count: 3,
+                resource: Resource::Mat,
+            },
+        ];
+        let whys = vec![
+            Why::Short { cost, short: cost },
+            Why::TooMany,
+            Why::NotOwnCity { city: sq("B2") },
+            Why::NotCoastal { city: sq("C4") },
+            Why::NoCity,
+            Why::NotOwnLand { square: sq("E5") },
+            Why::CityThere { square: sq("B2") },
+            Why::BadProduction,
+            Why::Over {
+                cap: Cap::Walls,
+                have: 6,
+                add: 1,
+                limit: 6,
+            },
+            Why::OneStep,
+            Why::StepLimit { limit: 1 },
+            Why::NotProduced {
+                resource: Resource::Eld,
+            },
+            Why::NotAvailable,
+            Why::EvilOnly,
+        ];
+        let mut out: Vec<EconomyEvent> = purchases
+            .into_iter()
+            .map(|purchase| EconomyEvent::Bought {
+                realm: r(),
+                purchase,
+                cost,
+            })
+            .collect();
+        out.extend(whys.into_iter().map(|why| EconomyEvent::Refused {
+            realm: r(),
+            order: Order::BuySpies { count: 1 },
+            rule: "R-BUILD-4".into(),
+            why,
+        }));
+        out.extend([
+            EconomyEvent::Produced {
+                realm: r(),
+                resources: cost,
+                idle: vec![sq("B2")],
+            },
+            EconomyEvent::SlaveRevolt {
+                realm: r(),
+                slaves: 30,
+                produced: 3,
+                army_units: 22,
+                lost: cost,
+            },
+            EconomyEvent::Overflow {
+                realm: r(),
+                cap: Cap::Ships,
+                have: 7,
+                limit: 5,
+                disbanded: 2,
+            },
+            EconomyEvent::Overflow {
+                realm: r(),
+                cap: Cap::Population,
+                have: 7,
+                limit: 5,
+                disbanded: 0,
+            },
+            EconomyEvent::Relation {
+                realm: r(),
+                other: "Afani".into(),
+                friend: true,
+            },
+            EconomyEvent::Relation {
+                realm: r(),
+                other: "Afani".into(),
+                friend: false,
+            },
+            EconomyEvent::Capital {
+                realm: r(),
+                city: sq("B2"),
+                stand_in: false,
+            },
+            EconomyEvent::Capital {
+                realm: r(),
+                city: sq("B2"),
+                stand_in: true,
+            },
+            EconomyEvent::MainHarbour {
+                realm: r(),
+                city: sq("D2"),
+                stand_in: false,
+            },
+            EconomyEvent::MainHarbour {
+                realm: r(),
+                city: sq("D2"),
+                stand_in: true,
+            },
+            EconomyEvent::TradeWishes {
+                realm: r(),
+                buy: vec![Resource::Mat],
+                sell: vec![],
+            },
+            EconomyEvent::Vp {
+                realm: r(),
+                before: 300,
+                after: 250,
+            },
+            EconomyEvent::Victory {
+                realm: r(),
+                vp: 2000,
+            },
+            EconomyEvent::Victory {
+                realm: "Afani".into(),
+                vp: 2000,
+            },
+        ]);
+        out
+    }
+
+    #[test]
+    fn every_economy_event_reads_as_one_line_in_swedish_and_in_english() {
+        for ev in every_event() {
+            let (sv, en) = (one(&ev, Lang::Sv), one(&ev, Lang::En));
+            assert_ne!(sv, en, "{ev:?}");
+            for l in [&sv, &en] {
+                assert!(
+                    !l.contains('{') && !l.contains("Some(") && !l.is_empty(),
+                    "{l}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn r_res_7_the_worked_example_reads_as_the_rulebook_tells_it() {
+        let lost = Resources::from_pairs(&[
+            (Resource::Mat, 2),
+            (Resource::Tyg, 2),
+            (Resource::Timmer, 2),
+            (Resource::Jarn, 2),
+            (Resource::Guld, 1),
+            (Resource::Hastar, 1),
+            (Resource::Sten, 1),
+        ]);
+        let ev = EconomyEvent::SlaveRevolt {
+            realm: "Genogien".into(),
+            slaves: 30,
+            produced: 3,
+            army_units: 22,
+            lost,
+        };
+        let sv = one(&ev, Lang::Sv);
+        assert!(
+            sv.starts_with("Slavuppror: 30 slavar mot 22 arméenheter"),
+            "{sv}"
+        );
+        assert!(sv.contains(&lost.describe(Lang::Sv)), "{sv}");
+        let en = one(&ev, Lang::En);
+        assert!(
+            en.starts_with("Slave revolt: 30 slaves against 22 army units"),
+            "{en}"
+        );
+    }
+
+    #[test]
+    fn counts_agree_with_their_nouns_in_both_languages() {
+        let spies = |count| EconomyEvent::Bought {
+            realm: "Genogien".into(),
+            purchase: Purchase::Spies { count },
+            cost: Resources::ZERO,
+        };
+        assert!(
+            one(&spies(1), Lang::Sv).contains("1 spion "),
+            "{}",
+            one(&spies(1), Lang::Sv)
+        );
+        assert!(one(&spies(2), Lang::Sv).contains("2 spioner"));
+        assert!(one(&spies(1), Lang::En).contains("1 spy "));
+        assert!(one(&spies(2), Lang::En).contains("2 spies"));
+        let walls = |count| EconomyEvent::Bought {
+            realm: "Genogien".into(),
+            purchase: Purchase::Walls {
+                count,
+                city: sq("B2"),
+            },
+            cost: Resources::ZERO,
+        };
+        assert!(one(&walls(1), Lang::Sv).contains("1 mur i B2"));
+        assert!(one(&walls(3), Lang::En).contains("3 walls in B2"));
+    }
+
+    #[test]
+    fn a_refused_purchase_quotes_the_order_and_cites_the_rule() {
+        let ev = EconomyEvent::Refused {
+            realm: "Genogien".into(),
+            order: Order::BuySpies { count: 2 },
+            rule: "R-BUILD-4".into(),
+            why: Why::Short {
+                cost: Resources::from_pairs(&[(Resource::Guld, 10)]),
+                short: Resources::from_pairs(&[(Resource::Guld, 3)]),
+            },
+        };
+        let sv = one(&ev, Lang::Sv);
+        assert!(
+            sv.contains(&Order::BuySpies { count: 2 }.render(Lang::Sv)),
+            "{sv}"
+        );
+        assert!(
+            sv.contains("(R-BUILD-4)") && sv.contains("saknas 3 guld"),
+            "{sv}"
+        );
+        let en = one(&ev, Lang::En);
+        assert!(en.contains("short of 3 gold"), "{en}");
+    }
+
+    #[test]
+    fn the_winner_reads_its_own_victory_and_the_others_read_its_name() {
+        let ev = EconomyEvent::Victory {
+            realm: "Genogien".into(),
+            vp: 2010,
+        };
+        assert!(one(&ev, Lang::Sv).starts_with("Seger!"));
+        let lines = lines(&ev, &gs(), "Afani", Lang::En);
+        assert_eq!(
+            lines,
+            vec!["Genogien has won the game with 2010 victory points.".to_string()]
+        );
+    }
+}
