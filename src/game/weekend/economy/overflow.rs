@@ -7,12 +7,13 @@
 
 use super::{playing, tell, Cap, EconomyEvent};
 use crate::game::event::Step;
-use crate::game::state::{ArmyOverflow, GameState};
+use crate::game::state::{ArmyOverflow, GameState, UnitCount};
 use crate::game::weekend::Weekend;
 
 pub(super) fn run(w: &mut Weekend) {
     let disband = w.settings.army_overflow == ArmyOverflow::Disband;
     for realm in playing(w) {
+        let mut counts = w.state.counted_units(&realm);
         for cap in [
             Cap::Elementals,
             Cap::Ships,
@@ -20,7 +21,7 @@ pub(super) fn run(w: &mut Weekend) {
             Cap::ArmyGroups,
             Cap::Population,
         ] {
-            let (have, limit) = measure(&w.state, &realm, cap);
+            let (have, limit) = measure(&w.state, &realm, &counts, cap);
             if have <= limit {
                 continue;
             }
@@ -29,6 +30,9 @@ pub(super) fn run(w: &mut Weekend) {
             } else {
                 0
             };
+            if disbanded > 0 {
+                counts = w.state.counted_units(&realm);
+            }
             let ev = EconomyEvent::Overflow {
                 realm: realm.clone(),
                 cap,
@@ -42,8 +46,7 @@ pub(super) fn run(w: &mut Weekend) {
 }
 
 /// What the realm has of the capped thing, and its cap.
-fn measure(gs: &GameState, realm: &str, cap: Cap) -> (u32, u32) {
-    let n = gs.counted_units(realm);
+fn measure(gs: &GameState, realm: &str, n: &UnitCount, cap: Cap) -> (u32, u32) {
     let p = gs.realm(realm).map(|r| r.positions).unwrap_or_default();
     match cap {
         Cap::Population => (n.counted(), gs.population(realm) / 10),

@@ -149,8 +149,8 @@ fn cap(rule: &'static str, cap: Cap, have: u32, add: u32, limit: u32) -> Res<()>
     Ok(())
 }
 
-fn population_cap(gs: &GameState, run: &Run, add: u32) -> Res<()> {
-    let have = gs.counted_units(&run.realm).counted();
+/// R-POP-2: `have` counted units (army units, ships, spies) and `add` more.
+fn population_cap(gs: &GameState, run: &Run, have: u32, add: u32) -> Res<()> {
     cap(
         "R-POP-2",
         Cap::Population,
@@ -207,7 +207,7 @@ fn units(
         let limit = pos.befalhavare.saturating_mul(2);
         cap("R-POS-4", Cap::ArmyGroups, count_now.army_groups, 1, limit)?;
     }
-    population_cap(gs, run, count)?;
+    population_cap(gs, run, count_now.counted(), count)?;
     let cost = pay(gs, run, times(unit, count)?)?;
     let new = Unit {
         kind,
@@ -279,10 +279,10 @@ fn ships(
             .ok_or(("RULINGS 41", Why::NotAvailable))?,
         None => return Err(("R-ENG-3", Why::NotAvailable)),
     };
-    let have = gs.counted_units(&run.realm).ships;
+    let now = gs.counted_units(&run.realm);
     let limit = positions(gs, run).amiral.saturating_mul(5);
-    cap("R-NAV-5", Cap::Ships, have, count, limit)?;
-    population_cap(gs, run, count)?;
+    cap("R-NAV-5", Cap::Ships, now.ships, count, limit)?;
+    population_cap(gs, run, now.counted(), count)?;
     let cost = pay(gs, run, times(unit, count)?)?;
     let new = Ship {
         kind,
