@@ -321,15 +321,10 @@ fn ships(
 }
 
 fn spies(gs: &mut GameState, run: &Run, count: u32) -> Res<(Purchase, Resources)> {
-    let have = gs.counted_units(&run.realm).spies;
-    cap(
-        "RULINGS 43",
-        Cap::Spies,
-        have,
-        count,
-        positions(gs, run).informator,
-    )?;
-    population_cap(gs, run, count)?;
+    let now = gs.counted_units(&run.realm);
+    let limit = positions(gs, run).informator;
+    cap("RULINGS 43", Cap::Spies, now.spies, count, limit)?;
+    population_cap(gs, run, now.counted(), count)?;
     let cost = pay(gs, run, times(AgentKind::Spion.cost(), count)?)?;
     if let Some(r) = gs.realm_mut(&run.realm) {
         r.spies = r.spies.saturating_add(count);
