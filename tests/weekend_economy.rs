@@ -1111,3 +1111,101 @@ fn r_res_10_each_realm_reads_its_own_economy_on_monday_in_its_language() {
         pbemd::render::weekend::report(&res.events, &res.state, "Beta", pbemd::game::Lang::En);
     assert_eq!(beta, vec!["Production: 2 gold.".to_string()]);
 }
+
+// ---- Hostile numbers and the state's invariants ----------------------------------
+
+mod hostile {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn square() -> impl Strategy<Value = pbemd::game::Square> {
+        (0u16..7, 0u16..7).prop_map(|(c, r)| pbemd::game::Square::new(c, r).unwrap_or(sq("A1")))
+    }
+
+    fn resource() -> impl Strategy<Value = Resource> {
+        (0usize..12).prop_map(|i| Resource::ALL[i])
+    }
+
+    fn amount() -> impl Strategy<Value = u32> {
+        prop_oneof![
+            0u32..20,
+            Just(u32::MAX),
+            Just(u32::MAX / 10 + 1),
+            any::<u32>()
+        ]
+    }
+
+    fn purchase() -> impl Strategy<Value = Order> {
+        prop_oneof![
+            (amount(), 0usize..14, proptest::option::of(square())).prop_map(|(count, k, city)| {
+                Order::BuyUnits {
+                    count,
+                    kind: UnitKind::ALL[k],
+                    city,
+                }
+            }),
+            (amount(), 0usize..5, proptest::option::of(square())).prop_map(|(count, k, city)| {
+                Order::BuyShips {
+                    count,
+                    kind: ShipKind::ALL[k],
+                    city,
+                }
+            }),
+            amount().prop_map(|count| Order::BuySpies { count }),
+            (amount(), square()).prop_map(|(count, city)| Order::BuyWalls { count, city }),
+            (
+                square(),
+                proptest::collection::vec((amount(), resource()), 0..4)
+            )
+                .prop_map(|(square, v)| {
+                    Order::BuyCity {
+                        square,
+                        production: v
+                            .into_iter()
+                            .map(|(count, resource)| Amount { count, resource })
+                            .collect(),
+                    }
+                }),
+            (amount(), square()).prop_map(|(count, city)| Order::BuyPopulation { count, city }),
+            (
+                0usize..7,
+                proptest::collection::vec((amount(), resource()), 0..3)
+            )
+                .prop_map(|(p, v)| {
+                    Order::UpgradePosition {
+                        position: Position::ALL[p],
+                        crystals: v
+                            .into_iter()
+                            .map(|(count, resource)| Amount { count, resource })
+                            .collect(),
+                    }
+                }),
+            (square(), resource())
+                .prop_map(|(city, resource)| Order::UpgradeProduction { city, resource }),
+            (amount(), resource())
+                .prop_map(|(count, resource)| Order::ConvertSlaves { count, resource }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Whatever purchases a form holds, the weekend neither panics nor leaves a
+        /// state that fails its own checks, and the stock only pays what it holds.
+        #[test]
+        fn r_build_4_any_purchases_leave_a_valid_state(
+            orders in proptest::collection::vec(purchase(), 0..12),
+            disband in any::<bool>(),
+            stock_each in prop_oneof![Just(0u32), Just(50), Just(u32::MAX)],
+        ) {
+            let mut gs = game();
+            if disband {
+                gs.settings.army_overflow = ArmyOverflow::Disband;
+            }
+            let all: Vec<(Resource, u32)> = Resource::ALL.iter().map(|r| (*r, stock_each)).collect();
+            stock(&mut gs, "Alfa", &all);
+            let res = weekend(&gs, &forms(vec![("Alfa", orders)]));
+            prop_assert!(res.state.validate().is_ok(), "{:?}", res.state.validate());
+        }
+    }
+}

@@ -348,6 +348,11 @@ fn walls(gs: &mut GameState, run: &Run, count: u32, sq: Square) -> Res<(Purchase
     Ok((Purchase::Walls { count, city: sq }, cost))
 }
 
+/// The sum of all amounts, or `None` past `u32::MAX` (player numbers).
+fn total(r: &Resources) -> Option<u32> {
+    r.iter().try_fold(0u32, |acc, (_, n)| acc.checked_add(n))
+}
+
 fn sum(v: &[Amount]) -> Res<Resources> {
     let mut r = Resources::ZERO;
     for a in v {
@@ -375,7 +380,7 @@ fn new_city(
         .realm(&run.realm)
         .map(|r| r.standard.clone())
         .unwrap_or_default();
-    let fits = p.total() == 10
+    let fits = total(&p) == Some(10)
         && p.iter()
             .all(|(r, n)| n <= 5 && (n == 0 || standard.contains(&r)));
     if !fits {
@@ -435,7 +440,7 @@ fn crystals(gs: &GameState, run: &Run, chosen: &[Amount]) -> Res<Resources> {
     let want = build_cost::POSITION_CRYSTALS;
     if !chosen.is_empty() {
         let c = sum(chosen)?;
-        if c.total() != want || c.iter().any(|(r, n)| n > 0 && !r.is_crystal()) {
+        if total(&c) != Some(want) || c.iter().any(|(r, n)| n > 0 && !r.is_crystal()) {
             return Err(("R-BUILD-1", Why::NotAvailable));
         }
         return Ok(c);
