@@ -1209,3 +1209,29 @@ mod hostile {
         }
     }
 }
+
+#[test]
+fn r_build_4_a_count_of_nothing_buys_nothing_and_leaves_no_empty_group() {
+    let mut gs = game();
+    rich(&mut gs, "Alfa");
+    let orders = forms(vec![(
+        "Alfa",
+        vec![
+            Order::BuyShips {
+                count: 0,
+                kind: ShipKind::Transportskepp,
+                city: None,
+            },
+            units(0, UnitKind::LattInfanteri, Some("C3")),
+        ],
+    )]);
+    let res = weekend(&gs, &orders);
+    assert_eq!(
+        refusals(&told(&res, "Alfa")),
+        vec![
+            ("R-BUILD-4".to_string(), Why::Nothing),
+            ("R-BUILD-4".to_string(), Why::Nothing)
+        ]
+    );
+    assert!(res.state.validate().is_ok(), "{:?}", res.state.validate());
+}

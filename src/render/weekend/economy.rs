@@ -244,6 +244,7 @@ fn why_text(why: &Why, lang: Lang) -> String {
             ),
         ),
         Why::TooMany => pick("för många".into(), "too many".into()),
+        Why::Nothing => pick("inget att köpa".into(), "nothing to buy".into()),
         Why::NotOwnCity { city } => pick(
             format!("{city} är inte längre din stad"),
             format!("{city} is no longer a city of yours"),
@@ -414,6 +415,7 @@ mod tests {
         let whys = vec![
             Why::Short { cost, short: cost },
             Why::TooMany,
+            Why::Nothing,
             Why::NotOwnCity { city: sq("B2") },
             Why::NotCoastal { city: sq("C4") },
             Why::NoCity,

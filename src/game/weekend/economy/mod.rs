@@ -7,6 +7,7 @@ mod overflow;
 mod production;
 mod purchases;
 mod revolt;
+mod tally;
 mod wrap_up;
 
 use serde::{Deserialize, Serialize};
@@ -150,6 +151,8 @@ pub enum Why {
     },
     /// The numbers are beyond any stock.
     TooMany,
+    /// A count of nothing.
+    Nothing,
     NotOwnCity {
         city: Square,
     },

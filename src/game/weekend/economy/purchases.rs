@@ -5,12 +5,15 @@
 //! their turn. New units and ships are placed as docs/rules.md, Rulings 13 says and
 //! carry this round as `built_round`, so they cannot attack (R-UNIT-7).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
+use super::tally::{populations, unit_counts};
 use super::{tell, Cap, EconomyEvent, Purchase, Why};
 use crate::game::event::Step;
 use crate::game::orders::{Amount, Order};
-use crate::game::state::{ArmyGroup, City, Dimension, Fleet, Researched, Ship, Terrain, Unit};
+use crate::game::state::{
+    ArmyGroup, City, Dimension, Fleet, Positions, Researched, Ship, Terrain, Unit, UnitCount,
+};
 use crate::game::units::{build_cost, AgentKind};
 use crate::game::weekend::Weekend;
 use crate::game::{GameState, Position, Resource, Resources, ShipKind, Square, UnitKind};
@@ -18,30 +21,104 @@ use crate::game::{GameState, Position, Resource, Resources, ShipKind, Square, Un
 /// A refusal: the rule broken and why.
 type Res<T> = Result<T, (&'static str, Why)>;
 
+/// Where things are, found once for the whole step (indexes into the state's lists,
+/// which step 1 only appends to).
+#[derive(Default)]
+struct Book {
+    /// Normal-dimension cities by square.
+    cities: BTreeMap<Square, usize>,
+    /// Squares with a city in either dimension.
+    city_squares: BTreeSet<Square>,
+    /// Each realm's cities.
+    realm_cities: BTreeMap<String, Vec<usize>>,
+    /// The first army group of a realm on a square that is not aboard a fleet.
+    armies: BTreeMap<(String, Square), usize>,
+    fleets: BTreeMap<(String, Square), usize>,
+    /// The highest army group and fleet numbers per realm.
+    army_ids: BTreeMap<String, u32>,
+    fleet_ids: BTreeMap<String, u32>,
+    counts: BTreeMap<String, UnitCount>,
+    population: BTreeMap<String, u32>,
+}
+
+impl Book {
+    fn new(gs: &GameState) -> Book {
+        let mut b = Book {
+            counts: unit_counts(gs),
+            population: populations(gs),
+            ..Book::default()
+        };
+        for (i, c) in gs.cities.iter().enumerate() {
+            b.city_squares.insert(c.square);
+            b.realm_cities.entry(c.owner.clone()).or_default().push(i);
+            if c.dimension == Dimension::Normal {
+                b.cities.insert(c.square, i);
+            }
+        }
+        let aboard: BTreeSet<(&str, u32)> = gs
+            .fleets
+            .iter()
+            .flat_map(|f| f.cargo.iter().map(move |id| (f.owner.as_str(), *id)))
+            .collect();
+        for (i, a) in gs.armies.iter().enumerate() {
+            let id = b.army_ids.entry(a.owner.clone()).or_default();
+            *id = (*id).max(a.id);
+            if a.dimension == Dimension::Normal && !aboard.contains(&(a.owner.as_str(), a.id)) {
+                b.armies.entry((a.owner.clone(), a.square)).or_insert(i);
+            }
+        }
+        for (i, f) in gs.fleets.iter().enumerate() {
+            let id = b.fleet_ids.entry(f.owner.clone()).or_default();
+            *id = (*id).max(f.id);
+            b.fleets.entry((f.owner.clone(), f.square)).or_insert(i);
+        }
+        b
+    }
+}
+
 /// What one realm's purchases have done so far this step (R-BUILD-2).
 struct Run {
     realm: String,
+    /// The realm's index in `GameState::realms`.
+    idx: usize,
     round: u32,
     /// Forskare as the form found it: the upgrade-step limit (Rulings 9).
     step_limit: u32,
     steps: u32,
     positions: BTreeSet<Position>,
     production: BTreeSet<(Square, Resource)>,
+    /// Counted units and population as the lines above left them.
+    count: UnitCount,
+    population: u32,
+    book: Book,
 }
 
 pub(super) fn run(w: &mut Weekend) {
     let orders = w.orders;
+    let mut book = Book::new(&w.state);
     for form in &orders.forms {
-        let Some(r) = w.state.realm(&form.realm).filter(|r| !r.eliminated) else {
+        let found = w.state.realms.iter().position(|r| r.name == form.realm);
+        let Some(idx) = found.filter(|i| !w.state.realms[*i].eliminated) else {
             continue;
         };
+        let r = &w.state.realms[idx];
         let mut run = Run {
             realm: r.name.clone(),
+            idx,
             round: w.round(),
             step_limit: r.positions.forskare,
             steps: 0,
             positions: BTreeSet::new(),
             production: BTreeSet::new(),
+            count: book.counts.get(&r.name).copied().unwrap_or(UnitCount {
+                army_units: 0,
+                elementals: 0,
+                ships: 0,
+                spies: 0,
+                army_groups: 0,
+            }),
+            population: book.population.get(&r.name).copied().unwrap_or(0),
+            book,
         };
         for order in form.orders.iter().filter(|o| is_purchase(o)) {
             let ev = match buy(&mut w.state, &mut run, order) {
@@ -59,6 +136,7 @@ pub(super) fn run(w: &mut Weekend) {
             };
             tell(w, Step::Purchases, ev);
         }
+        book = run.book;
     }
 }
 
@@ -79,6 +157,9 @@ pub(super) fn is_purchase(o: &Order) -> bool {
 }
 
 fn buy(gs: &mut GameState, run: &mut Run, o: &Order) -> Res<(Purchase, Resources)> {
+    if count_of(o) == Some(0) {
+        return Err(("R-BUILD-4", Why::Nothing));
+    }
     match o {
         Order::BuyUnits { count, kind, city } => units(gs, run, *count, *kind, *city),
         Order::BuyShips { count, kind, city } => ships(gs, run, *count, *kind, *city),
@@ -97,6 +178,19 @@ fn buy(gs: &mut GameState, run: &mut Run, o: &Order) -> Res<(Purchase, Resources
     }
 }
 
+/// How many an order buys, for the orders that say.
+fn count_of(o: &Order) -> Option<u32> {
+    match o {
+        Order::BuyUnits { count, .. }
+        | Order::BuyShips { count, .. }
+        | Order::BuySpies { count }
+        | Order::BuyWalls { count, .. }
+        | Order::BuyPopulation { count, .. }
+        | Order::ConvertSlaves { count, .. } => Some(*count),
+        _ => None,
+    }
+}
+
 /// `cost × k`, or `TooMany` when that is beyond any number.
 fn times(cost: Resources, k: u32) -> Res<Resources> {
     let mut out = Resources::ZERO;
@@ -108,9 +202,7 @@ fn times(cost: Resources, k: u32) -> Res<Resources> {
 
 /// Take `cost` from the realm's stock, or refuse naming what is short.
 fn pay(gs: &mut GameState, run: &Run, cost: Resources) -> Res<Resources> {
-    let realm = gs
-        .realm_mut(&run.realm)
-        .ok_or(("R-BUILD-4", Why::NotAvailable))?;
+    let realm = &mut gs.realms[run.idx];
     match realm.stock.checked_sub(&cost) {
         Some(left) => {
             realm.stock = left;
@@ -126,11 +218,19 @@ fn pay(gs: &mut GameState, run: &Run, cost: Resources) -> Res<Resources> {
     }
 }
 
-fn own_city(gs: &GameState, run: &Run, sq: Square) -> Res<()> {
-    gs.cities_of(&run.realm)
-        .any(|c| c.square == sq && c.dimension == Dimension::Normal)
-        .then_some(())
+/// The index of `sq`, an own normal-dimension city.
+fn own_city(gs: &GameState, run: &Run, sq: Square) -> Res<usize> {
+    run.book
+        .cities
+        .get(&sq)
+        .copied()
+        .filter(|i| gs.cities[*i].owner == run.realm)
         .ok_or(("R-CITY-1", Why::NotOwnCity { city: sq }))
+}
+
+fn city_mut<'a>(gs: &'a mut GameState, run: &Run, sq: Square) -> Res<&'a mut City> {
+    let i = own_city(gs, run, sq)?;
+    Ok(&mut gs.cities[i])
 }
 
 /// Refuse when `have + add` would pass `limit`.
@@ -149,38 +249,28 @@ fn cap(rule: &'static str, cap: Cap, have: u32, add: u32, limit: u32) -> Res<()>
     Ok(())
 }
 
-/// R-POP-2: `have` counted units (army units, ships, spies) and `add` more.
-fn population_cap(gs: &GameState, run: &Run, have: u32, add: u32) -> Res<()> {
-    cap(
-        "R-POP-2",
-        Cap::Population,
-        have,
-        add,
-        gs.population(&run.realm) / 10,
-    )
+/// R-POP-2: the counted units (army units, ships, spies) and `add` more.
+fn population_cap(run: &Run, add: u32) -> Res<()> {
+    let have = run.count.counted();
+    cap("R-POP-2", Cap::Population, have, add, run.population / 10)
 }
 
-fn positions(gs: &GameState, run: &Run) -> crate::game::state::Positions {
-    gs.realm(&run.realm)
-        .map(|r| r.positions)
-        .unwrap_or_default()
+fn positions(gs: &GameState, run: &Run) -> Positions {
+    gs.realms[run.idx].positions
 }
 
 fn units(
     gs: &mut GameState,
-    run: &Run,
+    run: &mut Run,
     count: u32,
     kind: UnitKind,
     city: Option<Square>,
 ) -> Res<(Purchase, Resources)> {
-    let realm = gs
-        .realm(&run.realm)
-        .ok_or(("R-BUILD-4", Why::NotAvailable))?;
+    let realm = &gs.realms[run.idx];
     if kind.is_demon() && !realm.is_evil {
         return Err(("R-EVIL-9", Why::EvilOnly));
     }
     let sq = city.or(realm.capital).ok_or(("RULINGS 13", Why::NoCity))?;
-    own_city(gs, run, sq)?;
     let unit = match kind.cost() {
         Some(c) => c,
         None if realm.researched.contains(&Researched::BeridnaBagskyttar) => gs
@@ -190,24 +280,25 @@ fn units(
             .ok_or(("RULINGS 41", Why::NotAvailable))?,
         None => return Err(("R-ENG-3", Why::NotAvailable)),
     };
-    let count_now = gs.counted_units(&run.realm);
+    own_city(gs, run, sq)?;
     let pos = positions(gs, run);
     if kind.is_elemental() {
         let limit = pos.besvarjare.saturating_mul(3);
         cap(
             "R-UNIT-6",
             Cap::Elementals,
-            count_now.elementals,
+            run.count.elementals,
             count,
             limit,
         )?;
     }
-    let group = army_at(gs, &run.realm, sq);
+    let key = (run.realm.clone(), sq);
+    let group = run.book.armies.get(&key).copied();
     if group.is_none() {
         let limit = pos.befalhavare.saturating_mul(2);
-        cap("R-POS-4", Cap::ArmyGroups, count_now.army_groups, 1, limit)?;
+        cap("R-POS-4", Cap::ArmyGroups, run.count.army_groups, 1, limit)?;
     }
-    population_cap(gs, run, count_now.counted(), count)?;
+    population_cap(run, count)?;
     let cost = pay(gs, run, times(unit, count)?)?;
     let new = Unit {
         kind,
@@ -219,7 +310,9 @@ fn units(
             gs.armies[i].id
         }
         None => {
-            let id = next_id(gs.armies_of(&run.realm).map(|a| a.id));
+            let id = next_id(&mut run.book.army_ids, &run.realm);
+            run.book.armies.insert(key, gs.armies.len());
+            run.count.army_groups += 1;
             gs.armies.push(ArmyGroup {
                 id,
                 owner: run.realm.clone(),
@@ -232,6 +325,10 @@ fn units(
             id
         }
     };
+    run.count.army_units = run.count.army_units.saturating_add(count);
+    if kind.is_elemental() {
+        run.count.elementals = run.count.elementals.saturating_add(count);
+    }
     let purchase = Purchase::Units {
         count,
         unit: kind,
@@ -241,35 +338,24 @@ fn units(
     Ok((purchase, cost))
 }
 
-/// The index of the realm's army group in city `sq` that is not aboard a fleet.
-fn army_at(gs: &GameState, realm: &str, sq: Square) -> Option<usize> {
-    let aboard = |id: u32| gs.fleets_of(realm).any(|f| f.cargo.contains(&id));
-    gs.armies.iter().position(|a| {
-        a.owner == realm && a.square == sq && a.dimension == Dimension::Normal && !aboard(a.id)
-    })
-}
-
-fn next_id(ids: impl Iterator<Item = u32>) -> u32 {
-    ids.max().map_or(1, |m| m.saturating_add(1))
+/// The next free group number of `realm`, taken.
+fn next_id(ids: &mut BTreeMap<String, u32>, realm: &str) -> u32 {
+    let id = ids.entry(realm.to_string()).or_default();
+    *id = id.saturating_add(1);
+    *id
 }
 
 fn ships(
     gs: &mut GameState,
-    run: &Run,
+    run: &mut Run,
     count: u32,
     kind: ShipKind,
     city: Option<Square>,
 ) -> Res<(Purchase, Resources)> {
-    let realm = gs
-        .realm(&run.realm)
-        .ok_or(("R-BUILD-4", Why::NotAvailable))?;
+    let realm = &gs.realms[run.idx];
     let sq = city
         .or(realm.main_harbour)
         .ok_or(("RULINGS 13", Why::NoCity))?;
-    own_city(gs, run, sq)?;
-    if !gs.city_at(sq, Dimension::Normal).is_some_and(|c| c.coastal) {
-        return Err(("RULINGS 13", Why::NotCoastal { city: sq }));
-    }
     let unit = match kind.cost() {
         Some(c) => c,
         None if realm.researched.contains(&Researched::Fregatt) => gs
@@ -279,26 +365,27 @@ fn ships(
             .ok_or(("RULINGS 41", Why::NotAvailable))?,
         None => return Err(("R-ENG-3", Why::NotAvailable)),
     };
-    let now = gs.counted_units(&run.realm);
+    let i = own_city(gs, run, sq)?;
+    if !gs.cities[i].coastal {
+        return Err(("RULINGS 13", Why::NotCoastal { city: sq }));
+    }
     let limit = positions(gs, run).amiral.saturating_mul(5);
-    cap("R-NAV-5", Cap::Ships, now.ships, count, limit)?;
-    population_cap(gs, run, now.counted(), count)?;
+    cap("R-NAV-5", Cap::Ships, run.count.ships, count, limit)?;
+    population_cap(run, count)?;
     let cost = pay(gs, run, times(unit, count)?)?;
     let new = Ship {
         kind,
         built_round: run.round,
     };
-    let at = gs
-        .fleets
-        .iter()
-        .position(|f| f.owner == run.realm && f.square == sq);
-    let id = match at {
+    let key = (run.realm.clone(), sq);
+    let id = match run.book.fleets.get(&key).copied() {
         Some(i) => {
             gs.fleets[i].ships.extend((0..count).map(|_| new));
             gs.fleets[i].id
         }
         None => {
-            let id = next_id(gs.fleets_of(&run.realm).map(|f| f.id));
+            let id = next_id(&mut run.book.fleet_ids, &run.realm);
+            run.book.fleets.insert(key, gs.fleets.len());
             gs.fleets.push(Fleet {
                 id,
                 owner: run.realm.clone(),
@@ -311,6 +398,7 @@ fn ships(
             id
         }
     };
+    run.count.ships = run.count.ships.saturating_add(count);
     let purchase = Purchase::Ships {
         count,
         ship: kind,
@@ -320,23 +408,15 @@ fn ships(
     Ok((purchase, cost))
 }
 
-fn spies(gs: &mut GameState, run: &Run, count: u32) -> Res<(Purchase, Resources)> {
-    let now = gs.counted_units(&run.realm);
+fn spies(gs: &mut GameState, run: &mut Run, count: u32) -> Res<(Purchase, Resources)> {
     let limit = positions(gs, run).informator;
-    cap("RULINGS 43", Cap::Spies, now.spies, count, limit)?;
-    population_cap(gs, run, now.counted(), count)?;
+    cap("RULINGS 43", Cap::Spies, run.count.spies, count, limit)?;
+    population_cap(run, count)?;
     let cost = pay(gs, run, times(AgentKind::Spion.cost(), count)?)?;
-    if let Some(r) = gs.realm_mut(&run.realm) {
-        r.spies = r.spies.saturating_add(count);
-    }
+    let r = &mut gs.realms[run.idx];
+    r.spies = r.spies.saturating_add(count);
+    run.count.spies = run.count.spies.saturating_add(count);
     Ok((Purchase::Spies { count }, cost))
-}
-
-fn city_mut<'a>(gs: &'a mut GameState, run: &Run, sq: Square) -> Res<&'a mut City> {
-    gs.cities
-        .iter_mut()
-        .find(|c| c.square == sq && c.owner == run.realm && c.dimension == Dimension::Normal)
-        .ok_or(("R-CITY-1", Why::NotOwnCity { city: sq }))
 }
 
 fn walls(gs: &mut GameState, run: &Run, count: u32, sq: Square) -> Res<(Purchase, Resources)> {
@@ -364,7 +444,7 @@ fn sum(v: &[Amount]) -> Res<Resources> {
 
 fn new_city(
     gs: &mut GameState,
-    run: &Run,
+    run: &mut Run,
     sq: Square,
     production: &[Amount],
 ) -> Res<(Purchase, Resources)> {
@@ -372,14 +452,11 @@ fn new_city(
     if land.and_then(|m| m.owner.as_deref()) != Some(run.realm.as_str()) {
         return Err(("RULINGS 27", Why::NotOwnLand { square: sq }));
     }
-    if gs.cities.iter().any(|c| c.square == sq) {
+    if run.book.city_squares.contains(&sq) {
         return Err(("RULINGS 27", Why::CityThere { square: sq }));
     }
     let p = sum(production)?;
-    let standard = gs
-        .realm(&run.realm)
-        .map(|r| r.standard.clone())
-        .unwrap_or_default();
+    let standard = &gs.realms[run.idx].standard;
     let fits = total(&p) == Some(10)
         && p.iter()
             .all(|(r, n)| n <= 5 && (n == 0 || standard.contains(&r)));
@@ -388,6 +465,15 @@ fn new_city(
     }
     let cost = pay(gs, run, build_cost::new_city())?;
     let coastal = gs.map.touches_sea(sq);
+    let i = gs.cities.len();
+    run.book.cities.insert(sq, i);
+    run.book.city_squares.insert(sq);
+    run.book
+        .realm_cities
+        .entry(run.realm.clone())
+        .or_default()
+        .push(i);
+    run.population = run.population.saturating_add(10);
     gs.cities.push(City {
         square: sq,
         name: sq.to_string(),
@@ -408,10 +494,16 @@ fn new_city(
     Ok((purchase, cost))
 }
 
-fn population(gs: &mut GameState, run: &Run, count: u32, sq: Square) -> Res<(Purchase, Resources)> {
-    city_mut(gs, run, sq)?;
+fn population(
+    gs: &mut GameState,
+    run: &mut Run,
+    count: u32,
+    sq: Square,
+) -> Res<(Purchase, Resources)> {
+    own_city(gs, run, sq)?;
     let add = count.checked_mul(10).ok_or(("R-BUILD-1", Why::TooMany))?;
     let cost = pay(gs, run, times(build_cost::population(), count)?)?;
+    run.population = run.population.saturating_add(add);
     let c = city_mut(gs, run, sq)?;
     c.population = c.population.saturating_add(add);
     let purchase = Purchase::Population {
@@ -445,7 +537,7 @@ fn crystals(gs: &GameState, run: &Run, chosen: &[Amount]) -> Res<Resources> {
         }
         return Ok(c);
     }
-    let stock = gs.realm(&run.realm).map(|r| r.stock).unwrap_or_default();
+    let stock = gs.realms[run.idx].stock;
     let mut left = want;
     let mut c = Resources::ZERO;
     for r in Resource::CRYSTALS {
@@ -474,11 +566,9 @@ fn upgrade_position(
     let cost = pay(gs, run, cost)?;
     run.positions.insert(position);
     run.steps += 1;
-    let value = gs.realm_mut(&run.realm).map_or(0, |r| {
-        let v = r.positions.get_mut(position);
-        *v = v.saturating_add(1);
-        *v
-    });
+    let v = gs.realms[run.idx].positions.get_mut(position);
+    *v = v.saturating_add(1);
+    let value = *v;
     Ok((Purchase::Position { position, value }, cost))
 }
 
@@ -488,7 +578,7 @@ fn upgrade_production(
     sq: Square,
     resource: Resource,
 ) -> Res<(Purchase, Resources)> {
-    city_mut(gs, run, sq)?;
+    own_city(gs, run, sq)?;
     if run.production.contains(&(sq, resource)) {
         return Err(("R-BUILD-2", Why::OneStep));
     }
@@ -512,22 +602,24 @@ fn upgrade_production(
     Ok((purchase, cost))
 }
 
+/// Rulings 2: one slave for one unit of an ordinary resource some own city produces.
 fn convert(
     gs: &mut GameState,
     run: &Run,
     count: u32,
     resource: Resource,
 ) -> Res<(Purchase, Resources)> {
-    let produces = gs
-        .realm(&run.realm)
-        .is_some_and(|r| r.production(gs).get(resource) > 0);
+    let cities = run.book.realm_cities.get(&run.realm);
+    let produces = cities.is_some_and(|v| {
+        v.iter()
+            .any(|i| gs.cities[*i].owner == run.realm && gs.cities[*i].production.get(resource) > 0)
+    });
     if !resource.is_ordinary() || !produces {
         return Err(("RULINGS 2", Why::NotProduced { resource }));
     }
     let cost = pay(gs, run, Resources::from_pairs(&[(Resource::Slavar, count)]))?;
-    if let Some(r) = gs.realm_mut(&run.realm) {
-        let n = r.stock.get(resource).saturating_add(count);
-        r.stock.set(resource, n);
-    }
+    let r = &mut gs.realms[run.idx];
+    let n = r.stock.get(resource).saturating_add(count);
+    r.stock.set(resource, n);
     Ok((Purchase::SlavesConverted { count, resource }, cost))
 }
