@@ -3,23 +3,28 @@
 //! gives its owner nothing (R-CITY-5), nor does a city the Evil emptied until its
 //! population is above 0 again (docs/rules.md, Rulings 57).
 
+use std::collections::BTreeMap;
+
 use super::{playing, tell, EconomyEvent};
 use crate::game::event::Step;
 use crate::game::weekend::Weekend;
-use crate::game::{Resource, Resources};
+use crate::game::{Resource, Resources, Square};
 
 pub(super) fn run(w: &mut Weekend) {
-    for realm in playing(w) {
-        let mut got = Resources::ZERO;
-        let mut idle = Vec::new();
-        for c in w.state.cities.iter_mut().filter(|c| c.owner == realm) {
-            if w.plundered.contains(&c.square) || (c.plundered && c.population == 0) {
-                idle.push(c.square);
-                continue;
-            }
-            c.plundered = false;
-            got = add(got, &c.production);
+    let mut made: BTreeMap<String, (Resources, Vec<Square>)> = BTreeMap::new();
+    for c in w.state.cities.iter_mut() {
+        let (got, idle) = made.entry(c.owner.clone()).or_default();
+        if w.plundered.contains(&c.square) || (c.plundered && c.population == 0) {
+            idle.push(c.square);
+            continue;
         }
+        c.plundered = false;
+        *got = add(*got, &c.production);
+    }
+    for realm in playing(w) {
+        let Some((got, idle)) = made.remove(&realm) else {
+            continue;
+        };
         if got.is_zero() && idle.is_empty() {
             continue;
         }

@@ -5,35 +5,40 @@
 //! the setting). The loss is taken one at a time in turn over the ordinary resources
 //! it holds, in resource order, and only then over the crystals (Rulings 7).
 
-use super::{playing, tell, EconomyEvent};
+use std::collections::BTreeMap;
+
+use super::tally::unit_counts;
+use super::{tell, EconomyEvent};
 use crate::game::event::{Step, What};
 use crate::game::state::SlaveRevoltLoss;
 use crate::game::weekend::Weekend;
 use crate::game::{Resource, Resources};
 
 pub(super) fn run(w: &mut Weekend) {
-    for realm in playing(w) {
-        let Some(before) = w.start.realm(&realm) else {
+    let armies = unit_counts(w.start);
+    let produced = produced_slaves(w);
+    for (i, realm) in w.start.realms.iter().enumerate() {
+        if realm.eliminated {
             continue;
-        };
-        let slaves = before.stock.get(Resource::Slavar);
-        let army_units = army_units(w, &realm);
+        }
+        let slaves = realm.stock.get(Resource::Slavar);
+        let army_units = armies.get(&realm.name).map_or(0, |c| c.army_units);
         if slaves <= army_units {
             continue;
         }
-        let produced = produced_slaves(w, &realm);
+        let produced = produced.get(&realm.name).copied().unwrap_or(0);
         let freed = slaves.saturating_add(produced);
         let n = match w.settings.slave_revolt_loss {
             SlaveRevoltLoss::Excess => freed.saturating_sub(army_units),
             SlaveRevoltLoss::All => freed,
         };
-        let Some(r) = w.state.realm_mut(&realm) else {
+        let Some(r) = w.state.realms.get_mut(i).filter(|r| r.name == realm.name) else {
             continue;
         };
         r.stock.set(Resource::Slavar, 0);
         let lost = take_evenly(&mut r.stock, n);
         let ev = EconomyEvent::SlaveRevolt {
-            realm,
+            realm: realm.name.clone(),
             slaves,
             produced,
             army_units,
@@ -43,25 +48,17 @@ pub(super) fn run(w: &mut Weekend) {
     }
 }
 
-/// Army units of `realm` when its form arrived (Rulings 5).
-fn army_units(w: &Weekend, realm: &str) -> u32 {
-    let n: usize = w.start.armies_of(realm).map(|a| a.units.len()).sum();
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
-/// Slaves step 6 gave `realm` this weekend.
-fn produced_slaves(w: &Weekend, realm: &str) -> u32 {
+/// Slaves step 6 gave each realm this weekend.
+fn produced_slaves(w: &Weekend) -> BTreeMap<String, u32> {
     w.events
         .iter()
-        .find_map(|e| match &e.what {
+        .filter_map(|e| match &e.what {
             What::Economy(EconomyEvent::Produced {
-                realm: r,
-                resources,
-                ..
-            }) if r == realm => Some(resources.get(Resource::Slavar)),
+                realm, resources, ..
+            }) => Some((realm.clone(), resources.get(Resource::Slavar))),
             _ => None,
         })
-        .unwrap_or(0)
+        .collect()
 }
 
 /// Take `n` from `stock` one at a time in turn: the ordinary resources it holds in

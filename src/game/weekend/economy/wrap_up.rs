@@ -3,7 +3,9 @@
 //! invitations pruned, the VP ledger (R-VP-*) and the victory check (R-VP-1,
 //! Rulings 47), which ends the game.
 
-use super::{playing, tell, EconomyEvent};
+use std::collections::BTreeMap;
+
+use super::{tell, EconomyEvent};
 use crate::game::event::{Step, What};
 use crate::game::orders::Order;
 use crate::game::state::{Dimension, GameState, Phase};
@@ -13,12 +15,16 @@ use crate::game::Square;
 
 pub(super) fn run(w: &mut Weekend) {
     let orders = w.orders;
+    let names = Names::new(&w.state);
     for form in &orders.forms {
-        if w.state.realm(&form.realm).is_none_or(|r| r.eliminated) {
+        let Some(i) = names.index.get(&form.realm).copied() else {
+            continue;
+        };
+        if w.state.realms[i].eliminated {
             continue;
         }
         for o in &form.orders {
-            if let Some(ev) = apply(&mut w.state, &form.realm, o) {
+            if let Some(ev) = apply(&mut w.state, &names, i, o) {
                 tell(w, Step::WrapUp, ev);
             }
         }
@@ -31,19 +37,44 @@ pub(super) fn run(w: &mut Weekend) {
     victory(w);
 }
 
-/// One wrap-up order of `realm`, applied; `None` when it is no wrap-up order or
+/// The realms by name and by folded name, found once.
+struct Names {
+    index: BTreeMap<String, usize>,
+    folded: BTreeMap<String, String>,
+}
+
+impl Names {
+    fn new(gs: &GameState) -> Names {
+        Names {
+            index: gs
+                .realms
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (r.name.clone(), i))
+                .collect(),
+            folded: gs
+                .realms
+                .iter()
+                .map(|r| (fold(&r.name), r.name.clone()))
+                .collect(),
+        }
+    }
+}
+
+/// One wrap-up order of realm `i`, applied; `None` when it is no wrap-up order or
 /// no longer applies (the city was lost in the weekend).
-fn apply(gs: &mut GameState, realm: &str, o: &Order) -> Option<EconomyEvent> {
+fn apply(gs: &mut GameState, names: &Names, i: usize, o: &Order) -> Option<EconomyEvent> {
+    let realm = gs.realms[i].name.clone();
+    let realm = realm.as_str();
     match o {
         Order::Friend { realm: other } | Order::NotFriend { realm: other } => {
             let friend = matches!(o, Order::Friend { .. });
-            let other = gs
-                .realms
-                .iter()
-                .find(|r| fold(&r.name) == fold(other) && r.name != realm)?
-                .name
+            let other = names
+                .folded
+                .get(&fold(other))
+                .filter(|n| *n != realm)?
                 .clone();
-            let r = gs.realm_mut(realm)?;
+            let r = &mut gs.realms[i];
             r.friends.retain(|f| f != &other);
             if friend {
                 r.friends.push(other.clone());
@@ -56,7 +87,7 @@ fn apply(gs: &mut GameState, realm: &str, o: &Order) -> Option<EconomyEvent> {
         }
         Order::Capital { city } => {
             own_city(gs, realm, *city, false)?;
-            gs.realm_mut(realm)?.capital = Some(*city);
+            gs.realms[i].capital = Some(*city);
             Some(EconomyEvent::Capital {
                 realm: realm.to_string(),
                 city: *city,
@@ -65,7 +96,7 @@ fn apply(gs: &mut GameState, realm: &str, o: &Order) -> Option<EconomyEvent> {
         }
         Order::MainHarbour { city } => {
             own_city(gs, realm, *city, true)?;
-            gs.realm_mut(realm)?.main_harbour = Some(*city);
+            gs.realms[i].main_harbour = Some(*city);
             Some(EconomyEvent::MainHarbour {
                 realm: realm.to_string(),
                 city: *city,
@@ -73,7 +104,7 @@ fn apply(gs: &mut GameState, realm: &str, o: &Order) -> Option<EconomyEvent> {
             })
         }
         Order::TradeWishes { buy, sell } => {
-            let r = gs.realm_mut(realm)?;
+            let r = &mut gs.realms[i];
             r.trade_wishes.buy = buy.iter().copied().take(2).collect();
             r.trade_wishes.sell = sell.iter().copied().take(2).collect();
             Some(EconomyEvent::TradeWishes {
@@ -88,24 +119,52 @@ fn apply(gs: &mut GameState, realm: &str, o: &Order) -> Option<EconomyEvent> {
 
 /// `sq` is an own normal-dimension city of `realm` (and coastal when asked).
 fn own_city(gs: &GameState, realm: &str, sq: Square, coastal: bool) -> Option<()> {
-    gs.cities_of(realm)
-        .any(|c| c.square == sq && c.dimension == Dimension::Normal && (c.coastal || !coastal))
-        .then_some(())
+    gs.city_at(sq, Dimension::Normal)
+        .filter(|c| c.owner == realm && (c.coastal || !coastal))
+        .map(|_| ())
+}
+
+/// A city as the stand-in choice sees it.
+#[derive(Clone, Copy)]
+struct Seat {
+    square: Square,
+    population: u32,
+    coastal: bool,
 }
 
 /// Rulings 29: a realm without a capital (or main harbour) it holds gets its most
 /// populous city (coastal for a harbour) until it names one; ties by square name.
 fn stand_ins(w: &mut Weekend) {
-    for realm in playing(w) {
-        let Some(r) = w.state.realm(&realm) else {
+    let mut seats: BTreeMap<String, Vec<Seat>> = BTreeMap::new();
+    for c in w
+        .state
+        .cities
+        .iter()
+        .filter(|c| c.dimension == Dimension::Normal)
+    {
+        seats.entry(c.owner.clone()).or_default().push(Seat {
+            square: c.square,
+            population: c.population,
+            coastal: c.coastal,
+        });
+    }
+    for i in 0..w.state.realms.len() {
+        let r = &w.state.realms[i];
+        if r.eliminated {
             continue;
+        }
+        let (realm, evil) = (r.name.clone(), r.is_evil);
+        let own = seats.get(&realm).map_or(&[][..], |v| v.as_slice());
+        let holds = |sq: Option<Square>, coastal: bool| {
+            sq.is_some_and(|sq| {
+                own.iter()
+                    .any(|s| s.square == sq && (s.coastal || !coastal))
+            })
         };
-        let (capital, harbour, evil) = (r.capital, r.main_harbour, r.is_evil);
-        if capital.is_none_or(|c| own_city(&w.state, &realm, c, false).is_none()) {
-            let city = best_city(&w.state, &realm, false);
-            if let Some(r) = w.state.realm_mut(&realm) {
-                r.capital = city;
-            }
+        let capital = (!holds(r.capital, false)).then(|| best_city(own, false));
+        let harbour = (!evil && !holds(r.main_harbour, true)).then(|| best_city(own, true));
+        if let Some(city) = capital {
+            w.state.realms[i].capital = city;
             if let Some(city) = city {
                 let ev = EconomyEvent::Capital {
                     realm: realm.clone(),
@@ -115,11 +174,8 @@ fn stand_ins(w: &mut Weekend) {
                 tell(w, Step::WrapUp, ev);
             }
         }
-        if !evil && harbour.is_none_or(|c| own_city(&w.state, &realm, c, true).is_none()) {
-            let city = best_city(&w.state, &realm, true);
-            if let Some(r) = w.state.realm_mut(&realm) {
-                r.main_harbour = city;
-            }
+        if let Some(city) = harbour {
+            w.state.realms[i].main_harbour = city;
             if let Some(city) = city {
                 let ev = EconomyEvent::MainHarbour {
                     realm: realm.clone(),
@@ -132,29 +188,29 @@ fn stand_ins(w: &mut Weekend) {
     }
 }
 
-fn best_city(gs: &GameState, realm: &str, coastal: bool) -> Option<Square> {
-    gs.cities_of(realm)
-        .filter(|c| c.dimension == Dimension::Normal && (c.coastal || !coastal))
+fn best_city(own: &[Seat], coastal: bool) -> Option<Square> {
+    own.iter()
+        .filter(|s| s.coastal || !coastal)
         .max_by(|a, b| {
             a.population
                 .cmp(&b.population)
                 .then_with(|| b.square.to_string().cmp(&a.square.to_string()))
         })
-        .map(|c| c.square)
+        .map(|s| s.square)
 }
 
 /// Each city's capital and harbour flags follow its owner's choice.
 fn sync_city_flags(gs: &mut GameState) {
-    let choices: Vec<(String, Option<Square>, Option<Square>)> = gs
+    let choices: BTreeMap<String, (Option<Square>, Option<Square>)> = gs
         .realms
         .iter()
-        .map(|r| (r.name.clone(), r.capital, r.main_harbour))
+        .map(|r| (r.name.clone(), (r.capital, r.main_harbour)))
         .collect();
     for c in gs.cities.iter_mut() {
-        let own = choices.iter().find(|(n, _, _)| n == &c.owner);
+        let (capital, harbour) = choices.get(&c.owner).copied().unwrap_or((None, None));
         let normal = c.dimension == Dimension::Normal;
-        c.capital = normal && own.is_some_and(|(_, cap, _)| *cap == Some(c.square));
-        c.harbour = normal && own.is_some_and(|(_, _, h)| *h == Some(c.square));
+        c.capital = normal && capital == Some(c.square);
+        c.harbour = normal && harbour == Some(c.square);
     }
 }
 
@@ -170,33 +226,39 @@ fn prune(gs: &mut GameState, round: u32) {
 
 /// R-VP-*: every realm whose VP changed this weekend reads before and after.
 fn ledger(w: &mut Weekend) {
-    for realm in playing(w) {
-        let before = w.start.realm(&realm).map_or(0, |r| r.vp);
-        let after = w.state.realm(&realm).map_or(0, |r| r.vp);
-        if before != after {
-            tell(
-                w,
-                Step::WrapUp,
-                EconomyEvent::Vp {
-                    realm,
-                    before,
-                    after,
-                },
-            );
-        }
+    let start: BTreeMap<&str, i64> = w
+        .start
+        .realms
+        .iter()
+        .map(|r| (r.name.as_str(), r.vp))
+        .collect();
+    let changed: Vec<EconomyEvent> = w
+        .state
+        .realms
+        .iter()
+        .filter(|r| !r.eliminated)
+        .filter_map(|r| {
+            let before = start.get(r.name.as_str()).copied().unwrap_or(0);
+            (before != r.vp).then(|| EconomyEvent::Vp {
+                realm: r.name.clone(),
+                before,
+                after: r.vp,
+            })
+        })
+        .collect();
+    for ev in changed {
+        tell(w, Step::WrapUp, ev);
     }
 }
 
 /// R-VP-1, Rulings 47: at or over the line, most VP first, then the earliest form.
 fn victory(w: &mut Weekend) {
     let line = w.settings.victory_vp;
-    let form_rank = |name: &str| {
-        w.orders
-            .forms
-            .iter()
-            .position(|f| f.realm == name)
-            .unwrap_or(usize::MAX)
-    };
+    let mut ranks: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, f) in w.orders.forms.iter().enumerate() {
+        ranks.entry(f.realm.as_str()).or_insert(i);
+    }
+    let form_rank = |name: &str| ranks.get(name).copied().unwrap_or(usize::MAX);
     let winner = w
         .state
         .realms
