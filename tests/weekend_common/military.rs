@@ -144,3 +144,18 @@ pub fn kinds(g: &ArmyGroup) -> Vec<UnitKind> {
 pub fn vp(gs: &GameState, realm: &str) -> i64 {
     gs.realm(realm).expect("realm").vp
 }
+
+/// Steps 3 and 4 on `gs` with `orders`, step 4 with d20 faces `rolls`.
+pub fn move_and_fight(gs: &GameState, orders: &Orders, rolls: &[u32]) -> (GameState, Vec<Event>) {
+    let mut w = Weekend::new(gs, orders, &gs.settings, gs.game.seed);
+    military::movement(&mut w);
+    military::combat_with(&mut w, pbemd::game::dice::Dice::scripted("test", rolls));
+    (w.state, w.events)
+}
+
+pub fn mv(group: Group, path: &[&str]) -> Order {
+    Order::Move {
+        group,
+        path: path.iter().map(|s| sq(s)).collect(),
+    }
+}

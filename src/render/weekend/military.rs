@@ -3,7 +3,9 @@
 //! with their VP, lost seats, drowned cargo.
 
 use crate::game::orders::Group;
-use crate::game::weekend::military::{AttackRefusal, BattleReport, MilitaryEvent, Seat};
+use crate::game::weekend::military::{
+    AttackRefusal, BattleReport, MilitaryEvent, MoveRefusal, MoveStop, Seat,
+};
 use crate::game::{GameState, Lang, Resources};
 
 /// The lines `realm` reads about `ev`.
@@ -11,6 +13,56 @@ pub fn lines(ev: &MilitaryEvent, _gs: &GameState, realm: &str, lang: Lang) -> Ve
     let sv = lang == Lang::Sv;
     let t = |s: &str, e: &str| if sv { s.to_string() } else { e.to_string() };
     match ev {
+        MilitaryEvent::Moved {
+            group,
+            from,
+            to,
+            stop,
+            ..
+        } => vec![moved(*group, *from, *to, stop.as_ref(), lang)],
+        MilitaryEvent::MoveRefused { group, reason, .. } => vec![format!(
+            "{}: {} ({})",
+            group_text(*group, lang),
+            move_refusal(*reason, lang),
+            reason.rule()
+        )],
+        MilitaryEvent::Boarded { army, fleet, .. } => vec![if sv {
+            format!("Armé {army} gick ombord på flotta {fleet}.")
+        } else {
+            format!("Army {army} went aboard fleet {fleet}.")
+        }],
+        MilitaryEvent::Merged { group, other, .. } => {
+            let word = if group.is_army() {
+                t("armé", "army")
+            } else {
+                t("flotta", "fleet")
+            };
+            vec![if sv {
+                format!(
+                    "{word} {other} gick upp i {}.",
+                    group_text(*group, lang).to_lowercase()
+                )
+            } else {
+                format!(
+                    "{word} {other} joined {}.",
+                    group_text(*group, lang).to_lowercase()
+                )
+            }]
+            .into_iter()
+            .map(|l| capitalise(&l))
+            .collect()
+        }
+        MilitaryEvent::Split { group, new, .. } => vec![if sv {
+            format!(
+                "{} delades; de utbrutna enheterna är nu nummer {new}.",
+                group_text(*group, lang)
+            )
+        } else {
+            format!(
+                "{} split; the units that left are now number {new}.",
+                group_text(*group, lang)
+            )
+        }],
         MilitaryEvent::Battle(b) => battle(b, realm, lang),
         MilitaryEvent::AttackRefused {
             group,
@@ -301,4 +353,90 @@ fn battle(b: &BattleReport, realm: &str, lang: Lang) -> Vec<String> {
             .map(str::to_string),
     );
     out
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+fn moved(
+    g: Group,
+    from: crate::game::Square,
+    to: crate::game::Square,
+    stop: Option<&MoveStop>,
+    lang: Lang,
+) -> String {
+    let who = group_text(g, lang);
+    let sv = lang == Lang::Sv;
+    let mut s = if from == to {
+        if sv {
+            format!("{who} stannade på {to}")
+        } else {
+            format!("{who} stayed on {to}")
+        }
+    } else if sv {
+        format!("{who} flyttade från {from} till {to}")
+    } else {
+        format!("{who} moved from {from} to {to}")
+    };
+    s.push_str(&match (stop, sv) {
+        (None, _) => ".".to_string(),
+        (Some(MoveStop::Enemy { realm }), true) => {
+            format!(" och mötte trupper från {realm} där: strid (R-MOVE-6).")
+        }
+        (Some(MoveStop::Enemy { realm }), false) => {
+            format!(" and met troops of {realm} there: battle (R-MOVE-6).")
+        }
+        (Some(MoveStop::EnemyCity { square }), true) => {
+            format!(", framför fiendestaden {square}; den tas bara med en anfallsorder.")
+        }
+        (Some(MoveStop::EnemyCity { square }), false) => {
+            format!(", before the enemy city {square}; only an attack order takes it.")
+        }
+        (Some(MoveStop::Blocked { square }), true) => {
+            format!(", eftersom gruppen inte kan gå till {square}.")
+        }
+        (Some(MoveStop::Blocked { square }), false) => {
+            format!(", as the group cannot go to {square}.")
+        }
+        (Some(MoveStop::OutOfPoints), true) => {
+            ": förflyttningspoängen tog slut (R-MOVE-1).".to_string()
+        }
+        (Some(MoveStop::OutOfPoints), false) => {
+            ": its movement points ran out (R-MOVE-1).".to_string()
+        }
+    });
+    s
+}
+
+fn move_refusal(r: MoveRefusal, lang: Lang) -> &'static str {
+    let sv = lang == Lang::Sv;
+    match (r, sv) {
+        (MoveRefusal::NoSuchGroup, true) => "gruppen finns inte längre",
+        (MoveRefusal::NoSuchGroup, false) => "the group no longer exists",
+        (MoveRefusal::Aboard, true) => "armén är ombord och följer sin flotta; landstig först",
+        (MoveRefusal::Aboard, false) => "the army is aboard and goes with its fleet; land it first",
+        (MoveRefusal::CameByInvitation, true) => "gruppen kom med inbjudan och får inte flytta",
+        (MoveRefusal::CameByInvitation, false) => "the group came by invitation and may not move",
+        (MoveRefusal::NotAtTheFleet, true) => "armén står varken hos flottan eller intill den",
+        (MoveRefusal::NotAtTheFleet, false) => "the army is neither at the fleet nor next to it",
+        (MoveRefusal::NoRoom, true) => "transportskeppen har inte plats",
+        (MoveRefusal::NoRoom, false) => "the transports have no room",
+        (MoveRefusal::NotAboard, true) => "armén är inte ombord",
+        (MoveRefusal::NotAboard, false) => "the army is not aboard",
+        (MoveRefusal::NoLandingThere, true) => {
+            "landstigning kräver land på eller intill flottans ruta"
+        }
+        (MoveRefusal::NoLandingThere, false) => {
+            "landing needs land on or next to the fleet's square"
+        }
+        (MoveRefusal::NotTogether, true) => "grupperna står inte på samma ruta",
+        (MoveRefusal::NotTogether, false) => "the groups are not on the same square",
+        (MoveRefusal::NotThoseUnits, true) => "gruppen har inte de enheterna",
+        (MoveRefusal::NotThoseUnits, false) => "the group does not hold those units",
+    }
 }

@@ -17,7 +17,7 @@ use crate::game::Square;
 
 use super::super::Weekend;
 use super::forces::{self, Tagged};
-use super::{cities, AttackRefusal, BattleReport, MilitaryEvent};
+use super::{cities, AttackRefusal, BattleReport, MilitaryEvent, MoveStop};
 
 /// One attack order, with the index of its form (earliest first).
 #[derive(Debug, Clone)]
@@ -33,7 +33,8 @@ struct Attack {
 type Support = BTreeMap<(String, Square), u64>;
 
 pub fn run(w: &mut Weekend, dice: &mut Dice) {
-    let attacks = collect(w);
+    let mut attacks = contacts(w);
+    attacks.extend(collect(w));
     let mut support = Support::new();
     for a in attacks.iter().filter(|a| !a.group.is_army()) {
         naval(w, dice, a, &mut support);
@@ -50,6 +51,62 @@ pub fn run(w: &mut Weekend, dice: &mut Dice) {
             .filter(|a| a.group.is_army() && a.square == t)
             .collect();
         target(w, dice, &on, &support);
+    }
+    merge_all(w);
+}
+
+/// Troops that met others in step 3 fight here, the mover attacking (R-MOVE-6,
+/// RULINGS 37), unless the mover's form orders that attack itself.
+fn contacts(w: &Weekend) -> Vec<Attack> {
+    let ordered = collect(w);
+    w.events
+        .iter()
+        .filter_map(|e| match &e.what {
+            What::Military(MilitaryEvent::Moved {
+                realm,
+                group,
+                to,
+                stop: Some(MoveStop::Enemy { .. }),
+                ..
+            }) => Some(Attack {
+                realm: realm.clone(),
+                group: *group,
+                square: *to,
+                outcome: None,
+                wave: None,
+            }),
+            _ => None,
+        })
+        .filter(|c| {
+            !ordered
+                .iter()
+                .any(|a| a.realm == c.realm && a.group == c.group && a.square == c.square)
+        })
+        .collect()
+}
+
+/// After the battles, every realm's armies standing together are one (R-MOVE-8).
+fn merge_all(w: &mut Weekend) {
+    let mut spots: Vec<(String, Square)> = w
+        .state
+        .armies
+        .iter()
+        .map(|a| (a.owner.clone(), a.square))
+        .collect();
+    spots.sort();
+    spots.dedup();
+    for (realm, square) in spots {
+        for (group, other) in forces::merge_on(&mut w.state, &realm, square) {
+            w.emit(
+                Step::Combat,
+                vec![realm.clone()],
+                What::Military(MilitaryEvent::Merged {
+                    realm: realm.clone(),
+                    group: Group::Army(group),
+                    other,
+                }),
+            );
+        }
     }
 }
 
@@ -203,7 +260,8 @@ fn join(w: &mut Weekend, a: &Attack) {
     );
 }
 
-/// Move an army (off any fleet) onto `square` and merge it there (R-MOVE-8).
+/// Move an army (off any fleet) onto `square`; the merge (R-MOVE-8) waits for the end
+/// of the step, so later orders still find the group by its number.
 fn move_army(gs: &mut GameState, realm: &str, id: u32, square: Square) {
     if let Some(i) = forces::army_at(gs, realm, id) {
         gs.armies[i].square = square;
@@ -211,7 +269,6 @@ fn move_army(gs: &mut GameState, realm: &str, id: u32, square: Square) {
     for f in gs.fleets.iter_mut().filter(|f| f.owner == realm) {
         f.cargo.retain(|c| *c != id);
     }
-    forces::merge_on(gs, realm, square);
 }
 
 /// Who defends `square` against `attacker` on land: the city's owner, or else the first

@@ -162,8 +162,8 @@ pub fn drown_excess(gs: &mut GameState, settings: &RuleSettings, owner: &str, id
 }
 
 /// Merge every army group `realm` has on `square` into the lowest-numbered one
-/// (R-MOVE-8), keeping each group's units in order.
-pub fn merge_on(gs: &mut GameState, realm: &str, square: Square) {
+/// (R-MOVE-8), keeping each group's units in order. Returns `(kept, merged)` pairs.
+pub fn merge_on(gs: &mut GameState, realm: &str, square: Square) -> Vec<(u32, u32)> {
     let mut ids: Vec<u32> = gs
         .armies
         .iter()
@@ -172,8 +172,9 @@ pub fn merge_on(gs: &mut GameState, realm: &str, square: Square) {
         .collect();
     ids.sort_unstable();
     let Some((&keep, rest)) = ids.split_first() else {
-        return;
+        return Vec::new();
     };
+    let mut merged = Vec::new();
     for id in rest {
         let Some(i) = army_at(gs, realm, *id) else {
             continue;
@@ -182,8 +183,10 @@ pub fn merge_on(gs: &mut GameState, realm: &str, square: Square) {
         if let Some(k) = army_at(gs, realm, keep) {
             gs.armies[k].units.extend(moved.units);
             gs.armies[k].treasure = gs.armies[k].treasure.plus(&moved.treasure);
+            merged.push((keep, *id));
         }
     }
+    merged
 }
 
 fn aboard(gs: &GameState, realm: &str, id: u32) -> bool {

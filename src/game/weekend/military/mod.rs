@@ -5,6 +5,9 @@
 mod cities;
 mod combat;
 mod forces;
+mod movement;
+
+pub use movement::MoveStop;
 
 use serde::{Deserialize, Serialize};
 
@@ -18,6 +21,39 @@ use crate::game::{Resource, Resources, Square};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum MilitaryEvent {
+    /// A group moved (or landed) from `from` to `to`; `stop` says why it stopped short
+    /// or met troops (step 3).
+    Moved {
+        realm: String,
+        group: Group,
+        from: Square,
+        to: Square,
+        stop: Option<MoveStop>,
+    },
+    /// A movement order that was not carried out.
+    MoveRefused {
+        realm: String,
+        group: Group,
+        reason: MoveRefusal,
+    },
+    /// An army went aboard a fleet (R-MOVE-3).
+    Boarded {
+        realm: String,
+        army: u32,
+        fleet: u32,
+    },
+    /// `other` joined `group` (R-MOVE-8).
+    Merged {
+        realm: String,
+        group: Group,
+        other: u32,
+    },
+    /// Units left `group` and became group `new`.
+    Split {
+        realm: String,
+        group: Group,
+        new: u32,
+    },
     /// One battle, round by round; seen by the realms that fought.
     Battle(Box<BattleReport>),
     /// An attack order that was not carried out, and why.
@@ -145,8 +181,48 @@ impl AttackRefusal {
     }
 }
 
+/// Why a movement order was not carried out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MoveRefusal {
+    NoSuchGroup,
+    /// An army aboard moves with its fleet; land it first.
+    Aboard,
+    /// R-INV-2.
+    CameByInvitation,
+    /// The army is neither on the fleet's square nor next to it.
+    NotAtTheFleet,
+    /// The transports have no room (R-NAV-3).
+    NoRoom,
+    NotAboard,
+    /// Landing needs land on or next to the fleet's square.
+    NoLandingThere,
+    /// Merging needs two groups on one square.
+    NotTogether,
+    /// The group does not hold the units listed.
+    NotThoseUnits,
+}
+
+impl MoveRefusal {
+    /// The rule the refusal rests on.
+    pub fn rule(self) -> &'static str {
+        match self {
+            MoveRefusal::NoSuchGroup | MoveRefusal::Aboard => "R-MOVE-5",
+            MoveRefusal::CameByInvitation => "R-INV-2",
+            MoveRefusal::NotAtTheFleet | MoveRefusal::NotAboard | MoveRefusal::NoLandingThere => {
+                "R-MOVE-3"
+            }
+            MoveRefusal::NoRoom => "R-NAV-3",
+            MoveRefusal::NotTogether => "R-MOVE-8",
+            MoveRefusal::NotThoseUnits => "R-COMBAT-9",
+        }
+    }
+}
+
 /// Step 3.
-pub fn movement(_w: &mut Weekend) {}
+pub fn movement(w: &mut Weekend) {
+    movement::run(w);
+}
 
 /// Step 4: every attack order, naval battles first, with the weekend's own dice.
 pub fn combat(w: &mut Weekend) {

@@ -1,0 +1,293 @@
+//! Step 3, case by case: each test a small state, the orders and the expected
+//! positions, named by the rule it pins (docs/rules.md).
+
+#[path = "weekend_common/military.rs"]
+mod common;
+
+use common::*;
+use pbemd::game::orders::{Group, Order, Piece};
+use pbemd::game::weekend::military::{MilitaryEvent, MoveRefusal, MoveStop};
+use pbemd::game::{Lang, ShipKind, UnitKind};
+
+use UnitKind::{LattInfanteri, LattKavalleri, Veteran};
+
+fn stops(events: &[pbemd::game::event::Event]) -> Vec<Option<MoveStop>> {
+    military(events)
+        .into_iter()
+        .filter_map(|m| match m {
+            MilitaryEvent::Moved { stop, .. } => Some(stop.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn battles(events: &[pbemd::game::event::Event]) -> usize {
+    military(events)
+        .iter()
+        .filter(|m| matches!(m, MilitaryEvent::Battle(_)))
+        .count()
+}
+
+#[test]
+fn r_move_1_a_group_moves_as_far_as_its_fastest_unit() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "B7",
+        units(&[(1, LattKavalleri), (1, LattInfanteri)], false),
+    );
+    let o = orders(&[("Fugandri", vec![mv(Group::Army(1), &["C7", "D7", "E7"])])]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("E7"));
+    assert_eq!(stops(&events), [None]);
+    let en = pbemd::render::weekend::report(&events, &after, "Fugandri", Lang::En);
+    assert_eq!(en, ["Army 1 moved from B7 to E7."]);
+}
+
+#[test]
+fn r_move_1_a_move_stops_where_the_points_run_out() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "B7",
+        units(&[(2, LattInfanteri)], false),
+    );
+    let o = orders(&[("Fugandri", vec![mv(Group::Army(1), &["C7", "D7"])])]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("C7"));
+    assert_eq!(stops(&events), [Some(MoveStop::OutOfPoints)]);
+}
+
+#[test]
+fn r_move_10_an_army_does_not_walk_into_the_sea() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C7",
+        units(&[(1, LattKavalleri)], false),
+    );
+    let o = orders(&[("Fugandri", vec![mv(Group::Army(1), &["C6"])])]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("C7"));
+    assert_eq!(
+        stops(&events),
+        [Some(MoveStop::Blocked { square: sq("C6") })]
+    );
+}
+
+#[test]
+fn r_move_6_a_move_stops_on_enemy_troops_and_they_fight_in_step_4() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "D7",
+        units(&[(3, LattKavalleri)], false),
+    );
+    army(
+        &mut gs,
+        "Kaldor",
+        1,
+        "E7",
+        units(&[(1, LattInfanteri)], false),
+    );
+    let o = orders(&[("Fugandri", vec![mv(Group::Army(1), &["E7", "E8"])])]);
+    let (after, events) = move_and_fight(&gs, &o, &[20, 1]);
+    assert_eq!(
+        stops(&events),
+        [Some(MoveStop::Enemy {
+            realm: "Kaldor".into()
+        })]
+    );
+    assert_eq!(battles(&events), 1, "the mover attacks (RULINGS 37)");
+    assert!(group_of(&after, "Kaldor", 1).is_none());
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("E7"));
+}
+
+#[test]
+fn r_ally_1_friends_pass_each_other() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "D7",
+        units(&[(3, LattKavalleri)], false),
+    );
+    army(
+        &mut gs,
+        "Kaldor",
+        1,
+        "E7",
+        units(&[(1, LattInfanteri)], false),
+    );
+    gs.realm_mut("Fugandri").unwrap().friends = vec!["Kaldor".into()];
+    gs.realm_mut("Kaldor").unwrap().friends = vec!["Fugandri".into()];
+    let o = orders(&[("Fugandri", vec![mv(Group::Army(1), &["E7", "E8"])])]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("E8"));
+    assert_eq!(battles(&events), 0);
+}
+
+#[test]
+fn r_move_7_moves_inside_ones_own_land_go_first() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "H8",
+        units(&[(1, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Kaldor",
+        1,
+        "I8",
+        units(&[(1, LattInfanteri)], false),
+    );
+    // Fugandri's form came first, but Kaldor's move stays in Kaldor and goes first.
+    let o = orders(&[
+        ("Fugandri", vec![mv(Group::Army(1), &["I8"])]),
+        ("Kaldor", vec![mv(Group::Army(1), &["J8"])]),
+    ]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Kaldor", 1).unwrap().square, sq("J8"));
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("I8"));
+    assert_eq!(battles(&events), 0);
+}
+
+#[test]
+fn r_move_5_embark_sail_and_land() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "C7", units(&[(3, Veteran)], false));
+    fleet(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C6",
+        ships(&[(1, ShipKind::Transportskepp)], false),
+        &[],
+    );
+    let o = orders(&[(
+        "Fugandri",
+        vec![
+            Order::Embark { army: 1, fleet: 1 },
+            mv(Group::Fleet(1), &["D6", "E6"]),
+            Order::Disembark {
+                army: 1,
+                square: Some(sq("E5")),
+            },
+        ],
+    )]);
+    let (after, _) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("E5"));
+    assert_eq!(after.fleets[0].square, sq("E6"));
+    assert!(after.fleets[0].cargo.is_empty());
+}
+
+#[test]
+fn r_nav_3_an_army_too_big_for_the_transports_stays_ashore() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "C7", units(&[(6, Veteran)], false));
+    fleet(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C6",
+        ships(&[(1, ShipKind::Transportskepp)], false),
+        &[],
+    );
+    let o = orders(&[("Fugandri", vec![Order::Embark { army: 1, fleet: 1 }])]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert!(after.fleets[0].cargo.is_empty());
+    assert!(military(&events).iter().any(|m| matches!(
+        m,
+        MilitaryEvent::MoveRefused {
+            reason: MoveRefusal::NoRoom,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn r_move_8_armies_of_one_realm_that_stop_together_are_merged() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "B7", units(&[(1, Veteran)], false));
+    army(
+        &mut gs,
+        "Fugandri",
+        2,
+        "D7",
+        units(&[(2, LattInfanteri)], false),
+    );
+    let o = orders(&[(
+        "Fugandri",
+        vec![mv(Group::Army(1), &["C7"]), mv(Group::Army(2), &["C7"])],
+    )]);
+    let (after, _) = move_and_fight(&gs, &o, &[]);
+    assert!(group_of(&after, "Fugandri", 2).is_none());
+    assert_eq!(
+        kinds(group_of(&after, "Fugandri", 1).unwrap()),
+        [Veteran, LattInfanteri, LattInfanteri]
+    );
+}
+
+#[test]
+fn r_move_8_a_split_makes_a_new_group_that_stays_until_it_moves() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "B7",
+        units(&[(2, Veteran), (2, LattInfanteri)], false),
+    );
+    let o = orders(&[(
+        "Fugandri",
+        vec![Order::Split {
+            group: Group::Army(1),
+            pieces: vec![(1, Piece::Unit(Veteran))],
+        }],
+    )]);
+    let mut w_gs = gs.clone();
+    let mut w = pbemd::game::weekend::Weekend::new(&w_gs, &o, &gs.settings, 1);
+    pbemd::game::weekend::military::movement(&mut w);
+    w_gs = w.state;
+    assert_eq!(
+        kinds(group_of(&w_gs, "Fugandri", 1).unwrap()),
+        [Veteran, LattInfanteri, LattInfanteri]
+    );
+    assert_eq!(kinds(group_of(&w_gs, "Fugandri", 2).unwrap()), [Veteran]);
+}
+
+#[test]
+fn r_combat_9_a_new_order_of_the_line_decides_who_falls_first() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "B7",
+        units(&[(2, Veteran), (2, LattInfanteri)], false),
+    );
+    let o = orders(&[(
+        "Fugandri",
+        vec![Order::Reorder {
+            group: Group::Army(1),
+            pieces: vec![(2, Piece::Unit(LattInfanteri)), (2, Piece::Unit(Veteran))],
+        }],
+    )]);
+    let (after, _) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(
+        kinds(group_of(&after, "Fugandri", 1).unwrap()),
+        [LattInfanteri, LattInfanteri, Veteran, Veteran]
+    );
+}
