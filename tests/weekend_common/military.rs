@@ -159,3 +159,29 @@ pub fn mv(group: Group, path: &[&str]) -> Order {
         path: path.iter().map(|s| sq(s)).collect(),
     }
 }
+
+/// Give `holder` an invitation from `from` to `square`, valid this round.
+pub fn invite(gs: &mut GameState, holder: &str, from: &str, square: &str) {
+    let id = gs.next_id;
+    gs.next_id += 1;
+    gs.realm_mut(holder)
+        .expect("realm")
+        .invitations
+        .push(pbemd::game::state::Invitation {
+            id,
+            from: from.to_string(),
+            square: sq(square),
+            sent_round: ROUND,
+            valid_until_round: ROUND,
+            intercepted_from: None,
+            used: false,
+        });
+}
+
+/// Step 5 with d20 faces `rolls`, then step 9.
+pub fn invitations(gs: &GameState, orders: &Orders, rolls: &[u32]) -> (GameState, Vec<Event>) {
+    let mut w = Weekend::new(gs, orders, &gs.settings, gs.game.seed);
+    military::invitations_with(&mut w, pbemd::game::dice::Dice::scripted("test", rolls));
+    military::home_invitations(&mut w);
+    (w.state, w.events)
+}

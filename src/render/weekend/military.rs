@@ -4,7 +4,7 @@
 
 use crate::game::orders::Group;
 use crate::game::weekend::military::{
-    AttackRefusal, BattleReport, MilitaryEvent, MoveRefusal, MoveStop, Seat,
+    AttackRefusal, BattleReport, InvitationRefusal, MilitaryEvent, MoveRefusal, MoveStop, Seat,
 };
 use crate::game::{GameState, Lang, Resources};
 
@@ -63,6 +63,25 @@ pub fn lines(ev: &MilitaryEvent, _gs: &GameState, realm: &str, lang: Lang) -> Ve
                 group_text(*group, lang)
             )
         }],
+        MilitaryEvent::Arrived {
+            realm: owner,
+            group,
+            square,
+            inviter,
+        } => vec![arrived(
+            owner,
+            realm,
+            *group,
+            *square,
+            inviter.as_deref(),
+            lang,
+        )],
+        MilitaryEvent::InvitationRefused { group, reason, .. } => vec![format!(
+            "{}: {} ({})",
+            group_text(*group, lang),
+            invitation_refusal(*reason, lang),
+            reason.rule()
+        )],
         MilitaryEvent::Battle(b) => battle(b, realm, lang),
         MilitaryEvent::AttackRefused {
             group,
@@ -438,5 +457,58 @@ fn move_refusal(r: MoveRefusal, lang: Lang) -> &'static str {
         (MoveRefusal::NotTogether, false) => "the groups are not on the same square",
         (MoveRefusal::NotThoseUnits, true) => "gruppen har inte de enheterna",
         (MoveRefusal::NotThoseUnits, false) => "the group does not hold those units",
+    }
+}
+
+fn arrived(
+    owner: &str,
+    reader: &str,
+    g: Group,
+    square: crate::game::Square,
+    inviter: Option<&str>,
+    lang: Lang,
+) -> String {
+    let who = group_text(g, lang);
+    let sv = lang == Lang::Sv;
+    match (inviter, sv) {
+        (None, true) => format!("{who} kom hem till {square} och får inte flytta denna runda."),
+        (None, false) => format!("{who} came home to {square} and may not move this round."),
+        (Some(_), true) if reader != owner => {
+            format!(
+                "{owner}s {} kom till {square} på din inbjudan.",
+                who.to_lowercase()
+            )
+        }
+        (Some(_), false) if reader != owner => {
+            format!(
+                "{owner}'s {} arrived on {square} at your invitation.",
+                who.to_lowercase()
+            )
+        }
+        (Some(from), true) => {
+            format!(
+                "{who} kom till {square} på inbjudan från {from} och får inte flytta denna runda."
+            )
+        }
+        (Some(from), false) => {
+            format!("{who} arrived on {square} at {from}'s invitation and may not move this round.")
+        }
+    }
+}
+
+fn invitation_refusal(r: InvitationRefusal, lang: Lang) -> &'static str {
+    match (r, lang == Lang::Sv) {
+        (InvitationRefusal::NoValidInvitation, true) => "ingen giltig inbjudan från det landet",
+        (InvitationRefusal::NoValidInvitation, false) => "no valid invitation from that realm",
+        (InvitationRefusal::NoSuchGroup, true) => "gruppen finns inte längre",
+        (InvitationRefusal::NoSuchGroup, false) => "the group no longer exists",
+        (InvitationRefusal::WrongGround, true) => "arméer bjuds till land och flottor till hav",
+        (InvitationRefusal::WrongGround, false) => {
+            "armies are invited onto land and fleets onto sea"
+        }
+        (InvitationRefusal::NoSeat, true) => {
+            "det finns ingen huvudstad eller huvudhamn att komma hem till"
+        }
+        (InvitationRefusal::NoSeat, false) => "there is no capital or main harbour to come home to",
     }
 }

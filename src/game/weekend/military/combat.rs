@@ -29,6 +29,23 @@ struct Attack {
     wave: Option<Wave>,
 }
 
+/// Troops that arrived on enemies by invitation attack them (R-INV-5): a land battle
+/// for an army, a naval one for a fleet, with no city outcome.
+pub(super) fn arrival(w: &mut Weekend, dice: &mut Dice, realm: &str, group: Group, square: Square) {
+    let a = Attack {
+        realm: realm.to_string(),
+        group,
+        square,
+        outcome: None,
+        wave: None,
+    };
+    if group.is_army() {
+        land(w, dice, &a, &Support::new());
+    } else {
+        naval(w, dice, &a, &mut Support::new());
+    }
+}
+
 /// Attack value each realm's surviving fleets add to its landing on a square.
 type Support = BTreeMap<(String, Square), u64>;
 

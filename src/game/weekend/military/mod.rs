@@ -5,6 +5,7 @@
 mod cities;
 mod combat;
 mod forces;
+mod invitations;
 mod movement;
 
 pub use movement::MoveStop;
@@ -35,6 +36,20 @@ pub enum MilitaryEvent {
         realm: String,
         group: Group,
         reason: MoveRefusal,
+    },
+    /// A group arrived by invitation (`inviter`) or home-invitation (None) (R-INV-2,
+    /// R-INV-8).
+    Arrived {
+        realm: String,
+        group: Group,
+        square: Square,
+        inviter: Option<String>,
+    },
+    /// An invitation or home-invitation that could not be used.
+    InvitationRefused {
+        realm: String,
+        group: Group,
+        reason: InvitationRefusal,
     },
     /// An army went aboard a fleet (R-MOVE-3).
     Boarded {
@@ -251,8 +266,43 @@ pub fn plundered_this_weekend(w: &Weekend) -> Vec<Square> {
         .collect()
 }
 
-/// Step 5.
-pub fn invitations(_w: &mut Weekend) {}
+/// Why an invitation or home-invitation was not used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InvitationRefusal {
+    /// No unused invitation from that realm valid this weekend (R-INV-3).
+    NoValidInvitation,
+    /// The group no longer exists.
+    NoSuchGroup,
+    /// An army invited onto sea, or a fleet onto land (R-INV-2).
+    WrongGround,
+    /// The realm has no capital (armies) or main harbour (fleets) to come home to.
+    NoSeat,
+}
+
+impl InvitationRefusal {
+    pub fn rule(self) -> &'static str {
+        match self {
+            InvitationRefusal::NoValidInvitation => "R-INV-3",
+            InvitationRefusal::NoSuchGroup | InvitationRefusal::WrongGround => "R-INV-2",
+            InvitationRefusal::NoSeat => "R-INV-8",
+        }
+    }
+}
+
+/// Step 5: invited groups arrive and fight enemies they land on (R-INV-5).
+pub fn invitations(w: &mut Weekend) {
+    let dice = w.dice("invitations");
+    invitations_with(w, dice);
+}
+
+/// Step 5 with a given dice source (tests and GM-dictated rolls).
+pub fn invitations_with(w: &mut Weekend, mut dice: Dice) {
+    invitations::arrivals(w, &mut dice);
+    w.keep(dice);
+}
 
 /// Step 9.
-pub fn home_invitations(_w: &mut Weekend) {}
+pub fn home_invitations(w: &mut Weekend) {
+    invitations::home(w);
+}

@@ -85,7 +85,7 @@ fn owner_of(gs: &GameState, sq: Square) -> Option<&str> {
     gs.map.get(sq).and_then(|m| m.owner.as_deref())
 }
 
-fn is_sea(gs: &GameState, sq: Square) -> bool {
+pub(super) fn is_sea(gs: &GameState, sq: Square) -> bool {
     gs.map.get(sq).is_none_or(|m| m.terrain == Terrain::Sea)
 }
 
@@ -122,7 +122,7 @@ fn mutual_friends(gs: &GameState, a: &str, b: &str) -> bool {
 }
 
 /// The first realm, not a friend, with troops of the mover's kind on `sq`.
-fn enemy_on(gs: &GameState, realm: &str, sq: Square, army: bool) -> Option<String> {
+pub(super) fn enemy_on(gs: &GameState, realm: &str, sq: Square, army: bool) -> Option<String> {
     if army {
         gs.armies
             .iter()
@@ -237,7 +237,7 @@ fn move_group(w: &mut Weekend, spent: &mut Spent, realm: &str, group: Group, pat
 }
 
 /// Put a group on `sq`; a fleet takes its cargo along.
-fn place(gs: &mut GameState, realm: &str, group: Group, sq: Square) {
+pub(super) fn place(gs: &mut GameState, realm: &str, group: Group, sq: Square) {
     match group {
         Group::Army(id) => {
             if let Some(i) = forces::army_at(gs, realm, id) {
