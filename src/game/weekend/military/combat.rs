@@ -50,6 +50,7 @@ pub(super) fn arrival(w: &mut Weekend, dice: &mut Dice, realm: &str, group: Grou
 type Support = BTreeMap<(String, Square), u64>;
 
 pub fn run(w: &mut Weekend, dice: &mut Dice) {
+    forces::sort(&mut w.state);
     let mut attacks = contacts(w);
     attacks.extend(collect(w));
     let mut support = Support::new();
@@ -75,7 +76,10 @@ pub fn run(w: &mut Weekend, dice: &mut Dice) {
 /// Troops that met others in step 3 fight here, the mover attacking (R-MOVE-6,
 /// RULINGS 37), unless the mover's form orders that attack itself.
 fn contacts(w: &Weekend) -> Vec<Attack> {
-    let ordered = collect(w);
+    let ordered: std::collections::BTreeSet<(String, Group, Square)> = collect(w)
+        .into_iter()
+        .map(|a| (a.realm, a.group, a.square))
+        .collect();
     w.events
         .iter()
         .filter_map(|e| match &e.what {
@@ -94,24 +98,22 @@ fn contacts(w: &Weekend) -> Vec<Attack> {
             }),
             _ => None,
         })
-        .filter(|c| {
-            !ordered
-                .iter()
-                .any(|a| a.realm == c.realm && a.group == c.group && a.square == c.square)
-        })
+        .filter(|c| !ordered.contains(&(c.realm.clone(), c.group, c.square)))
         .collect()
 }
 
 /// After the battles, every realm's armies standing together are one (R-MOVE-8).
 fn merge_all(w: &mut Weekend) {
-    let mut spots: Vec<(String, Square)> = w
-        .state
-        .armies
-        .iter()
-        .map(|a| (a.owner.clone(), a.square))
+    // One pass to find the squares where a realm has more than one army.
+    let mut count: BTreeMap<(String, Square), u32> = BTreeMap::new();
+    for a in &w.state.armies {
+        *count.entry((a.owner.clone(), a.square)).or_insert(0) += 1;
+    }
+    let spots: Vec<(String, Square)> = count
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(k, _)| k)
         .collect();
-    spots.sort();
-    spots.dedup();
     for (realm, square) in spots {
         for (group, other) in forces::merge_on(&mut w.state, &realm, square) {
             w.emit(
@@ -502,7 +504,7 @@ fn after_attack(w: &mut Weekend, a: &Attack, kept: &[(usize, Unit)], moves_in: b
     group.square = a.square;
     group.treasure = Default::default();
     let new_id = group.id;
-    w.state.armies.push(group);
+    forces::insert_army(&mut w.state, group);
     move_army(&mut w.state, &a.realm, new_id, a.square);
 }
 

@@ -39,17 +39,42 @@ pub fn survivors<T: Clone>(items: &[T], piece: impl Fn(&T) -> Piece, left: &Line
     kept
 }
 
-/// Index of realm's army group `id`.
+/// Sort the armies and fleets by owner and number, so lookups are binary searches.
+/// Each military step calls it first; every insertion below keeps the order.
+pub fn sort(gs: &mut GameState) {
+    gs.armies
+        .sort_by(|a, b| (a.owner.as_str(), a.id).cmp(&(b.owner.as_str(), b.id)));
+    gs.fleets
+        .sort_by(|a, b| (a.owner.as_str(), a.id).cmp(&(b.owner.as_str(), b.id)));
+}
+
+/// Index of realm's army group `id` (the armies sorted, see `sort`).
 pub fn army_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
     gs.armies
-        .iter()
-        .position(|a| a.owner == realm && a.id == id)
+        .binary_search_by(|a| (a.owner.as_str(), a.id).cmp(&(realm, id)))
+        .ok()
 }
 
 pub fn fleet_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
     gs.fleets
-        .iter()
-        .position(|f| f.owner == realm && f.id == id)
+        .binary_search_by(|f| (f.owner.as_str(), f.id).cmp(&(realm, id)))
+        .ok()
+}
+
+/// Add an army group in its sorted place.
+pub fn insert_army(gs: &mut GameState, g: ArmyGroup) {
+    let at = gs
+        .armies
+        .partition_point(|a| (a.owner.as_str(), a.id) < (g.owner.as_str(), g.id));
+    gs.armies.insert(at, g);
+}
+
+/// Add a fleet in its sorted place.
+pub fn insert_fleet(gs: &mut GameState, f: Fleet) {
+    let at = gs
+        .fleets
+        .partition_point(|x| (x.owner.as_str(), x.id) < (f.owner.as_str(), f.id));
+    gs.fleets.insert(at, f);
 }
 
 /// The fleet carrying realm's army `id`, if any.
@@ -61,12 +86,11 @@ pub fn carrier(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
 
 /// A free army id for `realm`.
 pub fn next_army_id(gs: &GameState, realm: &str) -> u32 {
-    gs.armies
-        .iter()
+    let end = gs.armies.partition_point(|a| a.owner.as_str() <= realm);
+    gs.armies[..end]
+        .last()
         .filter(|a| a.owner == realm)
-        .map(|a| a.id)
-        .max()
-        .unwrap_or(0)
+        .map_or(0, |a| a.id)
         .saturating_add(1)
 }
 

@@ -16,6 +16,7 @@ use super::super::Weekend;
 use super::{combat, forces, movement, InvitationRefusal, MilitaryEvent};
 
 pub fn arrivals(w: &mut Weekend, dice: &mut Dice) {
+    forces::sort(&mut w.state);
     let uses: Vec<(String, String, Group)> = w
         .orders
         .forms
@@ -115,6 +116,7 @@ fn bring(w: &mut Weekend, realm: &str, group: Group, square: Square) {
 
 /// Step 9: every home-invitation of this round, from the courier or the form.
 pub fn home(w: &mut Weekend) {
+    forces::sort(&mut w.state);
     let round = w.round();
     let mut calls: Vec<(String, Group)> = w
         .state

@@ -22,6 +22,7 @@ use super::{MilitaryEvent, MoveRefusal};
 type Spent = BTreeMap<(String, Group), u32>;
 
 pub fn run(w: &mut Weekend) {
+    forces::sort(&mut w.state);
     let mut forms: Vec<(String, Vec<Order>, chrono::DateTime<chrono::Utc>)> = w
         .orders
         .forms
@@ -416,7 +417,7 @@ fn split(w: &mut Weekend, realm: &str, group: Group, pieces: &[(u32, Piece)]) {
             g.units = out;
             g.treasure = Default::default();
             let aboard = forces::carrier(&w.state, realm, id);
-            w.state.armies.push(g);
+            forces::insert_army(&mut w.state, g);
             if let Some(f) = aboard {
                 w.state.fleets[f].cargo.push(new_id);
             }
@@ -440,7 +441,7 @@ fn split(w: &mut Weekend, realm: &str, group: Group, pieces: &[(u32, Piece)]) {
             f.id = new_id;
             f.ships = out;
             f.cargo.clear();
-            w.state.fleets.push(f);
+            forces::insert_fleet(&mut w.state, f);
             Some(new_id)
         }),
     };
@@ -494,9 +495,10 @@ fn restore_order<T: Clone>(
     let mut pool = std::mem::take(items);
     for (n, p) in pieces {
         for _ in 0..*n {
-            if let Some(at) = pool.iter().position(|t| piece(t) == *p) {
-                items.push(pool.remove(at));
-            }
+            let Some(at) = pool.iter().position(|t| piece(t) == *p) else {
+                break;
+            };
+            items.push(pool.remove(at));
         }
     }
     items.extend(pool);
