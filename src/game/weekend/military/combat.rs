@@ -57,18 +57,19 @@ pub fn run(w: &mut Weekend, dice: &mut Dice) {
     for a in attacks.iter().filter(|a| !a.group.is_army()) {
         naval(w, dice, a, &mut support);
     }
+    // Targets in the order first named; each with its attacks in form order.
     let mut targets: Vec<Square> = Vec::new();
+    let mut on: BTreeMap<Square, Vec<&Attack>> = BTreeMap::new();
     for a in attacks.iter().filter(|a| a.group.is_army()) {
-        if !targets.contains(&a.square) {
+        let list = on.entry(a.square).or_default();
+        if list.is_empty() {
             targets.push(a.square);
         }
+        list.push(a);
     }
     for t in targets {
-        let on: Vec<&Attack> = attacks
-            .iter()
-            .filter(|a| a.group.is_army() && a.square == t)
-            .collect();
-        target(w, dice, &on, &support);
+        let list = on.remove(&t).unwrap_or_default();
+        target(w, dice, &list, &support);
     }
     merge_all(w);
 }

@@ -96,7 +96,9 @@ pub fn next_army_id(gs: &GameState, realm: &str) -> u32 {
 
 /// Remove realm's army `id` from the map and from any fleet's cargo.
 pub fn remove_army(gs: &mut GameState, realm: &str, id: u32) {
-    gs.armies.retain(|a| !(a.owner == realm && a.id == id));
+    if let Some(i) = army_at(gs, realm, id) {
+        gs.armies.remove(i);
+    }
     for f in gs.fleets.iter_mut().filter(|f| f.owner == realm) {
         f.cargo.retain(|c| *c != id);
     }

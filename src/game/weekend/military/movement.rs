@@ -32,20 +32,20 @@ pub fn run(w: &mut Weekend) {
         .collect();
     forms.sort_by_key(|f| f.2);
     let mut spent = Spent::new();
-    let mut done: Vec<(String, usize)> = Vec::new();
-    for (realm, orders, _) in &forms {
+    let mut done: std::collections::BTreeSet<(usize, usize)> = Default::default();
+    for (k, (realm, orders, _)) in forms.iter().enumerate() {
         for (i, o) in orders.iter().enumerate() {
             if let Order::Move { group, path } = o {
                 if home_move(&w.state, realm, *group, path) {
                     move_group(w, &mut spent, realm, *group, path);
-                    done.push((realm.clone(), i));
+                    done.insert((k, i));
                 }
             }
         }
     }
-    for (realm, orders, _) in &forms {
+    for (k, (realm, orders, _)) in forms.iter().enumerate() {
         for (i, o) in orders.iter().enumerate() {
-            if !done.contains(&(realm.clone(), i)) {
+            if !done.contains(&(k, i)) {
                 one(w, &mut spent, realm, o);
             }
         }
