@@ -291,3 +291,53 @@ fn r_combat_9_a_new_order_of_the_line_decides_who_falls_first() {
         [LattInfanteri, LattInfanteri, Veteran, Veteran]
     );
 }
+
+#[test]
+fn r_move_6_a_move_stops_before_an_enemy_city_even_with_troops_in_it() {
+    let mut gs = game();
+    // Kaldorhem (J8) is Kaldor's capital, held by an army.
+    army(
+        &mut gs,
+        "Kaldor",
+        1,
+        "J8",
+        units(&[(1, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Fugandri",
+        2,
+        "H8",
+        units(&[(1, LattKavalleri)], false),
+    );
+    let o = orders(&[("Fugandri", vec![mv(Group::Army(2), &["I8", "J8"])])]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Fugandri", 2).unwrap().square, sq("I8"));
+    assert_eq!(
+        stops(&events),
+        [Some(MoveStop::EnemyCity { square: sq("J8") })]
+    );
+    assert_eq!(battles(&events), 0);
+}
+
+#[test]
+fn r_move_8_a_split_of_nothing_is_refused() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "B7", units(&[(2, Veteran)], false));
+    let o = orders(&[(
+        "Fugandri",
+        vec![Order::Split {
+            group: Group::Army(1),
+            pieces: vec![(0, Piece::Unit(Veteran))],
+        }],
+    )]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(after.armies.len(), 1);
+    assert!(military(&events).iter().any(|m| matches!(
+        m,
+        MilitaryEvent::MoveRefused {
+            reason: MoveRefusal::NotThoseUnits,
+            ..
+        }
+    )));
+}

@@ -207,9 +207,7 @@ fn move_group(w: &mut Weekend, spent: &mut Spent, realm: &str, group: Group, pat
         }
         if group.is_army() {
             if let Some(c) = w.state.cities.iter().find(|c| c.square == sq) {
-                if !mutual_friends(&w.state, realm, &c.owner)
-                    && enemy_on(&w.state, realm, sq, true).is_none()
-                {
+                if !mutual_friends(&w.state, realm, &c.owner) {
                     stop = Some(MoveStop::EnemyCity { square: sq });
                     break;
                 }
@@ -409,7 +407,7 @@ fn split(w: &mut Weekend, realm: &str, group: Group, pieces: &[(u32, Piece)]) {
         Group::Army(id) => forces::army_at(&w.state, realm, id).and_then(|i| {
             let mut units = w.state.armies[i].units.clone();
             let out = take(&mut units, pieces, forces::unit_piece)?;
-            (!units.is_empty()).then_some(())?;
+            (!units.is_empty() && !out.is_empty()).then_some(())?;
             let new_id = forces::next_army_id(&w.state, realm);
             let mut g = w.state.armies[i].clone();
             w.state.armies[i].units = units;
@@ -426,7 +424,7 @@ fn split(w: &mut Weekend, realm: &str, group: Group, pieces: &[(u32, Piece)]) {
         Group::Fleet(id) => forces::fleet_at(&w.state, realm, id).and_then(|i| {
             let mut ships = w.state.fleets[i].ships.clone();
             let out = take(&mut ships, pieces, forces::ship_piece)?;
-            (!ships.is_empty()).then_some(())?;
+            (!ships.is_empty() && !out.is_empty()).then_some(())?;
             let new_id = w
                 .state
                 .fleets
@@ -512,7 +510,8 @@ pub enum MoveStop {
     Enemy {
         realm: String,
     },
-    /// An enemy city without troops in the way: take it with an attack order.
+    /// An enemy city in the way, with or without troops: only an attack order takes it
+    /// (so a move never settles a city's fate).
     EnemyCity {
         square: Square,
     },
