@@ -657,3 +657,68 @@ fn step_4_is_the_same_twice_from_the_same_seed() {
     assert_eq!(a, b);
     assert!(!a.rolls.is_empty(), "the battle's rolls are kept");
 }
+
+#[test]
+fn military_events_round_trip_through_json_for_storage() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "B3",
+        units(&[(2, Belagringstorn), (10, Veteran)], false),
+    );
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "B2",
+        units(&[(1, LattInfanteri)], false),
+    );
+    fleet(
+        &mut gs,
+        "Genogien",
+        1,
+        "B2",
+        ships(&[(1, ShipKind::Galeas)], false),
+        &[],
+    );
+    let o = orders(&[(
+        "Fugandri",
+        vec![
+            attack(Group::Army(1), "B2", Some(Outcome::Takeover), None),
+            attack(Group::Army(7), "B2", Some(Outcome::Takeover), None),
+        ],
+    )]);
+    let (_, events) = fight(&gs, &o, &[20, 1]);
+    assert!(
+        events.len() >= 4,
+        "battle, takeover, fleet, seats, refusal: {events:?}"
+    );
+    let json = serde_json::to_string(&events).unwrap();
+    let back: Vec<pbemd::game::event::Event> = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, events);
+}
+
+#[test]
+fn r_city_5_the_plunder_line_names_the_goods_in_the_readers_language() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "C3", units(&[(10, Veteran)], false));
+    gs.realm_mut("Genogien").unwrap().stock = Resources::from_pairs(&[(Resource::Mat, 1)]);
+    let o = orders(&[(
+        "Fugandri",
+        vec![attack(Group::Army(1), "C4", Some(Outcome::Plunder), None)],
+    )]);
+    let (after, events) = fight(&gs, &o, &[20, 1]);
+    let en = pbemd::render::weekend::report(&events, &after, "Genogien", Lang::En);
+    let line = en.iter().find(|l| l.contains("plundered")).unwrap();
+    assert!(
+        line.starts_with("Fugandri plundered Stenvik (C4) and took "),
+        "{line}"
+    );
+    assert!(
+        line.contains("1 food") || line.contains("1 mat"),
+        "one unit, singular: {line}"
+    );
+    assert!(line.ends_with("Fugandri +25 VP."), "{line}");
+}
