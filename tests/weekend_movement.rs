@@ -341,3 +341,80 @@ fn r_move_8_a_split_of_nothing_is_refused() {
         }
     )));
 }
+
+#[test]
+fn r_city_8_a_fleet_that_stays_in_a_taken_city_passes_to_its_taker() {
+    let mut gs = game();
+    city(&mut gs, "D2").owner = "Fugandri".into();
+    fleet(
+        &mut gs,
+        "Genogien",
+        1,
+        "D2",
+        ships(&[(2, ShipKind::Transportskepp)], false),
+        &[],
+    );
+    gs.fleets[0].must_leave_by_round = Some(ROUND);
+    let o = orders(&[]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(after.fleets.len(), 1);
+    assert_eq!(
+        (after.fleets[0].owner.as_str(), after.fleets[0].id),
+        ("Fugandri", 1)
+    );
+    assert_eq!(after.fleets[0].must_leave_by_round, None);
+    assert!(military(&events)
+        .iter()
+        .any(|m| matches!(m, MilitaryEvent::FleetTaken { .. })));
+}
+
+#[test]
+fn r_city_8_a_fleet_that_sails_out_of_a_taken_city_stays_its_owners() {
+    let mut gs = game();
+    city(&mut gs, "D2").owner = "Fugandri".into();
+    fleet(
+        &mut gs,
+        "Genogien",
+        1,
+        "D2",
+        ships(&[(2, ShipKind::Transportskepp)], false),
+        &[],
+    );
+    gs.fleets[0].must_leave_by_round = Some(ROUND);
+    let o = orders(&[("Genogien", vec![mv(Group::Fleet(1), &["E2"])])]);
+    let (after, _) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(
+        (after.fleets[0].owner.as_str(), after.fleets[0].square),
+        ("Genogien", sq("E2"))
+    );
+    assert_eq!(after.fleets[0].must_leave_by_round, None);
+}
+
+#[test]
+fn r_combat_11_the_loser_keeps_home_ground_one_more_weekend_then_the_border_moves() {
+    let mut gs = game();
+    city(&mut gs, "C4").owner = "Fugandri".into();
+    gs.conquests.push(pbemd::game::state::Conquest {
+        square: sq("C4"),
+        from: "Genogien".into(),
+        to: "Fugandri".into(),
+        round: ROUND - 2,
+    });
+    gs.conquests.push(pbemd::game::state::Conquest {
+        square: sq("B4"),
+        from: "Genogien".into(),
+        to: "Fugandri".into(),
+        round: ROUND - 1,
+    });
+    let (after, _) = move_and_fight(&gs, &orders(&[]), &[]);
+    assert_eq!(
+        after.map.get(sq("C4")).unwrap().owner.as_deref(),
+        Some("Fugandri")
+    );
+    assert_eq!(
+        after.map.get(sq("B4")).unwrap().owner.as_deref(),
+        Some("Genogien"),
+        "last weekend's conquest is still the loser's home ground"
+    );
+    assert_eq!(after.conquests.len(), 1);
+}

@@ -82,6 +82,17 @@ pub fn lines(ev: &MilitaryEvent, _gs: &GameState, realm: &str, lang: Lang) -> Ve
             invitation_refusal(*reason, lang),
             reason.rule()
         )],
+        MilitaryEvent::FleetTaken {
+            from,
+            fleet,
+            to,
+            new_id,
+            square,
+        } => vec![if sv {
+            format!("{from}s flotta {fleet} lämnade inte {square} och tillhör nu {to} som flotta {new_id} (R-CITY-8).")
+        } else {
+            format!("{from}'s fleet {fleet} did not leave {square} and now belongs to {to} as fleet {new_id} (R-CITY-8).")
+        }],
         MilitaryEvent::Battle(b) => battle(b, realm, lang),
         MilitaryEvent::AttackRefused {
             group,
@@ -244,6 +255,12 @@ fn refusal(g: Group, reason: &AttackRefusal, lang: Lang) -> String {
         }
         AttackRefusal::FleetCannotTakeCity => {
             format!("{who} cannot take a city with ships alone; land an army")
+        }
+        AttackRefusal::MustLeave if sv => {
+            format!("{who} måste lämna den erövrade staden och får inte anfalla en stad")
+        }
+        AttackRefusal::MustLeave => {
+            format!("{who} must leave the conquered city and may not attack a city")
         }
     }
 }

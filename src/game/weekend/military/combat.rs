@@ -520,6 +520,11 @@ fn naval(w: &mut Weekend, dice: &mut Dice, a: &Attack, support: &mut Support) {
     else {
         return;
     };
+    let leaving = forces::fleet_at(&w.state, &a.realm, a.group.id())
+        .is_some_and(|i| w.state.fleets[i].must_leave_by_round.is_some());
+    if leaving && w.state.cities.iter().any(|c| c.square == a.square) {
+        return refuse(w, a, AttackRefusal::MustLeave);
+    }
     let attack_of = |ships: &[(usize, crate::game::state::Ship)]| {
         ships
             .iter()

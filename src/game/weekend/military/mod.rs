@@ -128,6 +128,14 @@ pub enum MilitaryEvent {
         lost: Square,
         stand_in: Option<Square>,
     },
+    /// A fleet that stayed in a taken city passed to the city's owner (R-CITY-8).
+    FleetTaken {
+        from: String,
+        fleet: u32,
+        to: String,
+        new_id: u32,
+        square: Square,
+    },
     /// A fleet in a conquered city must leave next round (R-CITY-8).
     FleetMustLeave {
         realm: String,
@@ -180,6 +188,8 @@ pub enum AttackRefusal {
     NoEnemy,
     /// Ships alone never take a city (RULINGS 14).
     FleetCannotTakeCity,
+    /// A fleet that must leave a taken city attacks no city (R-CITY-8).
+    MustLeave,
 }
 
 impl AttackRefusal {
@@ -192,6 +202,7 @@ impl AttackRefusal {
             AttackRefusal::JointAttack { .. } => "R-COMBAT-13",
             AttackRefusal::SecondStoodDown => "R-COMBAT-12",
             AttackRefusal::FleetCannotTakeCity => "R-NAV-4",
+            AttackRefusal::MustLeave => "R-CITY-8",
         }
     }
 }

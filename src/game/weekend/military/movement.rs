@@ -23,6 +23,8 @@ type Spent = BTreeMap<(String, Group), u32>;
 
 pub fn run(w: &mut Weekend) {
     forces::sort(&mut w.state);
+    let round = w.round();
+    redraw_borders(&mut w.state, round);
     let mut forms: Vec<(String, Vec<Order>, chrono::DateTime<chrono::Utc>)> = w
         .orders
         .forms
@@ -49,6 +51,80 @@ pub fn run(w: &mut Weekend) {
                 one(w, &mut spent, realm, o);
             }
         }
+    }
+    fleets_left_behind(w);
+}
+
+/// R-COMBAT-11: the loser keeps a taken city's square as home ground for the weekend
+/// after the conquest; from the one after that it is the taker's land.
+fn redraw_borders(gs: &mut GameState, round: u32) {
+    let due: Vec<_> = gs
+        .conquests
+        .iter()
+        .filter(|c| c.round.saturating_add(1) < round)
+        .cloned()
+        .collect();
+    for c in due {
+        if let Some(m) = gs.map.squares.get_mut(&c.square) {
+            m.owner = Some(c.to.clone());
+        }
+    }
+    gs.conquests.retain(|c| c.round.saturating_add(1) >= round);
+}
+
+/// R-CITY-8: a fleet told to leave a taken city that is still in it after this
+/// weekend's moves passes to the city's owner; the troops aboard are lost with it.
+pub(super) fn fleets_left_behind(w: &mut Weekend) {
+    let round = w.round();
+    let stuck: Vec<(String, u32, Square)> = w
+        .state
+        .fleets
+        .iter()
+        .filter(|f| f.must_leave_by_round.is_some_and(|r| r <= round))
+        .map(|f| (f.owner.clone(), f.id, f.square))
+        .collect();
+    for (owner, id, square) in stuck {
+        let Some(fi) = forces::fleet_at(&w.state, &owner, id) else {
+            continue;
+        };
+        let taker = w
+            .state
+            .cities
+            .iter()
+            .find(|c| c.square == square && !mutual_friends(&w.state, &owner, &c.owner))
+            .map(|c| c.owner.clone());
+        let Some(taker) = taker else {
+            w.state.fleets[fi].must_leave_by_round = None;
+            continue;
+        };
+        let mut fleet = w.state.fleets.remove(fi);
+        for a in std::mem::take(&mut fleet.cargo) {
+            forces::remove_army(&mut w.state, &owner, a);
+        }
+        let new_id = w
+            .state
+            .fleets
+            .iter()
+            .filter(|f| f.owner == taker)
+            .map(|f| f.id)
+            .max()
+            .unwrap_or(0)
+            .saturating_add(1);
+        fleet.owner = taker.clone();
+        fleet.id = new_id;
+        fleet.must_leave_by_round = None;
+        forces::insert_fleet(&mut w.state, fleet);
+        w.emit(
+            Step::Movement,
+            vec![owner.clone(), taker.clone()],
+            What::Military(MilitaryEvent::FleetTaken {
+                from: owner,
+                fleet: id,
+                to: taker,
+                new_id,
+                square,
+            }),
+        );
     }
 }
 
