@@ -418,3 +418,44 @@ fn r_combat_11_the_loser_keeps_home_ground_one_more_weekend_then_the_border_move
     );
     assert_eq!(after.conquests.len(), 1);
 }
+
+#[test]
+fn rulings_26_the_voting_winner_who_chose_it_moves_before_earlier_forms() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C5",
+        units(&[(1, LattKavalleri)], false),
+    );
+    army(
+        &mut gs,
+        "Kaldor",
+        1,
+        "E5",
+        units(&[(1, LattKavalleri)], false),
+    );
+    gs.ruler = Some(pbemd::game::state::Ruler {
+        realm: "Kaldor".into(),
+        benefit: Some(pbemd::game::state::RulerBenefit::MoveFirst),
+        from_round: ROUND,
+        until_round: ROUND + 4,
+    });
+    // Both head for D5. Kaldor's form came later, but Kaldor moves first, so it is
+    // Fugandri that runs into Kaldor there.
+    let o = orders(&[
+        ("Fugandri", vec![mv(Group::Army(1), &["D5"])]),
+        ("Kaldor", vec![mv(Group::Army(1), &["D5"])]),
+    ]);
+    let (_, events) = move_and_fight(&gs, &o, &[10, 10]);
+    assert_eq!(
+        stops(&events)[..2],
+        [
+            None,
+            Some(MoveStop::Enemy {
+                realm: "Kaldor".into()
+            })
+        ]
+    );
+}

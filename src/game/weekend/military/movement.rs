@@ -32,7 +32,10 @@ pub fn run(w: &mut Weekend) {
         .filter(|f| w.state.realms.iter().any(|r| r.name == f.realm))
         .map(|f| (f.realm.clone(), f.orders.clone(), f.received_at))
         .collect();
-    forms.sort_by_key(|f| f.2);
+    // After the home moves, the voting winner who chose to move first (R-VOTE-5,
+    // RULINGS 26), then everyone by when the form arrived.
+    let first = mover_first(&w.state, round);
+    forms.sort_by_key(|f| (Some(&f.0) != first.as_ref(), f.2));
     let mut spent = Spent::new();
     let mut done: std::collections::BTreeSet<(usize, usize)> = Default::default();
     for (k, (realm, orders, _)) in forms.iter().enumerate() {
@@ -53,6 +56,18 @@ pub fn run(w: &mut Weekend) {
         }
     }
     fleets_left_behind(w);
+}
+
+/// The realm whose voting benefit lets it move first this round.
+fn mover_first(gs: &GameState, round: u32) -> Option<String> {
+    gs.ruler
+        .as_ref()
+        .filter(|r| {
+            r.benefit == Some(crate::game::state::RulerBenefit::MoveFirst)
+                && r.from_round <= round
+                && round < r.until_round
+        })
+        .map(|r| r.realm.clone())
 }
 
 /// R-COMBAT-11: the loser keeps a taken city's square as home ground for the weekend
