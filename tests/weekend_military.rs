@@ -722,3 +722,34 @@ fn r_city_5_the_plunder_line_names_the_goods_in_the_readers_language() {
     );
     assert!(line.ends_with("Fugandri +25 VP."), "{line}");
 }
+
+#[test]
+fn r_move_6_a_group_attacks_once_a_weekend() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "C3", units(&[(10, Veteran)], false));
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "D3",
+        units(&[(1, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Genogien",
+        2,
+        "B3",
+        units(&[(1, LattInfanteri)], false),
+    );
+    let o = orders(&[(
+        "Fugandri",
+        vec![
+            attack(Group::Army(1), "D3", None, None),
+            attack(Group::Army(1), "B3", None, None),
+        ],
+    )]);
+    let (after, events) = fight(&gs, &o, &[20, 1, 20, 1]);
+    assert_eq!(battles(&events).len(), 1);
+    assert_eq!(refusals(&events), [AttackRefusal::AlreadyFought]);
+    assert!(group_of(&after, "Genogien", 2).is_some());
+}

@@ -259,6 +259,12 @@ fn refusal(g: Group, reason: &AttackRefusal, lang: Lang) -> String {
         AttackRefusal::MustLeave if sv => {
             format!("{who} måste lämna den erövrade staden och får inte anfalla en stad")
         }
+        AttackRefusal::AlreadyFought if sv => {
+            format!("{who} har redan anfallit denna helg; den som stridit går inte vidare")
+        }
+        AttackRefusal::AlreadyFought => {
+            format!("{who} already attacked this weekend; a group that fought goes no further")
+        }
         AttackRefusal::MustLeave => {
             format!("{who} must leave the conquered city and may not attack a city")
         }

@@ -6,7 +6,7 @@
 //! built this round stay out (R-UNIT-7); the round limit sends the attacker back to
 //! where it stood (RULINGS 31).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::game::combat::{fight, Battle, Winner};
 use crate::game::dice::Dice;
@@ -40,22 +40,29 @@ pub(super) fn arrival(w: &mut Weekend, dice: &mut Dice, realm: &str, group: Grou
         wave: None,
     };
     if group.is_army() {
-        land(w, dice, &a, &Support::new());
+        land(w, dice, &a, &mut Ctx::default());
     } else {
-        naval(w, dice, &a, &mut Support::new());
+        naval(w, dice, &a, &mut Ctx::default());
     }
 }
 
 /// Attack value each realm's surviving fleets add to its landing on a square.
-type Support = BTreeMap<(String, Square), u64>;
+/// What the step remembers between battles: the attack each realm's surviving fleets
+/// add to its landing on a square, and the groups that already attacked (a group that
+/// fought moves no further, R-MOVE-6, so it attacks once).
+#[derive(Default)]
+struct Ctx {
+    support: BTreeMap<(String, Square), u64>,
+    fought: BTreeSet<(String, Group)>,
+}
 
 pub fn run(w: &mut Weekend, dice: &mut Dice) {
     forces::sort(&mut w.state);
     let mut attacks = contacts(w);
     attacks.extend(collect(w));
-    let mut support = Support::new();
+    let mut ctx = Ctx::default();
     for a in attacks.iter().filter(|a| !a.group.is_army()) {
-        naval(w, dice, a, &mut support);
+        naval(w, dice, a, &mut ctx);
     }
     // Targets in the order first named; each with its attacks in form order.
     let mut targets: Vec<Square> = Vec::new();
@@ -69,7 +76,7 @@ pub fn run(w: &mut Weekend, dice: &mut Dice) {
     }
     for t in targets {
         let list = on.remove(&t).unwrap_or_default();
-        target(w, dice, &list, &support);
+        target(w, dice, &list, &mut ctx);
     }
     merge_all(w);
 }
@@ -211,7 +218,7 @@ fn mark_fought(gs: &mut GameState, realms: &[&str]) {
 }
 
 /// The land attacks on one target: realm by realm in form order, joint attacks refused.
-fn target(w: &mut Weekend, dice: &mut Dice, on: &[&Attack], support: &Support) {
+fn target(w: &mut Weekend, dice: &mut Dice, on: &[&Attack], ctx: &mut Ctx) {
     let mut attackers: Vec<String> = Vec::new();
     for a in on {
         if attackers.contains(&a.realm) {
@@ -231,13 +238,13 @@ fn target(w: &mut Weekend, dice: &mut Dice, on: &[&Attack], support: &Support) {
         attackers.push(a.realm.clone());
         let mut mine: Vec<&Attack> = on.iter().copied().filter(|b| b.realm == a.realm).collect();
         mine.sort_by_key(|b| b.wave == Some(Wave::Second));
-        realm_waves(w, dice, &mine, support);
+        realm_waves(w, dice, &mine, ctx);
     }
 }
 
 /// One realm's attacks on one target: the 2nd attacker fights only when the 1st was
 /// destroyed, and joins it when it won (R-COMBAT-12).
-fn realm_waves(w: &mut Weekend, dice: &mut Dice, mine: &[&Attack], support: &Support) {
+fn realm_waves(w: &mut Weekend, dice: &mut Dice, mine: &[&Attack], ctx: &mut Ctx) {
     let mut first: Option<Winner> = None;
     for a in mine {
         if a.wave == Some(Wave::Second) {
@@ -253,7 +260,7 @@ fn realm_waves(w: &mut Weekend, dice: &mut Dice, mine: &[&Attack], support: &Sup
                 Some(Winner::Defender) | None => {}
             }
         }
-        let result = land(w, dice, a, support);
+        let result = land(w, dice, a, ctx);
         if a.wave != Some(Wave::Second) {
             first = result.or(first);
         }
@@ -353,7 +360,11 @@ fn ready<T: Clone>(
 }
 
 /// One land attack. Returns the winner, or None when the attack was refused.
-fn land(w: &mut Weekend, dice: &mut Dice, a: &Attack, support: &Support) -> Option<Winner> {
+fn land(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) -> Option<Winner> {
+    if !ctx.fought.insert((a.realm.clone(), a.group)) {
+        refuse(w, a, AttackRefusal::AlreadyFought);
+        return None;
+    }
     let found = forces::army_at(&w.state, &a.realm, a.group.id()).map(|i| {
         let g = &w.state.armies[i];
         let from = forces::carrier(&w.state, &a.realm, g.id)
@@ -391,7 +402,8 @@ fn land(w: &mut Weekend, dice: &mut Dice, a: &Attack, support: &Support) -> Opti
     let battle = Battle {
         attacker: forces::line_of(&fighting, |(_, u)| forces::unit_piece(u)),
         attacker_bonus: bonus(&w.state, &a.realm, false),
-        attacker_support: support
+        attacker_support: ctx
+            .support
             .get(&(a.realm.clone(), a.square))
             .copied()
             .unwrap_or(0),
@@ -511,7 +523,10 @@ fn after_attack(w: &mut Weekend, a: &Attack, kept: &[(usize, Unit)], moves_in: b
 
 /// One fleet attack: a naval battle against the other realm's fleets on the square;
 /// without enemy ships, the fleet backs its realm's landing there.
-fn naval(w: &mut Weekend, dice: &mut Dice, a: &Attack, support: &mut Support) {
+fn naval(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) {
+    if !ctx.fought.insert((a.realm.clone(), a.group)) {
+        return refuse(w, a, AttackRefusal::AlreadyFought);
+    }
     let found = forces::fleet_at(&w.state, &a.realm, a.group.id()).map(|i| {
         let f = &w.state.fleets[i];
         (f.square, f.ships.clone())
@@ -538,7 +553,7 @@ fn naval(w: &mut Weekend, dice: &mut Dice, a: &Attack, support: &mut Support) {
         .find(|f| f.square == a.square && f.owner != a.realm && !f.ships.is_empty())
         .map(|f| f.owner.clone());
     let Some(enemy) = enemy else {
-        return back_landing(w, a, attack_of(&fighting), support);
+        return back_landing(w, a, attack_of(&fighting), ctx);
     };
     let mut def_ids: Vec<u32> = w
         .state
@@ -608,7 +623,7 @@ fn naval(w: &mut Weekend, dice: &mut Dice, a: &Attack, support: &mut Support) {
     }
     drown(w, &a.realm, a.group.id());
     if winner == Winner::Attacker {
-        back_landing(w, a, survivors_attack, support);
+        back_landing(w, a, survivors_attack, ctx);
     }
 }
 
@@ -653,12 +668,12 @@ fn drown(w: &mut Weekend, owner: &str, id: u32) {
 
 /// Fleet support (R-COMBAT-10, RULINGS 33): the attack of the ships left backs the
 /// realm's landing on the square; a fleet alone never takes a city (RULINGS 14).
-fn back_landing(w: &mut Weekend, a: &Attack, attack: u64, support: &mut Support) {
+fn back_landing(w: &mut Weekend, a: &Attack, attack: u64, ctx: &mut Ctx) {
     let landing = w.orders.of(&a.realm).iter().any(
         |o| matches!(o, Order::Attack { group: Group::Army(_), square, .. } if *square == a.square),
     );
     if landing {
-        let s = support.entry((a.realm.clone(), a.square)).or_insert(0);
+        let s = ctx.support.entry((a.realm.clone(), a.square)).or_insert(0);
         *s = s.saturating_add(attack);
         return;
     }

@@ -190,6 +190,8 @@ pub enum AttackRefusal {
     FleetCannotTakeCity,
     /// A fleet that must leave a taken city attacks no city (R-CITY-8).
     MustLeave,
+    /// The group already attacked this weekend; a group that fought moves no further.
+    AlreadyFought,
 }
 
 impl AttackRefusal {
@@ -203,6 +205,7 @@ impl AttackRefusal {
             AttackRefusal::SecondStoodDown => "R-COMBAT-12",
             AttackRefusal::FleetCannotTakeCity => "R-NAV-4",
             AttackRefusal::MustLeave => "R-CITY-8",
+            AttackRefusal::AlreadyFought => "R-MOVE-6",
         }
     }
 }
