@@ -753,3 +753,27 @@ fn r_move_6_a_group_attacks_once_a_weekend() {
     assert_eq!(refusals(&events), [AttackRefusal::AlreadyFought]);
     assert!(group_of(&after, "Genogien", 2).is_some());
 }
+
+#[test]
+fn r_move_6_an_attack_that_found_no_one_does_not_use_up_the_group() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "C3", units(&[(10, Veteran)], false));
+    army(
+        &mut gs,
+        "Genogien",
+        2,
+        "B3",
+        units(&[(1, LattInfanteri)], false),
+    );
+    let o = orders(&[(
+        "Fugandri",
+        vec![
+            attack(Group::Army(1), "D3", None, None),
+            attack(Group::Army(1), "B3", None, None),
+        ],
+    )]);
+    let (after, events) = fight(&gs, &o, &[20, 1]);
+    assert_eq!(refusals(&events), [AttackRefusal::NoEnemy]);
+    assert_eq!(battles(&events).len(), 1);
+    assert!(group_of(&after, "Genogien", 2).is_none());
+}

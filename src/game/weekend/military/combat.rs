@@ -361,7 +361,7 @@ fn ready<T: Clone>(
 
 /// One land attack. Returns the winner, or None when the attack was refused.
 fn land(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) -> Option<Winner> {
-    if !ctx.fought.insert((a.realm.clone(), a.group)) {
+    if ctx.fought.contains(&(a.realm.clone(), a.group)) {
         refuse(w, a, AttackRefusal::AlreadyFought);
         return None;
     }
@@ -418,6 +418,7 @@ fn land(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) -> Option<W
         naval: false,
         max_rounds: w.settings.max_battle_rounds,
     };
+    ctx.fought.insert((a.realm.clone(), a.group));
     let result = fight(&battle, dice);
     let winner = result.winner;
     // The attacking line, written back onto its group; then the defender's.
@@ -524,7 +525,7 @@ fn after_attack(w: &mut Weekend, a: &Attack, kept: &[(usize, Unit)], moves_in: b
 /// One fleet attack: a naval battle against the other realm's fleets on the square;
 /// without enemy ships, the fleet backs its realm's landing there.
 fn naval(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) {
-    if !ctx.fought.insert((a.realm.clone(), a.group)) {
+    if ctx.fought.contains(&(a.realm.clone(), a.group)) {
         return refuse(w, a, AttackRefusal::AlreadyFought);
     }
     let found = forces::fleet_at(&w.state, &a.realm, a.group.id()).map(|i| {
@@ -586,6 +587,7 @@ fn naval(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) {
         naval: true,
         max_rounds: w.settings.max_battle_rounds,
     };
+    ctx.fought.insert((a.realm.clone(), a.group));
     let result = fight(&battle, dice);
     let kept = forces::survivors(
         &fighting,
@@ -673,6 +675,7 @@ fn back_landing(w: &mut Weekend, a: &Attack, attack: u64, ctx: &mut Ctx) {
         |o| matches!(o, Order::Attack { group: Group::Army(_), square, .. } if *square == a.square),
     );
     if landing {
+        ctx.fought.insert((a.realm.clone(), a.group));
         let s = ctx.support.entry((a.realm.clone(), a.square)).or_insert(0);
         *s = s.saturating_add(attack);
         return;
