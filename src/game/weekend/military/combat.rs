@@ -387,17 +387,7 @@ fn land(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) -> Option<W
         .iter()
         .map(|id| (defender.clone().unwrap_or_default(), *id))
         .collect();
-    let def_units: Vec<Tagged<Unit>> = def_ids
-        .iter()
-        .enumerate()
-        .flat_map(|(gi, id)| {
-            forces::army_at(&w.state, defender.as_deref().unwrap_or(""), *id)
-                .map(|i| w.state.armies[i].units.clone())
-                .unwrap_or_default()
-                .into_iter()
-                .map(move |u| (gi, u))
-        })
-        .collect();
+    let def_units = defending_units(&w.state, defender.as_deref().unwrap_or(""), &def_ids);
     let defended = !def_units.is_empty();
     let battle = Battle {
         attacker: forces::line_of(&fighting, |(_, u)| forces::unit_piece(u)),
@@ -438,38 +428,60 @@ fn land(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) -> Option<W
             cm.walls = u32::try_from(result.walls_left).unwrap_or(cm.walls);
         }
     }
-    let fought: Vec<String> = [Some(a.realm.clone()), defender.clone()]
-        .into_iter()
-        .flatten()
-        .collect();
-    mark_fought(
-        &mut w.state,
-        &fought.iter().map(String::as_str).collect::<Vec<_>>(),
-    );
-    w.emit(
-        Step::Combat,
-        fought,
-        What::Military(MilitaryEvent::Battle(Box::new(BattleReport {
+    let shown = if defended || city.is_none() {
+        defender.clone()
+    } else {
+        city.as_ref().map(|c| c.owner.clone())
+    };
+    emit_battle(
+        w,
+        BattleReport {
             square: a.square,
             attacker: a.realm.clone(),
             attacker_group: a.group,
-            defender: if defended || city.is_none() {
-                defender.clone()
-            } else {
-                city.as_ref().map(|c| c.owner.clone())
-            },
+            defender: shown,
             defender_groups: def_ids.iter().map(|id| Group::Army(*id)).collect(),
             city: city.as_ref().map(|c| c.name.clone()),
             outcome_ordered: a.outcome,
             wave: a.wave,
             battle,
             result,
-        }))),
+        },
     );
     let moves_in = winner == Winner::Attacker
         && (city.is_none() || cities::settle(w, &a.realm, a.square, a.outcome));
     after_attack(w, a, &kept, moves_in);
     Some(winner)
+}
+
+/// The units of `realm`'s groups `ids`, in order, tagged with their group's place.
+fn defending_units(gs: &GameState, realm: &str, ids: &[u32]) -> Vec<Tagged<Unit>> {
+    ids.iter()
+        .enumerate()
+        .flat_map(|(gi, id)| {
+            forces::army_at(gs, realm, *id)
+                .map(|i| gs.armies[i].units.clone())
+                .unwrap_or_default()
+                .into_iter()
+                .map(move |u| (gi, u))
+        })
+        .collect()
+}
+
+/// Tell a battle to the realms that fought it, and mark them as having fought.
+fn emit_battle(w: &mut Weekend, report: BattleReport) {
+    let parties: Vec<String> = std::iter::once(report.attacker.clone())
+        .chain(report.defender.clone())
+        .collect();
+    mark_fought(
+        &mut w.state,
+        &parties.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    w.emit(
+        Step::Combat,
+        parties,
+        What::Military(MilitaryEvent::Battle(Box::new(report))),
+    );
 }
 
 /// Write the attacking group back: the survivors move in when they won (and the
@@ -601,11 +613,9 @@ fn naval(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) {
     );
     let winner = result.winner;
     let survivors_attack = attack_of(&kept);
-    mark_fought(&mut w.state, &[a.realm.as_str(), enemy.as_str()]);
-    w.emit(
-        Step::Combat,
-        vec![a.realm.clone(), enemy.clone()],
-        What::Military(MilitaryEvent::Battle(Box::new(BattleReport {
+    emit_battle(
+        w,
+        BattleReport {
             square: a.square,
             attacker: a.realm.clone(),
             attacker_group: a.group,
@@ -616,7 +626,7 @@ fn naval(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) {
             wave: a.wave,
             battle,
             result,
-        }))),
+        },
     );
     write_back_attacking_fleet(w, a, &kept);
     let sunk_or_not = forces::write_back_fleets(&mut w.state, &def_groups, &def_kept);
