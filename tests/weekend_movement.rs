@@ -459,3 +459,41 @@ fn rulings_26_the_voting_winner_who_chose_it_moves_before_earlier_forms() {
         ]
     );
 }
+
+#[test]
+fn r_move_6_meeting_enemies_in_a_friends_city_is_a_fight_with_them_alone() {
+    let mut gs = game();
+    gs.realm_mut("Fugandri").unwrap().friends = vec!["Genogien".into()];
+    gs.realm_mut("Genogien").unwrap().friends = vec!["Fugandri".into()];
+    army(&mut gs, "Fugandri", 1, "C3", units(&[(5, Veteran)], false));
+    army(
+        &mut gs,
+        "Kaldor",
+        1,
+        "C4",
+        units(&[(1, LattInfanteri)], false),
+    );
+    let o = orders(&[("Fugandri", vec![mv(Group::Army(1), &["C4"])])]);
+    let (after, events) = move_and_fight(&gs, &o, &[20, 1]);
+    let b = military(&events)
+        .into_iter()
+        .find_map(|m| match m {
+            MilitaryEvent::Battle(b) => Some(b.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(b.defender.as_deref(), Some("Kaldor"));
+    assert_eq!(b.city, None, "no fight for Genogien's city");
+    assert_eq!(b.battle.walls, 0);
+    assert!(group_of(&after, "Kaldor", 1).is_none());
+    assert_eq!(
+        after
+            .cities
+            .iter()
+            .find(|c| c.square == sq("C4"))
+            .unwrap()
+            .owner,
+        "Genogien"
+    );
+    assert_eq!(vp(&after, "Fugandri"), vp(&gs, "Fugandri"));
+}

@@ -27,17 +27,28 @@ struct Attack {
     square: Square,
     outcome: Option<Outcome>,
     wave: Option<Wave>,
+    /// For troops that met others (in step 3 or on arrival): the realm met. The fight
+    /// is with its troops only, never for a city on the square.
+    against: Option<String>,
 }
 
 /// Troops that arrived on enemies by invitation attack them (R-INV-5): a land battle
 /// for an army, a naval one for a fleet, with no city outcome.
-pub(super) fn arrival(w: &mut Weekend, dice: &mut Dice, realm: &str, group: Group, square: Square) {
+pub(super) fn arrival(
+    w: &mut Weekend,
+    dice: &mut Dice,
+    realm: &str,
+    group: Group,
+    square: Square,
+    enemy: &str,
+) {
     let a = Attack {
         realm: realm.to_string(),
         group,
         square,
         outcome: None,
         wave: None,
+        against: Some(enemy.to_string()),
     };
     if group.is_army() {
         land(w, dice, &a, &mut Ctx::default());
@@ -46,7 +57,6 @@ pub(super) fn arrival(w: &mut Weekend, dice: &mut Dice, realm: &str, group: Grou
     }
 }
 
-/// Attack value each realm's surviving fleets add to its landing on a square.
 /// What the step remembers between battles: the attack each realm's surviving fleets
 /// add to its landing on a square, and the groups that already attacked (a group that
 /// fought moves no further, R-MOVE-6, so it attacks once).
@@ -95,7 +105,7 @@ fn contacts(w: &Weekend) -> Vec<Attack> {
                 realm,
                 group,
                 to,
-                stop: Some(MoveStop::Enemy { .. }),
+                stop: Some(MoveStop::Enemy { realm: enemy }),
                 ..
             }) => Some(Attack {
                 realm: realm.clone(),
@@ -103,6 +113,7 @@ fn contacts(w: &Weekend) -> Vec<Attack> {
                 square: *to,
                 outcome: None,
                 wave: None,
+                against: Some(enemy.clone()),
             }),
             _ => None,
         })
@@ -157,6 +168,7 @@ fn collect(w: &Weekend) -> Vec<Attack> {
                     square: *square,
                     outcome: *outcome,
                     wave: *wave,
+                    against: None,
                 });
             }
         }
@@ -300,12 +312,20 @@ fn move_army(gs: &mut GameState, realm: &str, id: u32, square: Square) {
 
 /// Who defends `square` against `attacker` on land: the city's owner, or else the first
 /// other realm with an army there; its groups (not those aboard ships), by number.
-fn land_defence(gs: &GameState, attacker: &str, square: Square) -> (Option<String>, Vec<u32>) {
-    let city_owner = gs
-        .cities
-        .iter()
-        .find(|c| c.square == square && c.owner != attacker)
-        .map(|c| c.owner.clone());
+fn land_defence(
+    gs: &GameState,
+    attacker: &str,
+    square: Square,
+    against: Option<&str>,
+) -> (Option<String>, Vec<u32>) {
+    let city_owner = match against {
+        Some(enemy) => Some(enemy.to_string()),
+        None => gs
+            .cities
+            .iter()
+            .find(|c| c.square == square && c.owner != attacker)
+            .map(|c| c.owner.clone()),
+    };
     let ashore = |a: &&crate::game::state::ArmyGroup| {
         a.square == square && forces::carrier(gs, &a.owner, a.id).is_none()
     };
@@ -372,12 +392,12 @@ fn land(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) -> Option<W
         (from, g.units.clone())
     });
     let (_, fighting) = ready(w, a, found, |u: &Unit| u.built_round)?;
-    let (defender, def_ids) = land_defence(&w.state, &a.realm, a.square);
+    let (defender, def_ids) = land_defence(&w.state, &a.realm, a.square, a.against.as_deref());
     let city = w
         .state
         .cities
         .iter()
-        .find(|c| c.square == a.square && c.owner != a.realm)
+        .find(|c| c.square == a.square && c.owner != a.realm && a.against.is_none())
         .cloned();
     if defender.is_none() {
         refuse(w, a, AttackRefusal::NoEnemy);
@@ -563,7 +583,12 @@ fn naval(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) {
         .state
         .fleets
         .iter()
-        .find(|f| f.square == a.square && f.owner != a.realm && !f.ships.is_empty())
+        .find(|f| {
+            f.square == a.square
+                && f.owner != a.realm
+                && !f.ships.is_empty()
+                && a.against.as_ref().is_none_or(|e| *e == f.owner)
+        })
         .map(|f| f.owner.clone());
     let Some(enemy) = enemy else {
         return back_landing(w, a, attack_of(&fighting), ctx);

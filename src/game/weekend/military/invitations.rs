@@ -89,14 +89,9 @@ fn arrive(w: &mut Weekend, dice: &mut Dice, realm: &str, from: &str, group: Grou
     );
     let enemy =
         movement::enemy_on(&w.state, realm, inv.square, group.is_army()).filter(|e| *e != inv.from);
-    let city_ok = w
-        .state
-        .cities
-        .iter()
-        .find(|c| c.square == inv.square)
-        .is_none_or(|c| Some(&c.owner) == enemy.as_ref());
-    if enemy.is_some() && city_ok {
-        combat::arrival(w, dice, realm, group, inv.square);
+    // The fight is with the troops met, never for a city on the square.
+    if let Some(enemy) = enemy {
+        combat::arrival(w, dice, realm, group, inv.square, &enemy);
     }
 }
 
