@@ -298,11 +298,13 @@ async fn with_reuse_last_a_silent_realm_keeps_last_rounds_orders_the_rules_still
     let text = std::fs::read_to_string(&cfg).unwrap() + "forms: {missing: reuse-last}\n";
     std::fs::write(&cfg, text).unwrap();
     let g = Game::open_at(dir, &cfg, "2026-11-28T08:00:00+01:00", true).await;
-    // Round 1: Afani sends a form; round 2: nothing.
+    // Round 1: Afani sends a form; round 2: nothing. The spy bought in round 1 fills
+    // Afani's population cap, so buying one again is refused when checked for round 2;
+    // the other two orders stand.
     g.send(
         "afani@game.test",
         "Afani form",
-        "BUY 1 spy\nUPGRADE commander",
+        "WISHLIST buy horses gold sell stone food\nFRIEND Genogien\nBUY 1 spy",
     );
     g.tick("2026-11-28T09:00:00+01:00").await;
     g.tick("2026-12-06T16:00:00+01:00").await;
@@ -330,7 +332,7 @@ async fn with_reuse_last_a_silent_realm_keeps_last_rounds_orders_the_rules_still
         .filter(|m| m.to_is("gm@game.test"))
         .collect();
     assert!(
-        gm.last().unwrap().text.contains("Afani (2 of 2)"),
+        gm.last().unwrap().text.contains("Afani (2 of 3)"),
         "{}",
         gm.last().unwrap().text
     );
