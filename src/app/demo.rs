@@ -144,6 +144,11 @@ pub async fn run(dir: &Path) -> Result<String> {
     }
     let outbox = dir.join("outbox").join("new");
     let n = std::fs::read_dir(&outbox).map(|d| d.count()).unwrap_or(0);
+    let section = last_weekend_in_outbox(&outbox, "kaldor@game.test");
+    say!(out, "\nKaldor's Monday form, last weekend:");
+    for line in section.lines() {
+        say!(out, "    {line}");
+    }
     let cfg = cfg_path.display();
     say!(
         out,
@@ -168,6 +173,48 @@ pub async fn run(dir: &Path) -> Result<String> {
     );
     say!(out, "  pbemd --config {cfg} state --realm Afani --json");
     Ok(out)
+}
+
+/// The "last weekend" section of the latest result form mailed to `addr` in `outbox`
+/// (empty when there is none).
+fn last_weekend_in_outbox(outbox: &Path, addr: &str) -> String {
+    let mut names: Vec<_> = std::fs::read_dir(outbox)
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    names.sort();
+    let parser = mail_parser::MessageParser::default();
+    let mut latest: Option<(i64, String)> = None;
+    for path in names {
+        let Ok(raw) = std::fs::read(&path) else {
+            continue;
+        };
+        let Some(m) = parser.parse(&raw) else {
+            continue;
+        };
+        let to_addr = m.to().is_some_and(|t| {
+            t.iter()
+                .any(|a| a.address().is_some_and(|x| x.eq_ignore_ascii_case(addr)))
+        });
+        let text = m.body_text(0).map(|t| t.into_owned()).unwrap_or_default();
+        let date = m.date().map_or(0, |d| d.to_timestamp());
+        if to_addr && text.starts_with("=====") && latest.as_ref().is_none_or(|(d, _)| date >= *d) {
+            latest = Some((date, text));
+        }
+    }
+    latest.map_or_else(String::new, |(_, form)| last_weekend_section(&form))
+}
+
+/// The lines between a result form's last-weekend heading and its orders line.
+fn last_weekend_section(form: &str) -> String {
+    let Some(start) = form
+        .find("-- FÖRRA HELGEN --")
+        .or_else(|| form.find("-- LAST WEEKEND --"))
+    else {
+        return String::new();
+    };
+    let body = form[start..].split_once('\n').map_or("", |(_, b)| b);
+    let end = body.find("=== ").unwrap_or(body.len());
+    body[..end].trim().to_string()
 }
 
 /// One step's counts, each noun agreeing with its number.
@@ -252,6 +299,16 @@ mod tests {
     }
 
     #[test]
+    fn the_last_weekend_section_is_cut_from_heading_to_orders() {
+        let form = "===\nx\n-- FÖRRA HELGEN -------\nKöpt: 2 tungt infanteri\nStrid på H7\n\n=== ORDRAR / ORDERS: skriv\n";
+        assert_eq!(
+            last_weekend_section(form),
+            "Köpt: 2 tungt infanteri\nStrid på H7"
+        );
+        assert_eq!(last_weekend_section("no such heading"), "");
+    }
+
+    #[test]
     fn kaldors_attack_meets_ostviks_army_on_a_neighbouring_square() {
         let s = demo();
         let kaldor = s.armies_of("Kaldor").find(|a| a.id == 2).expect("army 2");
@@ -261,6 +318,10 @@ mod tests {
             .expect("an Ostvik army on H7");
         assert_eq!(kaldor.square.to_string(), "I7");
         assert_eq!(kaldor.square.distance(ostvik.square), 1);
-        assert_eq!(kaldor.square.row(), ostvik.square.row(), "touching at a side");
+        assert_eq!(
+            kaldor.square.row(),
+            ostvik.square.row(),
+            "touching at a side"
+        );
     }
 }
