@@ -31,9 +31,9 @@ use pbemd::game::{GameState, Lang, Position, Resource, Resources, Square, UnitKi
 use pbemd::transport::maildir::Maildir;
 
 /// Army groups per realm stand on a 10 × 10 block; the block's 11th row is free land
-/// for the moves.
+/// for the moves (with the main harbour), its 12th is sea.
 const SIDE: u16 = 10;
-const BLOCK_ROWS: u16 = SIDE + 1;
+const BLOCK_ROWS: u16 = SIDE + 2;
 const GROUPS: u32 = (SIDE as u32) * (SIDE as u32);
 
 const START: &str = "2026-11-23T12:30:00+01:00";
@@ -77,13 +77,18 @@ fn world(n: usize) -> GameState {
         squares: Default::default(),
     };
     for row in 1..=map.height {
+        let sea = row % BLOCK_ROWS == 0;
         for col in 0..map.width {
             map.squares.insert(
                 sq(col, row),
                 MapSquare {
-                    terrain: Terrain::Land,
+                    terrain: if sea { Terrain::Sea } else { Terrain::Land },
                     owner: None,
-                    evil_terrain: EvilTerrain::Lava,
+                    evil_terrain: if sea {
+                        EvilTerrain::Rock
+                    } else {
+                        EvilTerrain::Lava
+                    },
                     evil_owner: None,
                     portal: None,
                     treasure: false,
@@ -97,7 +102,7 @@ fn world(n: usize) -> GameState {
     for k in 0..n {
         let realm = name(k);
         let (c0, r0) = origin(k, pr);
-        for dr in 0..BLOCK_ROWS {
+        for dr in 0..=SIDE {
             for dc in 0..SIDE {
                 if let Some(m) = map.squares.get_mut(&sq(c0 + dc, r0 + dr)) {
                     m.owner = Some(realm.clone());
@@ -105,7 +110,8 @@ fn world(n: usize) -> GameState {
             }
         }
         let capital = sq(c0 + 1, r0 + 1);
-        for (i, (dc, dr)) in [(1, 1), (5, 5), (3, 8)].into_iter().enumerate() {
+        let harbour = sq(c0 + 3, r0 + SIDE);
+        for (i, (dc, dr)) in [(1, 1), (5, 5), (3, SIDE)].into_iter().enumerate() {
             cities.push(City {
                 square: sq(c0 + dc, r0 + dr),
                 name: format!("{realm}-{i}"),
@@ -120,8 +126,8 @@ fn world(n: usize) -> GameState {
                 ]),
                 walls: 1,
                 capital: i == 0,
-                harbour: false,
-                coastal: false,
+                harbour: i == 2,
+                coastal: i == 2,
                 plundered: false,
             });
         }
@@ -163,7 +169,7 @@ fn world(n: usize) -> GameState {
         };
         r.stock = Resources::from_pairs(&Resource::ALL.map(|res| (res, 10_000)));
         r.capital = Some(capital);
-        r.main_harbour = None;
+        r.main_harbour = Some(harbour);
         r.friends = Vec::new();
         r.invitations = Vec::new();
         r.spies = 0;
