@@ -129,6 +129,7 @@ async fn main() {
                 sha256: "-",
                 source: inbox::Source::Maildir,
                 raw: raw.as_bytes(),
+                size: raw.len(),
                 received_at: m.received_at.timestamp_millis(),
                 imap: None,
             },

@@ -443,3 +443,42 @@ async fn init_stores_the_config_seed_in_the_state_over_the_scenario_seed() {
         "the new-game config says seed: 1"
     );
 }
+
+#[tokio::test]
+async fn batches_at_the_same_instant_roll_from_their_own_dice() {
+    let g = Game::start(TUESDAY).await;
+    g.edit_state(|s| {
+        let k = s.realm_mut("Kaldor").unwrap();
+        k.spies = 3;
+        k.positions.informator = 5;
+    })
+    .await;
+    for _ in 0..3 {
+        g.send(
+            "kaldor@game.test",
+            "Kaldor skickar en spion till Afani",
+            "Uppdrag: resurser",
+        );
+    }
+    g.tick("2026-11-24T10:00:00+01:00").await;
+    let mut c = g.app.store.conn().await.unwrap();
+    let batches = pbemd::store::events::of_kind(&mut c, "courier_dice")
+        .await
+        .unwrap();
+    let purposes: std::collections::BTreeSet<String> = batches
+        .iter()
+        .flat_map(|e| {
+            let rolls: Vec<serde_json::Value> = serde_json::from_str(&e.detail).unwrap();
+            rolls
+                .into_iter()
+                .map(|r| r["purpose"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(
+        purposes.len(),
+        batches.len(),
+        "every batch has its own dice: {purposes:?}"
+    );
+    assert!(batches.len() > 1, "one batch per mail in live mode");
+}

@@ -1,7 +1,8 @@
 //! Against the real loopback mail stack (Postfix SMTP :2525 → Dovecot IMAP :1143,
 //! started by scripts/mailstack-start.sh): an envoy mailed by SMTP is fetched over IMAP,
 //! classified, delivered over SMTP and read back over IMAP; a refetch (UIDVALIDITY
-//! change) and a SIGKILL between storing and flagging both handle the mail once.
+//! change) and a SIGKILL between storing and flagging both handle the mail once; an
+//! over-limit mail is stored truncated, left in the mailbox and refused.
 //!
 //! The tests share the stack's mailboxes, so they take a lock and run one at a time.
 
@@ -455,4 +456,52 @@ async fn an_envoy_accepted_by_the_server_before_the_window_closed_counts_as_on_t
     wait_for_messages("afani@game.test", 1, Duration::from_secs(10));
     let got = read_all("afani@game.test").await;
     assert!(got[0].text.contains("I sista stund"), "{}", got[0].text);
+}
+
+#[tokio::test]
+async fn an_over_limit_imap_mail_is_stored_truncated_left_in_the_mailbox_and_refused() {
+    if !stack_up() {
+        return;
+    }
+    let _g = clean().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = game_dir(tmp.path(), None);
+    let text = std::fs::read_to_string(&cfg).unwrap() + "limits: {max_mail_bytes: 100000}\n";
+    std::fs::write(&cfg, text).unwrap();
+    pbemd(
+        &cfg,
+        &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"],
+    );
+    send_envoy(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        &"Ett mycket långt brev.\n".repeat(15_000),
+        "stack-big@players.test",
+    )
+    .await;
+    wait_for_messages("sl@game.test", 1, Duration::from_secs(10));
+    pbemd(&cfg, &["tick", "--now", "2026-11-24T10:00:00+01:00"]);
+    wait_for_messages("genogien@game.test", 1, Duration::from_secs(10));
+    let reply = &read_all("genogien@game.test").await[0];
+    assert!(reply.text.contains("för stort"), "{}", reply.text);
+    assert_eq!(
+        status("sl@game.test").0,
+        1,
+        "the original stays in the mailbox"
+    );
+    assert_eq!(status("afani@game.test").0, 0, "nothing delivered");
+
+    let clock = std::sync::Arc::new(pbemd::clock::FixedClock::new(common::at(
+        "2026-11-24T10:00:00+01:00",
+    )));
+    let app = pbemd::app::App::open(pbemd::config::Config::load(&cfg).unwrap(), clock)
+        .await
+        .unwrap();
+    let mut c = app.store.conn().await.unwrap();
+    let raw = pbemd::store::inbox::raw(&mut c, 1).await.unwrap().unwrap();
+    assert!(raw.len() < 100_000, "stored {} bytes", raw.len());
+    assert_eq!(
+        pbemd::store::inbox::truncated(&mut c, 1).await.unwrap(),
+        Some(true)
+    );
 }

@@ -12,6 +12,7 @@ use pbemd::courier::mission::MissionErrorKind;
 use pbemd::courier::trailer::TrailerErrorKind;
 use pbemd::courier::{Charge, MissionError, Receipt, Refusal, Shortage, TrailerError};
 use pbemd::forms::grammar::{Arg, ErrorKind, LineError, TargetShape, ORDER_TABLE};
+use pbemd::forms::Refusal as FR;
 use pbemd::game::text::MailKind;
 use pbemd::game::{GameState, Lang, Resource, Resources, ShipKind, Spell, Square, UnitKind};
 use pbemd::mail::classify::Refusal as MailRefusal;
@@ -167,9 +168,10 @@ fn trailer_index(k: &TrailerErrorKind) -> usize {
         TrailerErrorKind::BadSquare { .. } => 3,
         TrailerErrorKind::UnexpectedLine => 4,
         TrailerErrorKind::EmptyDirective => 5,
+        TrailerErrorKind::TooLarge { .. } => 6,
     }
 }
-const TRAILER_ERRORS: usize = 6;
+const TRAILER_ERRORS: usize = 7;
 
 fn mission_index(k: &MissionErrorKind) -> usize {
     match k {
@@ -211,17 +213,77 @@ fn line_error_index(e: &ErrorKind) -> usize {
         ErrorKind::Extra { .. } => 3,
         ErrorKind::SpellTarget { .. } => 4,
         ErrorKind::SpyByMail => 5,
+        ErrorKind::TooLong { .. } => 6,
     }
 }
-const LINE_ERRORS: usize = 6;
+const LINE_ERRORS: usize = 7;
 
-fn form_refusal_index(r: &pbemd::forms::Refusal) -> usize {
+fn form_refusal_index(r: &FR) -> usize {
     match r {
-        pbemd::forms::Refusal::Syntax(_) => 0,
-        pbemd::forms::Refusal::Rule { .. } => 1,
+        FR::Syntax(_) => 0,
+        FR::NotInGame => 1,
+        FR::Stock { .. } => 2,
+        FR::NotOwnCity { .. } => 3,
+        FR::OffMap { .. } => 4,
+        FR::NoSuchGroup { .. } => 5,
+        FR::UnknownRealm { .. } => 6,
+        FR::OwnRealm { .. } => 7,
+        FR::PopulationCap { .. } => 8,
+        FR::PositionCap { .. } => 9,
+        FR::Twice { .. } => 10,
+        FR::NoCoastalCity => 11,
+        FR::ShipyardNotCoastal { .. } => 12,
+        FR::HarbourNotCoastal { .. } => 13,
+        FR::NotResearched { .. } => 14,
+        FR::NoResearchCost { .. } => 15,
+        FR::NoCity => 16,
+        FR::DemonsOnlyForTheEvil => 17,
+        FR::WallCap { .. } => 18,
+        FR::NotOwnLand { .. } => 19,
+        FR::CityExists { .. } => 20,
+        FR::CityProduction { .. } => 21,
+        FR::PositionOncePerRound => 22,
+        FR::FiveCrystals => 23,
+        FR::ProductionOncePerRound => 24,
+        FR::StepLimit { .. } => 25,
+        FR::ConvertToProduced => 26,
+        FR::SpellCast { .. } => 27,
+        FR::NoCityToCastOn { .. } => 28,
+        FR::TeleportToLand { .. } => 29,
+        FR::CameByInvitation => 30,
+        FR::TooFar { .. } => 31,
+        FR::NotAdjacent { .. } => 32,
+        FR::FleetFull { .. } => 33,
+        FR::NotAboard { .. } => 34,
+        FR::MergeWithItself => 35,
+        FR::SplitPieces => 36,
+        FR::ReorderAll => 37,
+        FR::AlreadyMoving => 38,
+        FR::OwnCityAttacked { .. } => 39,
+        FR::ChooseOutcome => 40,
+        FR::NoCityToTake { .. } => 41,
+        FR::Waves => 42,
+        FR::NoInvitation { .. } => 43,
+        FR::AlreadyHome => 44,
+        FR::NoFreeMerchant => 45,
+        FR::BidTooLow { .. } => 46,
+        FR::HasEngineers => 47,
+        FR::EngineersPrice { .. } => 48,
+        FR::NeedsEngineers => 49,
+        FR::AlreadyResearched => 50,
+        FR::NoVoteThisRound => 51,
+        FR::EvilTakesNoVote => 52,
+        FR::NotTheRuler => 53,
+        FR::BenefitChosen => 54,
+        FR::NoReward { .. } => 55,
+        FR::RewardNotProduced { .. } => 56,
+        FR::RewardWorth { .. } => 57,
+        FR::TooManyPlaced { .. } => 58,
+        FR::Earlier { .. } => 59,
+        FR::NotRead { .. } => 60,
     }
 }
-const FORM_REFUSALS: usize = 2;
+const FORM_REFUSALS: usize = 61;
 
 fn arg_index(a: Arg) -> usize {
     match a {
@@ -401,6 +463,10 @@ fn trailer_kinds() -> Vec<TrailerErrorKind> {
         TrailerErrorKind::BadSquare { item: "Q99".into() },
         TrailerErrorKind::UnexpectedLine,
         TrailerErrorKind::EmptyDirective,
+        TrailerErrorKind::TooLarge {
+            item: "4294967295 guld".into(),
+            max: 1_000_000,
+        },
     ]
 }
 
@@ -529,6 +595,7 @@ fn line_errors() -> Vec<ErrorKind> {
             found: "i morgon".into(),
         },
         ErrorKind::SpyByMail,
+        ErrorKind::TooLong { max: 1000 },
     ];
     for what in ARGS {
         v.push(ErrorKind::Missing { what });
@@ -546,25 +613,204 @@ fn line_errors() -> Vec<ErrorKind> {
     v
 }
 
-fn form_refusals() -> Vec<pbemd::forms::Refusal> {
+fn form_refusals() -> Vec<FR> {
     let mut v = Vec::new();
     for kind in line_errors() {
         let mut orders: Vec<_> = ORDER_TABLE.iter().map(|s| Some(s.kind)).collect();
         orders.push(None);
         for order in orders {
-            v.push(pbemd::forms::Refusal::Syntax(LineError {
+            v.push(FR::Syntax(LineError {
                 line: "KÖP 3 xyz".into(),
                 kind: kind.clone(),
                 order,
             }));
         }
     }
-    v.push(pbemd::forms::Refusal::Rule {
-        rule: "R-CITY-1".into(),
-        sv: "staden är inte din".into(),
-        en: "the city is not yours".into(),
-    });
+    v.push(FR::NotRead { max: 1000 });
+    v.extend(rule_refusals());
     v
+}
+
+/// One sample (or more) of every form refusal that cites a rule.
+fn rule_refusals() -> Vec<FR> {
+    use pbemd::forms::refusal::{Capped, Once};
+    use pbemd::game::orders::Group;
+    use pbemd::game::state::Researched;
+    let mut v = vec![
+        FR::NotInGame,
+        FR::Stock {
+            cost: res(Resource::Guld, 3),
+            short: res(Resource::Guld, 1),
+        },
+        FR::NotOwnCity { square: sq("B2") },
+        FR::OffMap { square: sq("Z9") },
+        FR::NoSuchGroup {
+            group: Group::Army(3),
+        },
+        FR::NoSuchGroup {
+            group: Group::Fleet(1),
+        },
+        FR::PopulationCap {
+            counted: 1,
+            n: 2,
+            cap: 2,
+        },
+        FR::NoCoastalCity,
+        FR::ShipyardNotCoastal { square: sq("B2") },
+        FR::HarbourNotCoastal { square: sq("B2") },
+        FR::NoCity,
+        FR::DemonsOnlyForTheEvil,
+        FR::WallCap {
+            city: sq("B2"),
+            have: 2,
+            count: 2,
+            cap: 3,
+        },
+        FR::NotOwnLand { square: sq("C3") },
+        FR::CityExists { square: sq("B2") },
+        FR::CityProduction {
+            standard: vec![Resource::Mat, Resource::Jarn],
+        },
+        FR::PositionOncePerRound,
+        FR::FiveCrystals,
+        FR::ProductionOncePerRound,
+        FR::StepLimit { max: 1 },
+        FR::StepLimit { max: 2 },
+        FR::ConvertToProduced,
+        FR::SpellCast {
+            spell: Spell::Avsloja,
+        },
+        FR::NoCityToCastOn { square: sq("C3") },
+        FR::TeleportToLand { square: sq("A1") },
+        FR::CameByInvitation,
+        FR::TooFar {
+            steps: 1,
+            points: 1,
+        },
+        FR::TooFar {
+            steps: 3,
+            points: 2,
+        },
+        FR::NotAdjacent {
+            from: sq("B2"),
+            to: sq("D4"),
+        },
+        FR::FleetFull { cap: 1, aboard: 1 },
+        FR::FleetFull { cap: 6, aboard: 5 },
+        FR::NotAboard { army: 2 },
+        FR::MergeWithItself,
+        FR::SplitPieces,
+        FR::ReorderAll,
+        FR::AlreadyMoving,
+        FR::OwnCityAttacked { square: sq("B2") },
+        FR::ChooseOutcome,
+        FR::NoCityToTake { square: sq("C3") },
+        FR::Waves,
+        FR::NoInvitation {
+            from: "Afani".into(),
+        },
+        FR::AlreadyHome,
+        FR::NoFreeMerchant,
+        FR::BidTooLow { value: 3, min: 10 },
+        FR::HasEngineers,
+        FR::EngineersPrice { price: 30 },
+        FR::NeedsEngineers,
+        FR::AlreadyResearched,
+        FR::NoVoteThisRound,
+        FR::EvilTakesNoVote,
+        FR::NotTheRuler,
+        FR::BenefitChosen,
+        FR::NoReward { next: 20 },
+        FR::RewardNotProduced {
+            resource: Resource::Guld,
+        },
+        FR::RewardWorth { worth: 24 },
+        FR::TooManyPlaced {
+            kind: UnitKind::TungtKavalleri,
+            waiting: 1,
+        },
+        FR::TooManyPlaced {
+            kind: UnitKind::LattInfanteri,
+            waiting: 3,
+        },
+        FR::Earlier {
+            rule: "R-CITY-1".into(),
+            sv: "staden är inte din".into(),
+            en: "the city is not yours".into(),
+        },
+    ];
+    for order in ORDER_TABLE.iter().map(|s| s.kind) {
+        v.push(FR::UnknownRealm {
+            name: "Narnia".into(),
+            order,
+        });
+        v.push(FR::OwnRealm { order });
+    }
+    for what in [
+        Capped::Ships,
+        Capped::Spies,
+        Capped::Elementals,
+        Capped::ArmyGroups,
+    ] {
+        v.push(FR::PositionCap {
+            what,
+            have: 1,
+            n: 1,
+            cap: 1,
+        });
+    }
+    for what in [
+        Once::Bid,
+        Once::Engineers,
+        Once::Research,
+        Once::Vote,
+        Once::Wishes,
+        Once::Benefit,
+    ] {
+        v.push(FR::Twice { what });
+    }
+    for what in [Researched::Fregatt, Researched::BeridnaBagskyttar] {
+        v.push(FR::NotResearched { what });
+        v.push(FR::NoResearchCost { what });
+    }
+    v
+}
+
+/// Every refusal that cites a rule cites a real one (a row of the rule
+/// reference) and gives a reason in both languages.
+#[test]
+fn every_form_refusal_cites_a_rule_of_the_reference_and_gives_a_reason() {
+    let reference = include_str!("../docs/rules.md");
+    for r in rule_refusals() {
+        let rule = r.rule().expect("a rule refusal cites its rule");
+        assert!(
+            reference.contains(&format!("| {rule} |")),
+            "{r:?} cites {rule}, which has no row in docs/rules.md"
+        );
+        for lang in [Lang::Sv, Lang::En] {
+            let text = r.text(lang);
+            let reason = text.trim_end_matches(&format!(" ({rule})"));
+            assert!(
+                reason.chars().any(char::is_alphabetic),
+                "{r:?} has no reason in {lang:?}: {text:?}"
+            );
+        }
+    }
+}
+
+/// A self-vote is refused under the voting rule, not a made-up one.
+#[test]
+fn r_vote_2_a_vote_for_oneself_cites_the_voting_rule() {
+    let mut gs = demo();
+    gs.round = 4;
+    let c = pbemd::forms::check(&gs, "Genogien", &[(1, "RÖST Genogien".to_string())]);
+    let r = c.lines[0].refusal.as_ref().expect("refused");
+    assert_eq!(r.rule(), Some("R-VOTE-2"));
+    assert!(
+        r.text(Lang::Sv).ends_with("(R-VOTE-2)"),
+        "{}",
+        r.text(Lang::Sv)
+    );
 }
 
 #[test]

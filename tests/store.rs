@@ -11,6 +11,7 @@ fn mail<'a>(key: &'a str, raw: &'a [u8], at: i64) -> inbox::NewMail<'a> {
         sha256: "00",
         source: inbox::Source::Maildir,
         raw,
+        size: raw.len(),
         received_at: at,
         imap: None,
     }

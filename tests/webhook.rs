@@ -13,16 +13,23 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const SECRET: &str = "webhook-test-secret";
 
-async fn start() -> (
+type Started = (
     Arc<App>,
     std::net::SocketAddr,
     tempfile::TempDir,
     Arc<FixedClock>,
-) {
+);
+
+async fn start() -> Started {
+    start_with("").await
+}
+
+async fn start_with(extra: &str) -> Started {
     let dir = tempfile::tempdir().unwrap();
     let cfg_path = pbemd::app::setup::new_game_dir(&dir.path().join("g"), None).unwrap();
     let text = std::fs::read_to_string(&cfg_path).unwrap()
-        + "webhook: {secret_env: HOOK_SECRET, window_seconds: 300}\nhttp: {listen: \"127.0.0.1:0\"}\n";
+        + "webhook: {secret_env: HOOK_SECRET, window_seconds: 300}\nhttp: {listen: \"127.0.0.1:0\"}\n"
+        + extra;
     let cfg = Config::from_yaml(&text, &cfg_path, &|k| {
         (k == "HOOK_SECRET").then(|| SECRET.to_string())
     })
@@ -159,4 +166,33 @@ async fn metrics_and_health_answer() {
     let mut resp = String::new();
     s.read_to_string(&mut resp).await.unwrap();
     assert!(resp.starts_with("HTTP/1.1 200"), "{resp}");
+}
+
+#[tokio::test]
+async fn webhook_bodies_above_max_mail_bytes_get_413_and_are_not_stored() {
+    let (app, addr, _dir, clock) = start_with("limits: {max_mail_bytes: 4096}\n").await;
+    let now = clock_now(&clock).timestamp();
+    let signed = |body: &[u8]| {
+        let sig = pbemd::web::sign(SECRET.as_bytes(), now, body);
+        vec![
+            ("X-Pbemd-Timestamp", now.to_string()),
+            ("X-Pbemd-Signature", sig),
+        ]
+    };
+    let mut body = common::mail(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        "x",
+        "big@x",
+    );
+    body.resize(4097, b'x');
+    assert_eq!(post(addr, &signed(&body), &body).await, 413);
+    assert_eq!(stored(&app).await, 0);
+    body.truncate(4096);
+    assert_eq!(
+        post(addr, &signed(&body), &body).await,
+        202,
+        "at the limit it is taken"
+    );
+    assert_eq!(stored(&app).await, 1);
 }

@@ -163,7 +163,10 @@ async fn decide_items(
         contacts: std::mem::take(&mut gs.contacts),
         ledger: std::mem::take(&mut gs.courier),
     };
-    let purpose = format!("courier/{}", at.to_rfc3339());
+    // One dice stream per batch: the instant and the first mail it decides, so two
+    // batches at the same instant (one per mail in live mode) do not share rolls.
+    let first = waiting.iter().map(|q| q.message.id).min().unwrap_or(0);
+    let purpose = format!("courier/{}/{first}", at.to_rfc3339());
     let mut dice = Dice::new(gs.game.seed, gs.round, &purpose);
     let decisions = batch::route_batch(&mut gs, &queued, &mut ctx, &mut dice);
 
@@ -458,28 +461,9 @@ fn dispatch_mail(
 /// Remove every registered player address from a text passed between realms, so a
 /// signature or a quoted header cannot give a player's address away.
 pub fn redact_addresses(text: &str, gs: &GameState) -> String {
-    let mut out = text.to_string();
-    for r in &gs.realms {
-        for e in &r.emails {
-            if e.is_empty() {
-                continue;
-            }
-            let lower = out.to_lowercase();
-            let needle = e.to_lowercase();
-            if !lower.contains(&needle) {
-                continue;
-            }
-            // Replace case-insensitively, walking the lower-cased copy for positions.
-            let mut result = String::with_capacity(out.len());
-            let mut i = 0;
-            while let Some(pos) = lower[i..].find(&needle) {
-                result.push_str(&out[i..i + pos]);
-                result.push_str("[adress borttagen / address removed]");
-                i += pos + needle.len();
-            }
-            result.push_str(&out[i..]);
-            out = result;
-        }
-    }
-    out
+    let all = gs
+        .realms
+        .iter()
+        .flat_map(|r| r.emails.iter().map(String::as_str));
+    crate::courier::redact::redact(text, all)
 }

@@ -31,6 +31,38 @@ pub fn dedup_key(raw: &[u8]) -> (String, Option<String>, String) {
     }
 }
 
+/// How much of an over-limit mail's body is stored after its headers.
+pub const KEPT_BODY_BYTES: usize = 64 * 1024;
+
+/// The part of a mail that is stored: all of it when it is within `limit` bytes; else
+/// its headers and the first [`KEPT_BODY_BYTES`] of its body (never more than `limit`
+/// in all). `size` is the mail's full size (`raw` may already be only a prefix).
+pub fn stored_part(raw: &[u8], size: usize, limit: usize) -> &[u8] {
+    if size <= limit && raw.len() <= limit {
+        return raw;
+    }
+    let keep = header_end(raw)
+        .saturating_add(KEPT_BODY_BYTES)
+        .min(limit)
+        .min(raw.len());
+    &raw[..keep]
+}
+
+/// Where the body starts: after the first empty line (`\n\n` or `\n\r\n`); 0 when
+/// there is none.
+fn header_end(raw: &[u8]) -> usize {
+    let mut i = 0;
+    while let Some(p) = raw[i..].iter().position(|&b| b == b'\n') {
+        let after = i + p + 1;
+        match (raw.get(after), raw.get(after + 1)) {
+            (Some(b'\n'), _) => return after + 1,
+            (Some(b'\r'), Some(b'\n')) => return after + 2,
+            _ => i = after,
+        }
+    }
+    0
+}
+
 /// Store one mail as received now; wakes the workers when it is new.
 pub async fn store_raw(
     app: &App,
@@ -38,6 +70,19 @@ pub async fn store_raw(
     source: Source,
     imap: Option<(u32, u32)>,
 ) -> Result<Stored> {
+    store_sized(app, raw, raw.len(), source, imap).await
+}
+
+/// Store a mail of `size` bytes of which `raw` is all or a prefix; an over-limit mail
+/// keeps only [`stored_part`], marked truncated (the original stays in its mailbox).
+pub async fn store_sized(
+    app: &App,
+    raw: &[u8],
+    size: usize,
+    source: Source,
+    imap: Option<(u32, u32)>,
+) -> Result<Stored> {
+    let raw = stored_part(raw, size, app.cfg.limits.max_mail_bytes);
     let (key, mid, sha) = dedup_key(raw);
     let mut conn = app.store.conn().await?;
     let stored = inbox::insert(
@@ -48,13 +93,15 @@ pub async fn store_raw(
             sha256: &sha,
             source,
             raw,
+            size,
             received_at: clock::to_ms(app.now()),
             imap,
         },
     )
     .await?;
     if let Stored::New(id) = stored {
-        tracing::info!(inbox_id = id, source = source.as_str(), message_id = ?mid, "mail stored");
+        let truncated = size > raw.len();
+        tracing::info!(inbox_id = id, source = source.as_str(), message_id = ?mid, truncated, "mail stored");
         app.wake.notify_one();
     } else {
         tracing::info!(source = source.as_str(), message_id = ?mid, "duplicate mail ignored");
@@ -64,15 +111,17 @@ pub async fn store_raw(
 
 /// Take every mail waiting in a Maildir's `new/`. Returns how many were new.
 pub async fn maildir_once(app: &App, md: &Maildir) -> Result<usize> {
-    let mut stored = 0;
+    let mut new = 0;
+    let cap = app.cfg.limits.max_mail_bytes.saturating_add(1);
     for name in md.list_new()? {
-        let mail = md.read_new(&name)?;
-        if let Stored::New(_) = store_raw(app, &mail.raw, Source::Maildir, None).await? {
-            stored += 1;
+        let mail = md.read_new_capped(&name, cap)?;
+        let stored = store_sized(app, &mail.raw, mail.size, Source::Maildir, None).await?;
+        if let Stored::New(_) = stored {
+            new += 1;
         }
         md.mark_seen(&name)?;
     }
-    Ok(stored)
+    Ok(new)
 }
 
 /// Test hook: stop dead right after a batch of IMAP mail is committed and before it is
@@ -116,7 +165,8 @@ pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Re
             let received_at = f
                 .internal_date
                 .map_or(now, |d| clock::to_ms(d).clamp(floor, now));
-            let (key, mid, sha) = dedup_key(&f.raw);
+            let raw = stored_part(&f.raw, f.raw.len(), app.cfg.limits.max_mail_bytes);
+            let (key, mid, sha) = dedup_key(raw);
             if let Stored::New(_) = inbox::insert(
                 &mut tx,
                 &NewMail {
@@ -124,7 +174,8 @@ pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Re
                     message_id: mid.as_deref(),
                     sha256: &sha,
                     source: Source::Imap,
-                    raw: &f.raw,
+                    raw,
+                    size: f.raw.len(),
                     received_at,
                     imap: Some((st.uid_validity, f.uid)),
                 },
@@ -180,7 +231,31 @@ fn session_mailbox(app: &App) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::dedup_key;
+    use super::{dedup_key, stored_part, KEPT_BODY_BYTES};
+
+    #[test]
+    fn an_over_limit_mail_keeps_its_headers_and_the_start_of_its_body() {
+        let head = b"From: a@b.se\r\nSubject: x\r\n\r\n".to_vec();
+        let mut raw = head.clone();
+        raw.extend(std::iter::repeat_n(b'y', 3 * KEPT_BODY_BYTES));
+        let limit = 2 * KEPT_BODY_BYTES;
+        assert_eq!(
+            stored_part(&raw, raw.len(), raw.len()),
+            &raw[..],
+            "at the limit: whole"
+        );
+        let kept = stored_part(&raw, raw.len(), limit);
+        assert_eq!(kept.len(), head.len() + KEPT_BODY_BYTES);
+        assert!(kept.starts_with(&head));
+        // A prefix already cut by the reader, LF line ends, no body, no blank line.
+        let lf = b"From: a@b.se\nSubject: x\n\nbody".to_vec();
+        assert_eq!(stored_part(&lf, 10 * limit, limit), &lf[..]);
+        let noise = vec![b'z'; 3 * limit];
+        assert_eq!(
+            stored_part(&noise, noise.len(), limit).len(),
+            KEPT_BODY_BYTES
+        );
+    }
 
     #[test]
     fn the_dedup_key_is_the_message_id_else_the_content_hash() {

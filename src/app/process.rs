@@ -68,7 +68,7 @@ pub async fn process_once(app: &App) -> Result<bool> {
 async fn handle_unit(app: &App, tx: &mut Conn, w: &inbox::Waiting) -> Result<()> {
     fault::mail_hook(&w.raw)?;
     let (_, gs) = app.state(tx).await?;
-    handle(app, tx, &gs, w.id, &w.raw, w.received_at).await?;
+    handle(app, tx, &gs, w.id, &w.raw, w.received_at, w.size).await?;
     inbox::mark_done(tx, w.id, clock::to_ms(app.now())).await?;
     Ok(())
 }
@@ -118,6 +118,43 @@ pub async fn process_all(app: &App) -> Result<usize> {
     Ok(n)
 }
 
+/// A mail nobody gets a reply to, queued for the GM with the reason.
+struct GmEntry<'a> {
+    kind: &'static str,
+    event: &'static str,
+    from: Option<&'a str>,
+    subject: &'a str,
+    body: &'a str,
+    reason: &'a str,
+}
+
+async fn queue_for_gm(
+    conn: &mut Conn,
+    inbox_id: i64,
+    round: i64,
+    now: i64,
+    e: &GmEntry<'_>,
+) -> Result<()> {
+    let id = messages::insert(
+        conn,
+        &NewMessage {
+            inbox_id,
+            kind: e.kind,
+            from_addr: e.from,
+            subject: e.subject,
+            body: e.body,
+            state: state::GM_QUEUE,
+            reason: Some(e.reason),
+            round,
+            at: now,
+            ..Default::default()
+        },
+    )
+    .await?;
+    events::log(conn, now, round, e.event, None, Some(id), e.reason).await?;
+    Ok(())
+}
+
 async fn handle(
     app: &App,
     conn: &mut Conn,
@@ -125,30 +162,28 @@ async fn handle(
     inbox_id: i64,
     raw: &[u8],
     received_ms: i64,
+    size: usize,
 ) -> Result<()> {
     let round = gs.round as i64;
     let now = clock::to_ms(app.now());
     let mail = match parse::parse_inbound(raw) {
-        Ok(m) => m,
+        // A mail truncated at intake is as large as it arrived.
+        Ok(m) => Inbound {
+            size: m.size.max(size),
+            ..m
+        },
         Err(e) => {
             // Not a mail at all: nobody to answer; the GM sees it.
             let reason = e.to_string();
-            let id = messages::insert(
-                conn,
-                &NewMessage {
-                    inbox_id,
-                    kind: "unreadable",
-                    subject: "",
-                    body: &String::from_utf8_lossy(&raw[..raw.len().min(4096)]),
-                    state: state::GM_QUEUE,
-                    reason: Some(&reason),
-                    round,
-                    at: now,
-                    ..Default::default()
-                },
-            )
-            .await?;
-            events::log(conn, now, round, "mail_unreadable", None, Some(id), &reason).await?;
+            let entry = GmEntry {
+                kind: "unreadable",
+                event: "mail_unreadable",
+                from: None,
+                subject: "",
+                body: &String::from_utf8_lossy(&raw[..raw.len().min(4096)]),
+                reason: &reason,
+            };
+            queue_for_gm(conn, inbox_id, round, now, &entry).await?;
             tracing::warn!(%reason, "unreadable mail queued for the GM");
             return Ok(());
         }
@@ -158,62 +193,28 @@ async fn handle(
     match classify::classify(&mail, &dir, app.cfg.limits.max_mail_bytes) {
         Classified::DoubtfulSender { from, why } => {
             let reason = format!("sender in doubt: {why}");
-            let id = messages::insert(
-                conn,
-                &NewMessage {
-                    inbox_id,
-                    kind: "doubtful_sender",
-                    from_addr: from.as_deref(),
-                    subject: &subject,
-                    body: &mail.text,
-                    state: state::GM_QUEUE,
-                    reason: Some(&reason),
-                    round,
-                    at: now,
-                    ..Default::default()
-                },
-            )
-            .await?;
-            events::log(
-                conn,
-                now,
-                round,
-                "mail_doubtful_sender",
-                None,
-                Some(id),
-                &reason,
-            )
-            .await?;
+            let entry = GmEntry {
+                kind: "doubtful_sender",
+                event: "mail_doubtful_sender",
+                from: from.as_deref(),
+                subject: &subject,
+                body: &mail.text,
+                reason: &reason,
+            };
+            queue_for_gm(conn, inbox_id, round, now, &entry).await?;
             tracing::warn!(%reason, "mail with a doubtful sender queued for the GM");
         }
         Classified::UnknownSender { from } => {
             let reason = format!("unknown sender {}", from.as_deref().unwrap_or("(none)"));
-            let id = messages::insert(
-                conn,
-                &NewMessage {
-                    inbox_id,
-                    kind: "unknown_sender",
-                    from_addr: from.as_deref(),
-                    subject: &subject,
-                    body: &mail.text,
-                    state: state::GM_QUEUE,
-                    reason: Some(&reason),
-                    round,
-                    at: now,
-                    ..Default::default()
-                },
-            )
-            .await?;
-            events::log(
-                conn,
-                now,
-                round,
-                "mail_unknown_sender",
-                None,
-                Some(id),
-                &reason,
-            )
-            .await?;
+            let entry = GmEntry {
+                kind: "unknown_sender",
+                event: "mail_unknown_sender",
+                from: from.as_deref(),
+                subject: &subject,
+                body: &mail.text,
+                reason: &reason,
+            };
+            queue_for_gm(conn, inbox_id, round, now, &entry).await?;
         }
         Classified::FromGm => {
             let id = messages::insert(
@@ -514,7 +515,8 @@ impl Reply<'_> {
 
     /// The refusal reply: quotes the subject and says why.
     async fn refuse(&self, app: &App, conn: &mut Conn, reason: &str) -> Result<()> {
-        let data = json!({"realm": self.realm, "subject": self.subject, "reason": reason});
+        let subject = crate::mail::subject::shown(self.subject);
+        let data = json!({"realm": self.realm, "subject": subject, "reason": reason});
         self.send(app, conn, "refusal", "refusal", &data).await
     }
 }
@@ -581,7 +583,7 @@ fn reply_subject(subject: &str, lang: Lang) -> String {
             Lang::En => "Re: (no subject)".into(),
         }
     } else {
-        format!("Re: {}", subject.trim())
+        format!("Re: {}", crate::mail::subject::shown(subject.trim()))
     }
 }
 

@@ -1347,17 +1347,17 @@ pub fn gm_request(topic: Option<&str>, body: &str) -> Result<GmRequest, Refusal>
                     None
                 } else {
                     Some(Spell::parse(rest).map_err(|_| Refusal::UnknownSpell {
-                        line: line.to_string(),
+                        line: super::trailer::quote(line),
                     })?)
                 };
                 return Ok(GmRequest::Reveal { spell });
             }
             "hembjudan" | "home-invitation" | "home invitation" | "homeinvitation" => {
                 let bad = || Refusal::BadHomeInvitation {
-                    line: line.to_string(),
+                    line: super::trailer::quote(line),
                 };
                 if rest.is_empty() {
-                    bare_home.get_or_insert_with(|| line.to_string());
+                    bare_home.get_or_insert_with(|| super::trailer::quote(line));
                     continue;
                 }
                 let mut w = rest.split_whitespace();

@@ -53,7 +53,7 @@ pub fn parse_mission(body: &str, state: &GameState) -> Result<SpyMission, Missio
         })?;
     let err = |kind| MissionError {
         kind,
-        line: line.to_string(),
+        line: super::trailer::quote(line),
     };
     let value = line.split_once(':').map(|(_, v)| v.trim()).unwrap_or("");
     let f = fold(value);
@@ -115,7 +115,10 @@ pub fn parse_mission(body: &str, state: &GameState) -> Result<SpyMission, Missio
             let filter = state
                 .realms
                 .iter()
-                .find(|r| words.iter().any(|w| *w == fold(&r.name)))
+                .find(|r| {
+                    let name = fold(&r.name);
+                    words.iter().any(|w| *w == name)
+                })
                 .map(|r| r.name.clone());
             if wants_filter && filter.is_none() {
                 return Err(err(MissionErrorKind::UnknownFilter));

@@ -20,6 +20,7 @@ use crate::schedule::Window;
 
 pub mod batch;
 pub mod mission;
+pub mod redact;
 #[cfg(test)]
 pub(crate) mod tests;
 pub mod text;
@@ -30,7 +31,9 @@ pub use batch::{
     GmRequest, Ledger, Outcome, Queued, Receipt, SpyResult,
 };
 pub use mission::{parse_mission, Contact, ContactKind, Intel, MissionError};
-pub use trailer::{parse_envoy_body, parse_trailer, EnvoyBody, Goods, Trailer, TrailerError};
+pub use trailer::{
+    parse_envoy_body, parse_trailer, EnvoyBody, Goods, Trailer, TrailerError, TrailerErrorKind,
+};
 
 /// The window a kind of mail must arrive in (R-MAIL-11); `None`: any time.
 pub fn window_for(kind: MailKind) -> Option<Window> {

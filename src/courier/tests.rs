@@ -992,3 +992,98 @@ fn r_spy_7_shield_sends_a_waiting_thief_home() {
     assert!(dice.rolls().is_empty());
     assert!(s.spies.iter().all(|x| x.state == SpyState::Blocked));
 }
+
+// ------------------------------------------------------------ hostile input
+
+/// A merchant whose amount would wrap the seller's shortage total is refused with
+/// a reason (it used to panic on `checked`), and nothing moves.
+#[test]
+fn a_merchant_amount_that_would_wrap_is_refused_not_a_panic() {
+    let mut s = demo();
+    let before = s.realm("Genogien").unwrap().stock;
+    let m = mail(
+        1,
+        MailKind::Merchant,
+        "Genogien",
+        Some("Afani"),
+        "Handel\n****\nSkickar: 4294967295 guld, 1 hästar",
+    );
+    let (d, _) = run(&mut s, &[m], &[]);
+    let r = refusal(&d[0]);
+    assert!(
+        matches!(r, Refusal::Trailer(e) if matches!(e.kind, super::TrailerErrorKind::TooLarge { .. })),
+        "{r:?}"
+    );
+    let sv = r.explain(Lang::Sv, None);
+    assert!(
+        sv.contains("4294967295 guld") && sv.contains("mer än"),
+        "{sv}"
+    );
+    let en = r.explain(Lang::En, None);
+    assert!(en.contains("more than 1000000"), "{en}");
+    assert_eq!(s.realm("Genogien").unwrap().stock, before);
+}
+
+/// Gifts at the bound on top of a price cannot wrap either.
+#[test]
+fn an_envoy_gift_at_the_bound_is_refused_as_not_held() {
+    let mut s = demo();
+    let body = format!(
+        "Gåva\n****\nSkickar: {} guld, {} mat",
+        super::trailer::MAX_AMOUNT,
+        super::trailer::MAX_AMOUNT
+    );
+    let (d, _) = run(&mut s, &[envoy(1, "Genogien", "Afani", &body)], &[]);
+    assert!(
+        matches!(refusal(&d[0]), Refusal::GoodsNotHeld { .. }),
+        "{:?}",
+        d[0]
+    );
+}
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn body() -> impl Strategy<Value = String> {
+        let line = prop_oneof![
+            Just("****".to_string()),
+            "(Skickar|Väntar|Från|Uppdrag|Mission|Inbjudan|Avsändare|Hembjudan): [0-9A-Za-zåäö ,.]{0,30}",
+            "(Skickar|Uppdrag): [0-9]{1,11} [a-zåäö ]{0,16}",
+            "(Uppdrag|Mission): (1|2|3|4|5|6|7|8|9|10|stad [A-Z][0-9]{1,2}|stjäl sändebud till [A-Za-z]{1,8})",
+            "(?s).{0,60}",
+        ];
+        proptest::collection::vec(line, 0..6).prop_map(|v| v.join("\n"))
+    }
+
+    fn queued() -> impl Strategy<Value = (u8, u8, u8, String)> {
+        (0u8..4, 0u8..4, 0u8..5, body())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+
+        #[test]
+        fn parse_mission_never_panics(body in body()) {
+            let s = demo();
+            let _ = super::super::parse_mission(&body, &s);
+        }
+
+        #[test]
+        fn a_batch_of_arbitrary_mail_never_panics(mails in proptest::collection::vec(queued(), 1..5)) {
+            let realms = ["Genogien", "Afani", "Ostvik", "Nowhere"];
+            let kinds = [MailKind::Envoy, MailKind::Merchant, MailKind::Spy, MailKind::ToGm];
+            let queued: Vec<Queued> = mails
+                .iter()
+                .enumerate()
+                .map(|(i, (k, f, t, b))| {
+                    let to = realms.get(*t as usize).copied();
+                    mail(i as u64 + 1, kinds[*k as usize], realms[(*f as usize) % 3], to, b)
+                })
+                .collect();
+            let mut s = demo();
+            let faces: Vec<u32> = (0..64).map(|i| i % 10 + 1).collect();
+            let _ = run(&mut s, &queued, &faces);
+        }
+    }
+}

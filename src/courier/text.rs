@@ -297,6 +297,12 @@ impl TrailerErrorKind {
             }
             TrailerErrorKind::EmptyDirective if sv => "raden har inget värde efter kolonet".into(),
             TrailerErrorKind::EmptyDirective => "the line has no value after the colon".into(),
+            TrailerErrorKind::TooLarge { item, max } if sv => {
+                format!("`{item}` är mer än {max} av en vara, mer än något land har")
+            }
+            TrailerErrorKind::TooLarge { item, max } => {
+                format!("`{item}` is more than {max} of one good, more than any realm holds")
+            }
         }
     }
 }

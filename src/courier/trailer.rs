@@ -30,6 +30,10 @@ use serde::Serialize;
 use crate::game::text::fold;
 use crate::game::{Resource, Resources, ShipKind, Square, UnitKind};
 
+/// The largest amount of one good a trailer may name, item by item and in total: far
+/// above any realm's holdings, far below where arithmetic on amounts could overflow.
+pub const MAX_AMOUNT: u32 = 1_000_000;
+
 /// Goods a merchant (or an envoy's gift) carries, or a merchant expects.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Goods {
@@ -53,15 +57,21 @@ impl Goods {
             && self.squares.is_empty()
     }
 
-    fn add(&mut self, g: Good) {
+    /// Add one item; `None` when a total would pass [`MAX_AMOUNT`].
+    fn add(&mut self, g: Good) -> Option<()> {
+        fn grow(slot: &mut u32, n: u32) -> Option<()> {
+            *slot = slot.checked_add(n).filter(|&t| t <= MAX_AMOUNT)?;
+            Some(())
+        }
         match g {
-            Good::Resource(r, n) => *self.resources.get_mut(r) += n,
-            Good::Unit(k, n) => *self.units.entry(k).or_default() += n,
-            Good::Ship(k, n) => *self.ships.entry(k).or_default() += n,
-            Good::Vp(n) => self.vp += n,
+            Good::Resource(r, n) => grow(self.resources.get_mut(r), n)?,
+            Good::Unit(k, n) => grow(self.units.entry(k).or_default(), n)?,
+            Good::Ship(k, n) => grow(self.ships.entry(k).or_default(), n)?,
+            Good::Vp(n) => grow(&mut self.vp, n)?,
             Good::City(c) => self.cities.push(c),
             Good::Square(s) => self.squares.push(s),
         }
+        Some(())
     }
 }
 
@@ -112,6 +122,21 @@ pub enum TrailerErrorKind {
     UnexpectedLine,
     #[error("the line has no value after the colon")]
     EmptyDirective,
+    /// An amount, or the total of one good, above [`MAX_AMOUNT`].
+    #[error("`{item}`: more than {max} of one good")]
+    TooLarge { item: String, max: u32 },
+}
+
+/// How many characters of a player's line a refusal quotes.
+pub const QUOTED_CHARS: usize = 120;
+
+/// `s` as quoted back to the player: its first [`QUOTED_CHARS`] characters, with `…`
+/// when there was more, so a hostile line is never mailed back whole.
+pub fn quote(s: &str) -> String {
+    match s.char_indices().nth(QUOTED_CHARS) {
+        Some((cut, _)) => format!("{}…", &s[..cut]),
+        None => s.to_string(),
+    }
 }
 
 /// True for a line of three or more asterisks (whitespace around allowed).
@@ -155,7 +180,7 @@ pub fn parse_trailer(body: &str) -> Result<Option<Trailer>, TrailerError> {
         }
         let err = |kind| TrailerError {
             kind,
-            line: line.to_string(),
+            line: quote(line),
         };
         let items = match directive(line) {
             Some((k, v)) => match k.as_str() {
@@ -172,7 +197,7 @@ pub fn parse_trailer(body: &str) -> Result<Option<Trailer>, TrailerError> {
                     if v.is_empty() {
                         return Err(err(TrailerErrorKind::EmptyDirective));
                     }
-                    t.from_city = Some(v.to_string());
+                    t.from_city = Some(quote(v));
                     continue;
                 }
                 _ => return Err(err(TrailerErrorKind::UnexpectedLine)),
@@ -190,11 +215,18 @@ pub fn parse_trailer(body: &str) -> Result<Option<Trailer>, TrailerError> {
                 continue;
             }
             if let Some(g) = parse_item(item).map_err(err)? {
-                list.add(g);
+                list.add(g).ok_or_else(|| err(too_large(item)))?;
             }
         }
     }
     Ok(Some(t))
+}
+
+fn too_large(item: &str) -> TrailerErrorKind {
+    TrailerErrorKind::TooLarge {
+        item: quote(item),
+        max: MAX_AMOUNT,
+    }
 }
 
 /// One item; `Ok(None)` for `ingenting` / `nothing`.
@@ -208,17 +240,18 @@ fn parse_item(item: &str) -> Result<Option<Good>, TrailerErrorKind> {
     }
     let mut words = item.split_whitespace();
     let first = words.next().unwrap_or_default();
+    let digits = !first.is_empty() && first.bytes().all(|b| b.is_ascii_digit());
     let (amount, name) = match first.parse::<u32>() {
+        Ok(n) if n > MAX_AMOUNT => return Err(too_large(item)),
         Ok(n) => (Some(n), words.collect::<Vec<_>>().join(" ")),
+        Err(_) if digits => return Err(too_large(item)),
         Err(_) => match fold(first).as_str() {
             "en" | "ett" | "a" | "an" | "one" => (Some(1), words.collect::<Vec<_>>().join(" ")),
             _ => (None, item.to_string()),
         },
     };
     if amount == Some(0) {
-        return Err(TrailerErrorKind::ZeroAmount {
-            item: item.to_string(),
-        });
+        return Err(TrailerErrorKind::ZeroAmount { item: quote(item) });
     }
     let fname = fold(&name);
     // `stad X` / `city X`, `ruta X` / `square X` (the amount, if any, is 1).
@@ -227,18 +260,14 @@ fn parse_item(item: &str) -> Result<Option<Good>, TrailerErrorKind> {
         match fold(head).as_str() {
             "stad" | "staden" | "city" => {
                 if amount.is_some_and(|n| n != 1) {
-                    return Err(TrailerErrorKind::UnknownGood {
-                        item: item.to_string(),
-                    });
+                    return Err(TrailerErrorKind::UnknownGood { item: quote(item) });
                 }
-                return Ok(Some(Good::City(rest.to_string())));
+                return Ok(Some(Good::City(quote(rest))));
             }
             "ruta" | "rutan" | "gransruta" | "square" => {
                 return Square::parse(rest)
                     .map(|s| Some(Good::Square(s)))
-                    .map_err(|_| TrailerErrorKind::BadSquare {
-                        item: rest.to_string(),
-                    });
+                    .map_err(|_| TrailerErrorKind::BadSquare { item: quote(rest) });
             }
             _ => {}
         }
@@ -255,13 +284,10 @@ fn parse_item(item: &str) -> Result<Option<Good>, TrailerErrorKind> {
     } else if let Ok(k) = ShipKind::parse(&name) {
         amount.map(|n| Good::Ship(k, n))
     } else {
-        return Err(TrailerErrorKind::UnknownGood {
-            item: item.to_string(),
-        });
+        return Err(TrailerErrorKind::UnknownGood { item: quote(item) });
     };
-    good.map(Some).ok_or(TrailerErrorKind::MissingAmount {
-        item: item.to_string(),
-    })
+    good.map(Some)
+        .ok_or(TrailerErrorKind::MissingAmount { item: quote(item) })
 }
 
 /// An envoy's body, with its directive lines taken out.
@@ -297,22 +323,19 @@ pub fn parse_envoy_body(body: &str) -> Result<EnvoyBody, TrailerError> {
         let line = raw.trim();
         let err = |kind| TrailerError {
             kind,
-            line: line.to_string(),
+            line: quote(line),
         };
         match directive(line) {
             Some((k, v)) if matches!(k.as_str(), "inbjudan" | "invitation") => {
-                let sq = Square::parse(v).map_err(|_| {
-                    err(TrailerErrorKind::BadSquare {
-                        item: v.to_string(),
-                    })
-                })?;
+                let sq = Square::parse(v)
+                    .map_err(|_| err(TrailerErrorKind::BadSquare { item: quote(v) }))?;
                 out.invitation = Some(sq);
             }
             Some((k, v)) if matches!(k.as_str(), "avsandare" | "sender" | "claimed sender") => {
                 if v.is_empty() {
                     return Err(err(TrailerErrorKind::EmptyDirective));
                 }
-                out.claimed_sender = Some(v.to_string());
+                out.claimed_sender = Some(quote(v));
             }
             _ => kept.push(*raw),
         }
@@ -454,5 +477,79 @@ mod tests {
         assert_eq!(b.gift.unwrap().sends.resources.guld, 2);
         let e = parse_envoy_body("Invitation: somewhere").unwrap_err();
         assert_eq!(e.line, "Invitation: somewhere");
+    }
+
+    #[test]
+    fn an_amount_that_would_wrap_the_total_is_refused_not_summed() {
+        let e = parse_trailer("****\nSkickar: 4294967295 guld, 1 hästar").unwrap_err();
+        assert!(matches!(e.kind, TrailerErrorKind::TooLarge { .. }), "{e:?}");
+        let e = parse_trailer("****\nSkickar: 99999999999999 guld").unwrap_err();
+        assert!(matches!(e.kind, TrailerErrorKind::TooLarge { .. }), "{e:?}");
+    }
+
+    #[test]
+    fn totals_of_one_good_above_the_bound_are_refused() {
+        let ok = format!("****\nSkickar: {MAX_AMOUNT} guld");
+        assert_eq!(sends(&ok).resources.guld, MAX_AMOUNT);
+        for line in [
+            "Skickar: 1000000 guld, 1 guld",
+            "Skickar: 600000 lätt infanteri, 600000 lätt infanteri",
+            "Skickar: 600000 VP, 600000 VP",
+            "Skickar: 1000000 transportskepp\n1 transportskepp",
+        ] {
+            let e = parse_trailer(&format!("****\n{line}")).unwrap_err();
+            assert!(
+                matches!(e.kind, TrailerErrorKind::TooLarge { .. }),
+                "{line}: {e:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_refused_line_is_quoted_only_by_its_start() {
+        let long = format!("Skickar: 5 {}", "x".repeat(100_000));
+        let e = parse_trailer(&format!("****\n{long}")).unwrap_err();
+        assert!(
+            e.line.chars().count() <= QUOTED_CHARS + 1,
+            "{}",
+            e.line.len()
+        );
+        assert!(e.line.starts_with("Skickar: 5 xxx") && e.line.ends_with('…'));
+        assert!(e.to_string().len() < 2 * QUOTED_CHARS + 200);
+    }
+
+    mod never_panics {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        fn trailerish() -> impl Strategy<Value = String> {
+            let line = prop_oneof![
+                Just("****".to_string()),
+                Just("--".to_string()),
+                "(Skickar|Väntar|Från|Sends|Inbjudan|Avsändare): [0-9a-zåäöA-Z ,;.\u{130}\u{212A}]{0,30}",
+                "[0-9]{1,12} [a-zåäö ]{0,20}",
+                ".{0,30}",
+            ];
+            proptest::collection::vec(line, 0..8).prop_map(|v| v.join("\n"))
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+
+            #[test]
+            fn trailer_and_envoy_body_never_panic(body in trailerish()) {
+                if let Ok(Some(t)) = parse_trailer(&body) {
+                    prop_assert!(t.sends.resources.iter().all(|(_, n)| n <= MAX_AMOUNT));
+                    prop_assert!(t.sends.vp <= MAX_AMOUNT);
+                }
+                let _ = parse_envoy_body(&body);
+            }
+
+            #[test]
+            fn trailer_never_panics_on_any_text(body in "(?s).{0,300}") {
+                let _ = parse_trailer(&body);
+                let _ = parse_envoy_body(&body);
+            }
+        }
     }
 }

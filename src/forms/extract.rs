@@ -25,6 +25,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::check::MAX_ORDER_LINES;
 use super::grammar::{is_ignorable, parse_line, OrderKind};
 use crate::game::text::fold;
 
@@ -71,6 +72,8 @@ struct Line {
     no: usize,
     depth: usize,
     text: String,
+    /// The line's marker, found once (extraction asks often).
+    marker: Option<Marker>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +82,14 @@ enum Marker {
     End,
 }
 
+/// No marker line, however decorated, is longer than this many bytes; a longer line
+/// is not folded to look for one.
+const MARKER_MAX_BYTES: usize = 256;
+
 fn marker(text: &str) -> Option<Marker> {
+    if text.len() > MARKER_MAX_BYTES {
+        return None;
+    }
     let f: String = fold(text)
         .chars()
         .filter(|c| c.is_alphanumeric() || *c == '/')
@@ -94,6 +104,10 @@ fn marker(text: &str) -> Option<Marker> {
 }
 
 fn is_separator(text: &str) -> bool {
+    // Reply separators are short lines too (see MARKER_MAX_BYTES).
+    if text.len() > MARKER_MAX_BYTES {
+        return false;
+    }
     let t = fold(text.trim());
     let t = t.trim_matches('-').trim();
     t == "original message"
@@ -111,6 +125,7 @@ fn lines_of(text: &str) -> Vec<Line> {
     let mut in_sig = false;
     let mut after_sep = false;
     let raws: Vec<String> = text.lines().map(|l| l.replace('\u{a0}', " ")).collect();
+    let next_quoted = next_line_quoted(&raws);
     for (i, raw) in raws.iter().enumerate() {
         let mut rest = raw.trim_start_matches('\u{feff}');
         let mut depth = 0;
@@ -132,11 +147,7 @@ fn lines_of(text: &str) -> Vec<Line> {
             // An attribution line followed by `>` quoting is only a label
             // (the quote marks already say what is old): fresh text may
             // follow the quote (bottom-posting).
-            let next_quoted = raws[i + 1..]
-                .iter()
-                .find(|l| !l.trim().is_empty())
-                .is_some_and(|l| l.trim_start().starts_with('>'));
-            if is_separator(&body) && !next_quoted {
+            if is_separator(&body) && !next_quoted[i] {
                 after_sep = true;
             }
         } else if depth > 0 {
@@ -146,8 +157,23 @@ fn lines_of(text: &str) -> Vec<Line> {
         out.push(Line {
             no: i + 1,
             depth: depth + extra,
+            marker: marker(&body),
             text: body,
         });
+    }
+    out
+}
+
+/// For each line: whether the next non-blank line after it is `>` quoted. One pass
+/// from the end, so a mail of many blank lines stays linear.
+fn next_line_quoted(raws: &[String]) -> Vec<bool> {
+    let mut out = vec![false; raws.len()];
+    let mut quoted = false;
+    for (i, l) in raws.iter().enumerate().rev() {
+        out[i] = quoted;
+        if !l.trim().is_empty() {
+            quoted = l.trim_start().starts_with('>');
+        }
     }
     out
 }
@@ -157,10 +183,10 @@ fn sections(lines: &[Line]) -> Vec<(usize, usize, usize)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < lines.len() {
-        if marker(&lines[i].text) == Some(Marker::Start) {
+        if lines[i].marker == Some(Marker::Start) {
             let d = lines[i].depth;
             let end = (i + 1..lines.len())
-                .find(|&j| lines[j].depth == d && marker(&lines[j].text).is_some())
+                .find(|&j| lines[j].depth == d && lines[j].marker.is_some())
                 .unwrap_or(lines.len());
             out.push((d, i + 1, end));
             i = end;
@@ -174,7 +200,7 @@ fn sections(lines: &[Line]) -> Vec<(usize, usize, usize)> {
 fn content(lines: &[Line], from: usize, to: usize, depth: usize) -> Vec<(usize, String)> {
     lines[from..to]
         .iter()
-        .filter(|l| l.depth == depth && !is_ignorable(&l.text) && marker(&l.text).is_none())
+        .filter(|l| l.depth == depth && !is_ignorable(&l.text) && l.marker.is_none())
         .map(|l| (l.no, l.text.trim().to_string()))
         .collect()
 }
@@ -215,9 +241,7 @@ pub fn says_no_orders(text: &str) -> bool {
 /// unquoted form (markers present, section empty) only real orders do, so
 /// the form's own prose ("Anfall och försvar …") is never read.
 fn parsing(lines: &[Line]) -> Vec<(usize, String)> {
-    let lenient = !lines
-        .iter()
-        .any(|l| l.depth == 0 && marker(&l.text).is_some());
+    let lenient = !lines.iter().any(|l| l.depth == 0 && l.marker.is_some());
     lines
         .iter()
         .filter(|l| {
@@ -230,6 +254,8 @@ fn parsing(lines: &[Line]) -> Vec<(usize, String)> {
                 }
         })
         .map(|l| (l.no, l.text.trim().to_string()))
+        // Past the bound nothing more is read (`check` refuses the first line beyond).
+        .take(MAX_ORDER_LINES + 1)
         .collect()
 }
 
@@ -240,7 +266,7 @@ pub fn extract_orders(text: &str, attachments: &[&str]) -> Extracted {
     let any_markers = body
         .iter()
         .chain(atts.iter().flatten())
-        .any(|l| marker(&l.text).is_some());
+        .any(|l| l.marker.is_some());
     let found = |mut lines: Vec<(usize, String)>, source: Source| {
         let before = lines.len();
         lines.retain(|(_, t)| !says_no_orders(t));

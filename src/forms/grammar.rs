@@ -383,11 +383,23 @@ impl OrderKind {
 
     /// The kind whose keyword (either language, any alias) is `word`.
     pub fn from_keyword(word: &str) -> Option<OrderKind> {
+        /// Every keyword of the table, folded once: the first match in table order.
+        static KEYWORDS: std::sync::LazyLock<Vec<(String, OrderKind)>> =
+            std::sync::LazyLock::new(|| {
+                ORDER_TABLE
+                    .iter()
+                    .flat_map(|s| s.sv.iter().chain(s.en.iter()).map(|k| (fold(k), s.kind)))
+                    .collect()
+            });
+        // No keyword is this long: do not fold a hostile word.
+        if word.len() > 64 {
+            return None;
+        }
         let w = fold(word);
-        ORDER_TABLE
+        KEYWORDS
             .iter()
-            .find(|s| s.sv.iter().chain(s.en.iter()).any(|k| fold(k) == w))
-            .map(|s| s.kind)
+            .find(|(k, _)| *k == w)
+            .map(|&(_, kind)| kind)
     }
 }
 
@@ -628,6 +640,8 @@ pub enum ErrorKind {
     SpellTarget { spell: Spell, shape: TargetShape },
     /// SKICKA/SEND spy: spies are sent by mail, only built on the form.
     SpyByMail,
+    /// The line is longer than [`MAX_LINE_CHARS`]; it is not parsed.
+    TooLong { max: usize },
 }
 
 /// A refused line: the line as written, why, and which order it looked like.
@@ -690,6 +704,13 @@ impl LineError {
                     "spies are built on the form but sent by mail".to_string()
                 }
             }
+            ErrorKind::TooLong { max } => {
+                if sv {
+                    format!("raden är längre än {max} tecken och lästes inte")
+                } else {
+                    format!("the line is longer than {max} characters and was not read")
+                }
+            }
         }
     }
 
@@ -742,7 +763,11 @@ pub fn is_ignorable(line: &str) -> bool {
 /// languages' keywords are always accepted (it is kept for future
 /// language-specific aliases).
 pub fn parse_line(line: &str, _lang: Option<Lang>) -> Result<Order, LineError> {
-    let text = line.trim().to_string();
+    let line = line.trim();
+    if line.chars().nth(MAX_LINE_CHARS).is_some() {
+        return Err(too_long(line));
+    }
+    let text = line.to_string();
     // A full stop at the end is punctuation, not part of the last word.
     let cleaned: String = text
         .trim_end_matches('.')
@@ -769,6 +794,27 @@ pub fn parse_line(line: &str, _lang: Option<Lang>) -> Result<Order, LineError> {
     let order = p.order(kind)?;
     p.finish()?;
     Ok(order)
+}
+
+/// The longest order line that is parsed; no order needs a tenth of it. A longer line
+/// is refused with its start quoted, so a hostile line cannot cost more than this.
+pub const MAX_LINE_CHARS: usize = 1_000;
+
+/// How many characters of an over-long line a refusal quotes.
+const QUOTED_CHARS: usize = 60;
+
+fn too_long(line: &str) -> LineError {
+    let cut = line
+        .char_indices()
+        .nth(QUOTED_CHARS)
+        .map_or(line.len(), |(i, _)| i);
+    LineError {
+        line: format!("{}…", &line[..cut]),
+        kind: ErrorKind::TooLong {
+            max: MAX_LINE_CHARS,
+        },
+        order: None,
+    }
 }
 
 struct Parser<'a> {

@@ -9,12 +9,14 @@ pub mod check;
 pub mod extract;
 pub mod grammar;
 pub mod receipt;
+pub mod refusal;
 pub mod view;
 
-pub use check::{check, check_orders, Checked, CheckedLine, Refusal, Standing};
+pub use check::{check, check_orders, Checked, CheckedLine, Standing};
 pub use extract::{extract_orders, Extracted, Source};
 pub use grammar::{parse_line, LineError, OrderKind, ORDER_TABLE};
 pub use receipt::{receipt_for, receipt_text, stale_form_text, Effect};
+pub use refusal::Refusal;
 pub use view::{form_state_of, form_title, parse_form_view, FormParseError, FormState};
 
 use crate::game::GameState;

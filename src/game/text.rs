@@ -55,34 +55,39 @@ pub fn wrap(text: &str, width: usize, indent: usize) -> Vec<String> {
     let mut cur = String::new();
     let mut cur_len = 0;
     for word in text.split_whitespace() {
-        let mut word: String = word.to_string();
-        loop {
-            let wlen = word.chars().count();
-            let need = if cur_len == 0 {
-                wlen
-            } else {
-                cur_len + 1 + wlen
-            };
-            if need <= room {
-                if cur_len > 0 {
-                    cur.push(' ');
-                }
-                cur.push_str(&word);
-                cur_len = need;
-                break;
-            }
+        let wlen = word.chars().count();
+        let need = if cur_len == 0 {
+            wlen
+        } else {
+            cur_len + 1 + wlen
+        };
+        if need <= room {
             if cur_len > 0 {
-                lines.push(format!("{pad}{cur}"));
-                cur.clear();
-                cur_len = 0;
-                continue;
+                cur.push(' ');
             }
-            // A single word longer than the room: hard split.
-            let head: String = word.chars().take(room).collect();
-            let tail: String = word.chars().skip(room).collect();
-            lines.push(format!("{pad}{head}"));
-            word = tail;
+            cur.push_str(word);
+            cur_len = need;
+            continue;
         }
+        if cur_len > 0 {
+            lines.push(format!("{pad}{cur}"));
+            cur.clear();
+        }
+        if wlen <= room {
+            cur.push_str(word);
+            cur_len = wlen;
+            continue;
+        }
+        // A single word longer than the room: hard split, in one pass over it.
+        let mut start = 0;
+        for (n, (i, _)) in word.char_indices().enumerate() {
+            if n > 0 && n % room == 0 {
+                lines.push(format!("{pad}{}", &word[start..i]));
+                start = i;
+            }
+        }
+        cur.push_str(&word[start..]);
+        cur_len = word[start..].chars().count();
     }
     if cur_len > 0 {
         lines.push(format!("{pad}{cur}"));
@@ -177,6 +182,24 @@ mod tests {
         let lines = wrap(&long, 30, 0);
         assert_eq!(lines.len(), 4);
         assert!(wrap("", 30, 2).is_empty());
+    }
+
+    #[test]
+    fn a_huge_word_is_split_into_pieces_that_join_back() {
+        let word = "åx".repeat(100_000);
+        let text = format!("a {word} b");
+        let lines = wrap(&text, 72, 2);
+        assert!(
+            lines.iter().all(|l| l.chars().count() <= 72),
+            "{:?}",
+            &lines[..2]
+        );
+        let joined: String = lines
+            .iter()
+            .map(|l| l.trim_start())
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert_eq!(joined.replace(' ', ""), format!("a{word}b"));
     }
 
     #[test]

@@ -609,7 +609,7 @@ Content-Type: text/html\r\n\r\n<html><body><img src=x></body></html>\r\n"
                 bad(
                     huge_subject.trim(),
                     SubjectError::UnknownKind {
-                        subject: huge_subject.trim().into(),
+                        subject: crate::mail::subject::shown(huge_subject.trim()),
                     },
                 ),
             ),

@@ -81,13 +81,8 @@ where
         let parent = format!("<{}>", parent.trim_matches(['<', '>']));
         b = b.in_reply_to(parent.clone()).references(parent);
     }
-    let body = if o.body.ends_with('\n') {
-        o.body.clone()
-    } else {
-        format!("{}\n", o.body)
-    };
     let msg = b
-        .body(body)
+        .body(crlf_body(&o.body))
         .map_err(|e| ComposeError::Build(e.to_string()))?;
     Ok(Composed {
         message_id,
@@ -126,6 +121,24 @@ fn header_text(s: &str) -> String {
     crate::mail::parse::clean_line(s)
 }
 
+/// `body` with CRLF line endings and a final line break, in one pass. (Handed LF
+/// lines, lettre inserts each `\r` in place, which is quadratic in the line count.)
+fn crlf_body(body: &str) -> String {
+    let mut out = String::with_capacity(body.len() + body.len() / 16 + 2);
+    let mut prev_cr = false;
+    for c in body.chars() {
+        if c == '\n' && !prev_cr {
+            out.push('\r');
+        }
+        out.push(c);
+        prev_cr = c == '\r';
+    }
+    if !out.ends_with('\n') {
+        out.push_str("\r\n");
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,6 +152,25 @@ mod tests {
             body: "Hej från Genogien — åäö".into(),
             in_reply_to: Some("orig@player.test".into()),
         }
+    }
+
+    #[test]
+    fn bodies_get_crlf_line_endings_once() {
+        assert_eq!(crlf_body("a\nb\r\nc"), "a\r\nb\r\nc\r\n");
+        assert_eq!(crlf_body(""), "\r\n");
+        assert_eq!(crlf_body("\n\n"), "\r\n\r\n");
+    }
+
+    /// Linearity without a clock: 200,000 short lines compose (a quadratic CRLF
+    /// conversion needs minutes for this in a debug build).
+    #[test]
+    fn many_short_lines_compose_and_decode_back() {
+        let t = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        let mut o = sample();
+        o.body = "rad åäö\n".repeat(200_000);
+        let c = compose(&o, "demo", "Spelet", "sl@game.test", t).unwrap();
+        let parsed = mail_parser::MessageParser::default().parse(&c.raw).unwrap();
+        assert_eq!(parsed.body_text(0).unwrap().lines().count(), 200_000);
     }
 
     #[test]

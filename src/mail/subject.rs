@@ -37,6 +37,18 @@ pub enum SubjectError {
     UnknownKind { subject: String },
 }
 
+/// How many characters of a subject are quoted back (in a refusal or a reply's
+/// subject); a subject can be as long as a whole mail.
+pub const SHOWN_CHARS: usize = 200;
+
+/// `s` as shown back to the player: at most [`SHOWN_CHARS`] characters, `…` when cut.
+pub fn shown(s: &str) -> String {
+    match s.char_indices().nth(SHOWN_CHARS) {
+        Some((cut, _)) => format!("{}…", &s[..cut]),
+        None => s.to_string(),
+    }
+}
+
 /// Reply and forward prefixes stripped from the front of a subject, any number of
 /// times (`Re:`, Swedish `Sv:`/`VB:`, German `AW:`/`WG:`, Danish/Norwegian `VS:`).
 const PREFIXES: &[&str] = &["re", "sv", "fwd", "fw", "vb", "aw", "wg", "vs"];
@@ -62,7 +74,7 @@ pub fn parse_subject(subject: &str, realms: &[&str]) -> Result<Subject, SubjectE
         return Err(SubjectError::Empty);
     }
     let unknown_kind = || SubjectError::UnknownKind {
-        subject: subject.trim().to_string(),
+        subject: shown(subject.trim()),
     };
     let folded: Vec<&str> = tokens.iter().map(|t| t.folded.as_str()).collect();
 
@@ -71,7 +83,7 @@ pub fn parse_subject(subject: &str, realms: &[&str]) -> Result<Subject, SubjectE
         // Quote the words before the first grammar word as the unknown sender.
         return match folded.iter().position(|w| is_grammar_word(w)) {
             Some(k) => Err(SubjectError::UnknownSender {
-                word: span(body, &tokens[..k]).to_string(),
+                word: shown(span(body, &tokens[..k])),
             }),
             None => Err(unknown_kind()),
         };
@@ -148,7 +160,7 @@ pub fn parse_subject(subject: &str, realms: &[&str]) -> Result<Subject, SubjectE
         Some((to, m)) if m == dest_words.len() => to,
         _ => {
             return Err(SubjectError::UnknownDestination {
-                word: span(body, dest_tokens).to_string(),
+                word: shown(span(body, dest_tokens)),
             })
         }
     };
@@ -287,6 +299,21 @@ mod tests {
 
     fn ok(s: &str) -> Subject {
         parse_subject(s, REALMS).unwrap_or_else(|e| panic!("{s:?}: {e}"))
+    }
+
+    #[test]
+    fn a_huge_subject_is_quoted_back_only_by_its_start() {
+        let words = "ord ".repeat(100_000);
+        for s in [
+            format!("Ostvik skickar {words}"),
+            format!("{words} skickar ett sändebud till Afani"),
+            format!("Ostvik skickar ett sändebud till {words}"),
+        ] {
+            let e = parse_subject(&s, REALMS).unwrap_err();
+            let text = e.to_string();
+            assert!(text.len() < 2 * SHOWN_CHARS + 100, "{} bytes", text.len());
+            assert!(text.contains('…'), "{text}");
+        }
     }
 
     fn courier(kind: MailKind, from: &str, to: &str, lang: Lang) -> Subject {

@@ -12,6 +12,7 @@ use handlebars::{
     StringOutput,
 };
 
+use crate::game::text::{wrap_hanging, WIDTH};
 use crate::game::{GameState, Lang};
 pub use view::{FormContext, FormView};
 
@@ -259,9 +260,7 @@ impl HelperDef for WrapHelper {
         let text = buf
             .into_string()
             .map_err(|e| handlebars::RenderErrorReason::Other(e.to_string()))?;
-        out.write(
-            &crate::game::text::wrap_hanging(&text, crate::game::text::WIDTH, indent).join("\n"),
-        )?;
+        out.write(&wrap_hanging(&text, WIDTH, indent).join("\n"))?;
         Ok(())
     }
 }

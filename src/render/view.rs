@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::game::state::{Dimension, GameState, GroupRef, Realm};
+use crate::game::state::{City, Dimension, GameState, GroupRef, Realm, UnitCount};
 use crate::game::text::{wrap, wrap_items, WIDTH};
 use crate::game::units::{Position, ShipKind};
 use crate::game::{Lang, Resource, Resources, Square};
@@ -162,26 +162,107 @@ impl FormView {
     /// Build the view of `realm`; `None` when the realm does not exist.
     pub fn build(state: &GameState, name: &str, ctx: &FormContext) -> Option<FormView> {
         let realm = state.realm(name)?;
-        let lang = realm.language;
+        let v = Of {
+            state,
+            realm,
+            name,
+            lang: realm.language,
+        };
+        let lang = v.lang;
         let production = realm.production(state);
+        let cities: Vec<&City> = state.cities_of(name).collect();
         let count = state.counted_units(name);
-        let pos = realm.positions;
-        let pop_total = state.population(name);
+        let (prod_header, prod_rows, prod_total) = v.production_table(&cities, &production);
+        let armies = v.armies();
+        let fleets = v.fleets();
+        let (friends, mutual, others) = v.relations();
+        let invitations = v.invitations();
+        let bonuses = v.bonuses();
+        let portals = v.portals();
+        let free_merchant = v.free_merchant();
+        let last_weekend = v.last_weekend();
+        let step = state.settings.vp_threshold_step.max(1);
+        Some(FormView {
+            game: state.game.name.clone(),
+            realm: realm.name.clone(),
+            round: state.round,
+            deadline: ctx.deadline_local.clone(),
+            game_address: ctx.game_address.clone(),
+            subject: match lang {
+                Lang::Sv => format!("{} formulär", realm.name),
+                Lang::En => format!("{} form", realm.name),
+            },
+            rule: "=".repeat(WIDTH),
+            stock_rows: v.stock_rows(&production),
+            prod_header,
+            prod_rows,
+            prod_total,
+            positions: v.positions(&count),
+            population: v.population(&count),
+            has_armies: !armies.is_empty(),
+            armies,
+            has_fleets: !fleets.is_empty(),
+            fleets,
+            city_rows: cities.iter().map(|c| v.city_row(c)).collect(),
+            spies: v.spies(),
+            friends,
+            mutual,
+            others,
+            has_invitations: !invitations.is_empty(),
+            invitations,
+            home_invitations: v.home_invitations(),
+            vp: realm.vp,
+            victory_vp: state.settings.victory_vp,
+            next_threshold: (realm.vp.div_euclid(step) + 1) * step,
+            mission_lines: wrap(&realm.mission, WIDTH, 2),
+            mission_done: realm.mission_done,
+            trade_buy: v.list_or_none(names(&realm.trade_wishes.buy, lang)),
+            trade_sell: v.list_or_none(names(&realm.trade_wishes.sell, lang)),
+            has_bonuses: !bonuses.is_empty(),
+            bonuses,
+            has_portals: !portals.is_empty(),
+            portals,
+            has_free_merchant: !free_merchant.is_empty(),
+            free_merchant,
+            has_last_weekend: !last_weekend.is_empty(),
+            last_weekend,
+            examples: v.examples(&cities),
+        })
+    }
+}
 
-        let stock_rows = Resource::ALL
+/// One realm's view of the state, for building its form section by section.
+struct Of<'a> {
+    state: &'a GameState,
+    realm: &'a Realm,
+    name: &'a str,
+    lang: Lang,
+}
+
+impl Of<'_> {
+    /// Stock and production per resource.
+    fn stock_rows(&self, production: &Resources) -> Vec<String> {
+        Resource::ALL
             .iter()
             .map(|&r| {
                 format!(
                     "{:<14}{:>7}{:>12}",
-                    starred(realm, r, lang),
-                    realm.stock.get(r),
+                    starred(self.realm, r, self.lang),
+                    self.realm.stock.get(r),
                     production.get(r)
                 )
             })
-            .collect();
+            .collect()
+    }
 
-        let cities: Vec<_> = state.cities_of(name).collect();
-        let prod_header = format!(
+    /// The production table: header, one row per city, the total.
+    fn production_table(
+        &self,
+        cities: &[&City],
+        production: &Resources,
+    ) -> (String, Vec<String>, String) {
+        let lang = self.lang;
+        let header = format!(
             "{:<18}{}",
             "",
             Resource::ALL
@@ -189,7 +270,7 @@ impl FormView {
                 .map(|r| format!("{:>4}", r.abbrev(lang)))
                 .collect::<String>()
         );
-        let prod_row = |label: &str, p: &Resources| {
+        let row = |label: &str, p: &Resources| {
             format!(
                 "{:<18}{}",
                 clip(label, 17),
@@ -202,34 +283,38 @@ impl FormView {
                     .collect::<String>()
             )
         };
-        let prod_rows = cities
+        let rows = cities
             .iter()
-            .map(|c| prod_row(&format!("{} {}", c.square, c.name), &c.production))
+            .map(|c| row(&format!("{} {}", c.square, c.name), &c.production))
             .collect();
-        let prod_total = prod_row(
+        let total = row(
             match lang {
                 Lang::Sv => "Summa",
                 Lang::En => "Total",
             },
-            &production,
+            production,
         );
+        (header, rows, total)
+    }
 
-        let elementals = count.elementals;
-        let positions = Position::ALL
+    /// Each position value with the cap it gives and what is used of it.
+    fn positions(&self, count: &UnitCount) -> Vec<PositionRow> {
+        let pos = self.realm.positions;
+        Position::ALL
             .iter()
             .map(|&p| {
                 let value = pos.get(p);
                 let (cap, have) = match p {
                     Position::Amiral => (5 * value, count.ships),
                     Position::Befalhavare => (2 * value, count.army_groups),
-                    Position::Besvarjare => (3 * value, elementals),
+                    Position::Besvarjare => (3 * value, count.elementals),
                     Position::Informator => (value, count.spies),
                     Position::Forskare => (value, 0),
-                    Position::Skattmastare => (value, realm.sent.merchants),
-                    Position::Sprakror => (value, realm.sent.envoys),
+                    Position::Skattmastare => (value, self.realm.sent.merchants),
+                    Position::Sprakror => (value, self.realm.sent.envoys),
                 };
                 PositionRow {
-                    label: format!("{:<14}{:>3}", p.name(lang), value),
+                    label: format!("{:<14}{:>3}", p.name(self.lang), value),
                     key: key_of(p),
                     value,
                     cap,
@@ -244,42 +329,45 @@ impl FormView {
                     is_sprakror: p == Position::Sprakror,
                 }
             })
-            .collect();
+            .collect()
+    }
 
-        let population = PopulationView {
-            total: pop_total,
-            cap: pop_total / 10,
+    /// Population and the units it must carry.
+    fn population(&self, count: &UnitCount) -> PopulationView {
+        let total = self.state.population(self.name);
+        PopulationView {
+            total,
+            cap: total / 10,
             counted: count.counted(),
             army_units: count.army_units,
             ships: count.ships,
             spies: count.spies,
-            over: count.counted() > pop_total / 10,
-        };
+            over: count.counted() > total / 10,
+        }
+    }
 
-        let city_name = |sq: Square, dim: Dimension| {
-            state
-                .city_at(sq, dim)
-                .map(|c| format!(" ({})", clip(&c.name, 20)))
-                .unwrap_or_default()
-        };
-        let aboard = |id: u32| {
-            state
-                .fleets_of(name)
-                .find(|f| f.cargo.contains(&id))
-                .map_or(0, |f| f.id)
-        };
-        let armies: Vec<ArmyView> = state
-            .armies_of(name)
+    /// ` (Genborg)` when a city stands on `sq`, else empty.
+    fn city_name(&self, sq: Square, dim: Dimension) -> String {
+        self.state
+            .city_at(sq, dim)
+            .map(|c| format!(" ({})", clip(&c.name, 20)))
+            .unwrap_or_default()
+    }
+
+    fn armies(&self) -> Vec<ArmyView> {
+        let (state, lang) = (self.state, self.lang);
+        let commander = self.realm.positions.befalhavare;
+        state
+            .armies_of(self.name)
             .map(|a| {
                 let items: Vec<String> = runs(a.units.iter().map(|u| u.kind))
                     .iter()
                     .map(|(k, n)| k.count_text(*n, lang))
                     .collect();
-                let commander = pos.befalhavare;
                 ArmyView {
                     id: a.id,
                     square: a.square.to_string(),
-                    place: city_name(a.square, a.dimension),
+                    place: self.city_name(a.square, a.dimension),
                     units: a.units.len() as u32,
                     unit_attack: a.unit_attack(),
                     unit_defence: a.unit_defence(),
@@ -289,7 +377,10 @@ impl FormView {
                     movement: a.movement(state.settings.group_movement),
                     lines: wrap_items(&items, WIDTH, 4),
                     evil_dimension: a.dimension == Dimension::Evil,
-                    aboard: aboard(a.id),
+                    aboard: state
+                        .fleets_of(self.name)
+                        .find(|f| f.cargo.contains(&a.id))
+                        .map_or(0, |f| f.id),
                     new_units: a
                         .units
                         .iter()
@@ -299,9 +390,13 @@ impl FormView {
                     has_treasure: !a.treasure.is_zero(),
                 }
             })
-            .collect();
+            .collect()
+    }
 
-        let fleets: Vec<FleetView> = state
+    fn fleets(&self) -> Vec<FleetView> {
+        let (state, lang, name) = (self.state, self.lang, self.name);
+        let admiral = self.realm.positions.amiral;
+        state
             .fleets_of(name)
             .map(|f| {
                 let items: Vec<String> = runs(f.ships.iter().map(|s| s.kind))
@@ -327,11 +422,11 @@ impl FormView {
                 FleetView {
                     id: f.id,
                     square: f.square.to_string(),
-                    place: city_name(f.square, Dimension::Normal),
+                    place: self.city_name(f.square, Dimension::Normal),
                     ship_attack: f.attack(),
-                    admiral: pos.amiral,
-                    attack: f.attack() + pos.amiral,
-                    defence: f.defence() + pos.amiral,
+                    admiral,
+                    attack: f.attack() + admiral,
+                    defence: f.defence() + admiral,
                     movement: f.movement(state.settings.group_movement),
                     lines: wrap_items(&items, WIDTH, 4),
                     has_cargo: !f.cargo.is_empty(),
@@ -340,94 +435,96 @@ impl FormView {
                     capacity: f.capacity(&state.settings),
                 }
             })
-            .collect();
+            .collect()
+    }
 
-        let city_rows = cities
-            .iter()
-            .map(|c| {
-                let mut marks = Vec::new();
-                if c.capital {
-                    marks.push(match lang {
-                        Lang::Sv => "huvudstad",
-                        Lang::En => "capital",
-                    });
-                }
-                if c.harbour {
-                    marks.push(match lang {
-                        Lang::Sv => "huvudhamn",
-                        Lang::En => "main harbour",
-                    });
-                }
-                if c.coastal {
-                    marks.push(match lang {
-                        Lang::Sv => "kust",
-                        Lang::En => "coastal",
-                    });
-                }
-                if c.dimension == Dimension::Evil {
-                    marks.push(match lang {
-                        Lang::Sv => "ondskans dimension",
-                        Lang::En => "Evil dimension",
-                    });
-                }
-                if c.plundered {
-                    marks.push(match lang {
-                        Lang::Sv => "plundrad",
-                        Lang::En => "plundered",
-                    });
-                }
-                let walls = format!("{}/{}", c.walls, c.wall_cap());
-                format!(
-                    "{:<5}{:<17}{:>8}{:>7}  {}",
-                    c.square.to_string(),
-                    clip(&c.name, 16),
-                    c.population,
-                    walls,
-                    marks.join(", ")
-                )
-            })
-            .collect();
+    /// One row of the city table: square, name, population, walls, marks.
+    fn city_row(&self, c: &City) -> String {
+        let lang = self.lang;
+        let word = |sv: &'static str, en: &'static str| match lang {
+            Lang::Sv => sv,
+            Lang::En => en,
+        };
+        let marks: Vec<&str> = [
+            (c.capital, word("huvudstad", "capital")),
+            (c.harbour, word("huvudhamn", "main harbour")),
+            (c.coastal, word("kust", "coastal")),
+            (
+                c.dimension == Dimension::Evil,
+                word("ondskans dimension", "Evil dimension"),
+            ),
+            (c.plundered, word("plundrad", "plundered")),
+        ]
+        .into_iter()
+        .filter_map(|(on, w)| on.then_some(w))
+        .collect();
+        let walls = format!("{}/{}", c.walls, c.wall_cap());
+        format!(
+            "{:<5}{:<17}{:>8}{:>7}  {}",
+            c.square.to_string(),
+            clip(&c.name, 16),
+            c.population,
+            walls,
+            marks.join(", ")
+        )
+    }
 
-        let stationed: Vec<String> = state
+    /// Spies held, the cap, and where the stationed ones are.
+    fn spies(&self) -> SpyView {
+        use crate::game::state::SpyState;
+        let lang = self.lang;
+        let stationed: Vec<String> = self
+            .state
             .spies
             .iter()
-            .filter(|s| s.owner == name)
+            .filter(|s| s.owner == self.name)
             .map(|s| {
                 let state_word = match (lang, s.state) {
-                    (Lang::Sv, crate::game::state::SpyState::Waiting) => "väntar",
+                    (Lang::Sv, SpyState::Waiting) => "väntar",
                     (Lang::Sv, _) => "klar",
-                    (Lang::En, crate::game::state::SpyState::Waiting) => "waiting",
+                    (Lang::En, SpyState::Waiting) => "waiting",
                     (Lang::En, _) => "done",
                 };
+                let placed = s.placed_at.format("%Y-%m-%d %H:%M UTC");
+                let mission = s.mission.number();
                 match lang {
                     Lang::Sv => format!(
-                        "Spion i {}: uppdrag {}, placerad {} ({state_word})",
-                        s.realm,
-                        s.mission.number(),
-                        s.placed_at.format("%Y-%m-%d %H:%M UTC")
+                        "Spion i {}: uppdrag {mission}, placerad {placed} ({state_word})",
+                        s.realm
                     ),
                     Lang::En => format!(
-                        "Spy in {}: mission {}, placed {} ({state_word})",
-                        s.realm,
-                        s.mission.number(),
-                        s.placed_at.format("%Y-%m-%d %H:%M UTC")
+                        "Spy in {}: mission {mission}, placed {placed} ({state_word})",
+                        s.realm
                     ),
                 }
             })
             .collect();
+        SpyView {
+            held: self.realm.spies,
+            cap: self.realm.positions.informator,
+            has_stationed: !stationed.is_empty(),
+            stationed,
+        }
+    }
 
-        let none = match lang {
-            Lang::Sv => "inga",
-            Lang::En => "none",
-        };
-        let list_or_none = |v: Vec<String>| {
-            if v.is_empty() {
-                none.to_string()
-            } else {
-                v.join(", ")
+    /// `inga`/`none` for an empty list, else the items joined.
+    fn list_or_none(&self, v: Vec<String>) -> String {
+        if v.is_empty() {
+            match self.lang {
+                Lang::Sv => "inga",
+                Lang::En => "none",
             }
-        };
-        let mutual: Vec<String> = realm
+            .to_string()
+        } else {
+            v.join(", ")
+        }
+    }
+
+    /// Friends, mutual friends and every other realm still in the game.
+    fn relations(&self) -> (String, String, String) {
+        let (state, name) = (self.state, self.name);
+        let mutual: Vec<String> = self
+            .realm
             .friends
             .iter()
             .filter(|f| {
@@ -443,12 +540,21 @@ impl FormView {
             .filter(|r| r.name != name && !r.eliminated)
             .map(|r| r.name.clone())
             .collect();
+        (
+            self.list_or_none(self.realm.friends.clone()),
+            self.list_or_none(mutual),
+            others.join(", "),
+        )
+    }
 
-        let invitations: Vec<String> = realm
+    /// Unused invitations still valid.
+    fn invitations(&self) -> Vec<String> {
+        let round = self.state.round;
+        self.realm
             .invitations
             .iter()
-            .filter(|i| !i.used && i.valid_until_round >= state.round)
-            .map(|i| match lang {
+            .filter(|i| !i.used && i.valid_until_round >= round)
+            .map(|i| match self.lang {
                 Lang::Sv => format!(
                     "Från {} till {}, giltig t.o.m. runda {}",
                     i.from, i.square, i.valid_until_round
@@ -458,49 +564,53 @@ impl FormView {
                     i.from, i.square, i.valid_until_round
                 ),
             })
-            .collect();
+            .collect()
+    }
 
-        let home_invitations: Vec<String> = state
+    /// Recalls (R-INV-8) the realm has sent, still valid.
+    fn home_invitations(&self) -> Vec<String> {
+        let state = self.state;
+        state
             .home_invitations
             .iter()
-            .filter(|h| h.realm == name && h.valid_until_round >= state.round)
+            .filter(|h| h.realm == self.name && h.valid_until_round >= state.round)
             .map(|h| {
                 let (army, id) = match &h.target {
                     GroupRef::Army { id, .. } => (true, *id),
                     GroupRef::Fleet { id, .. } => (false, *id),
                 };
-                match (lang, army) {
-                    (Lang::Sv, true) => format!(
-                        "Hembjudan: armé {id}, gäller t.o.m. runda {}",
-                        h.valid_until_round
-                    ),
-                    (Lang::Sv, false) => format!(
-                        "Hembjudan: flotta {id}, gäller t.o.m. runda {}",
-                        h.valid_until_round
-                    ),
-                    (Lang::En, true) => format!(
-                        "Home-invitation: army {id}, valid through round {}",
-                        h.valid_until_round
-                    ),
-                    (Lang::En, false) => format!(
-                        "Home-invitation: fleet {id}, valid through round {}",
-                        h.valid_until_round
-                    ),
+                let until = h.valid_until_round;
+                match (self.lang, army) {
+                    (Lang::Sv, true) => {
+                        format!("Hembjudan: armé {id}, gäller t.o.m. runda {until}")
+                    }
+                    (Lang::Sv, false) => {
+                        format!("Hembjudan: flotta {id}, gäller t.o.m. runda {until}")
+                    }
+                    (Lang::En, true) => {
+                        format!("Home-invitation: army {id}, valid through round {until}")
+                    }
+                    (Lang::En, false) => {
+                        format!("Home-invitation: fleet {id}, valid through round {until}")
+                    }
                 }
             })
-            .collect();
+            .collect()
+    }
 
-        let step = state.settings.vp_threshold_step.max(1);
-        let next_threshold = (realm.vp.div_euclid(step) + 1) * step;
-        let mission_lines = wrap(&realm.mission, WIDTH, 2);
-
-        let bonuses: Vec<String> = realm
+    /// The secret bonuses of positions at 11+.
+    fn bonuses(&self) -> Vec<String> {
+        self.realm
             .secret_bonuses
             .iter()
-            .flat_map(|(p, text)| wrap(&format!("{} 11+: {text}", p.name(lang)), WIDTH, 2))
-            .collect();
+            .flat_map(|(p, text)| wrap(&format!("{} 11+: {text}", p.name(self.lang)), WIDTH, 2))
+            .collect()
+    }
 
-        let portals: Vec<String> = state
+    /// Portals on own land or opened by the realm.
+    fn portals(&self) -> Vec<String> {
+        let name = self.name;
+        self.state
             .map
             .squares
             .iter()
@@ -510,56 +620,43 @@ impl FormView {
                     .is_some_and(|p| m.owner.as_deref() == Some(name) || p.opened_by == name)
             })
             .map(|(sq, _)| sq.to_string())
-            .collect();
+            .collect()
+    }
 
-        let free_merchant = state
-            .free_merchant
-            .as_ref()
-            .map(|o| {
-                let lot = match &o.lot {
-                    crate::game::state::Lot::Resource { resource, amount } => {
-                        format!("{amount} {}", resource.name(lang))
-                    }
-                    crate::game::state::Lot::Units { kind, count } => {
-                        kind.count_text(*count as usize, lang)
-                    }
-                    crate::game::state::Lot::Other(t) => t.get(lang).to_string(),
-                };
-                match lang {
-                    Lang::Sv => format!("{lot} (lägsta bud {})", o.min_bid),
-                    Lang::En => format!("{lot} (minimum bid {})", o.min_bid),
-                }
-            })
-            .unwrap_or_default();
+    /// The free merchants' lot and its minimum bid, or empty.
+    fn free_merchant(&self) -> String {
+        use crate::game::state::Lot;
+        let lang = self.lang;
+        let Some(o) = self.state.free_merchant.as_ref() else {
+            return String::new();
+        };
+        let lot = match &o.lot {
+            Lot::Resource { resource, amount } => format!("{amount} {}", resource.name(lang)),
+            Lot::Units { kind, count } => kind.count_text(*count as usize, lang),
+            Lot::Other(t) => t.get(lang).to_string(),
+        };
+        match lang {
+            Lang::Sv => format!("{lot} (lägsta bud {})", o.min_bid),
+            Lang::En => format!("{lot} (minimum bid {})", o.min_bid),
+        }
+    }
 
-        let last_weekend: Vec<String> = state
+    /// What happened last weekend that this realm may see.
+    fn last_weekend(&self) -> Vec<String> {
+        self.state
             .last_weekend
             .iter()
-            .filter(|e| e.visible_to.is_empty() || e.visible_to.iter().any(|v| v == name))
-            .flat_map(|e| wrap(e.text.get(lang), WIDTH, 2))
-            .collect();
+            .filter(|e| e.visible_to.is_empty() || e.visible_to.iter().any(|v| v == self.name))
+            .flat_map(|e| wrap(e.text.get(self.lang), WIDTH, 2))
+            .collect()
+    }
 
-        let first_army = state.armies_of(name).next();
-        let (army, step1, step2) = match first_army {
+    /// Squares, names and ids for the order reminder's examples.
+    fn examples(&self, cities: &[&City]) -> Examples {
+        let (state, realm, lang) = (self.state, self.realm, self.lang);
+        let (army, step1, step2) = match state.armies_of(self.name).next() {
             Some(a) => {
-                let (w, h) = (state.map.width, state.map.height);
-                let land = |s: &Square| {
-                    state
-                        .map
-                        .get(*s)
-                        .is_some_and(|m| m.terrain == crate::game::state::Terrain::Land)
-                };
-                let n1 = a
-                    .square
-                    .neighbours(w, h, false)
-                    .into_iter()
-                    .find(land)
-                    .unwrap_or(a.square);
-                let n2 = n1
-                    .neighbours(w, h, false)
-                    .into_iter()
-                    .find(|s| *s != a.square && land(s))
-                    .unwrap_or(n1);
+                let (n1, n2) = self.two_land_steps(a.square);
                 (a.id, n1.to_string(), n2.to_string())
             }
             None => (1, "A1".to_string(), "A2".to_string()),
@@ -572,73 +669,43 @@ impl FormView {
         let other_realm = state
             .realms
             .iter()
-            .find(|r| r.name != name && !r.is_evil)
+            .find(|r| r.name != self.name && !r.is_evil)
             .map(|r| r.name.clone())
             .unwrap_or_default();
+        let unit = if realm.is_evil {
+            crate::game::UnitKind::LagreDemon
+        } else {
+            crate::game::UnitKind::LattInfanteri
+        };
+        Examples {
+            capital,
+            unit: unit.names(lang).1.to_string(),
+            army,
+            step1,
+            step2,
+            other_realm,
+        }
+    }
 
-        Some(FormView {
-            game: state.game.name.clone(),
-            realm: realm.name.clone(),
-            round: state.round,
-            deadline: ctx.deadline_local.clone(),
-            game_address: ctx.game_address.clone(),
-            subject: match lang {
-                Lang::Sv => format!("{} formulär", realm.name),
-                Lang::En => format!("{} form", realm.name),
-            },
-            rule: "=".repeat(WIDTH),
-            stock_rows,
-            prod_header,
-            prod_rows,
-            prod_total,
-            positions,
-            population,
-            has_armies: !armies.is_empty(),
-            armies,
-            has_fleets: !fleets.is_empty(),
-            fleets,
-            city_rows,
-            spies: SpyView {
-                held: realm.spies,
-                cap: pos.informator,
-                has_stationed: !stationed.is_empty(),
-                stationed,
-            },
-            friends: list_or_none(realm.friends.clone()),
-            mutual: list_or_none(mutual),
-            others: others.join(", "),
-            has_invitations: !invitations.is_empty(),
-            invitations,
-            home_invitations,
-            vp: realm.vp,
-            victory_vp: state.settings.victory_vp,
-            next_threshold,
-            mission_lines,
-            mission_done: realm.mission_done,
-            trade_buy: list_or_none(names(&realm.trade_wishes.buy, lang)),
-            trade_sell: list_or_none(names(&realm.trade_wishes.sell, lang)),
-            has_bonuses: !bonuses.is_empty(),
-            bonuses,
-            has_portals: !portals.is_empty(),
-            portals,
-            has_free_merchant: !free_merchant.is_empty(),
-            free_merchant,
-            has_last_weekend: !last_weekend.is_empty(),
-            last_weekend,
-            examples: Examples {
-                capital,
-                unit: if realm.is_evil {
-                    crate::game::UnitKind::LagreDemon.names(lang).1
-                } else {
-                    crate::game::UnitKind::LattInfanteri.names(lang).1
-                }
-                .to_string(),
-                army,
-                step1,
-                step2,
-                other_realm,
-            },
-        })
+    /// Two steps over land from `from` (staying put where there is none).
+    fn two_land_steps(&self, from: Square) -> (Square, Square) {
+        let map = &self.state.map;
+        let (w, h) = (map.width, map.height);
+        let land = |s: &Square| {
+            map.get(*s)
+                .is_some_and(|m| m.terrain == crate::game::state::Terrain::Land)
+        };
+        let n1 = from
+            .neighbours(w, h, false)
+            .into_iter()
+            .find(land)
+            .unwrap_or(from);
+        let n2 = n1
+            .neighbours(w, h, false)
+            .into_iter()
+            .find(|s| *s != from && land(s))
+            .unwrap_or(n1);
+        (n1, n2)
     }
 }
 

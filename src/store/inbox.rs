@@ -32,8 +32,17 @@ pub struct NewMail<'a> {
     pub sha256: &'a str,
     pub source: Source,
     pub raw: &'a [u8],
+    /// The mail's size as it arrived; larger than `raw` when `raw` is truncated.
+    pub size: usize,
     pub received_at: i64,
     pub imap: Option<(u32, u32)>,
+}
+
+impl NewMail<'_> {
+    /// True when `raw` holds only the start of a larger mail.
+    pub fn truncated(&self) -> bool {
+        self.size > self.raw.len()
+    }
 }
 
 /// What storing a mail did.
@@ -48,7 +57,8 @@ pub enum Stored {
 pub async fn insert(conn: &mut Conn, m: &NewMail<'_>) -> Result<Stored, StoreError> {
     let row = sqlx::query(
         "INSERT INTO inbox (dedup_key, message_id, sha256, source, raw, size, received_at, \
-         imap_uidvalidity, imap_uid, state) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'new') \
+         imap_uidvalidity, imap_uid, state, truncated) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'new', $10) \
          ON CONFLICT (dedup_key) DO NOTHING RETURNING id",
     )
     .bind(super::db_text(m.dedup_key))
@@ -56,10 +66,11 @@ pub async fn insert(conn: &mut Conn, m: &NewMail<'_>) -> Result<Stored, StoreErr
     .bind(m.sha256)
     .bind(m.source.as_str())
     .bind(m.raw)
-    .bind(m.raw.len() as i64)
+    .bind(m.size.max(m.raw.len()) as i64)
     .bind(m.received_at)
     .bind(m.imap.map(|(v, _)| v as i64))
     .bind(m.imap.map(|(_, u)| u as i64))
+    .bind(i64::from(m.truncated()))
     .fetch_optional(&mut *conn)
     .await
     .ctx("store a received mail")?;
@@ -76,6 +87,8 @@ pub struct Waiting {
     pub raw: Vec<u8>,
     pub received_at: i64,
     pub message_id: Option<String>,
+    /// The size the mail arrived with (larger than `raw` when it was truncated).
+    pub size: usize,
 }
 
 /// Claim the unprocessed mail received first inside the caller's transaction (parked
@@ -83,7 +96,7 @@ pub struct Waiting {
 pub async fn claim_next(store: &Store, conn: &mut Conn) -> Result<Option<Waiting>, StoreError> {
     let sql = match store.backend() {
         Backend::Postgres => format!(
-            "SELECT id, raw, received_at, message_id FROM inbox WHERE state = 'new' \
+            "SELECT id, raw, received_at, message_id, size FROM inbox WHERE state = 'new' \
              ORDER BY received_at, id LIMIT 1{}",
             store.skip_locked()
         ),
@@ -92,7 +105,7 @@ pub async fn claim_next(store: &Store, conn: &mut Conn) -> Result<Option<Waiting
         // snapshot that the intake's writes moved on.
         Backend::Sqlite => "UPDATE inbox SET state = 'new' WHERE id = (SELECT id FROM inbox \
              WHERE state = 'new' ORDER BY received_at, id LIMIT 1) \
-             RETURNING id, raw, received_at, message_id"
+             RETURNING id, raw, received_at, message_id, size"
             .to_string(),
     };
     let row = sqlx::query(&sql)
@@ -104,6 +117,7 @@ pub async fn claim_next(store: &Store, conn: &mut Conn) -> Result<Option<Waiting
         raw: r.get(1),
         received_at: r.get(2),
         message_id: r.get(3),
+        size: usize::try_from(r.get::<i64, _>(4)).unwrap_or(usize::MAX),
     }))
 }
 
@@ -138,6 +152,16 @@ pub async fn set_state(conn: &mut Conn, id: i64, state: &str, at: i64) -> Result
         .await
         .ctx("change a stored mail's state")?;
     Ok(())
+}
+
+/// Whether a stored mail was truncated at intake (its original left in the mailbox).
+pub async fn truncated(conn: &mut Conn, id: i64) -> Result<Option<bool>, StoreError> {
+    let row = sqlx::query("SELECT truncated FROM inbox WHERE id = $1")
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await
+        .ctx("read whether a stored mail was truncated")?;
+    Ok(row.map(|r| r.get::<i64, _>(0) != 0))
 }
 
 /// The raw bytes of one stored mail.

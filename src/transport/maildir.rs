@@ -20,6 +20,8 @@ pub struct Maildir {
 pub struct Waiting {
     pub name: String,
     pub raw: Vec<u8>,
+    /// The file's full size; larger than `raw` when only a prefix was read.
+    pub size: usize,
 }
 
 fn io(what: String) -> impl FnOnce(std::io::Error) -> TransportError {
@@ -66,10 +68,28 @@ impl Maildir {
 
     /// Read one mail from `new/`.
     pub fn read_new(&self, name: &str) -> Result<Waiting, TransportError> {
+        self.read_new_capped(name, usize::MAX)
+    }
+
+    /// Read at most the first `cap` bytes of one mail from `new/`, with its full size,
+    /// so an over-limit file is never read whole.
+    pub fn read_new_capped(&self, name: &str, cap: usize) -> Result<Waiting, TransportError> {
+        use std::io::Read;
         let p = self.root.join("new").join(name);
-        let raw = std::fs::read(&p).map_err(io(format!("read {}", p.display())))?;
+        let f = std::fs::File::open(&p).map_err(io(format!("open {}", p.display())))?;
+        let size = f
+            .metadata()
+            .map_err(io(format!("read the size of {}", p.display())))?
+            .len();
+        let size = usize::try_from(size).unwrap_or(usize::MAX);
+        let mut raw = Vec::with_capacity(size.min(cap));
+        let limit = u64::try_from(cap).unwrap_or(u64::MAX);
+        f.take(limit)
+            .read_to_end(&mut raw)
+            .map_err(io(format!("read {}", p.display())))?;
         Ok(Waiting {
             name: name.to_string(),
+            size: size.max(raw.len()),
             raw,
         })
     }

@@ -20,13 +20,15 @@ use crate::app::{intake, App};
 use crate::store::inbox::{self, Source, Stored};
 use crate::store::{messages, outbox};
 
-/// The routes, for `serve` and for tests.
+/// The routes, for `serve` and for tests. A webhook body above `limits.max_mail_bytes`
+/// is refused with 413 before it is read whole.
 pub fn router(app: Arc<App>) -> Router {
+    let limit = app.cfg.limits.max_mail_bytes;
     Router::new()
         .route("/inbound", post(inbound))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
-        .layer(axum::extract::DefaultBodyLimit::max(64 * 1024 * 1024))
+        .layer(axum::extract::DefaultBodyLimit::max(limit))
         .with_state(app)
 }
 

@@ -154,7 +154,10 @@ mod tests {
         let b = resolve(&gs, &Orders::default(), &gs.settings, gs.game.seed);
         assert_eq!(a, b);
         assert_eq!(a.state.phase, Phase::Resolving);
-        assert_eq!(a.state.round, gs.round, "the app advances the round, not the engine");
+        assert_eq!(
+            a.state.round, gs.round,
+            "the app advances the round, not the engine"
+        );
     }
 
     #[test]

@@ -1,0 +1,3 @@
+-- An over-limit mail keeps its headers and the start of its body in `raw`; `size` stays
+-- the original size and `truncated` says the rest was left in the mailbox.
+ALTER TABLE inbox ADD COLUMN truncated BIGINT NOT NULL DEFAULT 0;
