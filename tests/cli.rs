@@ -158,6 +158,10 @@ fn the_demo_plays_a_week_and_says_where_to_look() {
     let dir = tmp.path().join("demo");
     let out = ok(&pbemd(&["demo", "--dir", dir.to_str().unwrap()]));
     assert!(out.contains("outbox"), "{out}");
+    assert!(
+        out.contains("the weekend of round 1 was resolved once, at Sunday 15:00: forms from "),
+        "{out}"
+    );
     let mails: Vec<_> = std::fs::read_dir(dir.join("outbox/new"))
         .unwrap()
         .map(|e| common::Sent::parse(&std::fs::read(e.unwrap().path()).unwrap()))

@@ -236,3 +236,54 @@ on_both_backends!(meta_values_are_upserted, |store: Store| async move {
         Some(6)
     );
 });
+
+fn resolution(round: i64, seed: u64) -> pbemd::store::resolutions::NewResolution<'static> {
+    pbemd::store::resolutions::NewResolution {
+        round,
+        base_version: 1,
+        new_version: 2,
+        orders: r#"{"forms":[]}"#,
+        settings: "{}",
+        seed,
+        output_state: "{}",
+        events: "[]",
+        rolls: "[]",
+        at: 5,
+    }
+}
+
+on_both_backends!(
+    one_resolution_per_round_stands_and_a_rolled_back_one_is_kept,
+    |store: Store| async move {
+        use pbemd::store::resolutions;
+        let mut c = store.conn().await.unwrap();
+        let first = resolutions::insert(&mut c, &resolution(1, u64::MAX))
+            .await
+            .unwrap();
+        assert!(
+            resolutions::insert(&mut c, &resolution(1, 2))
+                .await
+                .is_err(),
+            "a second standing resolution of round 1 is refused"
+        );
+        let r = resolutions::standing(&mut c, 1).await.unwrap().unwrap();
+        assert_eq!((r.id, r.seed), (first, u64::MAX), "a u64 seed round-trips");
+        resolutions::mark_results_sent(&mut c, first, 7)
+            .await
+            .unwrap();
+        resolutions::mark_rolled_back(&mut c, first, 8)
+            .await
+            .unwrap();
+        assert!(resolutions::standing(&mut c, 1).await.unwrap().is_none());
+        assert!(resolutions::results_went_out(&mut c, 1).await.unwrap());
+        let second = resolutions::insert(&mut c, &resolution(1, 3))
+            .await
+            .unwrap();
+        let latest = resolutions::latest_of(&mut c, 1).await.unwrap().unwrap();
+        assert_eq!((latest.id, latest.rolled_back_at), (second, None));
+        assert_eq!(
+            resolutions::latest(&mut c).await.unwrap().unwrap().id,
+            second
+        );
+    }
+);

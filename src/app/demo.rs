@@ -142,6 +142,25 @@ pub async fn run(dir: &Path) -> Result<String> {
         say!(out, "{} — {}", step.at, step.what);
         say!(out, "    {}", tick_summary(&r));
     }
+    let mut conn = app.store.conn().await?;
+    if let Some(r) = crate::store::resolutions::standing(&mut conn, 1).await? {
+        let orders: crate::game::weekend::Orders =
+            serde_json::from_str(&r.orders).map_err(|e| AppError::BadState(e.to_string()))?;
+        let events: Vec<crate::game::event::Event> =
+            serde_json::from_str(&r.events).map_err(|e| AppError::BadState(e.to_string()))?;
+        let from: Vec<&str> = orders.forms.iter().map(|f| f.realm.as_str()).collect();
+        say!(
+            out,
+            "\nthe weekend of round 1 was resolved once, at Sunday 15:00: forms from {}; {}",
+            if from.is_empty() {
+                "no realm".to_string()
+            } else {
+                from.join(", ")
+            },
+            count(events.len(), "event", "events")
+        );
+    }
+    drop(conn);
     let outbox = dir.join("outbox").join("new");
     let n = std::fs::read_dir(&outbox).map(|d| d.count()).unwrap_or(0);
     let section = last_weekend_in_outbox(&outbox, "kaldor@game.test");
@@ -172,6 +191,10 @@ pub async fn run(dir: &Path) -> Result<String> {
         "  pbemd --config {cfg} gm queue --all   # what waits for the GM"
     );
     say!(out, "  pbemd --config {cfg} state --realm Afani --json");
+    say!(
+        out,
+        "  pbemd --config {cfg} gm replay --round 1   # the weekend rerun from its stored inputs"
+    );
     Ok(out)
 }
 

@@ -8,6 +8,8 @@
 //!   contains `<text>` fails; a value `panic:<text>` panics instead.
 //! - `PBEMD_TEST_FAIL_COURIER=<text>`: deciding a queued courier item whose subject
 //!   contains `<text>` fails (`panic:<text>` panics).
+//! - `PBEMD_TEST_CRASH_RESOLVE=1`: the process dies (aborts) in the middle of a weekend
+//!   resolution, after the new state is written and before it commits.
 //! - `PBEMD_TEST_SLOW_SUBJECT=<text>`: handling such a mail blocks its thread for a
 //!   minute, as a runaway parser would (for the shutdown test).
 //!
@@ -157,6 +159,15 @@ pub fn mail_hook(raw: &[u8]) -> Result<()> {
         std::thread::sleep(std::time::Duration::from_secs(60));
     }
     hook("PBEMD_TEST_FAIL_SUBJECT", &subject)
+}
+
+/// The test hook of a weekend resolution: with `PBEMD_TEST_CRASH_RESOLVE` set, the
+/// process dies on the spot, as if killed, with the resolution's transaction open.
+pub fn resolve_hook() {
+    if std::env::var("PBEMD_TEST_CRASH_RESOLVE").is_ok_and(|v| !v.is_empty()) {
+        tracing::warn!("PBEMD_TEST_CRASH_RESOLVE: dying mid-resolution");
+        std::process::abort();
+    }
 }
 
 /// The test hook of a courier item.

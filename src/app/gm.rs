@@ -152,10 +152,27 @@ pub async fn hold(app: &App, id: i64) -> Result<()> {
     commit(tx).await
 }
 
-/// Correct a held or queued message's text; the old and new text are audited.
-pub async fn edit(app: &App, id: i64, text: &str) -> Result<()> {
+/// What `gm edit` of a weekend form found in the corrected text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EditedForm {
+    pub accepted: usize,
+    pub refused: usize,
+}
+
+/// Correct a held or queued message's text, or a realm's standing weekend form of a
+/// round not yet resolved (checked again; it counts in place of the old text, with its
+/// receipt time); the old and new text are audited.
+pub async fn edit(app: &App, id: i64, text: &str) -> Result<Option<EditedForm>> {
     let at = clock::to_ms(app.now());
     let mut tx = app.store.begin().await?;
+    if let Some(m) = messages::get(&mut tx, id)
+        .await?
+        .filter(|m| m.kind == "form")
+    {
+        let edited = edit_form(app, &mut tx, &m, text, at).await?;
+        commit(tx).await?;
+        return Ok(Some(edited));
+    }
     let m = load(&mut tx, id, &[state::HELD, state::QUEUED], "edited").await?;
     messages::set_body(&mut tx, id, text, at).await?;
     let detail = json!({"old": m.body, "new": text}).to_string();
@@ -169,7 +186,67 @@ pub async fn edit(app: &App, id: i64, text: &str) -> Result<()> {
         &detail,
     )
     .await?;
-    commit(tx).await
+    commit(tx).await?;
+    Ok(None)
+}
+
+/// `gm edit` of a weekend form: only the realm's standing form of the current round,
+/// and only before the round is resolved (`gm rollback` first, then `gm resolve`).
+async fn edit_form(
+    app: &App,
+    conn: &mut Conn,
+    m: &messages::Message,
+    text: &str,
+    at: i64,
+) -> Result<EditedForm> {
+    let id = m.id;
+    let realm = m.realm.clone().unwrap_or_default();
+    let standing = crate::store::forms::standing(conn, &realm, m.round).await?;
+    let Some(form) = standing.filter(|f| f.message_id == id) else {
+        return Err(AppError::Refused(format!(
+            "message {id} is not {realm}'s standing form of round {}; only that one can be edited",
+            m.round
+        )));
+    };
+    let (_, gs) = app.state(conn).await?;
+    let resolved = crate::store::resolutions::standing(conn, m.round).await?;
+    if m.round != gs.round as i64 || resolved.is_some() {
+        return Err(AppError::Refused(format!(
+            "the weekend of round {} is resolved: `pbemd gm rollback` first, then edit the \
+             form, then `pbemd gm resolve`",
+            m.round
+        )));
+    }
+    let checked = crate::forms::read_form(&gs, &realm, text, &[]);
+    let orders = serde_json::to_string(&checked).map_err(|e| AppError::BadState(e.to_string()))?;
+    crate::store::forms::insert(
+        conn,
+        id,
+        &realm,
+        m.round,
+        form.received_at,
+        text,
+        Some(&orders),
+    )
+    .await?;
+    messages::set_body(conn, id, text, at).await?;
+    let edited = EditedForm {
+        accepted: checked.accepted(),
+        refused: checked.refused(),
+    };
+    let detail = json!({"old": form.body, "new": text, "form": true,
+                        "accepted": edited.accepted, "refused": edited.refused});
+    events::log(
+        conn,
+        at,
+        m.round,
+        "gm_edited",
+        Some(&realm),
+        Some(id),
+        &detail.to_string(),
+    )
+    .await?;
+    Ok(edited)
 }
 
 /// Replace the state with a GM-corrected document: it must parse and validate; the

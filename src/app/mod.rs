@@ -18,6 +18,7 @@ pub mod scheduler;
 pub mod sender;
 pub mod setup;
 pub mod tick;
+pub mod weekend;
 
 use std::sync::Arc;
 

@@ -92,33 +92,32 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
         .await?;
         return Ok(r.delivered);
     }
-    let (version, gs) = app.state(conn).await?;
+    let (_, gs) = app.state(conn).await?;
     let mut gs = (*gs).clone();
     let at = clock::to_ms(due.at);
     let round = gs.round as i64;
     let mut detail = json!({"name": due.name, "at": due.at});
     match due.kind {
+        EventKind::Resolve if gs.phase == crate::game::state::Phase::Finished => {
+            // A won game is not played on: nothing is resolved, the round stays.
+            detail["skipped"] = json!("the game is finished");
+        }
         EventKind::Resolve => {
-            // The weekend closes: its forms are final and the next round begins. The
-            // rules engine that applies the orders plugs in here; until it does, the
-            // state carries over unchanged and the event log says so.
-            let with_form = crate::store::forms::realms_with_form(conn, round).await?;
-            gs.round += 1;
-            // Allowances are per round (R-AGENT-4): the counters start again.
-            for r in &mut gs.realms {
-                r.sent = Default::default();
-            }
-            // Spy mission 5 sees contacts of this round and the last only.
-            let round_now = gs.round;
-            gs.contacts.retain(|c| c.round + 1 >= round_now);
-            let reason = format!("weekend of round {round} closed; round {} begins", gs.round);
-            app.save_state(conn, version, &gs, &reason).await?;
-            detail["forms_from"] = json!(with_form);
-            detail["orders_applied"] = json!(false);
+            // The weekend closes: its forms are final, the engine resolves them, and
+            // the next round begins, all in this event's transaction (exactly once).
+            let reason = format!(
+                "weekend of round {round} resolved; round {} begins",
+                round + 1
+            );
+            let r = super::weekend::resolve_round(app, conn, &reason).await?;
+            gs.round = (round + 1) as u32;
+            detail["forms_from"] = json!(r.forms_from);
+            detail["orders_applied"] = json!(true);
+            detail["resolution"] = json!(r.id);
+            detail["events"] = json!(r.events);
         }
         EventKind::Results => {
-            let key = format!("result:{}:{}", gs.round, at);
-            let sent = enqueue_result_forms(app, conn, &gs, due.at, &key).await?;
+            let sent = super::weekend::results(app, conn, due.at).await?;
             detail["result_forms"] = json!(sent);
         }
         EventKind::Reminder => {
@@ -147,6 +146,7 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
                 )
                 .await?;
             }
+            let last_events = super::weekend::last_events(conn, &gs).await?;
             let mut reminded = Vec::new();
             for realm in gs
                 .realms
@@ -162,7 +162,9 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
                     deadline_local: deadline_local.clone(),
                     game_address: app.cfg.game_address.clone(),
                 };
-                let form = app.renderer.result_form(&gs, &realm.name, &ctx)?;
+                let form = app
+                    .renderer
+                    .result_form_with(&gs, &realm.name, &ctx, &last_events)?;
                 let data = json!({"realm": realm.name, "round": round, "deadline": deadline_local, "form": form});
                 let o = Outgoing {
                     kind: "reminder",
@@ -294,41 +296,9 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
     Ok(0)
 }
 
-/// Queue every playing realm's result form for the round `gs` is in, with the weekend
-/// deadline after `at`; each keyed `<key>:<realm>`. Returns the realms.
-pub async fn enqueue_result_forms(
-    app: &App,
-    conn: &mut Conn,
-    gs: &crate::game::GameState,
-    at: DateTime<Utc>,
-    key: &str,
-) -> Result<Vec<String>> {
-    let deadline = app.schedule.next_closing(Window::Weekend, at);
-    let mut sent = Vec::new();
-    for realm in gs.realms.iter().filter(|r| !r.emails.is_empty()) {
-        let ctx = FormContext {
-            deadline_local: deadline
-                .map(|t| app.local(t, realm.language))
-                .unwrap_or_default(),
-            game_address: app.cfg.game_address.clone(),
-        };
-        let o = Outgoing {
-            kind: "result_form",
-            dedup_key: format!("{key}:{}", realm.name),
-            to: realm.emails.clone(),
-            subject: form_subject(&realm.name, realm.language),
-            body: app.renderer.result_form(gs, &realm.name, &ctx)?,
-            in_reply_to: None,
-        };
-        app.enqueue(conn, &o).await?;
-        sent.push(realm.name.clone());
-    }
-    Ok(sent)
-}
-
 /// The subject of a mail that carries a realm's form: a plain reply to it classifies as
 /// the realm's weekend form.
-fn form_subject(realm: &str, lang: crate::game::Lang) -> String {
+pub fn form_subject(realm: &str, lang: crate::game::Lang) -> String {
     match lang {
         crate::game::Lang::Sv => format!("{realm} helgformulär"),
         crate::game::Lang::En => format!("{realm} form"),

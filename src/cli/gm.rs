@@ -36,7 +36,8 @@ pub enum GmCommand {
     Retry { id: i64 },
     /// Hold a queued message for review.
     Hold { id: i64 },
-    /// Correct a held or queued message's text (from --file, else standard input).
+    /// Correct a held or queued message's text, or a realm's standing weekend form
+    /// before its round is resolved (from --file, else standard input).
     Edit {
         id: i64,
         #[arg(long)]
@@ -44,6 +45,28 @@ pub enum GmCommand {
     },
     /// Replace the state with a GM-corrected JSON document (validated and audited).
     ImportState { file: std::path::PathBuf },
+    /// The drafted Monday forms (every playing realm's, or one), with the report of the
+    /// weekend resolved, as the `results` event will mail them.
+    Preview {
+        #[arg(long)]
+        realm: Option<String>,
+    },
+    /// Undo the last weekend resolution: the state before it comes back and the
+    /// round's forms count again (`gm resolve` resolves it again).
+    Rollback {
+        /// Roll back even if the state has changed since the resolution.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Resolve again a weekend that was rolled back (after corrections); if its results
+    /// had gone out, corrected forms are mailed, marked as a correction.
+    Resolve,
+    /// Rerun round N from its stored inputs and report any difference from the stored
+    /// output (exit 1 when they differ).
+    Replay {
+        #[arg(long)]
+        round: i64,
+    },
     /// The audit log: every courier decision, roll and GM action.
     Log {
         #[arg(long)]
@@ -172,8 +195,14 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
                     .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", f.display()))?,
                 None => std::io::read_to_string(std::io::stdin())?,
             };
-            crate::app::gm::edit(app, id, &text).await?;
-            println!("message {id} edited (the change is in the audit log)");
+            match crate::app::gm::edit(app, id, &text).await? {
+                None => println!("message {id} edited (the change is in the audit log)"),
+                Some(f) => println!(
+                    "weekend form {id} edited and checked again: {} accepted, {} refused; \
+                     it counts at the next resolution (the change is in the audit log)",
+                    f.accepted, f.refused
+                ),
+            }
         }
         GmCommand::ImportState { file } => {
             drop(conn);
@@ -181,6 +210,63 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
                 .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
             let v = crate::app::gm::import_state(app, &text).await?;
             println!("state version {v} imported from {}", file.display());
+        }
+        GmCommand::Preview { realm } => {
+            drop(conn);
+            return preview(app, realm.as_deref()).await;
+        }
+        GmCommand::Rollback { force } => {
+            drop(conn);
+            let r = crate::app::weekend::rollback(app, force).await?;
+            println!(
+                "round {} rolled back: state version {} is the state before it; its forms count again",
+                r.round, r.state_version
+            );
+            if r.results_had_gone_out {
+                println!("its results had gone out: `pbemd gm resolve` mails corrected forms");
+            } else {
+                println!("`pbemd gm resolve` resolves it again");
+            }
+        }
+        GmCommand::Resolve => {
+            drop(conn);
+            let r = crate::app::weekend::gm_resolve(app).await?;
+            crate::app::sender::flush_all(app).await?;
+            let x = &r.resolved;
+            println!(
+                "round {} resolved again (resolution {}, state version {}): forms from {}; {} events",
+                x.round,
+                x.id,
+                x.new_version,
+                list(&x.forms_from),
+                x.events
+            );
+            match (r.mailed.is_empty(), r.correction) {
+                (true, _) => println!("the Monday forms go out at the results event"),
+                (false, true) => println!("corrected forms mailed to {}", list(&r.mailed)),
+                (false, false) => println!("held Monday forms mailed to {}", list(&r.mailed)),
+            }
+        }
+        GmCommand::Replay { round } => {
+            drop(conn);
+            let r = crate::app::weekend::replay(app, round).await?;
+            if r.differences.is_empty() {
+                println!(
+                    "round {} (resolution {}) replayed: identical ({} events, {} rolls)",
+                    r.round, r.resolution_id, r.events, r.rolls
+                );
+            } else {
+                println!(
+                    "round {} (resolution {}) replayed: {} difference(s) from the stored output",
+                    r.round,
+                    r.resolution_id,
+                    r.differences.len()
+                );
+                for d in &r.differences {
+                    println!("  {}", shown(d));
+                }
+                return Ok(ExitCode::from(1));
+            }
         }
         GmCommand::Log { realm, round } => {
             for e in crate::store::events::filtered(&mut conn, realm.as_deref(), round).await? {
@@ -196,6 +282,53 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `pbemd resolve --dry-run`: every realm's report of the weekend resolved now.
+pub async fn dry_run(app: &App) -> Result<ExitCode> {
+    let d = crate::app::weekend::dry_run(app).await?;
+    println!(
+        "dry run of round {}: forms from {}; {} events, {} rolls; nothing was saved",
+        d.round,
+        list(&d.forms_from),
+        d.resolution.events.len(),
+        d.resolution.rolls.len()
+    );
+    for (realm, lines) in &d.reports {
+        println!("\n== {} ==", shown(realm));
+        if lines.is_empty() {
+            println!("  (nothing to report)");
+        }
+        for l in lines {
+            println!("{}", shown(l));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `pbemd gm preview`: the drafted Monday forms.
+async fn preview(app: &App, realm: Option<&str>) -> Result<ExitCode> {
+    let realm = match realm {
+        None => None,
+        Some(name) => {
+            let mut conn = app.store.conn().await?;
+            let (_, gs) = app.state(&mut conn).await?;
+            Some(super::canonical_realm(&gs, name)?)
+        }
+    };
+    for (name, form) in crate::app::weekend::preview(app, realm.as_deref()).await? {
+        println!("===== {} =====", shown(&name));
+        println!("{}", shown(&form));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn list(v: &[String]) -> String {
+    if v.is_empty() {
+        "no realm".into()
+    } else {
+        v.join(", ")
+    }
 }
 
 /// Player text as the GM's terminal may show it: every control character other than

@@ -106,6 +106,13 @@ pub enum Command {
         realm: String,
         file: PathBuf,
     },
+    /// Resolve the current weekend now from the forms standing and print every realm's
+    /// report; with --dry-run (required) nothing is saved. The weekend is resolved for
+    /// real at its deadline; `gm rollback` and `gm resolve` correct it.
+    Resolve {
+        #[arg(long, required = true)]
+        dry_run: bool,
+    },
     /// The battle calculator: fight one battle with the engine's combat rules.
     Battle(battle::BattleArgs),
     /// The GM's review queue.
@@ -314,6 +321,10 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             } else {
                 ExitCode::from(1)
             })
+        }
+        Command::Resolve { dry_run: _ } => {
+            let app = open(&cli.config, Arc::new(SystemClock)).await?;
+            gm::dry_run(&app).await
         }
         Command::Battle(args) => battle::run(&args),
         Command::Gm { command } => {

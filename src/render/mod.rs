@@ -224,11 +224,23 @@ impl Renderer {
         realm: &str,
         ctx: &FormContext,
     ) -> Result<String, RenderError> {
+        self.result_form_with(state, realm, ctx, &[])
+    }
+
+    /// The Monday result form of `realm` whose "last weekend" section tells what the
+    /// realm may know of the weekend's `events`.
+    pub fn result_form_with(
+        &self,
+        state: &GameState,
+        realm: &str,
+        ctx: &FormContext,
+        events: &[crate::game::event::Event],
+    ) -> Result<String, RenderError> {
         let lang = state
             .realm(realm)
             .ok_or_else(|| RenderError::UnknownRealm(realm.to_string()))?
             .language;
-        let view = FormView::build(state, realm, ctx)
+        let view = FormView::build_with_weekend(state, realm, ctx, events)
             .ok_or_else(|| RenderError::UnknownRealm(realm.to_string()))?;
         let text = self.render("result_form", lang, &serde_json::to_value(&view)?)?;
         Ok(tidy(&text))

@@ -159,6 +159,24 @@ pub struct Examples {
 }
 
 impl FormView {
+    /// The view of `realm` with the "last weekend" section told from the weekend's
+    /// `events` (only those the realm may know, in its language), after the GM's
+    /// entries; `None` when the realm does not exist.
+    pub fn build_with_weekend(
+        state: &GameState,
+        name: &str,
+        ctx: &FormContext,
+        events: &[crate::game::event::Event],
+    ) -> Option<FormView> {
+        let mut view = Self::build(state, name, ctx)?;
+        let lang = state.realm(name)?.language;
+        let lines = crate::render::weekend::report(events, state, name, lang);
+        view.last_weekend
+            .extend(lines.iter().flat_map(|l| wrap(l, WIDTH, 2)));
+        view.has_last_weekend = !view.last_weekend.is_empty();
+        Some(view)
+    }
+
     /// Build the view of `realm`; `None` when the realm does not exist.
     pub fn build(state: &GameState, name: &str, ctx: &FormContext) -> Option<FormView> {
         let realm = state.realm(name)?;

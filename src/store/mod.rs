@@ -12,6 +12,7 @@ pub mod inbox;
 pub mod messages;
 pub mod meta;
 pub mod outbox;
+pub mod resolutions;
 pub mod schedule;
 pub mod state;
 
@@ -172,6 +173,7 @@ impl Store {
     pub async fn wipe(&self) -> Result<(), StoreError> {
         let mut tx = self.begin().await?;
         for t in [
+            "resolutions",
             "forms",
             "deliveries",
             "outbox",

@@ -1,0 +1,627 @@
+//! The weekend in the app: resolved exactly once at the `resolve` event, told at the
+//! `results` event, and in the GM's hands between the two (README, The GM's weekend).
+//!
+//! A resolution stores its inputs (the state version resolved, the orders that counted,
+//! the rule settings, the seed) and its outputs (the engine's state, the events, the
+//! rolls, the state version written) in the transaction that writes the new state, so a
+//! crash leaves the previous state and a rerun gives the same result bit for bit. The
+//! engine (`game::weekend::resolve`) is pure; this file gathers, stores and renders.
+
+use serde_json::json;
+
+use super::{fault, App, AppError, Result};
+use crate::clock::{self, from_ms};
+use crate::game::event::Event;
+use crate::game::state::Phase;
+use crate::game::weekend::{self, FormOrders, Orders, Resolution};
+use crate::game::GameState;
+use crate::mail::compose::Outgoing;
+use crate::render::FormContext;
+use crate::store::{self, events, meta, resolutions, Conn};
+
+/// The meta key naming a round whose results were held at the `results` event because
+/// its resolution had been rolled back (`gm resolve` sends them).
+const RESULTS_HELD: &str = "weekend_results_held";
+
+fn json_err(e: serde_json::Error) -> AppError {
+    AppError::BadState(e.to_string())
+}
+
+/// The orders that counted for the state's round: every realm's standing form (the
+/// latest stored; with `forms.missing: reuse-last` the form-close event has already
+/// stored last round's form for realms that sent none), its accepted orders in form
+/// order, earliest form first. A stored form that no longer reads counts as no orders
+/// and is logged.
+pub async fn counted_orders(conn: &mut Conn, gs: &GameState, at: i64) -> Result<Orders> {
+    let round = gs.round as i64;
+    let mut forms = Vec::new();
+    for realm in &gs.realms {
+        let Some(f) = store::forms::standing(conn, &realm.name, round).await? else {
+            continue;
+        };
+        let checked = f
+            .orders
+            .as_deref()
+            .map(serde_json::from_str::<crate::forms::Checked>);
+        let orders = match checked {
+            Some(Ok(c)) => c.orders().into_iter().cloned().collect(),
+            Some(Err(e)) => {
+                let d = json!({"form_id": f.id, "error": e.to_string()}).to_string();
+                events::log(
+                    conn,
+                    at,
+                    round,
+                    "form_unreadable",
+                    Some(&realm.name),
+                    Some(f.id),
+                    &d,
+                )
+                .await?;
+                Vec::new()
+            }
+            None => Vec::new(),
+        };
+        forms.push(FormOrders {
+            realm: realm.name.clone(),
+            received_at: from_ms(f.received_at),
+            orders,
+        });
+    }
+    forms.sort_by(|a, b| (a.received_at, &a.realm).cmp(&(b.received_at, &b.realm)));
+    Ok(Orders { forms })
+}
+
+/// Run the engine on the state's round with the state's settings and seed.
+pub fn run_engine(gs: &GameState, orders: &Orders) -> Resolution {
+    weekend::resolve(gs, orders, &gs.settings, gs.game.seed)
+}
+
+/// The round advance after a resolution: the next round begins, allowances renew
+/// (R-AGENT-4), and spy mission 5 keeps contacts of this round and the last only.
+pub fn advance(gs: &mut GameState) {
+    gs.round += 1;
+    for r in &mut gs.realms {
+        r.sent = Default::default();
+    }
+    let round_now = gs.round;
+    gs.contacts.retain(|c| c.round + 1 >= round_now);
+}
+
+/// What a resolution did.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub id: i64,
+    pub round: i64,
+    pub new_version: i64,
+    pub forms_from: Vec<String>,
+    pub events: usize,
+    pub rolls: usize,
+}
+
+/// Resolve the current round and store it, inside the caller's transaction: the engine's
+/// result plus the round advance as a new state version, and the resolution row. Refused
+/// when a resolution of the round already stands (exactly once).
+pub async fn resolve_round(app: &App, conn: &mut Conn, reason: &str) -> Result<Resolved> {
+    let (version, gs) = app.state(conn).await?;
+    let round = gs.round as i64;
+    if resolutions::standing(conn, round).await?.is_some() {
+        return Err(AppError::Refused(format!(
+            "round {round} is already resolved; `pbemd gm rollback` undoes it first"
+        )));
+    }
+    let at = clock::to_ms(app.now());
+    let orders = counted_orders(conn, &gs, at).await?;
+    let res = run_engine(&gs, &orders);
+    let mut next = res.state.clone();
+    advance(&mut next);
+    let new_version = app.save_state(conn, version, &next, reason).await?;
+    let row = resolutions::NewResolution {
+        round,
+        base_version: version,
+        new_version,
+        orders: &doc(&orders)?,
+        settings: &doc(&gs.settings)?,
+        seed: gs.game.seed,
+        output_state: &doc(&res.state)?,
+        events: &doc(&res.events)?,
+        rolls: &doc(&res.rolls)?,
+        at,
+    };
+    let id = resolutions::insert(conn, &row).await?;
+    // Test-only: the process dies here, mid-resolution, before anything commits.
+    fault::resolve_hook();
+    let forms_from: Vec<String> = orders.forms.iter().map(|f| f.realm.clone()).collect();
+    let d = json!({"resolution": id, "forms_from": forms_from, "events": res.events.len(),
+                   "rolls": res.rolls.len(), "state_version": new_version, "seed": gs.game.seed.to_string()});
+    events::log(
+        conn,
+        at,
+        round,
+        "weekend_resolved",
+        None,
+        Some(id),
+        &d.to_string(),
+    )
+    .await?;
+    Ok(Resolved {
+        id,
+        round,
+        new_version,
+        forms_from,
+        events: res.events.len(),
+        rolls: res.rolls.len(),
+    })
+}
+
+/// A document as stored.
+fn doc<T: serde::Serialize>(v: &T) -> Result<String> {
+    serde_json::to_string(v).map_err(json_err)
+}
+
+/// The events of the weekend the state's round follows (its standing resolution).
+pub async fn last_events(conn: &mut Conn, gs: &GameState) -> Result<Vec<Event>> {
+    let Some(r) = resolutions::standing(conn, gs.round as i64 - 1).await? else {
+        return Ok(Vec::new());
+    };
+    serde_json::from_str(&r.events).map_err(json_err)
+}
+
+/// The `results` event: every realm's Monday form with its report of the weekend. When
+/// the weekend's resolution was rolled back and not yet resolved again, the forms are
+/// held (the GM is told; `gm resolve` sends them). Returns the realms mailed.
+pub async fn results(
+    app: &App,
+    conn: &mut Conn,
+    at: chrono::DateTime<chrono::Utc>,
+) -> Result<Vec<String>> {
+    let (_, gs) = app.state(conn).await?;
+    let round = gs.round as i64;
+    let now = clock::to_ms(app.now());
+    let pending = resolutions::latest_of(conn, round).await?;
+    if pending.is_some_and(|r| r.rolled_back_at.is_some()) {
+        meta::set(conn, RESULTS_HELD, &round.to_string()).await?;
+        let d = json!({"round": round}).to_string();
+        events::log(conn, now, round, "results_held", None, None, &d).await?;
+        let o = Outgoing {
+            kind: "gm_notice",
+            dedup_key: format!("results_held:{round}:{}", clock::to_ms(at)),
+            to: vec![app.cfg.gm_address.clone()],
+            subject: format!("Resultat runda {round} väntar / results held"),
+            body: format!(
+                "Runda {round}: helgen rullades tillbaka och är inte avgjord igen, så inga \
+                 resultat skickades. `pbemd gm resolve` avgör den och skickar formulären.\n\n\
+                 Round {round}: the weekend was rolled back and not resolved again, so no \
+                 results went out. `pbemd gm resolve` resolves it and sends the forms.\n"
+            ),
+            in_reply_to: None,
+        };
+        app.enqueue(conn, &o).await?;
+        return Ok(Vec::new());
+    }
+    let standing = resolutions::standing(conn, round - 1).await?;
+    let told = standing
+        .as_ref()
+        .is_none_or(|r| r.results_sent_at.is_some());
+    if gs.phase == Phase::Finished && told {
+        // A won game whose last results went out: nothing more to tell.
+        return Ok(Vec::new());
+    }
+    let events = last_events(conn, &gs).await?;
+    let deadline = app
+        .schedule
+        .next_closing(crate::schedule::Window::Weekend, at);
+    let key = format!("result:{round}:{}", clock::to_ms(at));
+    let sent = enqueue_forms(app, conn, &gs, &events, deadline, &key, None).await?;
+    if let Some(r) = standing.filter(|r| r.results_sent_at.is_none()) {
+        resolutions::mark_results_sent(conn, r.id, now).await?;
+        if gs.phase == Phase::Finished {
+            victory_to_gm(app, conn, &gs, &key).await?;
+        }
+    }
+    results_sent(app, conn).await?;
+    Ok(sent)
+}
+
+/// The results are out: a state resolved and not yet told is in the weekday phase now
+/// (a finished game stays finished).
+async fn results_sent(app: &App, conn: &mut Conn) -> Result<()> {
+    let (version, gs) = app.state(conn).await?;
+    if gs.phase != Phase::Resolving {
+        return Ok(());
+    }
+    let mut gs = (*gs).clone();
+    gs.phase = Phase::Weekday;
+    let reason = format!("results of round {} sent", gs.round.saturating_sub(1));
+    app.save_state(conn, version, &gs, &reason).await?;
+    Ok(())
+}
+
+/// Whether `now` is the state `then` but for its phase (which the results change).
+fn same_but_phase(then: &GameState, now: &GameState) -> bool {
+    let mut then = then.clone();
+    then.phase = now.phase;
+    &then == now
+}
+
+/// Queue the Monday form of every playing realm, telling `events`; each keyed
+/// `<key>:<realm>`. A `correction` note (per language) goes above a corrected form.
+pub async fn enqueue_forms(
+    app: &App,
+    conn: &mut Conn,
+    gs: &GameState,
+    events: &[Event],
+    deadline: Option<chrono::DateTime<chrono::Utc>>,
+    key: &str,
+    correction: Option<(&str, &str)>,
+) -> Result<Vec<String>> {
+    let mut sent = Vec::new();
+    for realm in gs.realms.iter().filter(|r| !r.emails.is_empty()) {
+        let lang = realm.language;
+        let ctx = FormContext {
+            deadline_local: deadline.map(|t| app.local(t, lang)).unwrap_or_default(),
+            game_address: app.cfg.game_address.clone(),
+        };
+        let form = app
+            .renderer
+            .result_form_with(gs, &realm.name, &ctx, events)?;
+        let body = match correction {
+            None => form,
+            Some((sv, en)) => {
+                let note = if lang == crate::game::Lang::Sv {
+                    sv
+                } else {
+                    en
+                };
+                format!("{note}\n\n{form}")
+            }
+        };
+        let o = Outgoing {
+            kind: "result_form",
+            dedup_key: format!("{key}:{}", realm.name),
+            to: realm.emails.clone(),
+            subject: super::scheduler::form_subject(&realm.name, lang),
+            body,
+            in_reply_to: None,
+        };
+        app.enqueue(conn, &o).await?;
+        sent.push(realm.name.clone());
+    }
+    Ok(sent)
+}
+
+/// A finished game: the GM is mailed the victory with the final standings (every realm
+/// reads it in its own Monday form).
+async fn victory_to_gm(app: &App, conn: &mut Conn, gs: &GameState, key: &str) -> Result<()> {
+    let mut realms: Vec<_> = gs.realms.iter().filter(|r| !r.eliminated).collect();
+    realms.sort_by(|a, b| b.vp.cmp(&a.vp).then(a.name.cmp(&b.name)));
+    let standings: Vec<String> = realms
+        .iter()
+        .map(|r| format!("  {:<16} {:>5} VP", r.name, r.vp))
+        .collect();
+    let round = gs.round.saturating_sub(1);
+    let o = Outgoing {
+        kind: "victory",
+        dedup_key: format!("{key}:victory"),
+        to: vec![app.cfg.gm_address.clone()],
+        subject: format!("Segern avgjord runda {round} / victory"),
+        body: format!(
+            "Spelet är avgjort efter runda {round} / the game was won in round {round}.\n\n{}\n",
+            standings.join("\n")
+        ),
+        in_reply_to: None,
+    };
+    app.enqueue(conn, &o).await?;
+    Ok(())
+}
+
+async fn commit(tx: store::Tx, what: &'static str) -> Result<()> {
+    tx.commit()
+        .await
+        .map_err(|source| AppError::Store(store::StoreError::Query { what, source }))
+}
+
+/// What `gm rollback` undid.
+#[derive(Debug)]
+pub struct RolledBack {
+    pub round: i64,
+    pub state_version: i64,
+    pub results_had_gone_out: bool,
+}
+
+/// Undo the last standing resolution: the state it resolved is written again as a new
+/// version (history is kept), the resolution is marked rolled back, and the round's
+/// forms count again. Refused when the state has changed since, unless `force`.
+pub async fn rollback(app: &App, force: bool) -> Result<RolledBack> {
+    let mut tx = app.store.begin().await?;
+    let (version, gs) = app.state(&mut tx).await?;
+    let res = resolutions::latest(&mut tx)
+        .await?
+        .filter(|r| r.rolled_back_at.is_none() && r.round + 1 == gs.round as i64)
+        .ok_or_else(|| {
+            AppError::Refused(format!(
+                "round {} has no resolution to roll back (the state is in round {})",
+                gs.round as i64 - 1,
+                gs.round
+            ))
+        })?;
+    let resolved = store::state::get(&mut tx, res.new_version)
+        .await?
+        .ok_or_else(|| AppError::BadState(format!("state version {} is gone", res.new_version)))?;
+    let resolved: GameState = serde_json::from_str(&resolved.doc).map_err(json_err)?;
+    if !same_but_phase(&resolved, &gs) && !force {
+        return Err(AppError::Refused(format!(
+            "the state has changed since round {} was resolved (version {} then, {version} \
+             now); rolling back would undo those changes too: add --force to do it anyway",
+            res.round, res.new_version
+        )));
+    }
+    let base = store::state::get(&mut tx, res.base_version)
+        .await?
+        .ok_or_else(|| AppError::BadState(format!("state version {} is gone", res.base_version)))?;
+    let base_gs: GameState = serde_json::from_str(&base.doc).map_err(json_err)?;
+    let reason = format!("the GM rolled back round {}'s resolution", res.round);
+    let v = app.save_state(&mut tx, version, &base_gs, &reason).await?;
+    let at = clock::to_ms(app.now());
+    resolutions::mark_rolled_back(&mut tx, res.id, at).await?;
+    let d = json!({"resolution": res.id, "state_version": v, "discarded_version": version});
+    events::log(
+        &mut tx,
+        at,
+        res.round,
+        "gm_rollback",
+        None,
+        Some(res.id),
+        &d.to_string(),
+    )
+    .await?;
+    commit(tx, "commit a rollback").await?;
+    Ok(RolledBack {
+        round: res.round,
+        state_version: v,
+        results_had_gone_out: res.results_sent_at.is_some(),
+    })
+}
+
+/// What `gm resolve` did.
+#[derive(Debug)]
+pub struct Reresolved {
+    pub resolved: Resolved,
+    /// The realms mailed now: corrected forms when results had gone out, the held
+    /// forms when the `results` event had passed, none otherwise.
+    pub mailed: Vec<String>,
+    pub correction: bool,
+}
+
+/// Resolve again a round whose resolution was rolled back; send corrected forms when
+/// its results had already gone out, or the held forms when the `results` event passed
+/// while it was rolled back.
+pub async fn gm_resolve(app: &App) -> Result<Reresolved> {
+    let mut tx = app.store.begin().await?;
+    let (_, gs) = app.state(&mut tx).await?;
+    let round = gs.round as i64;
+    let rolled_back = resolutions::latest_of(&mut tx, round)
+        .await?
+        .is_some_and(|r| r.rolled_back_at.is_some());
+    if !rolled_back {
+        return Err(AppError::Refused(format!(
+            "round {round} has no rolled-back resolution: the weekend is resolved at its \
+             deadline (`pbemd resolve --dry-run` shows the result now; `pbemd gm rollback` \
+             undoes a resolution)"
+        )));
+    }
+    let reason = format!("weekend of round {round} resolved again by the GM");
+    let resolved = resolve_round(app, &mut tx, &reason).await?;
+    let correction = resolutions::results_went_out(&mut tx, round).await?;
+    let held = meta::get_i64(&mut tx, RESULTS_HELD).await? == Some(round);
+    let mut mailed = Vec::new();
+    if correction || held {
+        let (_, next) = app.state(&mut tx).await?;
+        let events = last_events(&mut tx, &next).await?;
+        let deadline = super::process::round_deadline(app, &mut tx).await?;
+        let key = format!("result:{}:gm:{}", next.round, resolved.id);
+        let note = correction.then_some((
+            "RÄTTELSE: detta formulär ersätter det som skickades tidigare för denna runda.",
+            "CORRECTION: this form replaces the one sent earlier for this round.",
+        ));
+        mailed = enqueue_forms(app, &mut tx, &next, &events, deadline, &key, note).await?;
+        let at = clock::to_ms(app.now());
+        resolutions::mark_results_sent(&mut tx, resolved.id, at).await?;
+        meta::set(&mut tx, RESULTS_HELD, "0").await?;
+        results_sent(app, &mut tx).await?;
+    }
+    commit(tx, "commit a GM resolution").await?;
+    Ok(Reresolved {
+        resolved,
+        mailed,
+        correction,
+    })
+}
+
+/// What `resolve --dry-run` found: the resolution and every realm's report.
+pub struct DryRun {
+    pub round: u32,
+    pub forms_from: Vec<String>,
+    pub resolution: Resolution,
+    /// (realm, its report lines) for every realm.
+    pub reports: Vec<(String, Vec<String>)>,
+}
+
+/// Resolve the current weekend now from the forms standing, saving nothing.
+pub async fn dry_run(app: &App) -> Result<DryRun> {
+    // Everything is read in a transaction that is never committed (`counted_orders`
+    // may log an unreadable form).
+    let mut tx = app.store.begin().await?;
+    let (_, gs) = app.state(&mut tx).await?;
+    let orders = counted_orders(&mut tx, &gs, clock::to_ms(app.now())).await?;
+    drop(tx);
+    let resolution = run_engine(&gs, &orders);
+    let reports = gs
+        .realms
+        .iter()
+        .map(|r| {
+            let lines = crate::render::weekend::report(
+                &resolution.events,
+                &resolution.state,
+                &r.name,
+                r.language,
+            );
+            (r.name.clone(), lines)
+        })
+        .collect();
+    Ok(DryRun {
+        round: gs.round,
+        forms_from: orders.forms.iter().map(|f| f.realm.clone()).collect(),
+        resolution,
+        reports,
+    })
+}
+
+/// The drafted Monday forms (of `realm`, or every playing realm): the current state
+/// with the report of its weekend's standing resolution, as the `results` event sends.
+pub async fn preview(app: &App, realm: Option<&str>) -> Result<Vec<(String, String)>> {
+    let mut conn = app.store.conn().await?;
+    let (_, gs) = app.state(&mut conn).await?;
+    let events = last_events(&mut conn, &gs).await?;
+    let deadline = super::process::round_deadline(app, &mut conn).await?;
+    let mut out = Vec::new();
+    for r in gs
+        .realms
+        .iter()
+        .filter(|r| realm.map_or(!r.emails.is_empty(), |n| n == r.name))
+    {
+        let ctx = FormContext {
+            deadline_local: deadline
+                .map(|t| app.local(t, r.language))
+                .unwrap_or_default(),
+            game_address: app.cfg.game_address.clone(),
+        };
+        let form = app.renderer.result_form_with(&gs, &r.name, &ctx, &events)?;
+        out.push((r.name.clone(), form));
+    }
+    Ok(out)
+}
+
+/// What `gm replay` found.
+pub struct Replay {
+    pub resolution_id: i64,
+    pub round: i64,
+    pub events: usize,
+    pub rolls: usize,
+    /// Every difference between the stored output and the rerun (empty: identical).
+    pub differences: Vec<String>,
+}
+
+/// Rerun round `round` from its stored inputs (its standing resolution, else its
+/// newest) and compare with the stored output.
+pub async fn replay(app: &App, round: i64) -> Result<Replay> {
+    let mut conn = app.store.conn().await?;
+    let res = match resolutions::standing(&mut conn, round).await? {
+        Some(r) => r,
+        None => resolutions::latest_of(&mut conn, round)
+            .await?
+            .ok_or_else(|| AppError::Refused(format!("round {round} has no stored resolution")))?,
+    };
+    let base = store::state::get(&mut conn, res.base_version)
+        .await?
+        .ok_or_else(|| AppError::BadState(format!("state version {} is gone", res.base_version)))?;
+    let gs: GameState = serde_json::from_str(&base.doc).map_err(json_err)?;
+    let orders: Orders = serde_json::from_str(&res.orders).map_err(json_err)?;
+    let settings = serde_json::from_str(&res.settings).map_err(json_err)?;
+    let again = weekend::resolve(&gs, &orders, &settings, res.seed);
+    let mut differences = Vec::new();
+    for (what, stored, rerun) in [
+        (
+            "state",
+            &res.output_state,
+            serde_json::to_value(&again.state),
+        ),
+        ("events", &res.events, serde_json::to_value(&again.events)),
+        ("rolls", &res.rolls, serde_json::to_value(&again.rolls)),
+    ] {
+        let stored: serde_json::Value = serde_json::from_str(stored).map_err(json_err)?;
+        diff(what, &stored, &rerun.map_err(json_err)?, &mut differences);
+    }
+    Ok(Replay {
+        resolution_id: res.id,
+        round: res.round,
+        events: again.events.len(),
+        rolls: again.rolls.len(),
+        differences,
+    })
+}
+
+/// At most this many differences are listed.
+const MAX_DIFFERENCES: usize = 50;
+
+/// The paths where `a` (stored) and `b` (rerun) differ, as `path: stored → rerun`.
+pub fn diff(path: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
+    use serde_json::Value;
+    if out.len() >= MAX_DIFFERENCES || a == b {
+        return;
+    }
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for k in keys {
+                let null = Value::Null;
+                let p = format!("{path}.{k}");
+                diff(
+                    &p,
+                    x.get(k).unwrap_or(&null),
+                    y.get(k).unwrap_or(&null),
+                    out,
+                );
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (u, v)) in x.iter().zip(y).enumerate() {
+                diff(&format!("{path}[{i}]"), u, v, out);
+            }
+        }
+        _ => out.push(format!("{path}: stored {} → rerun {}", short(a), short(b))),
+    }
+}
+
+fn short(v: &serde_json::Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 80 {
+        format!("{}…", s.chars().take(79).collect::<String>())
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diff_names_the_paths_that_differ() {
+        let a = json!({"round": 3, "realms": [{"vp": 1}, {"vp": 2}], "x": [1]});
+        let b = json!({"round": 3, "realms": [{"vp": 1}, {"vp": 5}], "x": [1, 2]});
+        let mut out = Vec::new();
+        diff("state", &a, &b, &mut out);
+        assert_eq!(
+            out,
+            [
+                "state.realms[1].vp: stored 2 → rerun 5",
+                "state.x: stored [1] → rerun [1,2]"
+            ]
+        );
+        let mut none = Vec::new();
+        diff("state", &a, &a, &mut none);
+        assert!(none.is_empty());
+    }
+
+    #[test]
+    fn the_round_advance_renews_allowances_and_prunes_old_contacts() {
+        let mut gs =
+            crate::game::load_scenario(include_str!("../../scenarios/demo.yaml")).expect("demo");
+        let before = gs.round;
+        advance(&mut gs);
+        assert_eq!(gs.round, before + 1);
+        assert!(gs.realms.iter().all(|r| r.sent == Default::default()));
+    }
+}

@@ -1,0 +1,156 @@
+//! Weekend resolutions: per round, the inputs the engine was given and what it produced,
+//! written in the same transaction as the state version they lead to. At most one
+//! resolution per round stands (a unique index); a rolled-back one is kept, marked.
+
+use sqlx::Row;
+
+use super::{Conn, Ctx, StoreError};
+
+/// A resolution to store (all documents as JSON).
+#[derive(Debug, Clone)]
+pub struct NewResolution<'a> {
+    pub round: i64,
+    pub base_version: i64,
+    pub new_version: i64,
+    pub orders: &'a str,
+    pub settings: &'a str,
+    pub seed: u64,
+    pub output_state: &'a str,
+    pub events: &'a str,
+    pub rolls: &'a str,
+    pub at: i64,
+}
+
+/// A stored resolution.
+#[derive(Debug, Clone)]
+pub struct Resolution {
+    pub id: i64,
+    pub round: i64,
+    pub base_version: i64,
+    pub new_version: i64,
+    pub orders: String,
+    pub settings: String,
+    pub seed: u64,
+    pub output_state: String,
+    pub events: String,
+    pub rolls: String,
+    pub created_at: i64,
+    pub results_sent_at: Option<i64>,
+    pub rolled_back_at: Option<i64>,
+}
+
+const COLUMNS: &str = "id, round, base_version, new_version, orders, settings, seed, \
+     output_state, events, rolls, created_at, results_sent_at, rolled_back_at";
+
+fn from_row(r: &sqlx::any::AnyRow) -> Result<Resolution, StoreError> {
+    let seed: String = r.get(6);
+    Ok(Resolution {
+        id: r.get(0),
+        round: r.get(1),
+        base_version: r.get(2),
+        new_version: r.get(3),
+        orders: r.get(4),
+        settings: r.get(5),
+        seed: seed
+            .parse()
+            .map_err(|_| StoreError::Corrupt(format!("resolution seed {seed:?}")))?,
+        output_state: r.get(7),
+        events: r.get(8),
+        rolls: r.get(9),
+        created_at: r.get(10),
+        results_sent_at: r.get(11),
+        rolled_back_at: r.get(12),
+    })
+}
+
+/// Store a resolution; fails (unique key) when one already stands for the round.
+pub async fn insert(conn: &mut Conn, n: &NewResolution<'_>) -> Result<i64, StoreError> {
+    let r = sqlx::query(
+        "INSERT INTO resolutions (round, base_version, new_version, orders, settings, seed, \
+         output_state, events, rolls, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
+    )
+    .bind(n.round)
+    .bind(n.base_version)
+    .bind(n.new_version)
+    .bind(super::db_text(n.orders))
+    .bind(n.settings)
+    .bind(n.seed.to_string())
+    .bind(super::db_text(n.output_state))
+    .bind(super::db_text(n.events))
+    .bind(n.rolls)
+    .bind(n.at)
+    .fetch_one(&mut *conn)
+    .await
+    .ctx("store a weekend resolution")?;
+    Ok(r.get(0))
+}
+
+/// The resolution standing for `round`, if any.
+pub async fn standing(conn: &mut Conn, round: i64) -> Result<Option<Resolution>, StoreError> {
+    let row = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM resolutions WHERE round = $1 AND rolled_back_at IS NULL"
+    ))
+    .bind(round)
+    .fetch_optional(&mut *conn)
+    .await
+    .ctx("read the standing resolution")?;
+    row.as_ref().map(from_row).transpose()
+}
+
+/// The newest resolution (standing or rolled back), if any.
+pub async fn latest(conn: &mut Conn) -> Result<Option<Resolution>, StoreError> {
+    let row = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM resolutions ORDER BY id DESC LIMIT 1"
+    ))
+    .fetch_optional(&mut *conn)
+    .await
+    .ctx("read the latest resolution")?;
+    row.as_ref().map(from_row).transpose()
+}
+
+/// The newest resolution of `round` (standing or rolled back), if any.
+pub async fn latest_of(conn: &mut Conn, round: i64) -> Result<Option<Resolution>, StoreError> {
+    let row = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM resolutions WHERE round = $1 ORDER BY id DESC LIMIT 1"
+    ))
+    .bind(round)
+    .fetch_optional(&mut *conn)
+    .await
+    .ctx("read a round's resolution")?;
+    row.as_ref().map(from_row).transpose()
+}
+
+/// Whether any resolution of `round` had its results mailed.
+pub async fn results_went_out(conn: &mut Conn, round: i64) -> Result<bool, StoreError> {
+    let r = sqlx::query(
+        "SELECT COUNT(*) FROM resolutions WHERE round = $1 AND results_sent_at IS NOT NULL",
+    )
+    .bind(round)
+    .fetch_one(&mut *conn)
+    .await
+    .ctx("read whether results went out")?;
+    Ok(r.get::<i64, _>(0) > 0)
+}
+
+/// Mark a resolution's results as mailed.
+pub async fn mark_results_sent(conn: &mut Conn, id: i64, at: i64) -> Result<(), StoreError> {
+    sqlx::query("UPDATE resolutions SET results_sent_at = $1 WHERE id = $2")
+        .bind(at)
+        .bind(id)
+        .execute(&mut *conn)
+        .await
+        .ctx("mark a resolution's results as sent")?;
+    Ok(())
+}
+
+/// Mark a resolution as rolled back.
+pub async fn mark_rolled_back(conn: &mut Conn, id: i64, at: i64) -> Result<(), StoreError> {
+    sqlx::query("UPDATE resolutions SET rolled_back_at = $1 WHERE id = $2")
+        .bind(at)
+        .bind(id)
+        .execute(&mut *conn)
+        .await
+        .ctx("mark a resolution as rolled back")?;
+    Ok(())
+}

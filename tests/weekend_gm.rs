@@ -1,0 +1,477 @@
+//! README, The GM's weekend: the weekend resolved exactly once at its deadline, stored
+//! with its inputs and outputs, told at the results event, and corrected by the GM
+//! (`resolve --dry-run`, `gm preview`, `gm rollback`, `gm resolve`, `gm replay`),
+//! driven through the real binary.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const TUESDAY: &str = "2026-11-24T09:00:00+01:00";
+const SATURDAY: &str = "2026-11-28T10:00:00+01:00";
+const DEADLINE: &str = "2026-11-29T15:00:00+01:00";
+const MONDAY: &str = "2026-11-30T12:00:00+01:00";
+const REALMS: [&str; 6] = [
+    "Genogien", "Afani", "Fugandri", "Kaldor", "Mirandel", "Ostvik",
+];
+
+/// A game directory made by `pbemd new` and started by `pbemd init`.
+struct Dir {
+    _tmp: tempfile::TempDir,
+    dir: PathBuf,
+    mails: std::cell::Cell<u32>,
+}
+
+impl Dir {
+    fn start() -> Dir {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("game");
+        ok(&run(&["new", dir.to_str().unwrap()], &[]));
+        let d = Dir {
+            _tmp: tmp,
+            dir,
+            mails: Default::default(),
+        };
+        d.ok(&["init", "--quiet", "--now", TUESDAY]);
+        d
+    }
+
+    /// A copy of this game (every file, the database included) in a new directory.
+    fn copy(&self) -> Dir {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("game");
+        let st = Command::new("cp")
+            .arg("-a")
+            .arg(&self.dir)
+            .arg(&dir)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        Dir {
+            _tmp: tmp,
+            dir,
+            mails: self.mails.clone(),
+        }
+    }
+
+    fn cmd(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let cfg = self.dir.join("pbemd.yaml");
+        let mut all = vec!["--config", cfg.to_str().unwrap()];
+        all.extend_from_slice(args);
+        run(&all, env)
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        ok(&self.cmd(args, &[]))
+    }
+
+    fn tick(&self, now: &str) -> String {
+        self.ok(&["tick", "--now", now])
+    }
+
+    fn send(&self, from: &str, subject: &str, body: &str) {
+        let n = self.mails.get() + 1;
+        self.mails.set(n);
+        let raw = common::mail(from, subject, body, &format!("w{n}@players.test"));
+        std::fs::write(self.dir.join("inbox/new").join(format!("{n}.m")), raw).unwrap();
+    }
+
+    /// The mails written since the mails with `seen` message ids.
+    fn outbox_since(&self, seen: &[String]) -> Vec<common::Sent> {
+        self.outbox()
+            .into_iter()
+            .filter(|m| !seen.contains(&m.message_id))
+            .collect()
+    }
+
+    fn state(&self) -> serde_json::Value {
+        serde_json::from_str(&self.ok(&["state", "--json"])).unwrap()
+    }
+
+    fn outbox(&self) -> Vec<common::Sent> {
+        let mut names: Vec<_> = std::fs::read_dir(self.dir.join("outbox/new"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        names.sort();
+        names
+            .iter()
+            .map(|p| common::Sent::parse(&std::fs::read(p).unwrap()))
+            .collect()
+    }
+
+    async fn store(&self) -> pbemd::store::Store {
+        let url = format!("sqlite://{}", self.dir.join("pbemd.db").display());
+        pbemd::store::Store::open(&url).await.unwrap()
+    }
+
+    /// Afani sends two forms on Saturday (the later one, buying a spy, counts).
+    fn weekend_with_a_form(&self) {
+        self.send("afani@game.test", "Afani form", "BUY 2 spy");
+        self.tick(SATURDAY);
+        self.send("afani@game.test", "Re: Afani form", "BUY 1 spy");
+        self.tick(SATURDAY.replace("10:00", "11:00").as_str());
+    }
+}
+
+fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pbemd"));
+    c.args(args).env_remove("PBEMD_TEST_CRASH_RESOLVE");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("run pbemd")
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn failed(out: &Output) -> String {
+    assert!(
+        !out.status.success(),
+        "expected a failure: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout)
+}
+
+fn versions(db: &Path) -> i64 {
+    let url = format!("sqlite://{}?mode=ro", db.display());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let store = pbemd::store::Store::open(&url).await.unwrap();
+        let mut c = store.conn().await.unwrap();
+        pbemd::store::state::count(&mut c).await.unwrap()
+    })
+}
+
+#[test]
+fn a_crash_mid_resolution_leaves_the_previous_state_and_the_rerun_is_identical() {
+    let crashed = Dir::start();
+    crashed.weekend_with_a_form();
+    let clean = crashed.copy();
+    let before = crashed.state();
+    let versions_before = versions(&crashed.dir.join("pbemd.db"));
+
+    let out = crashed.cmd(
+        &["tick", "--now", DEADLINE],
+        &[("PBEMD_TEST_CRASH_RESOLVE", "1")],
+    );
+    assert!(!out.status.success(), "the process died mid-resolution");
+    assert_eq!(crashed.state(), before, "the previous state stands");
+    assert_eq!(versions(&crashed.dir.join("pbemd.db")), versions_before);
+    let none = failed(&crashed.cmd(&["gm", "replay", "--round", "1"], &[]));
+    assert!(none.contains("no stored resolution"), "{none}");
+
+    let rerun = crashed.tick(DEADLINE);
+    assert!(
+        rerun.contains("fired 2026-11-29T15:00:00+01:00 resolve"),
+        "{rerun}"
+    );
+    clean.tick(DEADLINE);
+    assert_eq!(crashed.state(), clean.state(), "bit for bit the same state");
+    assert_eq!(crashed.state()["round"], 2);
+    let log = crashed.ok(&["gm", "log", "--round", "1"]);
+    let clean_log = clean.ok(&["gm", "log", "--round", "1"]);
+    let resolved = |l: &str| {
+        l.lines()
+            .find(|l| l.contains("weekend_resolved"))
+            .map(|l| l.split_once("weekend_resolved").unwrap().1.to_string())
+    };
+    assert_eq!(resolved(&log), resolved(&clean_log));
+    assert!(
+        resolved(&log)
+            .unwrap()
+            .contains(r#""forms_from":["Afani"]"#),
+        "{log}"
+    );
+    let replay = crashed.ok(&["gm", "replay", "--round", "1"]);
+    assert!(replay.contains("identical"), "{replay}");
+}
+
+#[tokio::test]
+async fn the_resolution_stores_the_latest_form_per_realm_with_the_seed_and_settings() {
+    let d = Dir::start();
+    d.weekend_with_a_form();
+    d.tick(DEADLINE);
+    let store = d.store().await;
+    let mut c = store.conn().await.unwrap();
+    let r = pbemd::store::resolutions::standing(&mut c, 1)
+        .await
+        .unwrap()
+        .expect("round 1 resolved");
+    let form = pbemd::store::forms::standing(&mut c, "Afani", 1)
+        .await
+        .unwrap()
+        .unwrap();
+    let checked: pbemd::forms::Checked = serde_json::from_str(&form.orders.unwrap()).unwrap();
+    assert!(
+        checked.lines[0].text.contains("BUY 1 spy"),
+        "the later form counts: {:?}",
+        checked.lines
+    );
+    let orders: pbemd::game::weekend::Orders = serde_json::from_str(&r.orders).unwrap();
+    let want: Vec<_> = checked.orders().into_iter().cloned().collect();
+    assert_eq!(want.len(), 1, "the spy is bought");
+    assert_eq!(orders.of("Afani"), want.as_slice());
+    assert_eq!(orders.forms.len(), 1, "only Afani sent a form");
+    assert_eq!(r.seed, 1, "the state's seed (from the config at init)");
+    assert_eq!(r.base_version + 1, r.new_version);
+    let gs: pbemd::game::GameState = serde_json::from_str(
+        &pbemd::store::state::get(&mut c, r.base_version)
+            .await
+            .unwrap()
+            .unwrap()
+            .doc,
+    )
+    .unwrap();
+    assert_eq!(r.settings, serde_json::to_string(&gs.settings).unwrap());
+    drop(c);
+    // Exactly once: the resolve event never fires again, and resolving the round
+    // again is refused while this resolution stands.
+    let again = d.tick(DEADLINE);
+    assert!(!again.contains("resolve"), "{again}");
+    let refused = failed(&d.cmd(&["gm", "resolve"], &[]));
+    assert!(refused.contains("no rolled-back resolution"), "{refused}");
+}
+
+#[tokio::test]
+async fn replay_reports_a_difference_from_an_altered_stored_output() {
+    let d = Dir::start();
+    d.weekend_with_a_form();
+    d.tick(DEADLINE);
+    let store = d.store().await;
+    sqlx::query("UPDATE resolutions SET output_state = replace(output_state, '\"round\":1,', '\"round\":7,')")
+        .execute(store.pool())
+        .await
+        .unwrap();
+    store.close().await;
+    let out = d.cmd(&["gm", "replay", "--round", "1"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("state.round: stored 7 → rerun 1"), "{text}");
+}
+
+#[test]
+fn rollback_after_the_results_and_resolving_again_mails_corrected_forms() {
+    let d = Dir::start();
+    d.weekend_with_a_form();
+    d.tick(DEADLINE);
+    d.tick(MONDAY);
+    let monday = d.outbox();
+    let is_form = |m: &&common::Sent| {
+        !m.subject.starts_with("Re:")
+            && (m.subject.ends_with(" form") || m.subject.ends_with(" helgformulär"))
+    };
+    assert_eq!(monday.iter().filter(is_form).count(), REALMS.len());
+    assert_eq!(d.state()["phase"], "weekday", "the results are out");
+
+    let out = d.ok(&["gm", "rollback"]);
+    assert!(out.contains("round 1 rolled back"), "{out}");
+    assert_eq!(
+        d.state()["round"],
+        1,
+        "the state before the weekend is back"
+    );
+    let out = d.ok(&["gm", "resolve"]);
+    assert!(
+        out.contains("forms from Afani") && out.contains("corrected forms mailed"),
+        "{out}"
+    );
+    assert_eq!(d.state()["round"], 2);
+    let corrections: Vec<_> = d
+        .outbox()
+        .into_iter()
+        .filter(|m| m.text.contains("CORRECTION") || m.text.contains("RÄTTELSE"))
+        .collect();
+    assert_eq!(
+        corrections.len(),
+        REALMS.len(),
+        "every realm gets its corrected form"
+    );
+    for m in &corrections {
+        let form = pbemd::forms::parse_form_view(&m.text);
+        assert!(form.is_ok(), "a corrected form still reads back: {form:?}");
+    }
+    let afani = corrections
+        .iter()
+        .find(|m| m.to_is("afani@game.test"))
+        .unwrap();
+    assert_eq!(afani.subject, "Afani form", "a reply to it is Afani's form");
+    let replay = d.ok(&["gm", "replay", "--round", "1"]);
+    assert!(
+        replay.contains("resolution 2") && replay.contains("identical"),
+        "{replay}"
+    );
+}
+
+#[test]
+fn results_wait_while_the_weekend_is_rolled_back_and_gm_resolve_sends_them() {
+    let d = Dir::start();
+    d.weekend_with_a_form();
+    d.tick(DEADLINE);
+    let out = d.ok(&["gm", "rollback"]);
+    assert!(out.contains("resolves it again"), "{out}");
+    let seen: Vec<String> = d.outbox().into_iter().map(|m| m.message_id).collect();
+    d.tick(MONDAY);
+    let new = d.outbox_since(&seen);
+    assert_eq!(new.len(), 1, "no realm's form, one notice: {new:?}");
+    assert!(
+        new[0].to_is("gm@game.test") && new[0].text.contains("gm resolve"),
+        "{:?} {}",
+        new[0].to,
+        new[0].text
+    );
+    let seen: Vec<String> = d.outbox().into_iter().map(|m| m.message_id).collect();
+    let out = d.ok(&["gm", "resolve"]);
+    assert!(out.contains("held Monday forms mailed"), "{out}");
+    let forms = d.outbox_since(&seen);
+    assert_eq!(forms.len(), REALMS.len());
+    assert!(forms
+        .iter()
+        .all(|m| !m.text.contains("CORRECTION") && !m.text.contains("RÄTTELSE")));
+    assert!(forms
+        .iter()
+        .all(|m| m.text.contains("round 2") || m.text.contains("runda 2")));
+}
+
+#[test]
+fn resolve_dry_run_prints_every_realms_report_and_saves_nothing() {
+    let d = Dir::start();
+    d.weekend_with_a_form();
+    let before = d.state();
+    let versions_before = versions(&d.dir.join("pbemd.db"));
+    let out = d.ok(&["resolve", "--dry-run"]);
+    assert!(
+        out.contains("dry run of round 1: forms from Afani"),
+        "{out}"
+    );
+    assert!(out.contains("nothing was saved"), "{out}");
+    for realm in REALMS {
+        assert!(out.contains(&format!("== {realm} ==")), "{realm}: {out}");
+    }
+    assert_eq!(d.state(), before);
+    assert_eq!(versions(&d.dir.join("pbemd.db")), versions_before);
+    let refused = failed(&d.cmd(&["resolve"], &[]));
+    assert!(refused.contains("--dry-run"), "{refused}");
+}
+
+#[test]
+fn gm_preview_prints_the_drafted_monday_form_that_reads_back() {
+    let d = Dir::start();
+    d.weekend_with_a_form();
+    d.tick(DEADLINE);
+    let out = d.ok(&["gm", "preview", "--realm", "afani"]);
+    assert!(out.starts_with("===== Afani ====="), "{out}");
+    assert!(out.contains("weekend form for Afani, round 2"), "{out}");
+    let form = out.split_once('\n').unwrap().1;
+    assert!(pbemd::forms::parse_form_view(form).is_ok(), "{form}");
+    let all = d.ok(&["gm", "preview"]);
+    assert_eq!(all.matches("===== ").count(), REALMS.len());
+    let err = failed(&d.cmd(&["gm", "preview", "--realm", "Narnia"], &[]));
+    assert!(err.contains("no realm named Narnia"), "{err}");
+}
+
+/// Afani's orders in the resolution of `round` (standing, else newest), as JSON.
+async fn afani_orders(d: &Dir, round: i64) -> serde_json::Value {
+    let store = d.store().await;
+    let mut c = store.conn().await.unwrap();
+    let r = pbemd::store::resolutions::latest_of(&mut c, round)
+        .await
+        .unwrap()
+        .expect("a resolution");
+    let orders: pbemd::game::weekend::Orders = serde_json::from_str(&r.orders).unwrap();
+    serde_json::to_value(orders.of("Afani")).unwrap()
+}
+
+#[tokio::test]
+async fn gm_edit_of_a_form_after_a_rollback_counts_when_the_gm_resolves_again() {
+    let d = Dir::start();
+    d.weekend_with_a_form();
+    d.tick(DEADLINE);
+    let before = afani_orders(&d, 1).await;
+    let store = d.store().await;
+    let mut c = store.conn().await.unwrap();
+    let form = pbemd::store::forms::standing(&mut c, "Afani", 1)
+        .await
+        .unwrap()
+        .unwrap();
+    drop(c);
+    store.close().await;
+    let file = d.dir.join("corrected.txt");
+    std::fs::write(&file, "NO ORDERS\n").unwrap();
+    let id = form.message_id.to_string();
+    let edit = ["gm", "edit", &id, "--file", file.to_str().unwrap()];
+    let refused = failed(&d.cmd(&edit, &[]));
+    assert!(refused.contains("gm rollback"), "{refused}");
+
+    d.ok(&["gm", "rollback"]);
+    let out = d.ok(&edit);
+    assert!(out.contains("0 accepted, 0 refused"), "{out}");
+    let out = d.ok(&["gm", "resolve"]);
+    assert!(
+        out.contains("the Monday forms go out at the results event"),
+        "{out}"
+    );
+    let after = afani_orders(&d, 1).await;
+    assert_eq!(before.as_array().map(Vec::len), Some(1), "{before}");
+    assert_eq!(after, serde_json::json!([]), "the corrected form counted");
+    let log = d.ok(&["gm", "log", "--realm", "Afani"]);
+    assert!(log.contains("gm_edited"), "{log}");
+}
+
+#[tokio::test]
+async fn with_reuse_last_a_realm_without_a_form_keeps_last_rounds_orders() {
+    let d = Dir::start();
+    let cfg = d.dir.join("pbemd.yaml");
+    let text = std::fs::read_to_string(&cfg).unwrap() + "forms:\n  missing: reuse-last\n";
+    std::fs::write(&cfg, text).unwrap();
+    d.weekend_with_a_form();
+    d.tick(DEADLINE);
+    d.tick(MONDAY);
+    d.tick("2026-12-06T15:00:00+01:00");
+    let round1 = afani_orders(&d, 1).await;
+    let round2 = afani_orders(&d, 2).await;
+    assert!(!round2.as_array().unwrap().is_empty(), "{round2}");
+    assert_eq!(round1, round2);
+}
+
+#[tokio::test]
+async fn a_finished_game_mails_the_gm_the_victory_with_the_results() {
+    let g = common::Game::start(TUESDAY).await;
+    g.tick(DEADLINE).await;
+    g.edit_state(|s| s.phase = pbemd::game::state::Phase::Finished)
+        .await;
+    g.tick(MONDAY).await;
+    let to_gm: Vec<_> = g
+        .outbox()
+        .into_iter()
+        .filter(|m| m.to_is("gm@game.test") && m.subject.contains("victory"))
+        .collect();
+    assert_eq!(to_gm.len(), 1, "one victory mail to the GM");
+    assert!(to_gm[0].text.contains("Genogien"), "{}", to_gm[0].text);
+    assert_eq!(g.state().await.phase, pbemd::game::state::Phase::Finished);
+    // A won game is not played on: no resolution, no more forms.
+    let forms = |g: &common::Game| {
+        g.outbox()
+            .into_iter()
+            .filter(|m| m.subject.ends_with(" form") || m.subject.ends_with(" helgformulär"))
+            .count()
+    };
+    let sent = forms(&g);
+    g.tick("2026-12-07T12:00:00+01:00").await;
+    assert_eq!(g.state().await.round, 2);
+    assert_eq!(forms(&g), sent);
+}
