@@ -12,12 +12,15 @@
 pub mod economy;
 pub mod military;
 
+use std::collections::BTreeSet;
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::dice::{Dice, Roll};
 use super::event::{Event, Step, What};
 use super::orders::Order;
+use super::square::Square;
 use super::state::{GameState, Phase, RuleSettings};
 
 /// One realm's orders that counted this weekend, in the form's line order.
@@ -57,6 +60,11 @@ pub struct Resolution {
 /// The weekend in progress: the state being changed, the inputs, and what happened.
 pub struct Weekend<'a> {
     pub state: GameState,
+    /// The state as the forms found it (before step 1): what the slave revolt
+    /// counts (docs/rules.md, Rulings 5) and the VP ledger compares with.
+    pub start: &'a GameState,
+    /// Cities plundered in step 4 (R-CITY-5): step 6 gives their owner nothing.
+    pub plundered: BTreeSet<Square>,
     pub orders: &'a Orders,
     pub settings: &'a RuleSettings,
     seed: u64,
@@ -67,7 +75,7 @@ pub struct Weekend<'a> {
 
 impl<'a> Weekend<'a> {
     pub fn new(
-        state: &GameState,
+        state: &'a GameState,
         orders: &'a Orders,
         settings: &'a RuleSettings,
         seed: u64,
@@ -75,6 +83,8 @@ impl<'a> Weekend<'a> {
         Weekend {
             round: state.round,
             state: state.clone(),
+            start: state,
+            plundered: BTreeSet::new(),
             orders,
             settings,
             seed,

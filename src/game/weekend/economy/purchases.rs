@@ -1,0 +1,625 @@
+//! Step 1: purchases (R-BUILD-4), in each form's line order, as the receipt promised.
+//! Each order is checked again against the state at the weekend, priced from the cost
+//! tables of `game::units`, and paid from the stock; one that no longer fits is
+//! refused with a `Refused` event and costs nothing, and the lines below still get
+//! their turn. New units and ships are placed as docs/rules.md, Rulings 13 says and
+//! carry this round as `built_round`, so they cannot attack (R-UNIT-7).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::tally::{populations, unit_counts};
+use super::{tell, Cap, EconomyEvent, Purchase, Why};
+use crate::game::event::Step;
+use crate::game::orders::{Amount, Order};
+use crate::game::state::{
+    ArmyGroup, City, Dimension, Fleet, Positions, Researched, Ship, Terrain, Unit, UnitCount,
+};
+use crate::game::units::{build_cost, AgentKind};
+use crate::game::weekend::Weekend;
+use crate::game::{GameState, Position, Resource, Resources, ShipKind, Square, UnitKind};
+
+/// A refusal: the rule broken and why.
+type Res<T> = Result<T, (&'static str, Why)>;
+
+/// Where things are, found once for the whole step (indexes into the state's lists,
+/// which step 1 only appends to).
+#[derive(Default)]
+struct Book {
+    /// Normal-dimension cities by square.
+    cities: BTreeMap<Square, usize>,
+    /// Squares with a city in either dimension.
+    city_squares: BTreeSet<Square>,
+    /// Each realm's cities.
+    realm_cities: BTreeMap<String, Vec<usize>>,
+    /// The first army group of a realm on a square that is not aboard a fleet.
+    armies: BTreeMap<(String, Square), usize>,
+    fleets: BTreeMap<(String, Square), usize>,
+    /// The highest army group and fleet numbers per realm.
+    army_ids: BTreeMap<String, u32>,
+    fleet_ids: BTreeMap<String, u32>,
+    counts: BTreeMap<String, UnitCount>,
+    population: BTreeMap<String, u32>,
+}
+
+impl Book {
+    fn new(gs: &GameState) -> Book {
+        let mut b = Book {
+            counts: unit_counts(gs),
+            population: populations(gs),
+            ..Book::default()
+        };
+        for (i, c) in gs.cities.iter().enumerate() {
+            b.city_squares.insert(c.square);
+            b.realm_cities.entry(c.owner.clone()).or_default().push(i);
+            if c.dimension == Dimension::Normal {
+                b.cities.insert(c.square, i);
+            }
+        }
+        let aboard: BTreeSet<(&str, u32)> = gs
+            .fleets
+            .iter()
+            .flat_map(|f| f.cargo.iter().map(move |id| (f.owner.as_str(), *id)))
+            .collect();
+        for (i, a) in gs.armies.iter().enumerate() {
+            let id = b.army_ids.entry(a.owner.clone()).or_default();
+            *id = (*id).max(a.id);
+            if a.dimension == Dimension::Normal && !aboard.contains(&(a.owner.as_str(), a.id)) {
+                b.armies.entry((a.owner.clone(), a.square)).or_insert(i);
+            }
+        }
+        for (i, f) in gs.fleets.iter().enumerate() {
+            let id = b.fleet_ids.entry(f.owner.clone()).or_default();
+            *id = (*id).max(f.id);
+            b.fleets.entry((f.owner.clone(), f.square)).or_insert(i);
+        }
+        b
+    }
+}
+
+/// What one realm's purchases have done so far this step (R-BUILD-2).
+struct Run {
+    realm: String,
+    /// The realm's index in `GameState::realms`.
+    idx: usize,
+    round: u32,
+    /// Forskare as the form found it: the upgrade-step limit (Rulings 9).
+    step_limit: u32,
+    steps: u32,
+    positions: BTreeSet<Position>,
+    production: BTreeSet<(Square, Resource)>,
+    /// Counted units and population as the lines above left them.
+    count: UnitCount,
+    population: u32,
+    book: Book,
+}
+
+pub(super) fn run(w: &mut Weekend) {
+    let orders = w.orders;
+    let mut book = Book::new(&w.state);
+    for form in &orders.forms {
+        let found = w.state.realms.iter().position(|r| r.name == form.realm);
+        let Some(idx) = found.filter(|i| !w.state.realms[*i].eliminated) else {
+            continue;
+        };
+        let r = &w.state.realms[idx];
+        let mut run = Run {
+            realm: r.name.clone(),
+            idx,
+            round: w.round(),
+            step_limit: r.positions.forskare,
+            steps: 0,
+            positions: BTreeSet::new(),
+            production: BTreeSet::new(),
+            count: book.counts.get(&r.name).copied().unwrap_or(UnitCount {
+                army_units: 0,
+                elementals: 0,
+                ships: 0,
+                spies: 0,
+                army_groups: 0,
+            }),
+            population: book.population.get(&r.name).copied().unwrap_or(0),
+            book,
+        };
+        for order in form.orders.iter().filter(|o| is_purchase(o)) {
+            let ev = match buy(&mut w.state, &mut run, order) {
+                Ok((purchase, cost)) => EconomyEvent::Bought {
+                    realm: run.realm.clone(),
+                    purchase,
+                    cost,
+                },
+                Err((rule, why)) => EconomyEvent::Refused {
+                    realm: run.realm.clone(),
+                    order: order.clone(),
+                    rule: rule.to_string(),
+                    why,
+                },
+            };
+            tell(w, Step::Purchases, ev);
+        }
+        book = run.book;
+    }
+}
+
+/// The orders step 1 carries out.
+pub(super) fn is_purchase(o: &Order) -> bool {
+    matches!(
+        o,
+        Order::BuyUnits { .. }
+            | Order::BuyShips { .. }
+            | Order::BuySpies { .. }
+            | Order::BuyWalls { .. }
+            | Order::BuyCity { .. }
+            | Order::BuyPopulation { .. }
+            | Order::UpgradePosition { .. }
+            | Order::UpgradeProduction { .. }
+            | Order::ConvertSlaves { .. }
+    )
+}
+
+fn buy(gs: &mut GameState, run: &mut Run, o: &Order) -> Res<(Purchase, Resources)> {
+    if count_of(o) == Some(0) {
+        return Err(("R-BUILD-4", Why::Nothing));
+    }
+    match o {
+        Order::BuyUnits { count, kind, city } => units(gs, run, *count, *kind, *city),
+        Order::BuyShips { count, kind, city } => ships(gs, run, *count, *kind, *city),
+        Order::BuySpies { count } => spies(gs, run, *count),
+        Order::BuyWalls { count, city } => walls(gs, run, *count, *city),
+        Order::BuyCity { square, production } => new_city(gs, run, *square, production),
+        Order::BuyPopulation { count, city } => population(gs, run, *count, *city),
+        Order::UpgradePosition { position, crystals } => {
+            upgrade_position(gs, run, *position, crystals)
+        }
+        Order::UpgradeProduction { city, resource } => {
+            upgrade_production(gs, run, *city, *resource)
+        }
+        Order::ConvertSlaves { count, resource } => convert(gs, run, *count, *resource),
+        _ => Err(("R-PHASE-1", Why::NotAvailable)),
+    }
+}
+
+/// How many an order buys, for the orders that say.
+fn count_of(o: &Order) -> Option<u32> {
+    match o {
+        Order::BuyUnits { count, .. }
+        | Order::BuyShips { count, .. }
+        | Order::BuySpies { count }
+        | Order::BuyWalls { count, .. }
+        | Order::BuyPopulation { count, .. }
+        | Order::ConvertSlaves { count, .. } => Some(*count),
+        _ => None,
+    }
+}
+
+/// `cost × k`, or `TooMany` when that is beyond any number.
+fn times(cost: Resources, k: u32) -> Res<Resources> {
+    let mut out = Resources::ZERO;
+    for (r, n) in cost.iter() {
+        out.set(r, n.checked_mul(k).ok_or(("R-BUILD-4", Why::TooMany))?);
+    }
+    Ok(out)
+}
+
+/// Take `cost` from the realm's stock, or refuse naming what is short.
+fn pay(gs: &mut GameState, run: &Run, cost: Resources) -> Res<Resources> {
+    let realm = &mut gs.realms[run.idx];
+    match realm.stock.checked_sub(&cost) {
+        Some(left) => {
+            realm.stock = left;
+            Ok(cost)
+        }
+        None => {
+            let mut short = Resources::ZERO;
+            for (r, n) in cost.iter() {
+                short.set(r, n.saturating_sub(realm.stock.get(r)));
+            }
+            Err(("R-BUILD-4", Why::Short { cost, short }))
+        }
+    }
+}
+
+/// The index of `sq`, an own normal-dimension city.
+fn own_city(gs: &GameState, run: &Run, sq: Square) -> Res<usize> {
+    run.book
+        .cities
+        .get(&sq)
+        .copied()
+        .filter(|i| gs.cities[*i].owner == run.realm)
+        .ok_or(("R-CITY-1", Why::NotOwnCity { city: sq }))
+}
+
+fn city_mut<'a>(gs: &'a mut GameState, run: &Run, sq: Square) -> Res<&'a mut City> {
+    let i = own_city(gs, run, sq)?;
+    Ok(&mut gs.cities[i])
+}
+
+/// Refuse when `have + add` would pass `limit`.
+fn cap(rule: &'static str, cap: Cap, have: u32, add: u32, limit: u32) -> Res<()> {
+    if have.saturating_add(add) > limit {
+        return Err((
+            rule,
+            Why::Over {
+                cap,
+                have,
+                add,
+                limit,
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// R-POP-2: the counted units (army units, ships, spies) and `add` more.
+fn population_cap(run: &Run, add: u32) -> Res<()> {
+    let have = run.count.counted();
+    cap("R-POP-2", Cap::Population, have, add, run.population / 10)
+}
+
+fn positions(gs: &GameState, run: &Run) -> Positions {
+    gs.realms[run.idx].positions
+}
+
+fn units(
+    gs: &mut GameState,
+    run: &mut Run,
+    count: u32,
+    kind: UnitKind,
+    city: Option<Square>,
+) -> Res<(Purchase, Resources)> {
+    let realm = &gs.realms[run.idx];
+    if kind.is_demon() && !realm.is_evil {
+        return Err(("R-EVIL-9", Why::EvilOnly));
+    }
+    let sq = city.or(realm.capital).ok_or(("RULINGS 13", Why::NoCity))?;
+    let unit = match kind.cost() {
+        Some(c) => c,
+        None if realm.researched.contains(&Researched::BeridnaBagskyttar) => gs
+            .settings
+            .research_costs
+            .beridna_bagskyttar
+            .ok_or(("RULINGS 41", Why::NotAvailable))?,
+        None => return Err(("R-ENG-3", Why::NotAvailable)),
+    };
+    own_city(gs, run, sq)?;
+    let pos = positions(gs, run);
+    if kind.is_elemental() {
+        let limit = pos.besvarjare.saturating_mul(3);
+        cap(
+            "R-UNIT-6",
+            Cap::Elementals,
+            run.count.elementals,
+            count,
+            limit,
+        )?;
+    }
+    let key = (run.realm.clone(), sq);
+    let group = run.book.armies.get(&key).copied();
+    if group.is_none() {
+        let limit = pos.befalhavare.saturating_mul(2);
+        cap("R-POS-4", Cap::ArmyGroups, run.count.army_groups, 1, limit)?;
+    }
+    population_cap(run, count)?;
+    let cost = pay(gs, run, times(unit, count)?)?;
+    let new = Unit {
+        kind,
+        built_round: run.round,
+    };
+    let id = match group {
+        Some(i) => {
+            gs.armies[i].units.extend((0..count).map(|_| new));
+            gs.armies[i].id
+        }
+        None => {
+            let id = next_id(&mut run.book.army_ids, &run.realm);
+            run.book.armies.insert(key, gs.armies.len());
+            run.count.army_groups += 1;
+            gs.armies.push(ArmyGroup {
+                id,
+                owner: run.realm.clone(),
+                square: sq,
+                dimension: Dimension::Normal,
+                units: vec![new; count as usize],
+                treasure: Resources::ZERO,
+                no_move_until_round: None,
+            });
+            id
+        }
+    };
+    run.count.army_units = run.count.army_units.saturating_add(count);
+    if kind.is_elemental() {
+        run.count.elementals = run.count.elementals.saturating_add(count);
+    }
+    let purchase = Purchase::Units {
+        count,
+        unit: kind,
+        city: sq,
+        army: id,
+    };
+    Ok((purchase, cost))
+}
+
+/// The next free group number of `realm`, taken.
+fn next_id(ids: &mut BTreeMap<String, u32>, realm: &str) -> u32 {
+    let id = ids.entry(realm.to_string()).or_default();
+    *id = id.saturating_add(1);
+    *id
+}
+
+fn ships(
+    gs: &mut GameState,
+    run: &mut Run,
+    count: u32,
+    kind: ShipKind,
+    city: Option<Square>,
+) -> Res<(Purchase, Resources)> {
+    let realm = &gs.realms[run.idx];
+    let sq = city
+        .or(realm.main_harbour)
+        .ok_or(("RULINGS 13", Why::NoCity))?;
+    let unit = match kind.cost() {
+        Some(c) => c,
+        None if realm.researched.contains(&Researched::Fregatt) => gs
+            .settings
+            .research_costs
+            .fregatt
+            .ok_or(("RULINGS 41", Why::NotAvailable))?,
+        None => return Err(("R-ENG-3", Why::NotAvailable)),
+    };
+    let i = own_city(gs, run, sq)?;
+    if !gs.cities[i].coastal {
+        return Err(("RULINGS 13", Why::NotCoastal { city: sq }));
+    }
+    let limit = positions(gs, run).amiral.saturating_mul(5);
+    cap("R-NAV-5", Cap::Ships, run.count.ships, count, limit)?;
+    population_cap(run, count)?;
+    let cost = pay(gs, run, times(unit, count)?)?;
+    let new = Ship {
+        kind,
+        built_round: run.round,
+    };
+    let key = (run.realm.clone(), sq);
+    let id = match run.book.fleets.get(&key).copied() {
+        Some(i) => {
+            gs.fleets[i].ships.extend((0..count).map(|_| new));
+            gs.fleets[i].id
+        }
+        None => {
+            let id = next_id(&mut run.book.fleet_ids, &run.realm);
+            run.book.fleets.insert(key, gs.fleets.len());
+            gs.fleets.push(Fleet {
+                id,
+                owner: run.realm.clone(),
+                square: sq,
+                dimension: Dimension::Normal,
+                ships: vec![new; count as usize],
+                cargo: Vec::new(),
+                must_leave_by_round: None,
+            });
+            id
+        }
+    };
+    run.count.ships = run.count.ships.saturating_add(count);
+    let purchase = Purchase::Ships {
+        count,
+        ship: kind,
+        city: sq,
+        fleet: id,
+    };
+    Ok((purchase, cost))
+}
+
+fn spies(gs: &mut GameState, run: &mut Run, count: u32) -> Res<(Purchase, Resources)> {
+    let limit = positions(gs, run).informator;
+    cap("RULINGS 43", Cap::Spies, run.count.spies, count, limit)?;
+    population_cap(run, count)?;
+    let cost = pay(gs, run, times(AgentKind::Spion.cost(), count)?)?;
+    let r = &mut gs.realms[run.idx];
+    r.spies = r.spies.saturating_add(count);
+    run.count.spies = run.count.spies.saturating_add(count);
+    Ok((Purchase::Spies { count }, cost))
+}
+
+fn walls(gs: &mut GameState, run: &Run, count: u32, sq: Square) -> Res<(Purchase, Resources)> {
+    let c = city_mut(gs, run, sq)?;
+    cap("R-WALL-3", Cap::Walls, c.walls, count, c.wall_cap())?;
+    let cost = pay(gs, run, times(build_cost::wall(), count)?)?;
+    let c = city_mut(gs, run, sq)?;
+    c.walls = c.walls.saturating_add(count);
+    Ok((Purchase::Walls { count, city: sq }, cost))
+}
+
+/// The sum of all amounts, or `None` past `u32::MAX` (player numbers).
+fn total(r: &Resources) -> Option<u32> {
+    r.iter().try_fold(0u32, |acc, (_, n)| acc.checked_add(n))
+}
+
+fn sum(v: &[Amount]) -> Res<Resources> {
+    let mut r = Resources::ZERO;
+    for a in v {
+        let n = r.get(a.resource).checked_add(a.count);
+        r.set(a.resource, n.ok_or(("R-CITY-2", Why::BadProduction))?);
+    }
+    Ok(r)
+}
+
+fn new_city(
+    gs: &mut GameState,
+    run: &mut Run,
+    sq: Square,
+    production: &[Amount],
+) -> Res<(Purchase, Resources)> {
+    let land = gs.map.get(sq).filter(|m| m.terrain == Terrain::Land);
+    if land.and_then(|m| m.owner.as_deref()) != Some(run.realm.as_str()) {
+        return Err(("RULINGS 27", Why::NotOwnLand { square: sq }));
+    }
+    if run.book.city_squares.contains(&sq) {
+        return Err(("RULINGS 27", Why::CityThere { square: sq }));
+    }
+    let p = sum(production)?;
+    let standard = &gs.realms[run.idx].standard;
+    let fits = total(&p) == Some(10)
+        && p.iter()
+            .all(|(r, n)| n <= 5 && (n == 0 || standard.contains(&r)));
+    if !fits {
+        return Err(("R-CITY-2", Why::BadProduction));
+    }
+    let cost = pay(gs, run, build_cost::new_city())?;
+    let coastal = gs.map.touches_sea(sq);
+    let i = gs.cities.len();
+    run.book.cities.insert(sq, i);
+    run.book.city_squares.insert(sq);
+    run.book
+        .realm_cities
+        .entry(run.realm.clone())
+        .or_default()
+        .push(i);
+    run.population = run.population.saturating_add(10);
+    gs.cities.push(City {
+        square: sq,
+        name: sq.to_string(),
+        owner: run.realm.clone(),
+        dimension: Dimension::Normal,
+        population: 10,
+        production: p,
+        walls: 0,
+        capital: false,
+        harbour: false,
+        coastal,
+        plundered: false,
+    });
+    let purchase = Purchase::City {
+        square: sq,
+        production: p,
+    };
+    Ok((purchase, cost))
+}
+
+fn population(
+    gs: &mut GameState,
+    run: &mut Run,
+    count: u32,
+    sq: Square,
+) -> Res<(Purchase, Resources)> {
+    own_city(gs, run, sq)?;
+    let add = count.checked_mul(10).ok_or(("R-BUILD-1", Why::TooMany))?;
+    let cost = pay(gs, run, times(build_cost::population(), count)?)?;
+    run.population = run.population.saturating_add(add);
+    let c = city_mut(gs, run, sq)?;
+    c.population = c.population.saturating_add(add);
+    let purchase = Purchase::Population {
+        count,
+        city: sq,
+        population: c.population,
+    };
+    Ok((purchase, cost))
+}
+
+/// Rulings 9: one step per value or (city, resource), at most Forskare steps in all.
+fn step(run: &Run) -> Res<()> {
+    if run.steps >= run.step_limit {
+        return Err((
+            "RULINGS 9",
+            Why::StepLimit {
+                limit: run.step_limit,
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// The five crystals: the buyer's choice, or from the stock in resource order.
+fn crystals(gs: &GameState, run: &Run, chosen: &[Amount]) -> Res<Resources> {
+    let want = build_cost::POSITION_CRYSTALS;
+    if !chosen.is_empty() {
+        let c = sum(chosen)?;
+        if total(&c) != Some(want) || c.iter().any(|(r, n)| n > 0 && !r.is_crystal()) {
+            return Err(("R-BUILD-1", Why::NotAvailable));
+        }
+        return Ok(c);
+    }
+    let stock = gs.realms[run.idx].stock;
+    let mut left = want;
+    let mut c = Resources::ZERO;
+    for r in Resource::CRYSTALS {
+        let take = left.min(stock.get(r));
+        c.set(r, take);
+        left -= take;
+    }
+    if left > 0 {
+        // Short of crystals: name the whole five as the first kind, as the receipt does.
+        return Ok(Resources::from_pairs(&[(Resource::Eld, want)]));
+    }
+    Ok(c)
+}
+
+fn upgrade_position(
+    gs: &mut GameState,
+    run: &mut Run,
+    position: Position,
+    chosen: &[Amount],
+) -> Res<(Purchase, Resources)> {
+    if run.positions.contains(&position) {
+        return Err(("R-POS-2", Why::OneStep));
+    }
+    step(run)?;
+    let cost = build_cost::position_fixed().plus(&crystals(gs, run, chosen)?);
+    let cost = pay(gs, run, cost)?;
+    run.positions.insert(position);
+    run.steps += 1;
+    let v = gs.realms[run.idx].positions.get_mut(position);
+    *v = v.saturating_add(1);
+    let value = *v;
+    Ok((Purchase::Position { position, value }, cost))
+}
+
+fn upgrade_production(
+    gs: &mut GameState,
+    run: &mut Run,
+    sq: Square,
+    resource: Resource,
+) -> Res<(Purchase, Resources)> {
+    own_city(gs, run, sq)?;
+    if run.production.contains(&(sq, resource)) {
+        return Err(("R-BUILD-2", Why::OneStep));
+    }
+    step(run)?;
+    let cost = if resource.is_ordinary() {
+        build_cost::production_ordinary()
+    } else {
+        build_cost::production_slave_or_crystal()
+    };
+    let cost = pay(gs, run, cost)?;
+    run.production.insert((sq, resource));
+    run.steps += 1;
+    let c = city_mut(gs, run, sq)?;
+    let v = c.production.get(resource).saturating_add(1);
+    c.production.set(resource, v);
+    let purchase = Purchase::Production {
+        city: sq,
+        resource,
+        value: v,
+    };
+    Ok((purchase, cost))
+}
+
+/// Rulings 2: one slave for one unit of an ordinary resource some own city produces.
+fn convert(
+    gs: &mut GameState,
+    run: &Run,
+    count: u32,
+    resource: Resource,
+) -> Res<(Purchase, Resources)> {
+    let cities = run.book.realm_cities.get(&run.realm);
+    let produces = cities.is_some_and(|v| {
+        v.iter()
+            .any(|i| gs.cities[*i].owner == run.realm && gs.cities[*i].production.get(resource) > 0)
+    });
+    if !resource.is_ordinary() || !produces {
+        return Err(("RULINGS 2", Why::NotProduced { resource }));
+    }
+    let cost = pay(gs, run, Resources::from_pairs(&[(Resource::Slavar, count)]))?;
+    let r = &mut gs.realms[run.idx];
+    let n = r.stock.get(resource).saturating_add(count);
+    r.stock.set(resource, n);
+    Ok((Purchase::SlavesConverted { count, resource }, cost))
+}
