@@ -237,7 +237,11 @@ fn last_weekend_section(form: &str) -> String {
     };
     let body = form[start..].split_once('\n').map_or("", |(_, b)| b);
     let end = body.find("=== ").unwrap_or(body.len());
-    body[..end].trim().to_string()
+    // Blank lines around it go; each line keeps its own indentation.
+    body[..end]
+        .trim_end()
+        .trim_start_matches(['\n', '\r'])
+        .to_string()
 }
 
 /// One step's counts, each noun agreeing with its number.
@@ -329,6 +333,11 @@ mod tests {
             "Köpt: 2 tungt infanteri\nStrid på H7"
         );
         assert_eq!(last_weekend_section("no such heading"), "");
+        let indented = "-- LAST WEEKEND --\n\n  Bought: a spy\n  Production: 3 gold\n\n=== ORDERS";
+        assert_eq!(
+            last_weekend_section(indented),
+            "  Bought: a spy\n  Production: 3 gold"
+        );
     }
 
     #[test]
