@@ -438,7 +438,14 @@ async fn with_reuse_last_a_realm_without_a_form_keeps_last_rounds_orders() {
     let cfg = d.dir.join("pbemd.yaml");
     let text = std::fs::read_to_string(&cfg).unwrap() + "forms:\n  missing: reuse-last\n";
     std::fs::write(&cfg, text).unwrap();
-    d.weekend_with_a_form();
+    // An order that is as valid in round 2 as in round 1 (a bought spy would meet the
+    // spy cap when checked again).
+    d.send(
+        "afani@game.test",
+        "Afani form",
+        "WISHLIST buy horses gold sell stone food",
+    );
+    d.tick(SATURDAY);
     d.tick(DEADLINE);
     d.tick(MONDAY);
     d.tick("2026-12-06T15:00:00+01:00");

@@ -8,7 +8,7 @@
 //! rulings on zero archers (the weaker side), walled defenders, undefended cities, and
 //! the round limit (docs/rules.md, Rulings 12, 30, 31 and 36).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::dice::Dice;
 use super::orders::Piece;
@@ -16,7 +16,7 @@ use super::units::{ParseKindError, ShipKind, UnitKind};
 use super::Lang;
 
 /// One side's line: runs of equal pieces, front first; the last run loses first.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Line {
     runs: Vec<(Piece, u64)>,
 }
@@ -119,7 +119,7 @@ impl Line {
 }
 
 /// Everything that decides a battle besides the dice.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Battle {
     pub attacker: Line,
     /// Commander (land) or Admiral (sea) value, plus any spell bonus.
@@ -138,7 +138,7 @@ pub struct Battle {
 }
 
 /// Who won.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Winner {
     Attacker,
@@ -148,7 +148,7 @@ pub enum Winner {
 }
 
 /// Losses before the first round.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PreBattle {
     pub attacker_archers: u64,
     pub defender_archers: u64,
@@ -161,7 +161,7 @@ pub struct PreBattle {
 }
 
 /// One combat round (R-COMBAT-6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Round {
     pub attacker_value: u64,
     pub defender_value: u64,
@@ -174,7 +174,7 @@ pub struct Round {
 }
 
 /// The whole battle, for reports and replays.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outcome {
     pub pre_battle: PreBattle,
     pub rounds: Vec<Round>,

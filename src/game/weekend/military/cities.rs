@@ -1,0 +1,239 @@
+//! What happens to a city the attacker won (R-CITY-4..10, R-VP-3): plunder, takeover or
+//! raze with their VP; a lost capital or main harbour and its stand-in (RULINGS 29); the
+//! defender's fleets in a conquered city (R-CITY-8); the border delay (R-COMBAT-11).
+
+use crate::game::event::{Step, What};
+use crate::game::orders::Outcome;
+use crate::game::state::{City, Conquest, GameState};
+use crate::game::{Resource, Square};
+
+use super::super::Weekend;
+use super::{MilitaryEvent, Seat};
+
+/// VP of R-VP-3.
+pub const VP_PLUNDER: i64 = 25;
+pub const VP_CONQUER: i64 = 50;
+pub const VP_CONQUER_CAPITAL: i64 = 100;
+pub const VP_LOSE_CAPITAL: i64 = 100;
+pub const VP_RAZED: i64 = 100;
+/// Units of the most-held resource a plunderer takes (R-CITY-5).
+pub const PLUNDER_TAKE: u32 = 5;
+
+/// Settle the city on `square` that `attacker` won with `outcome` (no outcome counts as
+/// plunder, the mildest). Returns true when the attacker's army moves into the square.
+pub fn settle(w: &mut Weekend, attacker: &str, square: Square, outcome: Option<Outcome>) -> bool {
+    let Some(city) = w.state.cities.iter().find(|c| c.square == square).cloned() else {
+        return true;
+    };
+    if city.owner == attacker {
+        return true;
+    }
+    match outcome.unwrap_or(Outcome::Plunder) {
+        Outcome::Plunder => {
+            plunder(w, attacker, &city);
+            false
+        }
+        Outcome::Takeover => {
+            takeover(w, attacker, &city);
+            true
+        }
+        Outcome::Raze => {
+            raze(w, attacker, &city);
+            true
+        }
+    }
+}
+
+fn add_vp(gs: &mut GameState, realm: &str, vp: i64) {
+    if let Some(r) = gs.realms.iter_mut().find(|r| r.name == realm) {
+        r.vp = r.vp.saturating_add(vp);
+    }
+}
+
+fn both(a: &str, b: &str) -> Vec<String> {
+    vec![a.to_string(), b.to_string()]
+}
+
+/// The ordinary resource `realm` holds most of, ties by resource order (RULINGS 28).
+fn most_held(gs: &GameState, realm: &str) -> Option<(Resource, u32)> {
+    let r = gs.realms.iter().find(|r| r.name == realm)?;
+    let mut best: Option<(Resource, u32)> = None;
+    for (res, n) in r.stock.iter().filter(|(res, _)| res.is_ordinary()) {
+        if n > 0 && best.is_none_or(|(_, b)| n > b) {
+            best = Some((res, n));
+        }
+    }
+    best
+}
+
+fn plunder(w: &mut Weekend, attacker: &str, city: &City) {
+    let defender = city.owner.clone();
+    let taken = most_held(&w.state, &defender).map(|(res, n)| (res, n.min(PLUNDER_TAKE)));
+    if let Some((res, n)) = taken {
+        if let Some(d) = w.state.realms.iter_mut().find(|r| r.name == defender) {
+            let have = d.stock.get_mut(res);
+            *have = have.saturating_sub(n);
+        }
+    }
+    if let Some(a) = w.state.realms.iter_mut().find(|r| r.name == attacker) {
+        a.stock = a.stock.plus(&city.production);
+        if let Some((res, n)) = taken {
+            let have = a.stock.get_mut(res);
+            *have = have.saturating_add(n);
+        }
+    }
+    add_vp(&mut w.state, attacker, VP_PLUNDER);
+    w.emit(
+        Step::Combat,
+        both(attacker, &defender),
+        What::Military(MilitaryEvent::CityPlundered {
+            square: city.square,
+            city: city.name.clone(),
+            attacker: attacker.to_string(),
+            defender,
+            production: city.production,
+            taken,
+            vp: VP_PLUNDER,
+        }),
+    );
+}
+
+fn takeover(w: &mut Weekend, attacker: &str, city: &City) {
+    let defender = city.owner.clone();
+    let (won, lost) = if city.capital {
+        (VP_CONQUER_CAPITAL, VP_LOSE_CAPITAL)
+    } else {
+        (VP_CONQUER, 0)
+    };
+    if let Some(c) = w.state.cities.iter_mut().find(|c| c.square == city.square) {
+        c.owner = attacker.to_string();
+        c.capital = false;
+        c.harbour = false;
+    }
+    add_vp(&mut w.state, attacker, won);
+    add_vp(&mut w.state, &defender, -lost);
+    let round = w.round();
+    w.state.conquests.push(Conquest {
+        square: city.square,
+        from: defender.clone(),
+        to: attacker.to_string(),
+        round,
+    });
+    w.emit(
+        Step::Combat,
+        both(attacker, &defender),
+        What::Military(MilitaryEvent::CityTakenOver {
+            square: city.square,
+            city: city.name.clone(),
+            attacker: attacker.to_string(),
+            defender: defender.clone(),
+            capital: city.capital,
+            vp_won: won,
+            vp_lost: lost,
+        }),
+    );
+    fleets_must_leave(w, &defender, city.square);
+    seats_lost(w, city);
+}
+
+fn raze(w: &mut Weekend, attacker: &str, city: &City) {
+    let defender = city.owner.clone();
+    let lost = if city.capital {
+        VP_RAZED + VP_LOSE_CAPITAL
+    } else {
+        VP_RAZED
+    };
+    w.state.cities.retain(|c| c.square != city.square);
+    add_vp(&mut w.state, &defender, -lost);
+    w.emit(
+        Step::Combat,
+        both(attacker, &defender),
+        What::Military(MilitaryEvent::CityRazed {
+            square: city.square,
+            city: city.name.clone(),
+            attacker: attacker.to_string(),
+            defender,
+            capital: city.capital,
+            vp_lost: lost,
+        }),
+    );
+    seats_lost(w, city);
+}
+
+/// R-CITY-8: the defender's fleets in the conquered city must leave next round.
+fn fleets_must_leave(w: &mut Weekend, defender: &str, square: Square) {
+    let by_round = w.round().saturating_add(1);
+    let mut left = Vec::new();
+    for f in w
+        .state
+        .fleets
+        .iter_mut()
+        .filter(|f| f.owner == defender && f.square == square)
+    {
+        f.must_leave_by_round = Some(by_round);
+        left.push(f.id);
+    }
+    for fleet in left {
+        w.emit(
+            Step::Combat,
+            vec![defender.to_string()],
+            What::Military(MilitaryEvent::FleetMustLeave {
+                realm: defender.to_string(),
+                fleet,
+                square,
+                by_round,
+            }),
+        );
+    }
+}
+
+/// RULINGS 29: a lost capital or main harbour is replaced, until the realm names a new
+/// one, by its most populous city (coastal for a harbour), ties by square name.
+fn seats_lost(w: &mut Weekend, city: &City) {
+    let realm = city.owner.clone();
+    for (seat, held) in [(Seat::Capital, city.capital), (Seat::Harbour, city.harbour)] {
+        if !held {
+            continue;
+        }
+        let stand_in = stand_in(&w.state, &realm, seat);
+        set_seat(&mut w.state, &realm, seat, stand_in);
+        w.emit(
+            Step::Combat,
+            vec![realm.clone()],
+            What::Military(MilitaryEvent::SeatLost {
+                realm: realm.clone(),
+                seat,
+                lost: city.square,
+                stand_in,
+            }),
+        );
+    }
+}
+
+fn stand_in(gs: &GameState, realm: &str, seat: Seat) -> Option<Square> {
+    gs.cities
+        .iter()
+        .filter(|c| c.owner == realm && (seat == Seat::Capital || c.coastal))
+        .max_by(|a, b| {
+            a.population
+                .cmp(&b.population)
+                .then_with(|| b.square.to_string().cmp(&a.square.to_string()))
+        })
+        .map(|c| c.square)
+}
+
+fn set_seat(gs: &mut GameState, realm: &str, seat: Seat, square: Option<Square>) {
+    for c in gs.cities.iter_mut().filter(|c| c.owner == realm) {
+        let on = Some(c.square) == square;
+        match seat {
+            Seat::Capital => c.capital = on,
+            Seat::Harbour => c.harbour = on,
+        }
+    }
+    if let Some(r) = gs.realms.iter_mut().find(|r| r.name == realm) {
+        match seat {
+            Seat::Capital => r.capital = square,
+            Seat::Harbour => r.main_harbour = square,
+        }
+    }
+}

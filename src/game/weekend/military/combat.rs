@@ -1,0 +1,735 @@
+//! Step 4: the attack orders, fought with `game::combat::fight`. Naval battles first
+//! (R-COMBAT-8), whose surviving ships back their realm's landing on the same square
+//! (R-COMBAT-10, RULINGS 33); then each target's land attacks in form order, 1st
+//! attacker before 2nd (R-COMBAT-12, RULINGS 34). A friend's attack on a target another
+//! realm already attacks is a joint attack and refused (R-COMBAT-13, RULINGS 35). Units
+//! built this round stay out (R-UNIT-7); the round limit sends the attacker back to
+//! where it stood (RULINGS 31).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::game::combat::{fight, Battle, Winner};
+use crate::game::dice::Dice;
+use crate::game::event::{Step, What};
+use crate::game::orders::{Group, Order, Outcome, Wave};
+use crate::game::state::{GameState, Unit};
+use crate::game::Square;
+
+use super::super::Weekend;
+use super::forces::{self, Tagged};
+use super::{cities, AttackRefusal, BattleReport, MilitaryEvent, MoveStop};
+
+/// One attack order, with the index of its form (earliest first).
+#[derive(Debug, Clone)]
+struct Attack {
+    realm: String,
+    group: Group,
+    square: Square,
+    outcome: Option<Outcome>,
+    wave: Option<Wave>,
+    /// For troops that met others (in step 3 or on arrival): the realm met. The fight
+    /// is with its troops only, never for a city on the square.
+    against: Option<String>,
+}
+
+/// Troops that arrived on enemies by invitation attack them (R-INV-5): a land battle
+/// for an army, a naval one for a fleet, with no city outcome.
+pub(super) fn arrival(
+    w: &mut Weekend,
+    dice: &mut Dice,
+    realm: &str,
+    group: Group,
+    square: Square,
+    enemy: &str,
+) {
+    let a = Attack {
+        realm: realm.to_string(),
+        group,
+        square,
+        outcome: None,
+        wave: None,
+        against: Some(enemy.to_string()),
+    };
+    if group.is_army() {
+        land(w, dice, &a, &mut Ctx::default());
+    } else {
+        naval(w, dice, &a, &mut Ctx::default());
+    }
+}
+
+/// What the step remembers between battles: the attack each realm's surviving fleets
+/// add to its landing on a square, and the groups that already attacked (a group that
+/// fought moves no further, R-MOVE-6, so it attacks once).
+#[derive(Default)]
+struct Ctx {
+    support: BTreeMap<(String, Square), u64>,
+    fought: BTreeSet<(String, Group)>,
+}
+
+pub fn run(w: &mut Weekend, dice: &mut Dice) {
+    forces::sort(&mut w.state);
+    let mut attacks = contacts(w);
+    attacks.extend(collect(w));
+    let mut ctx = Ctx::default();
+    for a in attacks.iter().filter(|a| !a.group.is_army()) {
+        naval(w, dice, a, &mut ctx);
+    }
+    // Targets in the order first named; each with its attacks in form order.
+    let mut targets: Vec<Square> = Vec::new();
+    let mut on: BTreeMap<Square, Vec<&Attack>> = BTreeMap::new();
+    for a in attacks.iter().filter(|a| a.group.is_army()) {
+        let list = on.entry(a.square).or_default();
+        if list.is_empty() {
+            targets.push(a.square);
+        }
+        list.push(a);
+    }
+    for t in targets {
+        let list = on.remove(&t).unwrap_or_default();
+        target(w, dice, &list, &mut ctx);
+    }
+    merge_all(w);
+}
+
+/// Troops that met others in step 3 fight here, the mover attacking (R-MOVE-6,
+/// RULINGS 37), unless the mover's form orders that attack itself.
+fn contacts(w: &Weekend) -> Vec<Attack> {
+    let ordered: std::collections::BTreeSet<(String, Group, Square)> = collect(w)
+        .into_iter()
+        .map(|a| (a.realm, a.group, a.square))
+        .collect();
+    w.events
+        .iter()
+        .filter_map(|e| match &e.what {
+            What::Military(MilitaryEvent::Moved {
+                realm,
+                group,
+                to,
+                stop: Some(MoveStop::Enemy { realm: enemy }),
+                ..
+            }) => Some(Attack {
+                realm: realm.clone(),
+                group: *group,
+                square: *to,
+                outcome: None,
+                wave: None,
+                against: Some(enemy.clone()),
+            }),
+            _ => None,
+        })
+        .filter(|c| !ordered.contains(&(c.realm.clone(), c.group, c.square)))
+        .collect()
+}
+
+/// After the battles, every realm's armies standing together are one (R-MOVE-8).
+fn merge_all(w: &mut Weekend) {
+    // One pass to find the squares where a realm has more than one army.
+    let mut count: BTreeMap<(String, Square), u32> = BTreeMap::new();
+    for a in &w.state.armies {
+        *count.entry((a.owner.clone(), a.square)).or_insert(0) += 1;
+    }
+    let spots: Vec<(String, Square)> = count
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(k, _)| k)
+        .collect();
+    for (realm, square) in spots {
+        for (group, other) in forces::merge_on(&mut w.state, &realm, square) {
+            w.emit(
+                Step::Combat,
+                vec![realm.clone()],
+                What::Military(MilitaryEvent::Merged {
+                    realm: realm.clone(),
+                    group: Group::Army(group),
+                    other,
+                }),
+            );
+        }
+    }
+}
+
+fn collect(w: &Weekend) -> Vec<Attack> {
+    let mut out = Vec::new();
+    for form in &w.orders.forms {
+        if !w.state.realms.iter().any(|r| r.name == form.realm) {
+            continue;
+        }
+        for o in &form.orders {
+            if let Order::Attack {
+                group,
+                square,
+                outcome,
+                wave,
+            } = o
+            {
+                out.push(Attack {
+                    realm: form.realm.clone(),
+                    group: *group,
+                    square: *square,
+                    outcome: *outcome,
+                    wave: *wave,
+                    against: None,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn refuse(w: &mut Weekend, a: &Attack, reason: AttackRefusal) {
+    w.emit(
+        Step::Combat,
+        vec![a.realm.clone()],
+        What::Military(MilitaryEvent::AttackRefused {
+            realm: a.realm.clone(),
+            group: a.group,
+            square: a.square,
+            reason,
+        }),
+    );
+}
+
+fn mutual_friends(gs: &GameState, a: &str, b: &str) -> bool {
+    let lists = |x: &str, y: &str| {
+        gs.realms
+            .iter()
+            .any(|r| r.name == x && r.friends.iter().any(|f| f == y))
+    };
+    lists(a, b) && lists(b, a)
+}
+
+fn in_reach(w: &Weekend, from: Square, to: Square) -> bool {
+    from == to
+        || from
+            .neighbours(
+                w.state.map.width,
+                w.state.map.height,
+                w.settings.adjacency == 8,
+            )
+            .contains(&to)
+}
+
+fn bonus(gs: &GameState, realm: &str, naval: bool) -> u64 {
+    gs.realms.iter().find(|r| r.name == realm).map_or(0, |r| {
+        u64::from(if naval {
+            r.positions.amiral
+        } else {
+            r.positions.befalhavare
+        })
+    })
+}
+
+fn mark_fought(gs: &mut GameState, realms: &[&str]) {
+    for r in gs
+        .realms
+        .iter_mut()
+        .filter(|r| realms.contains(&r.name.as_str()))
+    {
+        r.fought_last_weekend = true;
+    }
+}
+
+/// The land attacks on one target: realm by realm in form order, joint attacks refused.
+fn target(w: &mut Weekend, dice: &mut Dice, on: &[&Attack], ctx: &mut Ctx) {
+    let mut attackers: Vec<String> = Vec::new();
+    for a in on {
+        if attackers.contains(&a.realm) {
+            continue;
+        }
+        if let Some(ally) = attackers
+            .iter()
+            .find(|r| mutual_friends(&w.state, r, &a.realm))
+            .cloned()
+        {
+            for b in on.iter().filter(|b| b.realm == a.realm) {
+                refuse(w, b, AttackRefusal::JointAttack { with: ally.clone() });
+            }
+            attackers.push(a.realm.clone());
+            continue;
+        }
+        attackers.push(a.realm.clone());
+        let mut mine: Vec<&Attack> = on.iter().copied().filter(|b| b.realm == a.realm).collect();
+        mine.sort_by_key(|b| b.wave == Some(Wave::Second));
+        realm_waves(w, dice, &mine, ctx);
+    }
+}
+
+/// One realm's attacks on one target: the 2nd attacker fights only when the 1st was
+/// destroyed, and joins it when it won (R-COMBAT-12).
+fn realm_waves(w: &mut Weekend, dice: &mut Dice, mine: &[&Attack], ctx: &mut Ctx) {
+    let mut first: Option<Winner> = None;
+    for a in mine {
+        if a.wave == Some(Wave::Second) {
+            match first {
+                Some(Winner::Attacker) => {
+                    join(w, a);
+                    continue;
+                }
+                Some(Winner::None) => {
+                    refuse(w, a, AttackRefusal::SecondStoodDown);
+                    continue;
+                }
+                Some(Winner::Defender) | None => {}
+            }
+        }
+        let result = land(w, dice, a, ctx);
+        if a.wave != Some(Wave::Second) {
+            first = result.or(first);
+        }
+    }
+}
+
+/// The 2nd attacker moves into the square the 1st won and merges with it.
+fn join(w: &mut Weekend, a: &Attack) {
+    let Some(i) = forces::army_at(&w.state, &a.realm, a.group.id()) else {
+        return refuse(w, a, AttackRefusal::NoSuchGroup);
+    };
+    if !in_reach(w, w.state.armies[i].square, a.square) {
+        return refuse(w, a, AttackRefusal::TooFar);
+    }
+    move_army(&mut w.state, &a.realm, a.group.id(), a.square);
+    w.emit(
+        Step::Combat,
+        vec![a.realm.clone()],
+        What::Military(MilitaryEvent::SecondAttackerJoined {
+            realm: a.realm.clone(),
+            group: a.group,
+            square: a.square,
+        }),
+    );
+}
+
+/// Move an army (off any fleet) onto `square`; the merge (R-MOVE-8) waits for the end
+/// of the step, so later orders still find the group by its number.
+fn move_army(gs: &mut GameState, realm: &str, id: u32, square: Square) {
+    if let Some(i) = forces::army_at(gs, realm, id) {
+        gs.armies[i].square = square;
+    }
+    for f in gs.fleets.iter_mut().filter(|f| f.owner == realm) {
+        f.cargo.retain(|c| *c != id);
+    }
+}
+
+/// Who defends `square` against `attacker` on land: the city's owner, or else the first
+/// other realm with an army there; its groups (not those aboard ships), by number.
+fn land_defence(
+    gs: &GameState,
+    attacker: &str,
+    square: Square,
+    against: Option<&str>,
+) -> (Option<String>, Vec<u32>) {
+    let city_owner = match against {
+        Some(enemy) => Some(enemy.to_string()),
+        None => gs
+            .cities
+            .iter()
+            .find(|c| c.square == square && c.owner != attacker)
+            .map(|c| c.owner.clone()),
+    };
+    let ashore = |a: &&crate::game::state::ArmyGroup| {
+        a.square == square && forces::carrier(gs, &a.owner, a.id).is_none()
+    };
+    let realm = city_owner.or_else(|| {
+        gs.armies
+            .iter()
+            .filter(ashore)
+            .find(|a| a.owner != attacker)
+            .map(|a| a.owner.clone())
+    });
+    let Some(realm) = realm else {
+        return (None, Vec::new());
+    };
+    let mut ids: Vec<u32> = gs
+        .armies
+        .iter()
+        .filter(ashore)
+        .filter(|a| a.owner == realm)
+        .map(|a| a.id)
+        .collect();
+    ids.sort_unstable();
+    (Some(realm), ids)
+}
+
+/// Checks shared by land and sea: the group exists, is in reach, and has units that
+/// may attack. Returns its square and its units, tagged with their place in the group.
+fn ready<T: Clone>(
+    w: &mut Weekend,
+    a: &Attack,
+    found: Option<(Square, Vec<T>)>,
+    built: impl Fn(&T) -> u32,
+) -> Option<(Square, Vec<(usize, T)>)> {
+    let Some((from, items)) = found else {
+        refuse(w, a, AttackRefusal::NoSuchGroup);
+        return None;
+    };
+    if !in_reach(w, from, a.square) {
+        refuse(w, a, AttackRefusal::TooFar);
+        return None;
+    }
+    let round = w.round();
+    let fit: Vec<(usize, T)> = items
+        .into_iter()
+        .enumerate()
+        .filter(|(_, t)| built(t) < round)
+        .collect();
+    if fit.is_empty() {
+        refuse(w, a, AttackRefusal::BuiltThisRound);
+        return None;
+    }
+    Some((from, fit))
+}
+
+/// One land attack. Returns the winner, or None when the attack was refused.
+fn land(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) -> Option<Winner> {
+    if ctx.fought.contains(&(a.realm.clone(), a.group)) {
+        refuse(w, a, AttackRefusal::AlreadyFought);
+        return None;
+    }
+    let found = forces::army_at(&w.state, &a.realm, a.group.id()).map(|i| {
+        let g = &w.state.armies[i];
+        let from = forces::carrier(&w.state, &a.realm, g.id)
+            .map_or(g.square, |f| w.state.fleets[f].square);
+        (from, g.units.clone())
+    });
+    let (_, fighting) = ready(w, a, found, |u: &Unit| u.built_round)?;
+    let (defender, def_ids) = land_defence(&w.state, &a.realm, a.square, a.against.as_deref());
+    let city = w
+        .state
+        .cities
+        .iter()
+        .find(|c| c.square == a.square && c.owner != a.realm && a.against.is_none())
+        .cloned();
+    if defender.is_none() {
+        refuse(w, a, AttackRefusal::NoEnemy);
+        return None;
+    }
+    let def_groups: Vec<(String, u32)> = def_ids
+        .iter()
+        .map(|id| (defender.clone().unwrap_or_default(), *id))
+        .collect();
+    let def_units = defending_units(&w.state, defender.as_deref().unwrap_or(""), &def_ids);
+    let defended = !def_units.is_empty();
+    let battle = Battle {
+        attacker: forces::line_of(&fighting, |(_, u)| forces::unit_piece(u)),
+        attacker_bonus: bonus(&w.state, &a.realm, false),
+        attacker_support: ctx
+            .support
+            .get(&(a.realm.clone(), a.square))
+            .copied()
+            .unwrap_or(0),
+        defender: forces::line_of(&def_units, |(_, u)| forces::unit_piece(u)),
+        defender_bonus: if defended {
+            bonus(&w.state, defender.as_deref().unwrap_or(""), false)
+        } else {
+            0
+        },
+        walls: city.as_ref().map_or(0, |c| u64::from(c.walls)),
+        city_population: city.as_ref().map(|c| u64::from(c.population)),
+        naval: false,
+        max_rounds: w.settings.max_battle_rounds,
+    };
+    ctx.fought.insert((a.realm.clone(), a.group));
+    let result = fight(&battle, dice);
+    let winner = result.winner;
+    // The attacking line, written back onto its group; then the defender's.
+    let kept = forces::survivors(
+        &fighting,
+        |(_, u)| forces::unit_piece(u),
+        &result.attacker_left,
+    );
+    let def_kept = forces::survivors(
+        &def_units,
+        |(_, u)| forces::unit_piece(u),
+        &result.defender_left,
+    );
+    forces::write_back_armies(&mut w.state, &def_groups, &def_kept);
+    if let Some(c) = &city {
+        if let Some(cm) = w.state.cities.iter_mut().find(|x| x.square == c.square) {
+            cm.walls = u32::try_from(result.walls_left).unwrap_or(cm.walls);
+        }
+    }
+    let shown = if defended || city.is_none() {
+        defender.clone()
+    } else {
+        city.as_ref().map(|c| c.owner.clone())
+    };
+    emit_battle(
+        w,
+        BattleReport {
+            square: a.square,
+            attacker: a.realm.clone(),
+            attacker_group: a.group,
+            defender: shown,
+            defender_groups: def_ids.iter().map(|id| Group::Army(*id)).collect(),
+            city: city.as_ref().map(|c| c.name.clone()),
+            outcome_ordered: a.outcome,
+            wave: a.wave,
+            battle,
+            result,
+        },
+    );
+    let moves_in = winner == Winner::Attacker
+        && (city.is_none() || cities::settle(w, &a.realm, a.square, a.outcome));
+    after_attack(w, a, &kept, moves_in);
+    Some(winner)
+}
+
+/// The units of `realm`'s groups `ids`, in order, tagged with their group's place.
+fn defending_units(gs: &GameState, realm: &str, ids: &[u32]) -> Vec<Tagged<Unit>> {
+    ids.iter()
+        .enumerate()
+        .flat_map(|(gi, id)| {
+            forces::army_at(gs, realm, *id)
+                .map(|i| gs.armies[i].units.clone())
+                .unwrap_or_default()
+                .into_iter()
+                .map(move |u| (gi, u))
+        })
+        .collect()
+}
+
+/// Tell a battle to the realms that fought it, and mark them as having fought.
+fn emit_battle(w: &mut Weekend, report: BattleReport) {
+    let parties: Vec<String> = std::iter::once(report.attacker.clone())
+        .chain(report.defender.clone())
+        .collect();
+    mark_fought(
+        &mut w.state,
+        &parties.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    w.emit(
+        Step::Combat,
+        parties,
+        What::Military(MilitaryEvent::Battle(Box::new(report))),
+    );
+}
+
+/// Write the attacking group back: the survivors move in when they won (and the
+/// outcome lets them), units that could not attack stay where they stood.
+fn after_attack(w: &mut Weekend, a: &Attack, kept: &[(usize, Unit)], moves_in: bool) {
+    let id = a.group.id();
+    let Some(i) = forces::army_at(&w.state, &a.realm, id) else {
+        return;
+    };
+    let round = w.round();
+    let units = w.state.armies[i].units.clone();
+    let kept_idx: Vec<usize> = kept.iter().map(|(k, _)| *k).collect();
+    let survivors: Vec<Unit> = kept.iter().map(|(_, u)| *u).collect();
+    let stay: Vec<Unit> = units
+        .iter()
+        .copied()
+        .filter(|u| u.built_round >= round)
+        .collect();
+    if !moves_in {
+        let all: Vec<Unit> = units
+            .iter()
+            .enumerate()
+            .filter(|(k, u)| kept_idx.contains(k) || u.built_round >= round)
+            .map(|(_, u)| *u)
+            .collect();
+        if all.is_empty() {
+            forces::remove_army(&mut w.state, &a.realm, id);
+        } else {
+            w.state.armies[i].units = all;
+        }
+        return;
+    }
+    if survivors.is_empty() {
+        return;
+    }
+    if stay.is_empty() {
+        w.state.armies[i].units = survivors;
+        move_army(&mut w.state, &a.realm, id, a.square);
+        return;
+    }
+    // The new units stay behind as the group; the survivors march on as a new one.
+    w.state.armies[i].units = stay;
+    let mut group = w.state.armies[i].clone();
+    group.id = forces::next_army_id(&w.state, &a.realm);
+    group.units = survivors;
+    group.square = a.square;
+    group.treasure = Default::default();
+    let new_id = group.id;
+    forces::insert_army(&mut w.state, group);
+    move_army(&mut w.state, &a.realm, new_id, a.square);
+}
+
+/// One fleet attack: a naval battle against the other realm's fleets on the square;
+/// without enemy ships, the fleet backs its realm's landing there.
+fn naval(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) {
+    if ctx.fought.contains(&(a.realm.clone(), a.group)) {
+        return refuse(w, a, AttackRefusal::AlreadyFought);
+    }
+    let found = forces::fleet_at(&w.state, &a.realm, a.group.id()).map(|i| {
+        let f = &w.state.fleets[i];
+        (f.square, f.ships.clone())
+    });
+    let Some((_, fighting)) = ready(w, a, found, |s: &crate::game::state::Ship| s.built_round)
+    else {
+        return;
+    };
+    let leaving = forces::fleet_at(&w.state, &a.realm, a.group.id())
+        .is_some_and(|i| w.state.fleets[i].must_leave_by_round.is_some());
+    if leaving && w.state.cities.iter().any(|c| c.square == a.square) {
+        return refuse(w, a, AttackRefusal::MustLeave);
+    }
+    let attack_of = |ships: &[(usize, crate::game::state::Ship)]| {
+        ships
+            .iter()
+            .map(|(_, s)| u64::from(s.kind.stats().attack))
+            .sum::<u64>()
+    };
+    let enemy = w
+        .state
+        .fleets
+        .iter()
+        .find(|f| {
+            f.square == a.square
+                && f.owner != a.realm
+                && !f.ships.is_empty()
+                && a.against.as_ref().is_none_or(|e| *e == f.owner)
+        })
+        .map(|f| f.owner.clone());
+    let Some(enemy) = enemy else {
+        return back_landing(w, a, attack_of(&fighting), ctx);
+    };
+    let mut def_ids: Vec<u32> = w
+        .state
+        .fleets
+        .iter()
+        .filter(|f| f.square == a.square && f.owner == enemy)
+        .map(|f| f.id)
+        .collect();
+    def_ids.sort_unstable();
+    let def_groups: Vec<(String, u32)> = def_ids.iter().map(|id| (enemy.clone(), *id)).collect();
+    let def_ships: Vec<Tagged<crate::game::state::Ship>> = def_ids
+        .iter()
+        .enumerate()
+        .flat_map(|(gi, id)| {
+            forces::fleet_at(&w.state, &enemy, *id)
+                .map(|i| w.state.fleets[i].ships.clone())
+                .unwrap_or_default()
+                .into_iter()
+                .map(move |s| (gi, s))
+        })
+        .collect();
+    let battle = Battle {
+        attacker: forces::line_of(&fighting, |(_, s)| forces::ship_piece(s)),
+        attacker_bonus: bonus(&w.state, &a.realm, true),
+        attacker_support: 0,
+        defender: forces::line_of(&def_ships, |(_, s)| forces::ship_piece(s)),
+        defender_bonus: bonus(&w.state, &enemy, true),
+        walls: 0,
+        city_population: None,
+        naval: true,
+        max_rounds: w.settings.max_battle_rounds,
+    };
+    ctx.fought.insert((a.realm.clone(), a.group));
+    let result = fight(&battle, dice);
+    let kept = forces::survivors(
+        &fighting,
+        |(_, s)| forces::ship_piece(s),
+        &result.attacker_left,
+    );
+    let def_kept = forces::survivors(
+        &def_ships,
+        |(_, s)| forces::ship_piece(s),
+        &result.defender_left,
+    );
+    let winner = result.winner;
+    let survivors_attack = attack_of(&kept);
+    emit_battle(
+        w,
+        BattleReport {
+            square: a.square,
+            attacker: a.realm.clone(),
+            attacker_group: a.group,
+            defender: Some(enemy.clone()),
+            defender_groups: def_ids.iter().map(|id| Group::Fleet(*id)).collect(),
+            city: None,
+            outcome_ordered: None,
+            wave: a.wave,
+            battle,
+            result,
+        },
+    );
+    write_back_attacking_fleet(w, a, &kept);
+    let sunk_or_not = forces::write_back_fleets(&mut w.state, &def_groups, &def_kept);
+    for (owner, id, _) in sunk_or_not {
+        drown(w, &owner, id);
+    }
+    drown(w, &a.realm, a.group.id());
+    if winner == Winner::Attacker {
+        back_landing(w, a, survivors_attack, ctx);
+    }
+}
+
+fn write_back_attacking_fleet(
+    w: &mut Weekend,
+    a: &Attack,
+    kept: &[Tagged<crate::game::state::Ship>],
+) {
+    let round = w.round();
+    let Some(i) = forces::fleet_at(&w.state, &a.realm, a.group.id()) else {
+        return;
+    };
+    let kept_idx: Vec<usize> = kept.iter().map(|(k, _)| *k).collect();
+    let ships = w.state.fleets[i]
+        .ships
+        .iter()
+        .enumerate()
+        .filter(|(k, s)| kept_idx.contains(k) || s.built_round >= round)
+        .map(|(_, s)| *s)
+        .collect();
+    w.state.fleets[i].ships = ships;
+}
+
+/// Cargo a fleet can no longer carry drowns; a fleet without ships is gone.
+fn drown(w: &mut Weekend, owner: &str, id: u32) {
+    let sunk =
+        forces::fleet_at(&w.state, owner, id).is_some_and(|i| w.state.fleets[i].ships.is_empty());
+    let lost = forces::drown_excess(&mut w.state, w.settings, owner, id);
+    if lost > 0 {
+        w.emit(
+            Step::Combat,
+            vec![owner.to_string()],
+            What::Military(MilitaryEvent::CargoLost {
+                realm: owner.to_string(),
+                fleet: id,
+                units: lost,
+                fleet_sunk: sunk,
+            }),
+        );
+    }
+}
+
+/// Fleet support (R-COMBAT-10, RULINGS 33): the attack of the ships left backs the
+/// realm's landing on the square; a fleet alone never takes a city (RULINGS 14).
+fn back_landing(w: &mut Weekend, a: &Attack, attack: u64, ctx: &mut Ctx) {
+    let landing = w.orders.of(&a.realm).iter().any(
+        |o| matches!(o, Order::Attack { group: Group::Army(_), square, .. } if *square == a.square),
+    );
+    if landing {
+        ctx.fought.insert((a.realm.clone(), a.group));
+        let s = ctx.support.entry((a.realm.clone(), a.square)).or_insert(0);
+        *s = s.saturating_add(attack);
+        return;
+    }
+    let city = w
+        .state
+        .cities
+        .iter()
+        .any(|c| c.square == a.square && c.owner != a.realm);
+    let reason = if city {
+        AttackRefusal::FleetCannotTakeCity
+    } else {
+        AttackRefusal::NoEnemy
+    };
+    // Only tell a fleet that fought no one; a fleet that won a battle needs no refusal.
+    if !w.events.iter().any(|e| {
+        matches!(&e.what, What::Military(MilitaryEvent::Battle(b))
+            if b.attacker == a.realm && b.attacker_group == a.group && b.square == a.square)
+    }) {
+        refuse(w, a, reason);
+    }
+}

@@ -1,0 +1,249 @@
+//! Army groups and fleets as battle lines, and battle results written back onto them:
+//! which units survived (the cannon-fodder rule, R-COMBAT-9), cargo that drowned
+//! (R-COMBAT-8, RULINGS 32), mandatory merges (R-MOVE-8).
+
+use crate::game::combat::Line;
+use crate::game::orders::Piece;
+use crate::game::state::{ArmyGroup, Fleet, GameState, RuleSettings, Ship, Unit};
+use crate::game::Square;
+
+/// A unit or ship with the index of the group it belongs to.
+pub type Tagged<T> = (usize, T);
+
+pub fn unit_piece(u: &Unit) -> Piece {
+    Piece::Unit(u.kind)
+}
+
+pub fn ship_piece(s: &Ship) -> Piece {
+    Piece::Ship(s.kind)
+}
+
+/// The line of `items`, in order.
+pub fn line_of<T>(items: &[T], piece: impl Fn(&T) -> Piece) -> Line {
+    Line::new(items.iter().map(|i| (piece(i), 1)))
+}
+
+/// The items that survived as `left`: `left` is what the battle kept of `items`'
+/// line, a subsequence of it, so a greedy walk finds the survivors in order.
+pub fn survivors<T: Clone>(items: &[T], piece: impl Fn(&T) -> Piece, left: &Line) -> Vec<T> {
+    let mut want = left.runs().iter().copied();
+    let mut cur = want.next();
+    let mut kept = Vec::new();
+    for item in items {
+        let Some((p, n)) = cur else { break };
+        if piece(item) == p {
+            kept.push(item.clone());
+            cur = if n > 1 { Some((p, n - 1)) } else { want.next() };
+        }
+    }
+    kept
+}
+
+/// Sort the armies and fleets by owner and number, so lookups are binary searches.
+/// Each military step calls it first; every insertion below keeps the order.
+pub fn sort(gs: &mut GameState) {
+    gs.armies
+        .sort_by(|a, b| (a.owner.as_str(), a.id).cmp(&(b.owner.as_str(), b.id)));
+    gs.fleets
+        .sort_by(|a, b| (a.owner.as_str(), a.id).cmp(&(b.owner.as_str(), b.id)));
+}
+
+/// Index of realm's army group `id` (the armies sorted, see `sort`).
+pub fn army_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
+    gs.armies
+        .binary_search_by(|a| (a.owner.as_str(), a.id).cmp(&(realm, id)))
+        .ok()
+}
+
+pub fn fleet_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
+    gs.fleets
+        .binary_search_by(|f| (f.owner.as_str(), f.id).cmp(&(realm, id)))
+        .ok()
+}
+
+/// Add an army group in its sorted place.
+pub fn insert_army(gs: &mut GameState, g: ArmyGroup) {
+    let at = gs
+        .armies
+        .partition_point(|a| (a.owner.as_str(), a.id) < (g.owner.as_str(), g.id));
+    gs.armies.insert(at, g);
+}
+
+/// Add a fleet in its sorted place.
+pub fn insert_fleet(gs: &mut GameState, f: Fleet) {
+    let at = gs
+        .fleets
+        .partition_point(|x| (x.owner.as_str(), x.id) < (f.owner.as_str(), f.id));
+    gs.fleets.insert(at, f);
+}
+
+/// The fleet carrying realm's army `id`, if any.
+pub fn carrier(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
+    gs.fleets
+        .iter()
+        .position(|f| f.owner == realm && f.cargo.contains(&id))
+}
+
+/// A free army id for `realm`.
+pub fn next_army_id(gs: &GameState, realm: &str) -> u32 {
+    let end = gs.armies.partition_point(|a| a.owner.as_str() <= realm);
+    gs.armies[..end]
+        .last()
+        .filter(|a| a.owner == realm)
+        .map_or(0, |a| a.id)
+        .saturating_add(1)
+}
+
+/// Remove realm's army `id` from the map and from any fleet's cargo.
+pub fn remove_army(gs: &mut GameState, realm: &str, id: u32) {
+    if let Some(i) = army_at(gs, realm, id) {
+        gs.armies.remove(i);
+    }
+    for f in gs.fleets.iter_mut().filter(|f| f.owner == realm) {
+        f.cargo.retain(|c| *c != id);
+    }
+}
+
+/// Keep only `kept` of the tagged units, writing each back to its group; empty groups
+/// go (with their places aboard).
+pub fn write_back_armies(gs: &mut GameState, groups: &[(String, u32)], kept: &[Tagged<Unit>]) {
+    for (gi, (owner, id)) in groups.iter().enumerate() {
+        let units: Vec<Unit> = kept
+            .iter()
+            .filter(|(g, _)| *g == gi)
+            .map(|(_, u)| *u)
+            .collect();
+        if units.is_empty() {
+            remove_army(gs, owner, *id);
+        } else if let Some(i) = army_at(gs, owner, *id) {
+            gs.armies[i].units = units;
+        }
+    }
+}
+
+/// As `write_back_armies` for fleets; a sunk fleet takes its cargo down. Returns per
+/// fleet `(owner, id, sunk)` for the cargo check.
+pub fn write_back_fleets(
+    gs: &mut GameState,
+    groups: &[(String, u32)],
+    kept: &[Tagged<Ship>],
+) -> Vec<(String, u32, bool)> {
+    let mut out = Vec::new();
+    for (gi, (owner, id)) in groups.iter().enumerate() {
+        let ships: Vec<Ship> = kept
+            .iter()
+            .filter(|(g, _)| *g == gi)
+            .map(|(_, s)| *s)
+            .collect();
+        let Some(i) = fleet_at(gs, owner, *id) else {
+            continue;
+        };
+        let sunk = ships.is_empty();
+        gs.fleets[i].ships = ships;
+        out.push((owner.clone(), *id, sunk));
+    }
+    out
+}
+
+/// Drown the cargo a fleet can no longer carry, from the tail of the last army aboard
+/// (R-COMBAT-8, RULINGS 14 and 32); a fleet without ships goes with all its cargo.
+/// Returns the number of units lost.
+pub fn drown_excess(gs: &mut GameState, settings: &RuleSettings, owner: &str, id: u32) -> u64 {
+    let Some(fi) = fleet_at(gs, owner, id) else {
+        return 0;
+    };
+    let fleet: Fleet = gs.fleets[fi].clone();
+    let mut room = u64::from(fleet.capacity(settings));
+    if fleet.ships.is_empty() {
+        room = 0;
+    }
+    let mut lost = 0u64;
+    let mut carried = 0u64;
+    for aid in &fleet.cargo {
+        if let Some(ai) = army_at(gs, owner, *aid) {
+            carried = carried.saturating_add(gs.armies[ai].units.len() as u64);
+        }
+    }
+    let mut excess = carried.saturating_sub(room);
+    for aid in fleet.cargo.iter().rev() {
+        if excess == 0 {
+            break;
+        }
+        let Some(ai) = army_at(gs, owner, *aid) else {
+            continue;
+        };
+        let units = &mut gs.armies[ai].units;
+        let take = excess.min(units.len() as u64);
+        units.truncate(units.len() - take as usize);
+        excess -= take;
+        lost = lost.saturating_add(take);
+        if units.is_empty() {
+            remove_army(gs, owner, *aid);
+        }
+    }
+    if fleet.ships.is_empty() {
+        gs.fleets.retain(|f| !(f.owner == owner && f.id == id));
+    }
+    lost
+}
+
+/// Merge every army group `realm` has on `square` into the lowest-numbered one
+/// (R-MOVE-8), keeping each group's units in order. Returns `(kept, merged)` pairs.
+pub fn merge_on(gs: &mut GameState, realm: &str, square: Square) -> Vec<(u32, u32)> {
+    let mut ids: Vec<u32> = gs
+        .armies
+        .iter()
+        .filter(|a| a.owner == realm && a.square == square && !aboard(gs, realm, a.id))
+        .map(|a| a.id)
+        .collect();
+    ids.sort_unstable();
+    let Some((&keep, rest)) = ids.split_first() else {
+        return Vec::new();
+    };
+    let mut merged = Vec::new();
+    for id in rest {
+        let Some(i) = army_at(gs, realm, *id) else {
+            continue;
+        };
+        let moved: ArmyGroup = gs.armies.remove(i);
+        if let Some(k) = army_at(gs, realm, keep) {
+            gs.armies[k].units.extend(moved.units);
+            gs.armies[k].treasure = gs.armies[k].treasure.plus(&moved.treasure);
+            merged.push((keep, *id));
+        }
+    }
+    merged
+}
+
+fn aboard(gs: &GameState, realm: &str, id: u32) -> bool {
+    carrier(gs, realm, id).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::UnitKind;
+
+    #[test]
+    fn survivors_follow_the_line_the_battle_left() {
+        let u = |k| Unit {
+            kind: k,
+            built_round: 1,
+        };
+        let items = vec![
+            u(UnitKind::Veteran),
+            u(UnitKind::Belagringstorn),
+            u(UnitKind::LattInfanteri),
+            u(UnitKind::LattInfanteri),
+        ];
+        let left = Line::new([
+            (Piece::Unit(UnitKind::Veteran), 1),
+            (Piece::Unit(UnitKind::LattInfanteri), 1),
+        ]);
+        let kept = survivors(&items, unit_piece, &left);
+        assert_eq!(
+            kept.iter().map(|u| u.kind).collect::<Vec<_>>(),
+            [UnitKind::Veteran, UnitKind::LattInfanteri]
+        );
+    }
+}

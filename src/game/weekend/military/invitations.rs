@@ -1,0 +1,183 @@
+//! Step 5, invitations (R-INV-1..7): a group named on the holder's form with
+//! `INBJUDAN`/`INVITATION` arrives on the square the inviting realm chose, may not move
+//! this round (R-INV-2), and attacks troops there that are neither a friend's nor the
+//! inviter's (R-INV-5). Step 9, home-invitations (R-INV-8/9): armies come home to the
+//! capital, fleets to the main harbour; nothing stops them. Used and expired
+//! invitations are pruned.
+
+use crate::game::dice::Dice;
+use crate::game::event::{Step, What};
+use crate::game::orders::{Group, Order};
+use crate::game::state::GroupRef;
+use crate::game::text::fold;
+use crate::game::Square;
+
+use super::super::Weekend;
+use super::{combat, forces, movement, InvitationRefusal, MilitaryEvent};
+
+pub fn arrivals(w: &mut Weekend, dice: &mut Dice) {
+    forces::sort(&mut w.state);
+    let uses: Vec<(String, String, Group)> = w
+        .orders
+        .forms
+        .iter()
+        .flat_map(|f| {
+            f.orders.iter().filter_map(move |o| match o {
+                Order::UseInvitation { from, group } => {
+                    Some((f.realm.clone(), from.clone(), *group))
+                }
+                _ => None,
+            })
+        })
+        .collect();
+    for (realm, from, group) in uses {
+        arrive(w, dice, &realm, &from, group);
+    }
+    let round = w.round();
+    for r in &mut w.state.realms {
+        r.invitations
+            .retain(|i| !i.used && i.valid_until_round > round);
+    }
+}
+
+fn refuse(w: &mut Weekend, realm: &str, group: Group, reason: InvitationRefusal) {
+    w.emit(
+        Step::Invitations,
+        vec![realm.to_string()],
+        What::Military(MilitaryEvent::InvitationRefused {
+            realm: realm.to_string(),
+            group,
+            reason,
+        }),
+    );
+}
+
+fn arrive(w: &mut Weekend, dice: &mut Dice, realm: &str, from: &str, group: Group) {
+    let round = w.round();
+    let Some(ri) = w.state.realms.iter().position(|r| r.name == realm) else {
+        return;
+    };
+    let Some(ii) = w.state.realms[ri]
+        .invitations
+        .iter()
+        .position(|i| fold(&i.from) == fold(from) && !i.used && i.valid_until_round >= round)
+    else {
+        return refuse(w, realm, group, InvitationRefusal::NoValidInvitation);
+    };
+    let inv = w.state.realms[ri].invitations[ii].clone();
+    let exists = match group {
+        Group::Army(id) => forces::army_at(&w.state, realm, id).is_some(),
+        Group::Fleet(id) => forces::fleet_at(&w.state, realm, id).is_some(),
+    };
+    if !exists {
+        return refuse(w, realm, group, InvitationRefusal::NoSuchGroup);
+    }
+    if movement::is_sea(&w.state, inv.square) == group.is_army() {
+        return refuse(w, realm, group, InvitationRefusal::WrongGround);
+    }
+    w.state.realms[ri].invitations[ii].used = true;
+    bring(w, realm, group, inv.square);
+    w.emit(
+        Step::Invitations,
+        vec![realm.to_string(), inv.from.clone()],
+        What::Military(MilitaryEvent::Arrived {
+            realm: realm.to_string(),
+            group,
+            square: inv.square,
+            inviter: Some(inv.from.clone()),
+        }),
+    );
+    let enemy =
+        movement::enemy_on(&w.state, realm, inv.square, group.is_army()).filter(|e| *e != inv.from);
+    // The fight is with the troops met, never for a city on the square.
+    if let Some(enemy) = enemy {
+        combat::arrival(w, dice, realm, group, inv.square, &enemy);
+    }
+}
+
+/// Put the group on `square`, off any fleet, unable to move this round (R-INV-2).
+fn bring(w: &mut Weekend, realm: &str, group: Group, square: Square) {
+    let round = w.round();
+    if let Group::Army(id) = group {
+        for f in w.state.fleets.iter_mut().filter(|f| f.owner == realm) {
+            f.cargo.retain(|c| *c != id);
+        }
+        if let Some(i) = forces::army_at(&w.state, realm, id) {
+            w.state.armies[i].no_move_until_round = Some(round);
+        }
+    }
+    movement::place(&mut w.state, realm, group, square);
+}
+
+/// Step 9: every home-invitation of this round, from the courier or the form.
+pub fn home(w: &mut Weekend) {
+    forces::sort(&mut w.state);
+    let round = w.round();
+    let mut calls: Vec<(String, Group)> = w
+        .state
+        .home_invitations
+        .iter()
+        .filter(|h| h.valid_until_round >= round)
+        .map(|h| match &h.target {
+            GroupRef::Army { owner, id } => (owner.clone(), Group::Army(*id)),
+            GroupRef::Fleet { owner, id } => (owner.clone(), Group::Fleet(*id)),
+        })
+        .collect();
+    for f in &w.orders.forms {
+        for o in &f.orders {
+            if let Order::HomeInvitation { group } = o {
+                calls.push((f.realm.clone(), *group));
+            }
+        }
+    }
+    calls.dedup();
+    for (realm, group) in calls {
+        come_home(w, &realm, group);
+    }
+    w.state
+        .home_invitations
+        .retain(|h| h.valid_until_round > round);
+}
+
+fn come_home(w: &mut Weekend, realm: &str, group: Group) {
+    let Some(r) = w.state.realms.iter().find(|r| r.name == realm) else {
+        return;
+    };
+    let seat = if group.is_army() {
+        r.capital
+    } else {
+        r.main_harbour
+    };
+    let exists = match group {
+        Group::Army(id) => forces::army_at(&w.state, realm, id).is_some(),
+        Group::Fleet(id) => forces::fleet_at(&w.state, realm, id).is_some(),
+    };
+    let square = match (exists, seat) {
+        (true, Some(square)) => square,
+        (false, _) => return home_refused(w, realm, group, InvitationRefusal::NoSuchGroup),
+        (true, None) => return home_refused(w, realm, group, InvitationRefusal::NoSeat),
+    };
+    bring(w, realm, group, square);
+    w.emit(
+        Step::HomeInvitations,
+        vec![realm.to_string()],
+        What::Military(MilitaryEvent::Arrived {
+            realm: realm.to_string(),
+            group,
+            square,
+            inviter: None,
+        }),
+    );
+}
+
+fn home_refused(w: &mut Weekend, realm: &str, group: Group, reason: InvitationRefusal) {
+    w.emit(
+        Step::HomeInvitations,
+        vec![realm.to_string()],
+        What::Military(MilitaryEvent::InvitationRefused {
+            realm: realm.to_string(),
+            group,
+            reason,
+        }),
+    );
+}

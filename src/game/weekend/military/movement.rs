@@ -1,0 +1,614 @@
+//! Step 3: moves, embarking, landing, pick-ups, splits, merges and new orders of the
+//! line. Moves wholly inside one's own land go first, then every realm's remaining
+//! movement orders in line order, earliest form first (R-MOVE-7, RULINGS 26). Each
+//! group spends its own movement points (RULINGS 24, 25); an army aboard pays nothing
+//! while carried. A group stops on the first square holding troops that are not a
+//! friend's (R-MOVE-6, R-ALLY-1): the contact is fought in step 4, the mover attacking
+//! (RULINGS 37). Armies walk on land (a water elemental carries them over water, air
+//! elementals cross alone, R-MOVE-10); ships sail the sea and into own cities.
+
+use std::collections::BTreeMap;
+
+use crate::game::event::{Step, What};
+use crate::game::orders::{Group, Order, Piece};
+use crate::game::state::{GameState, Terrain};
+use crate::game::{Square, UnitKind};
+
+use super::super::Weekend;
+use super::forces;
+use super::{MilitaryEvent, MoveRefusal};
+
+/// Points each group has spent this step.
+type Spent = BTreeMap<(String, Group), u32>;
+
+pub fn run(w: &mut Weekend) {
+    forces::sort(&mut w.state);
+    let round = w.round();
+    redraw_borders(&mut w.state, round);
+    let mut forms: Vec<(String, Vec<Order>, chrono::DateTime<chrono::Utc>)> = w
+        .orders
+        .forms
+        .iter()
+        .filter(|f| w.state.realms.iter().any(|r| r.name == f.realm))
+        .map(|f| (f.realm.clone(), f.orders.clone(), f.received_at))
+        .collect();
+    // After the home moves, the voting winner who chose to move first (R-VOTE-5,
+    // RULINGS 26), then everyone by when the form arrived.
+    let first = mover_first(&w.state, round);
+    forms.sort_by_key(|f| (Some(&f.0) != first.as_ref(), f.2));
+    let mut spent = Spent::new();
+    let mut done: std::collections::BTreeSet<(usize, usize)> = Default::default();
+    for (k, (realm, orders, _)) in forms.iter().enumerate() {
+        for (i, o) in orders.iter().enumerate() {
+            if let Order::Move { group, path } = o {
+                if home_move(&w.state, realm, *group, path) {
+                    move_group(w, &mut spent, realm, *group, path);
+                    done.insert((k, i));
+                }
+            }
+        }
+    }
+    for (k, (realm, orders, _)) in forms.iter().enumerate() {
+        for (i, o) in orders.iter().enumerate() {
+            if !done.contains(&(k, i)) {
+                one(w, &mut spent, realm, o);
+            }
+        }
+    }
+    fleets_left_behind(w);
+}
+
+/// The realm whose voting benefit lets it move first this round.
+fn mover_first(gs: &GameState, round: u32) -> Option<String> {
+    gs.ruler
+        .as_ref()
+        .filter(|r| {
+            r.benefit == Some(crate::game::state::RulerBenefit::MoveFirst)
+                && r.from_round <= round
+                && round < r.until_round
+        })
+        .map(|r| r.realm.clone())
+}
+
+/// R-COMBAT-11: the loser keeps a taken city's square as home ground for the weekend
+/// after the conquest; from the one after that it is the taker's land.
+fn redraw_borders(gs: &mut GameState, round: u32) {
+    let due: Vec<_> = gs
+        .conquests
+        .iter()
+        .filter(|c| c.round.saturating_add(1) < round)
+        .cloned()
+        .collect();
+    for c in due {
+        if let Some(m) = gs.map.squares.get_mut(&c.square) {
+            m.owner = Some(c.to.clone());
+        }
+    }
+    gs.conquests.retain(|c| c.round.saturating_add(1) >= round);
+}
+
+/// R-CITY-8: a fleet told to leave a taken city that is still in it after this
+/// weekend's moves passes to the city's owner; the troops aboard are lost with it.
+pub(super) fn fleets_left_behind(w: &mut Weekend) {
+    let round = w.round();
+    let stuck: Vec<(String, u32, Square)> = w
+        .state
+        .fleets
+        .iter()
+        .filter(|f| f.must_leave_by_round.is_some_and(|r| r <= round))
+        .map(|f| (f.owner.clone(), f.id, f.square))
+        .collect();
+    for (owner, id, square) in stuck {
+        let Some(fi) = forces::fleet_at(&w.state, &owner, id) else {
+            continue;
+        };
+        let taker = w
+            .state
+            .cities
+            .iter()
+            .find(|c| c.square == square && !mutual_friends(&w.state, &owner, &c.owner))
+            .map(|c| c.owner.clone());
+        let Some(taker) = taker else {
+            w.state.fleets[fi].must_leave_by_round = None;
+            continue;
+        };
+        let mut fleet = w.state.fleets.remove(fi);
+        for a in std::mem::take(&mut fleet.cargo) {
+            forces::remove_army(&mut w.state, &owner, a);
+        }
+        let new_id = w
+            .state
+            .fleets
+            .iter()
+            .filter(|f| f.owner == taker)
+            .map(|f| f.id)
+            .max()
+            .unwrap_or(0)
+            .saturating_add(1);
+        fleet.owner = taker.clone();
+        fleet.id = new_id;
+        fleet.must_leave_by_round = None;
+        forces::insert_fleet(&mut w.state, fleet);
+        w.emit(
+            Step::Movement,
+            vec![owner.clone(), taker.clone()],
+            What::Military(MilitaryEvent::FleetTaken {
+                from: owner,
+                fleet: id,
+                to: taker,
+                new_id,
+                square,
+            }),
+        );
+    }
+}
+
+fn one(w: &mut Weekend, spent: &mut Spent, realm: &str, o: &Order) {
+    match o {
+        Order::Move { group, path } => move_group(w, spent, realm, *group, path),
+        Order::Embark { army, fleet } | Order::PickUp { fleet, army } => {
+            board(w, realm, *army, *fleet)
+        }
+        Order::Disembark { army, square } => land(w, realm, *army, *square),
+        Order::Merge { group, other } => merge(w, realm, *group, *other),
+        Order::Split { group, pieces } => split(w, realm, *group, pieces),
+        Order::Reorder { group, pieces } => reorder(w, realm, *group, pieces),
+        _ => {}
+    }
+}
+
+fn emit(w: &mut Weekend, realm: &str, ev: MilitaryEvent) {
+    w.emit(Step::Movement, vec![realm.to_string()], What::Military(ev));
+}
+
+fn refuse(w: &mut Weekend, realm: &str, group: Group, reason: MoveRefusal) {
+    emit(
+        w,
+        realm,
+        MilitaryEvent::MoveRefused {
+            realm: realm.to_string(),
+            group,
+            reason,
+        },
+    );
+}
+
+fn owner_of(gs: &GameState, sq: Square) -> Option<&str> {
+    gs.map.get(sq).and_then(|m| m.owner.as_deref())
+}
+
+pub(super) fn is_sea(gs: &GameState, sq: Square) -> bool {
+    gs.map.get(sq).is_none_or(|m| m.terrain == Terrain::Sea)
+}
+
+/// Where a group stands (an army aboard stands where its fleet is).
+fn square_of(gs: &GameState, realm: &str, group: Group) -> Option<Square> {
+    match group {
+        Group::Army(id) => {
+            let a = &gs.armies[forces::army_at(gs, realm, id)?];
+            Some(forces::carrier(gs, realm, id).map_or(a.square, |f| gs.fleets[f].square))
+        }
+        Group::Fleet(id) => Some(gs.fleets[forces::fleet_at(gs, realm, id)?].square),
+    }
+}
+
+/// A move that starts and stays on the realm's own land (R-MOVE-7).
+fn home_move(gs: &GameState, realm: &str, group: Group, path: &[Square]) -> bool {
+    let Some(from) = square_of(gs, realm, group) else {
+        return false;
+    };
+    group.is_army()
+        && forces::carrier(gs, realm, group.id()).is_none()
+        && std::iter::once(&from)
+            .chain(path)
+            .all(|s| owner_of(gs, *s) == Some(realm) && !is_sea(gs, *s))
+}
+
+fn mutual_friends(gs: &GameState, a: &str, b: &str) -> bool {
+    let lists = |x: &str, y: &str| {
+        gs.realms
+            .iter()
+            .any(|r| r.name == x && r.friends.iter().any(|f| f == y))
+    };
+    a == b || (lists(a, b) && lists(b, a))
+}
+
+/// The first realm, not a friend, with troops of the mover's kind on `sq`.
+pub(super) fn enemy_on(gs: &GameState, realm: &str, sq: Square, army: bool) -> Option<String> {
+    if army {
+        gs.armies
+            .iter()
+            .filter(|a| a.square == sq && forces::carrier(gs, &a.owner, a.id).is_none())
+            .find(|a| !mutual_friends(gs, realm, &a.owner))
+            .map(|a| a.owner.clone())
+    } else {
+        gs.fleets
+            .iter()
+            .filter(|f| f.square == sq && !f.ships.is_empty())
+            .find(|f| !mutual_friends(gs, realm, &f.owner))
+            .map(|f| f.owner.clone())
+    }
+}
+
+/// Can the group stand on `sq`? Armies on land (or with a water elemental, or air
+/// elementals only); fleets at sea or in an own or friend's city.
+fn passable(gs: &GameState, realm: &str, group: Group, sq: Square) -> bool {
+    let sea = is_sea(gs, sq);
+    match group {
+        Group::Army(id) => {
+            let Some(i) = forces::army_at(gs, realm, id) else {
+                return false;
+            };
+            let units = &gs.armies[i].units;
+            !sea || units.iter().any(|u| u.kind == UnitKind::Vattenelementar)
+                || units.iter().all(|u| u.kind == UnitKind::Luftelementar)
+        }
+        Group::Fleet(_) => {
+            sea || gs
+                .cities
+                .iter()
+                .any(|c| c.square == sq && c.coastal && mutual_friends(gs, realm, &c.owner))
+        }
+    }
+}
+
+fn points(w: &Weekend, realm: &str, group: Group) -> u32 {
+    let rule = w.settings.group_movement;
+    match group {
+        Group::Army(id) => {
+            forces::army_at(&w.state, realm, id).map_or(0, |i| w.state.armies[i].movement(rule))
+        }
+        Group::Fleet(id) => {
+            forces::fleet_at(&w.state, realm, id).map_or(0, |i| w.state.fleets[i].movement(rule))
+        }
+    }
+}
+
+fn move_group(w: &mut Weekend, spent: &mut Spent, realm: &str, group: Group, path: &[Square]) {
+    let Some(from) = square_of(&w.state, realm, group) else {
+        return refuse(w, realm, group, MoveRefusal::NoSuchGroup);
+    };
+    if let Group::Army(id) = group {
+        let i = forces::army_at(&w.state, realm, id).unwrap_or(0);
+        if forces::carrier(&w.state, realm, id).is_some() {
+            return refuse(w, realm, group, MoveRefusal::Aboard);
+        }
+        if w.state.armies[i]
+            .no_move_until_round
+            .is_some_and(|r| r >= w.round())
+        {
+            return refuse(w, realm, group, MoveRefusal::CameByInvitation);
+        }
+    }
+    let key = (realm.to_string(), group);
+    let budget = points(w, realm, group).saturating_sub(spent.get(&key).copied().unwrap_or(0));
+    let (w_, h_) = (w.state.map.width, w.state.map.height);
+    let diagonal = w.settings.adjacency == 8;
+    let mut at = from;
+    let mut stop = None;
+    let mut steps = 0u32;
+    for &sq in path {
+        if steps >= budget {
+            stop = Some(MoveStop::OutOfPoints);
+            break;
+        }
+        if !at.neighbours(w_, h_, diagonal).contains(&sq) || !passable(&w.state, realm, group, sq) {
+            stop = Some(MoveStop::Blocked { square: sq });
+            break;
+        }
+        if group.is_army() {
+            if let Some(c) = w.state.cities.iter().find(|c| c.square == sq) {
+                if !mutual_friends(&w.state, realm, &c.owner) {
+                    stop = Some(MoveStop::EnemyCity { square: sq });
+                    break;
+                }
+            }
+        }
+        at = sq;
+        steps += 1;
+        if let Some(enemy) = enemy_on(&w.state, realm, sq, group.is_army()) {
+            stop = Some(MoveStop::Enemy { realm: enemy });
+            break;
+        }
+    }
+    *spent.entry(key).or_insert(0) += steps;
+    place(&mut w.state, realm, group, at);
+    emit(
+        w,
+        realm,
+        MilitaryEvent::Moved {
+            realm: realm.to_string(),
+            group,
+            from,
+            to: at,
+            stop,
+        },
+    );
+}
+
+/// Put a group on `sq`; a fleet takes its cargo along.
+pub(super) fn place(gs: &mut GameState, realm: &str, group: Group, sq: Square) {
+    match group {
+        Group::Army(id) => {
+            if let Some(i) = forces::army_at(gs, realm, id) {
+                gs.armies[i].square = sq;
+            }
+        }
+        Group::Fleet(id) => {
+            let Some(i) = forces::fleet_at(gs, realm, id) else {
+                return;
+            };
+            gs.fleets[i].square = sq;
+            let cargo = gs.fleets[i].cargo.clone();
+            for a in gs
+                .armies
+                .iter_mut()
+                .filter(|a| a.owner == realm && cargo.contains(&a.id))
+            {
+                a.square = sq;
+            }
+        }
+    }
+}
+
+/// Embark or pick up (R-MOVE-3: no points): the army on the fleet's square or next to
+/// it, within the transports' room (R-NAV-3).
+fn board(w: &mut Weekend, realm: &str, army: u32, fleet: u32) {
+    let g = Group::Army(army);
+    let (Some(ai), Some(fi)) = (
+        forces::army_at(&w.state, realm, army),
+        forces::fleet_at(&w.state, realm, fleet),
+    ) else {
+        return refuse(w, realm, g, MoveRefusal::NoSuchGroup);
+    };
+    let (asq, fsq) = (w.state.armies[ai].square, w.state.fleets[fi].square);
+    if forces::carrier(&w.state, realm, army).is_some() || !near(w, asq, fsq) {
+        return refuse(w, realm, g, MoveRefusal::NotAtTheFleet);
+    }
+    let aboard: u64 = w.state.fleets[fi]
+        .cargo
+        .iter()
+        .filter_map(|id| forces::army_at(&w.state, realm, *id))
+        .map(|i| w.state.armies[i].units.len() as u64)
+        .sum();
+    let room = u64::from(w.state.fleets[fi].capacity(w.settings));
+    if aboard.saturating_add(w.state.armies[ai].units.len() as u64) > room {
+        return refuse(w, realm, g, MoveRefusal::NoRoom);
+    }
+    w.state.fleets[fi].cargo.push(army);
+    w.state.armies[ai].square = fsq;
+    emit(
+        w,
+        realm,
+        MilitaryEvent::Boarded {
+            realm: realm.to_string(),
+            army,
+            fleet,
+        },
+    );
+}
+
+fn near(w: &Weekend, a: Square, b: Square) -> bool {
+    a == b
+        || a.neighbours(
+            w.state.map.width,
+            w.state.map.height,
+            w.settings.adjacency == 8,
+        )
+        .contains(&b)
+}
+
+/// Land an army on its fleet's square or a land square next to it (R-MOVE-3). Landing on
+/// enemy troops is a contact fought in step 4.
+fn land(w: &mut Weekend, realm: &str, army: u32, square: Option<Square>) {
+    let g = Group::Army(army);
+    let Some(fi) = forces::carrier(&w.state, realm, army) else {
+        return refuse(w, realm, g, MoveRefusal::NotAboard);
+    };
+    let fsq = w.state.fleets[fi].square;
+    let to = square.unwrap_or(fsq);
+    if !near(w, fsq, to) || is_sea(&w.state, to) {
+        return refuse(w, realm, g, MoveRefusal::NoLandingThere);
+    }
+    w.state.fleets[fi].cargo.retain(|c| *c != army);
+    place(&mut w.state, realm, g, to);
+    let stop = enemy_on(&w.state, realm, to, true).map(|enemy| MoveStop::Enemy { realm: enemy });
+    emit(
+        w,
+        realm,
+        MilitaryEvent::Moved {
+            realm: realm.to_string(),
+            group: g,
+            from: fsq,
+            to,
+            stop,
+        },
+    );
+}
+
+/// `other` joins `group`: same kind, same square (R-MOVE-8, R-MOVE-9).
+fn merge(w: &mut Weekend, realm: &str, group: Group, other: u32) {
+    let o = match group {
+        Group::Army(_) => Group::Army(other),
+        Group::Fleet(_) => Group::Fleet(other),
+    };
+    let (Some(a), Some(b)) = (
+        square_of(&w.state, realm, group),
+        square_of(&w.state, realm, o),
+    ) else {
+        return refuse(w, realm, o, MoveRefusal::NoSuchGroup);
+    };
+    if a != b || group.id() == other {
+        return refuse(w, realm, o, MoveRefusal::NotTogether);
+    }
+    match group {
+        Group::Army(id) => {
+            let Some(j) = forces::army_at(&w.state, realm, other) else {
+                return;
+            };
+            let moved = w.state.armies[j].units.clone();
+            forces::remove_army(&mut w.state, realm, other);
+            if let Some(i) = forces::army_at(&w.state, realm, id) {
+                w.state.armies[i].units.extend(moved);
+            }
+        }
+        Group::Fleet(id) => {
+            let Some(j) = forces::fleet_at(&w.state, realm, other) else {
+                return;
+            };
+            let gone = w.state.fleets.remove(j);
+            if let Some(i) = forces::fleet_at(&w.state, realm, id) {
+                w.state.fleets[i].ships.extend(gone.ships);
+                w.state.fleets[i].cargo.extend(gone.cargo);
+            }
+        }
+    }
+    emit(
+        w,
+        realm,
+        MilitaryEvent::Merged {
+            realm: realm.to_string(),
+            group,
+            other,
+        },
+    );
+}
+
+/// Take `want` pieces out of `items`, tail first; None when they are not all there.
+fn take<T: Clone>(
+    items: &mut Vec<T>,
+    want: &[(u32, Piece)],
+    piece: impl Fn(&T) -> Piece,
+) -> Option<Vec<T>> {
+    let mut left = items.clone();
+    let mut out = Vec::new();
+    for (n, p) in want {
+        for _ in 0..*n {
+            let at = left.iter().rposition(|t| piece(t) == *p)?;
+            out.push(left.remove(at));
+        }
+    }
+    *items = left;
+    Some(out)
+}
+
+/// The listed pieces leave and form a new group on the same square.
+fn split(w: &mut Weekend, realm: &str, group: Group, pieces: &[(u32, Piece)]) {
+    let ok = match group {
+        Group::Army(id) => forces::army_at(&w.state, realm, id).and_then(|i| {
+            let mut units = w.state.armies[i].units.clone();
+            let out = take(&mut units, pieces, forces::unit_piece)?;
+            (!units.is_empty() && !out.is_empty()).then_some(())?;
+            let new_id = forces::next_army_id(&w.state, realm);
+            let mut g = w.state.armies[i].clone();
+            w.state.armies[i].units = units;
+            g.id = new_id;
+            g.units = out;
+            g.treasure = Default::default();
+            let aboard = forces::carrier(&w.state, realm, id);
+            forces::insert_army(&mut w.state, g);
+            if let Some(f) = aboard {
+                w.state.fleets[f].cargo.push(new_id);
+            }
+            Some(new_id)
+        }),
+        Group::Fleet(id) => forces::fleet_at(&w.state, realm, id).and_then(|i| {
+            let mut ships = w.state.fleets[i].ships.clone();
+            let out = take(&mut ships, pieces, forces::ship_piece)?;
+            (!ships.is_empty() && !out.is_empty()).then_some(())?;
+            let new_id = w
+                .state
+                .fleets
+                .iter()
+                .filter(|f| f.owner == realm)
+                .map(|f| f.id)
+                .max()
+                .unwrap_or(0)
+                .saturating_add(1);
+            let mut f = w.state.fleets[i].clone();
+            w.state.fleets[i].ships = ships;
+            f.id = new_id;
+            f.ships = out;
+            f.cargo.clear();
+            forces::insert_fleet(&mut w.state, f);
+            Some(new_id)
+        }),
+    };
+    match ok {
+        Some(new) => emit(
+            w,
+            realm,
+            MilitaryEvent::Split {
+                realm: realm.to_string(),
+                group,
+                new,
+            },
+        ),
+        None => refuse(w, realm, group, MoveRefusal::NotThoseUnits),
+    }
+}
+
+/// The whole group in a new cannon-fodder order (R-COMBAT-9).
+fn reorder(w: &mut Weekend, realm: &str, group: Group, pieces: &[(u32, Piece)]) {
+    let ok = match group {
+        Group::Army(id) => forces::army_at(&w.state, realm, id).and_then(|i| {
+            let mut units = w.state.armies[i].units.clone();
+            let mut out = take(&mut units, pieces, forces::unit_piece)?;
+            units.is_empty().then_some(())?;
+            out.reverse();
+            restore_order(&mut out, pieces, forces::unit_piece);
+            w.state.armies[i].units = out;
+            Some(())
+        }),
+        Group::Fleet(id) => forces::fleet_at(&w.state, realm, id).and_then(|i| {
+            let mut ships = w.state.fleets[i].ships.clone();
+            let mut out = take(&mut ships, pieces, forces::ship_piece)?;
+            ships.is_empty().then_some(())?;
+            out.reverse();
+            restore_order(&mut out, pieces, forces::ship_piece);
+            w.state.fleets[i].ships = out;
+            Some(())
+        }),
+    };
+    if ok.is_none() {
+        refuse(w, realm, group, MoveRefusal::NotThoseUnits);
+    }
+}
+
+/// Lay `items` out as `pieces` lists them, front first.
+fn restore_order<T: Clone>(
+    items: &mut Vec<T>,
+    pieces: &[(u32, Piece)],
+    piece: impl Fn(&T) -> Piece,
+) {
+    let mut pool = std::mem::take(items);
+    for (n, p) in pieces {
+        for _ in 0..*n {
+            let Some(at) = pool.iter().position(|t| piece(t) == *p) else {
+                break;
+            };
+            items.push(pool.remove(at));
+        }
+    }
+    items.extend(pool);
+}
+
+/// Why a group stopped before the end of its path.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "why", rename_all = "snake_case")]
+pub enum MoveStop {
+    /// Troops that are not a friend's: a battle in step 4 (R-MOVE-6).
+    Enemy {
+        realm: String,
+    },
+    /// An enemy city in the way, with or without troops: only an attack order takes it
+    /// (so a move never settles a city's fate).
+    EnemyCity {
+        square: Square,
+    },
+    /// The next square is not next to this one, or not ground this group can stand on.
+    Blocked {
+        square: Square,
+    },
+    OutOfPoints,
+}

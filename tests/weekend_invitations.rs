@@ -1,0 +1,139 @@
+//! Steps 5 and 9, case by case: invitations and home-invitations (docs/rules.md, R-INV).
+
+#[path = "weekend_common/military.rs"]
+mod common;
+
+use common::*;
+use pbemd::game::orders::{Group, Order};
+use pbemd::game::state::{GroupRef, HomeInvitation};
+use pbemd::game::weekend::military::{InvitationRefusal, MilitaryEvent};
+use pbemd::game::{Lang, ShipKind, UnitKind};
+
+use UnitKind::{LattInfanteri, Veteran};
+
+fn use_inv(from: &str, group: Group) -> Order {
+    Order::UseInvitation {
+        from: from.to_string(),
+        group,
+    }
+}
+
+#[test]
+fn r_inv_2_an_invited_army_arrives_on_the_chosen_square_and_may_not_move() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "B7", units(&[(2, Veteran)], false));
+    invite(&mut gs, "Fugandri", "Genogien", "C3");
+    let o = orders(&[("Fugandri", vec![use_inv("genogien", Group::Army(1))])]);
+    let (after, events) = invitations(&gs, &o, &[]);
+    let g = group_of(&after, "Fugandri", 1).unwrap();
+    assert_eq!(g.square, sq("C3"));
+    assert_eq!(g.no_move_until_round, Some(ROUND));
+    assert!(
+        after.realm("Fugandri").unwrap().invitations.is_empty(),
+        "used up (R-INV-3)"
+    );
+    assert_eq!(events[0].seen_by, ["Fugandri", "Genogien"]);
+    let sv = pbemd::render::weekend::report(&events, &after, "Genogien", Lang::Sv);
+    assert_eq!(sv, ["Fugandris armé 1 kom till C3 på din inbjudan."]);
+}
+
+#[test]
+fn r_inv_3_an_invitation_is_used_once() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "B7", units(&[(2, Veteran)], false));
+    army(&mut gs, "Fugandri", 2, "B8", units(&[(2, Veteran)], false));
+    invite(&mut gs, "Fugandri", "Genogien", "C3");
+    let o = orders(&[(
+        "Fugandri",
+        vec![
+            use_inv("Genogien", Group::Army(1)),
+            use_inv("Genogien", Group::Army(2)),
+        ],
+    )]);
+    let (after, events) = invitations(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Fugandri", 2).unwrap().square, sq("B8"));
+    assert!(military(&events).iter().any(|m| matches!(
+        m,
+        MilitaryEvent::InvitationRefused {
+            reason: InvitationRefusal::NoValidInvitation,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn r_inv_5_invited_troops_landing_on_enemies_attack_them() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "B7", units(&[(3, Veteran)], false));
+    army(
+        &mut gs,
+        "Kaldor",
+        1,
+        "D3",
+        units(&[(1, LattInfanteri)], false),
+    );
+    invite(&mut gs, "Fugandri", "Genogien", "D3");
+    let o = orders(&[("Fugandri", vec![use_inv("Genogien", Group::Army(1))])]);
+    let (after, events) = invitations(&gs, &o, &[20, 1]);
+    assert!(military(&events).iter().any(|m| matches!(m, MilitaryEvent::Battle(b) if b.attacker == "Fugandri" && b.defender.as_deref() == Some("Kaldor"))));
+    assert!(group_of(&after, "Kaldor", 1).is_none());
+}
+
+#[test]
+fn r_inv_5_the_inviters_own_troops_are_not_attacked() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "B7", units(&[(3, Veteran)], false));
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "D3",
+        units(&[(1, LattInfanteri)], false),
+    );
+    invite(&mut gs, "Fugandri", "Genogien", "D3");
+    let o = orders(&[("Fugandri", vec![use_inv("Genogien", Group::Army(1))])]);
+    let (after, events) = invitations(&gs, &o, &[20, 1]);
+    assert!(!military(&events)
+        .iter()
+        .any(|m| matches!(m, MilitaryEvent::Battle(_))));
+    assert!(group_of(&after, "Genogien", 1).is_some());
+}
+
+#[test]
+fn r_inv_8_a_home_invitation_brings_an_army_to_the_capital_and_a_fleet_to_the_harbour() {
+    let mut gs = game();
+    army(&mut gs, "Genogien", 1, "I7", units(&[(2, Veteran)], false));
+    fleet(
+        &mut gs,
+        "Genogien",
+        1,
+        "F6",
+        ships(&[(1, ShipKind::Transportskepp)], false),
+        &[],
+    );
+    gs.home_invitations.push(HomeInvitation {
+        id: 99,
+        realm: "Genogien".into(),
+        target: GroupRef::Fleet {
+            owner: "Genogien".into(),
+            id: 1,
+        },
+        sent_round: ROUND,
+        valid_until_round: ROUND,
+    });
+    let o = orders(&[(
+        "Genogien",
+        vec![Order::HomeInvitation {
+            group: Group::Army(1),
+        }],
+    )]);
+    let (after, events) = invitations(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Genogien", 1).unwrap().square, sq("B2"));
+    assert_eq!(after.fleets[0].square, sq("D2"));
+    assert!(after.home_invitations.is_empty(), "spent");
+    let en = pbemd::render::weekend::report(&events, &after, "Genogien", Lang::En);
+    assert!(
+        en.contains(&"Army 1 came home to B2 and may not move this round.".to_string()),
+        "{en:?}"
+    );
+}

@@ -1,0 +1,499 @@
+//! Step 3, case by case: each test a small state, the orders and the expected
+//! positions, named by the rule it pins (docs/rules.md).
+
+#[path = "weekend_common/military.rs"]
+mod common;
+
+use common::*;
+use pbemd::game::orders::{Group, Order, Piece};
+use pbemd::game::weekend::military::{MilitaryEvent, MoveRefusal, MoveStop};
+use pbemd::game::{Lang, ShipKind, UnitKind};
+
+use UnitKind::{LattInfanteri, LattKavalleri, Veteran};
+
+fn stops(events: &[pbemd::game::event::Event]) -> Vec<Option<MoveStop>> {
+    military(events)
+        .into_iter()
+        .filter_map(|m| match m {
+            MilitaryEvent::Moved { stop, .. } => Some(stop.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn battles(events: &[pbemd::game::event::Event]) -> usize {
+    military(events)
+        .iter()
+        .filter(|m| matches!(m, MilitaryEvent::Battle(_)))
+        .count()
+}
+
+#[test]
+fn r_move_1_a_group_moves_as_far_as_its_fastest_unit() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "B7",
+        units(&[(1, LattKavalleri), (1, LattInfanteri)], false),
+    );
+    let o = orders(&[("Fugandri", vec![mv(Group::Army(1), &["C7", "D7", "E7"])])]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("E7"));
+    assert_eq!(stops(&events), [None]);
+    let en = pbemd::render::weekend::report(&events, &after, "Fugandri", Lang::En);
+    assert_eq!(en, ["Army 1 moved from B7 to E7."]);
+}
+
+#[test]
+fn r_move_1_a_move_stops_where_the_points_run_out() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "B7",
+        units(&[(2, LattInfanteri)], false),
+    );
+    let o = orders(&[("Fugandri", vec![mv(Group::Army(1), &["C7", "D7"])])]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("C7"));
+    assert_eq!(stops(&events), [Some(MoveStop::OutOfPoints)]);
+}
+
+#[test]
+fn r_move_10_an_army_does_not_walk_into_the_sea() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C7",
+        units(&[(1, LattKavalleri)], false),
+    );
+    let o = orders(&[("Fugandri", vec![mv(Group::Army(1), &["C6"])])]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("C7"));
+    assert_eq!(
+        stops(&events),
+        [Some(MoveStop::Blocked { square: sq("C6") })]
+    );
+}
+
+#[test]
+fn r_move_6_a_move_stops_on_enemy_troops_and_they_fight_in_step_4() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "D7",
+        units(&[(3, LattKavalleri)], false),
+    );
+    army(
+        &mut gs,
+        "Kaldor",
+        1,
+        "E7",
+        units(&[(1, LattInfanteri)], false),
+    );
+    let o = orders(&[("Fugandri", vec![mv(Group::Army(1), &["E7", "E8"])])]);
+    let (after, events) = move_and_fight(&gs, &o, &[20, 1]);
+    assert_eq!(
+        stops(&events),
+        [Some(MoveStop::Enemy {
+            realm: "Kaldor".into()
+        })]
+    );
+    assert_eq!(battles(&events), 1, "the mover attacks (RULINGS 37)");
+    assert!(group_of(&after, "Kaldor", 1).is_none());
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("E7"));
+}
+
+#[test]
+fn r_ally_1_friends_pass_each_other() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "D7",
+        units(&[(3, LattKavalleri)], false),
+    );
+    army(
+        &mut gs,
+        "Kaldor",
+        1,
+        "E7",
+        units(&[(1, LattInfanteri)], false),
+    );
+    gs.realm_mut("Fugandri").unwrap().friends = vec!["Kaldor".into()];
+    gs.realm_mut("Kaldor").unwrap().friends = vec!["Fugandri".into()];
+    let o = orders(&[("Fugandri", vec![mv(Group::Army(1), &["E7", "E8"])])]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("E8"));
+    assert_eq!(battles(&events), 0);
+}
+
+#[test]
+fn r_move_7_moves_inside_ones_own_land_go_first() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "H8",
+        units(&[(1, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Kaldor",
+        1,
+        "I8",
+        units(&[(1, LattInfanteri)], false),
+    );
+    // Fugandri's form came first, but Kaldor's move stays in Kaldor and goes first.
+    let o = orders(&[
+        ("Fugandri", vec![mv(Group::Army(1), &["I8"])]),
+        ("Kaldor", vec![mv(Group::Army(1), &["J8"])]),
+    ]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Kaldor", 1).unwrap().square, sq("J8"));
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("I8"));
+    assert_eq!(battles(&events), 0);
+}
+
+#[test]
+fn r_move_5_embark_sail_and_land() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "C7", units(&[(3, Veteran)], false));
+    fleet(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C6",
+        ships(&[(1, ShipKind::Transportskepp)], false),
+        &[],
+    );
+    let o = orders(&[(
+        "Fugandri",
+        vec![
+            Order::Embark { army: 1, fleet: 1 },
+            mv(Group::Fleet(1), &["D6", "E6"]),
+            Order::Disembark {
+                army: 1,
+                square: Some(sq("E5")),
+            },
+        ],
+    )]);
+    let (after, _) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("E5"));
+    assert_eq!(after.fleets[0].square, sq("E6"));
+    assert!(after.fleets[0].cargo.is_empty());
+}
+
+#[test]
+fn r_nav_3_an_army_too_big_for_the_transports_stays_ashore() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "C7", units(&[(6, Veteran)], false));
+    fleet(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C6",
+        ships(&[(1, ShipKind::Transportskepp)], false),
+        &[],
+    );
+    let o = orders(&[("Fugandri", vec![Order::Embark { army: 1, fleet: 1 }])]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert!(after.fleets[0].cargo.is_empty());
+    assert!(military(&events).iter().any(|m| matches!(
+        m,
+        MilitaryEvent::MoveRefused {
+            reason: MoveRefusal::NoRoom,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn r_move_8_armies_of_one_realm_that_stop_together_are_merged() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "B7", units(&[(1, Veteran)], false));
+    army(
+        &mut gs,
+        "Fugandri",
+        2,
+        "D7",
+        units(&[(2, LattInfanteri)], false),
+    );
+    let o = orders(&[(
+        "Fugandri",
+        vec![mv(Group::Army(1), &["C7"]), mv(Group::Army(2), &["C7"])],
+    )]);
+    let (after, _) = move_and_fight(&gs, &o, &[]);
+    assert!(group_of(&after, "Fugandri", 2).is_none());
+    assert_eq!(
+        kinds(group_of(&after, "Fugandri", 1).unwrap()),
+        [Veteran, LattInfanteri, LattInfanteri]
+    );
+}
+
+#[test]
+fn r_move_8_a_split_makes_a_new_group_that_stays_until_it_moves() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "B7",
+        units(&[(2, Veteran), (2, LattInfanteri)], false),
+    );
+    let o = orders(&[(
+        "Fugandri",
+        vec![Order::Split {
+            group: Group::Army(1),
+            pieces: vec![(1, Piece::Unit(Veteran))],
+        }],
+    )]);
+    let mut w_gs = gs.clone();
+    let mut w = pbemd::game::weekend::Weekend::new(&w_gs, &o, &gs.settings, 1);
+    pbemd::game::weekend::military::movement(&mut w);
+    w_gs = w.state;
+    assert_eq!(
+        kinds(group_of(&w_gs, "Fugandri", 1).unwrap()),
+        [Veteran, LattInfanteri, LattInfanteri]
+    );
+    assert_eq!(kinds(group_of(&w_gs, "Fugandri", 2).unwrap()), [Veteran]);
+}
+
+#[test]
+fn r_combat_9_a_new_order_of_the_line_decides_who_falls_first() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "B7",
+        units(&[(2, Veteran), (2, LattInfanteri)], false),
+    );
+    let o = orders(&[(
+        "Fugandri",
+        vec![Order::Reorder {
+            group: Group::Army(1),
+            pieces: vec![(2, Piece::Unit(LattInfanteri)), (2, Piece::Unit(Veteran))],
+        }],
+    )]);
+    let (after, _) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(
+        kinds(group_of(&after, "Fugandri", 1).unwrap()),
+        [LattInfanteri, LattInfanteri, Veteran, Veteran]
+    );
+}
+
+#[test]
+fn r_move_6_a_move_stops_before_an_enemy_city_even_with_troops_in_it() {
+    let mut gs = game();
+    // Kaldorhem (J8) is Kaldor's capital, held by an army.
+    army(
+        &mut gs,
+        "Kaldor",
+        1,
+        "J8",
+        units(&[(1, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Fugandri",
+        2,
+        "H8",
+        units(&[(1, LattKavalleri)], false),
+    );
+    let o = orders(&[("Fugandri", vec![mv(Group::Army(2), &["I8", "J8"])])]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Fugandri", 2).unwrap().square, sq("I8"));
+    assert_eq!(
+        stops(&events),
+        [Some(MoveStop::EnemyCity { square: sq("J8") })]
+    );
+    assert_eq!(battles(&events), 0);
+}
+
+#[test]
+fn r_move_8_a_split_of_nothing_is_refused() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "B7", units(&[(2, Veteran)], false));
+    let o = orders(&[(
+        "Fugandri",
+        vec![Order::Split {
+            group: Group::Army(1),
+            pieces: vec![(0, Piece::Unit(Veteran))],
+        }],
+    )]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(after.armies.len(), 1);
+    assert!(military(&events).iter().any(|m| matches!(
+        m,
+        MilitaryEvent::MoveRefused {
+            reason: MoveRefusal::NotThoseUnits,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn r_city_8_a_fleet_that_stays_in_a_taken_city_passes_to_its_taker() {
+    let mut gs = game();
+    city(&mut gs, "D2").owner = "Fugandri".into();
+    fleet(
+        &mut gs,
+        "Genogien",
+        1,
+        "D2",
+        ships(&[(2, ShipKind::Transportskepp)], false),
+        &[],
+    );
+    gs.fleets[0].must_leave_by_round = Some(ROUND);
+    let o = orders(&[]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(after.fleets.len(), 1);
+    assert_eq!(
+        (after.fleets[0].owner.as_str(), after.fleets[0].id),
+        ("Fugandri", 1)
+    );
+    assert_eq!(after.fleets[0].must_leave_by_round, None);
+    assert!(military(&events)
+        .iter()
+        .any(|m| matches!(m, MilitaryEvent::FleetTaken { .. })));
+}
+
+#[test]
+fn r_city_8_a_fleet_that_sails_out_of_a_taken_city_stays_its_owners() {
+    let mut gs = game();
+    city(&mut gs, "D2").owner = "Fugandri".into();
+    fleet(
+        &mut gs,
+        "Genogien",
+        1,
+        "D2",
+        ships(&[(2, ShipKind::Transportskepp)], false),
+        &[],
+    );
+    gs.fleets[0].must_leave_by_round = Some(ROUND);
+    let o = orders(&[("Genogien", vec![mv(Group::Fleet(1), &["E2"])])]);
+    let (after, _) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(
+        (after.fleets[0].owner.as_str(), after.fleets[0].square),
+        ("Genogien", sq("E2"))
+    );
+    assert_eq!(after.fleets[0].must_leave_by_round, None);
+}
+
+#[test]
+fn r_combat_11_the_loser_keeps_home_ground_one_more_weekend_then_the_border_moves() {
+    let mut gs = game();
+    city(&mut gs, "C4").owner = "Fugandri".into();
+    gs.conquests.push(pbemd::game::state::Conquest {
+        square: sq("C4"),
+        from: "Genogien".into(),
+        to: "Fugandri".into(),
+        round: ROUND - 2,
+    });
+    gs.conquests.push(pbemd::game::state::Conquest {
+        square: sq("B4"),
+        from: "Genogien".into(),
+        to: "Fugandri".into(),
+        round: ROUND - 1,
+    });
+    let (after, _) = move_and_fight(&gs, &orders(&[]), &[]);
+    assert_eq!(
+        after.map.get(sq("C4")).unwrap().owner.as_deref(),
+        Some("Fugandri")
+    );
+    assert_eq!(
+        after.map.get(sq("B4")).unwrap().owner.as_deref(),
+        Some("Genogien"),
+        "last weekend's conquest is still the loser's home ground"
+    );
+    assert_eq!(after.conquests.len(), 1);
+}
+
+#[test]
+fn rulings_26_the_voting_winner_who_chose_it_moves_before_earlier_forms() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C5",
+        units(&[(1, LattKavalleri)], false),
+    );
+    army(
+        &mut gs,
+        "Kaldor",
+        1,
+        "E5",
+        units(&[(1, LattKavalleri)], false),
+    );
+    gs.ruler = Some(pbemd::game::state::Ruler {
+        realm: "Kaldor".into(),
+        benefit: Some(pbemd::game::state::RulerBenefit::MoveFirst),
+        from_round: ROUND,
+        until_round: ROUND + 4,
+    });
+    // Both head for D5. Kaldor's form came later, but Kaldor moves first, so it is
+    // Fugandri that runs into Kaldor there.
+    let o = orders(&[
+        ("Fugandri", vec![mv(Group::Army(1), &["D5"])]),
+        ("Kaldor", vec![mv(Group::Army(1), &["D5"])]),
+    ]);
+    let (_, events) = move_and_fight(&gs, &o, &[10, 10]);
+    assert_eq!(
+        stops(&events)[..2],
+        [
+            None,
+            Some(MoveStop::Enemy {
+                realm: "Kaldor".into()
+            })
+        ]
+    );
+}
+
+#[test]
+fn r_move_6_meeting_enemies_in_a_friends_city_is_a_fight_with_them_alone() {
+    let mut gs = game();
+    gs.realm_mut("Fugandri").unwrap().friends = vec!["Genogien".into()];
+    gs.realm_mut("Genogien").unwrap().friends = vec!["Fugandri".into()];
+    army(&mut gs, "Fugandri", 1, "C3", units(&[(5, Veteran)], false));
+    army(
+        &mut gs,
+        "Kaldor",
+        1,
+        "C4",
+        units(&[(1, LattInfanteri)], false),
+    );
+    let o = orders(&[("Fugandri", vec![mv(Group::Army(1), &["C4"])])]);
+    let (after, events) = move_and_fight(&gs, &o, &[20, 1]);
+    let b = military(&events)
+        .into_iter()
+        .find_map(|m| match m {
+            MilitaryEvent::Battle(b) => Some(b.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(b.defender.as_deref(), Some("Kaldor"));
+    assert_eq!(b.city, None, "no fight for Genogien's city");
+    assert_eq!(b.battle.walls, 0);
+    assert!(group_of(&after, "Kaldor", 1).is_none());
+    assert_eq!(
+        after
+            .cities
+            .iter()
+            .find(|c| c.square == sq("C4"))
+            .unwrap()
+            .owner,
+        "Genogien"
+    );
+    assert_eq!(vp(&after, "Fugandri"), vp(&gs, "Fugandri"));
+}
