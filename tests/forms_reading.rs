@@ -213,7 +213,16 @@ fn r_build_4_costs_run_down_in_order_the_overdraw_is_refused_and_later_cheaper_o
 
 #[test]
 fn r_pop_2_purchase_over_the_cap_is_refused() {
-    let mut s = demo(); // Genogien: population 130, 13 counted units: at the cap.
+    let mut s = demo();
+    // Genogien: 13 counted units; population 130 puts it at the cap.
+    for (c, pop) in s
+        .cities
+        .iter_mut()
+        .filter(|c| c.owner == "Genogien")
+        .zip([60, 40, 30])
+    {
+        c.population = pop;
+    }
     set_stock(
         &mut s,
         &[

@@ -103,13 +103,13 @@ fn the_parsed_form_is_the_realms_own_state() {
     assert_eq!(f.realm, "Genogien");
     assert_eq!(f.round, 1);
     assert_eq!(f.lang, Lang::Sv);
-    assert_eq!(f.stock.get(Resource::Mat), 35);
+    assert_eq!(f.stock.get(Resource::Mat), 30);
     assert_eq!(
         f.standard,
         vec![Resource::Mat, Resource::Jarn, Resource::Sten, Resource::Eld]
     );
     assert_eq!(f.positions.befalhavare, 4);
-    assert_eq!(f.population, 130);
+    assert_eq!(f.population, 200);
     assert_eq!(f.cities.len(), 3);
     assert_eq!(f.cities[0].name, "Genborg");
     assert!(f.cities[0].capital && f.cities[0].coastal && !f.cities[0].harbour);
@@ -149,7 +149,7 @@ fn a_broken_line_is_quoted_in_the_error() {
     let r = Renderer::new().unwrap();
     let s = load_scenario(DEMO).unwrap();
     let text = render(&r, &s, "Genogien").replace(
-        "järn*              21           3",
+        "järn*              25           3",
         "järn*              tjugo        3",
     );
     let err = parse_form_view(&text).unwrap_err();

@@ -61,24 +61,35 @@ const SCRIPT: &[Step] = &[
     },
     Step {
         at: "2026-11-28T10:00:00+01:00",
-        what: "Saturday: an envoy too late for the weekday window, and two weekend forms",
+        what: "Saturday: an envoy too late for the weekday window, and four weekend forms \
+               (units, walls, population, upgrades; Kaldor attacks Ostvik's army on H7)",
         mails: &[
             ("genogien@game.test", "Genogien skickar ett sändebud till Kaldor", "Ett sent sändebud."),
-            ("fugandri@game.test", "Fugandri helgformulär", "KÖP 2 lätt infanteri\n"),
-            ("afani@game.test", "Afani form", "BUY 1 spy\n"),
+            ("fugandri@game.test", "Fugandri helgformulär", FUGANDRI),
+            ("afani@game.test", "Afani form", AFANI),
+            ("kaldor@game.test", "Kaldor helgformulär", KALDOR),
+            ("genogien@game.test", "Genogien helgformulär", GENOGIEN),
         ],
     },
     Step {
         at: "2026-11-29T16:00:00+01:00",
-        what: "Sunday 16:00: a form after the 15:00 deadline; the weekend has closed",
+        what: "Sunday 16:00: a form after the 15:00 deadline; the weekend has closed and is resolved",
         mails: &[("ostvik@game.test", "Ostvik form", "BUY 1 light infantry\n")],
     },
     Step {
         at: "2026-11-30T12:00:00+01:00",
-        what: "Monday 12:00: round 2's forms go out",
+        what: "Monday 12:00: round 2's forms go out, each telling its realm's weekend \
+               (purchases, the battle on H7, production)",
         mails: &[],
     },
 ];
+
+/// The scripted weekend forms (demo week, Saturday). Each is accepted whole by the
+/// form check on the demo scenario (tested below).
+const FUGANDRI: &str = "KÖP 2 lätt infanteri\nKÖP 1 mur C7\nUPPGRADERA amiral 5 vatten\n";
+const AFANI: &str = "BUY 1 spy\nBUY 2 light infantry\nBUY 1 population K3\n";
+const KALDOR: &str = "ANFALL armé 2 H7\nKÖP 2 tungt infanteri J8\nPRODUKTION J9 sten\n";
+const GENOGIEN: &str = "KÖP 3 tungt infanteri B2\nKÖP 1 mur D2\nUPPGRADERA befälhavare 5 eld\n";
 
 fn mail(seq: u64, from: &str, subject: &str, body: &str, at: DateTime<Utc>) -> Vec<u8> {
     format!(
@@ -152,6 +163,11 @@ pub async fn run(dir: &Path) -> Result<String> {
     drop(conn);
     let outbox = dir.join("outbox").join("new");
     let n = std::fs::read_dir(&outbox).map(|d| d.count()).unwrap_or(0);
+    let section = last_weekend_in_outbox(&outbox, "kaldor@game.test");
+    say!(out, "\nKaldor's Monday form, last weekend:");
+    for line in section.lines() {
+        say!(out, "    {line}");
+    }
     let cfg = cfg_path.display();
     say!(
         out,
@@ -182,6 +198,52 @@ pub async fn run(dir: &Path) -> Result<String> {
     Ok(out)
 }
 
+/// The "last weekend" section of the latest result form mailed to `addr` in `outbox`
+/// (empty when there is none).
+fn last_weekend_in_outbox(outbox: &Path, addr: &str) -> String {
+    let mut names: Vec<_> = std::fs::read_dir(outbox)
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    names.sort();
+    let parser = mail_parser::MessageParser::default();
+    let mut latest: Option<(i64, String)> = None;
+    for path in names {
+        let Ok(raw) = std::fs::read(&path) else {
+            continue;
+        };
+        let Some(m) = parser.parse(&raw) else {
+            continue;
+        };
+        let to_addr = m.to().is_some_and(|t| {
+            t.iter()
+                .any(|a| a.address().is_some_and(|x| x.eq_ignore_ascii_case(addr)))
+        });
+        let text = m.body_text(0).map(|t| t.into_owned()).unwrap_or_default();
+        let date = m.date().map_or(0, |d| d.to_timestamp());
+        if to_addr && text.starts_with("=====") && latest.as_ref().is_none_or(|(d, _)| date >= *d) {
+            latest = Some((date, text));
+        }
+    }
+    latest.map_or_else(String::new, |(_, form)| last_weekend_section(&form))
+}
+
+/// The lines between a result form's last-weekend heading and its orders line.
+fn last_weekend_section(form: &str) -> String {
+    let Some(start) = form
+        .find("-- FÖRRA HELGEN --")
+        .or_else(|| form.find("-- LAST WEEKEND --"))
+    else {
+        return String::new();
+    };
+    let body = form[start..].split_once('\n').map_or("", |(_, b)| b);
+    let end = body.find("=== ").unwrap_or(body.len());
+    // Blank lines around it go; each line keeps its own indentation.
+    body[..end]
+        .trim_end()
+        .trim_start_matches(['\n', '\r'])
+        .to_string()
+}
+
 /// One step's counts, each noun agreeing with its number.
 fn tick_summary(r: &tick::TickReport) -> String {
     format!(
@@ -202,4 +264,96 @@ pub fn result_forms_grep(outbox: &Path) -> String {
         "grep -l -e '^Resultat och helgformul' -e '^Results and weekend form' {}/*",
         outbox.display()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::forms;
+    use crate::game::orders::Order;
+    use crate::game::{load_scenario, GameState, Position, UnitKind};
+
+    fn demo() -> GameState {
+        load_scenario(super::super::setup::DEMO_SCENARIO).expect("demo scenario")
+    }
+
+    fn refusals(c: &forms::Checked) -> Vec<String> {
+        c.lines
+            .iter()
+            .filter(|l| !l.accepted())
+            .map(|l| format!("{}: {:?}", l.text, l.refusal))
+            .collect()
+    }
+
+    #[test]
+    fn every_demo_realm_can_buy_a_unit_a_wall_and_an_upgrade_in_one_form() {
+        let s = demo();
+        for realm in s.realm_names() {
+            let capital = s.realm(realm).and_then(|r| r.capital).expect("capital");
+            let orders = [
+                Order::BuyUnits {
+                    count: 1,
+                    kind: UnitKind::LattInfanteri,
+                    city: None,
+                },
+                Order::BuyWalls {
+                    count: 1,
+                    city: capital,
+                },
+                Order::UpgradePosition {
+                    position: Position::Amiral,
+                    crystals: vec![],
+                },
+            ];
+            let c = forms::check_orders(&s, realm, &orders);
+            assert_eq!(refusals(&c), Vec::<String>::new(), "{realm}");
+        }
+    }
+
+    #[test]
+    fn the_demo_weekend_forms_are_accepted_whole() {
+        let s = demo();
+        for (realm, text) in [
+            ("Fugandri", FUGANDRI),
+            ("Afani", AFANI),
+            ("Kaldor", KALDOR),
+            ("Genogien", GENOGIEN),
+        ] {
+            let c = forms::read_form(&s, realm, text, &[]);
+            assert_eq!(c.lines.len(), text.lines().count(), "{realm}");
+            assert_eq!(refusals(&c), Vec::<String>::new(), "{realm}");
+        }
+    }
+
+    #[test]
+    fn the_last_weekend_section_is_cut_from_heading_to_orders() {
+        let form = "===\nx\n-- FÖRRA HELGEN -------\nKöpt: 2 tungt infanteri\nStrid på H7\n\n=== ORDRAR / ORDERS: skriv\n";
+        assert_eq!(
+            last_weekend_section(form),
+            "Köpt: 2 tungt infanteri\nStrid på H7"
+        );
+        assert_eq!(last_weekend_section("no such heading"), "");
+        let indented = "-- LAST WEEKEND --\n\n  Bought: a spy\n  Production: 3 gold\n\n=== ORDERS";
+        assert_eq!(
+            last_weekend_section(indented),
+            "  Bought: a spy\n  Production: 3 gold"
+        );
+    }
+
+    #[test]
+    fn kaldors_attack_meets_ostviks_army_on_a_neighbouring_square() {
+        let s = demo();
+        let kaldor = s.armies_of("Kaldor").find(|a| a.id == 2).expect("army 2");
+        let ostvik = s
+            .armies_of("Ostvik")
+            .find(|a| a.square.to_string() == "H7")
+            .expect("an Ostvik army on H7");
+        assert_eq!(kaldor.square.to_string(), "I7");
+        assert_eq!(kaldor.square.distance(ostvik.square), 1);
+        assert_eq!(
+            kaldor.square.row(),
+            ostvik.square.row(),
+            "touching at a side"
+        );
+    }
 }

@@ -1,0 +1,321 @@
+//! Whole weekends through the real binary (issue 8, section 6): `pbemd new`, `init`,
+//! weekend forms mailed into the inbox Maildir, `tick` on Saturday, then `tick` across
+//! the Sunday 15:00 deadline to Monday 12:00. The results are read back the way a player
+//! and the GM see them: the "last weekend" section of each realm's Monday form in the
+//! outbox, and `state --json`.
+//!
+//! The game is the demo scenario (`pbemd new`); the orders are the demo week's.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::Sent;
+use pbemd::game::{GameState, Square, UnitKind};
+
+const START: &str = "2026-11-23T12:30:00+01:00";
+const SATURDAY: &str = "2026-11-28T10:00:00+01:00";
+const SUNDAY_LATE: &str = "2026-11-29T16:00:00+01:00";
+const MONDAY: &str = "2026-11-30T12:00:00+01:00";
+
+fn pbemd(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pbemd"))
+        .args(args)
+        .output()
+        .expect("run pbemd")
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A demo game made and started by the binary.
+struct Game {
+    _tmp: tempfile::TempDir,
+    dir: PathBuf,
+    cfg: String,
+    seq: std::cell::Cell<u32>,
+}
+
+impl Game {
+    fn start() -> Game {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("game");
+        ok(&pbemd(&["new", dir.to_str().unwrap()]));
+        let cfg = dir.join("pbemd.yaml").to_str().unwrap().to_string();
+        ok(&pbemd(&[
+            "--config", &cfg, "init", "--quiet", "--now", START,
+        ]));
+        Game {
+            _tmp: tmp,
+            dir,
+            cfg,
+            seq: Default::default(),
+        }
+    }
+
+    /// A player mails a form (or anything else) to the game.
+    fn mail(&self, from: &str, subject: &str, body: &str) {
+        let n = self.seq.get() + 1;
+        self.seq.set(n);
+        let raw = common::mail(from, subject, body, &format!("w{n}@players.test"));
+        std::fs::write(self.dir.join("inbox/new").join(format!("{n}.m")), raw).unwrap();
+    }
+
+    fn tick(&self, now: &str) -> String {
+        ok(&pbemd(&["--config", &self.cfg, "tick", "--now", now]))
+    }
+
+    /// `state --json`: the whole state, as the GM sees it.
+    fn state(&self) -> GameState {
+        let out = ok(&pbemd(&["--config", &self.cfg, "state", "--json"]));
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("state --json: {e}\n{out}"))
+    }
+
+    fn outbox(&self) -> Vec<Sent> {
+        read_outbox(&self.dir.join("outbox/new"))
+    }
+
+    /// The latest result form mailed to `addr`.
+    fn monday_form(&self, addr: &str) -> String {
+        self.outbox()
+            .into_iter()
+            .filter(|m| m.to_is(addr) && is_result_form(m))
+            .max_by_key(|m| m.date)
+            .map(|m| m.text)
+            .unwrap_or_else(|| panic!("no result form to {addr}"))
+    }
+
+    /// The played week: the forms on Saturday, a late form on Sunday, then Monday.
+    fn play_the_demo_weekend(&self) {
+        for (from, subject, body) in FORMS {
+            self.mail(from, subject, body);
+        }
+        self.tick(SATURDAY);
+        self.mail(
+            "ostvik@game.test",
+            "Ostvik form",
+            "BUY 1 light infantry I11\n",
+        );
+        self.tick(SUNDAY_LATE);
+        self.tick(MONDAY);
+    }
+}
+
+fn read_outbox(dir: &Path) -> Vec<Sent> {
+    let mut out: Vec<Sent> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| Sent::parse(&std::fs::read(e.path()).unwrap()))
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort_by_key(|m| m.date);
+    out
+}
+
+fn is_result_form(m: &Sent) -> bool {
+    m.text.starts_with("=====")
+        && (m.subject.ends_with(" form") || m.subject.ends_with("helgformulär"))
+}
+
+/// The "last weekend" section of a result form: from its heading to the orders line.
+fn last_weekend(form: &str) -> String {
+    let start = form
+        .find("-- FÖRRA HELGEN --")
+        .or_else(|| form.find("-- LAST WEEKEND --"))
+        .unwrap_or_else(|| panic!("no last-weekend section:\n{form}"));
+    let rest = &form[start..];
+    let body = rest.split_once('\n').map_or("", |(_, b)| b);
+    let end = body.find("=== ").unwrap_or(body.len());
+    body[..end].trim().to_string()
+}
+
+fn nothing_happened(section: &str) -> bool {
+    section.is_empty()
+        || section == "Inget hände förra helgen."
+        || section == "Nothing happened last weekend."
+}
+
+/// The demo week's weekend forms (the same orders as `pbemd demo`).
+const FORMS: &[(&str, &str, &str)] = &[
+    (
+        "fugandri@game.test",
+        "Fugandri helgformulär",
+        "KÖP 2 lätt infanteri\nKÖP 1 mur C7\nUPPGRADERA amiral 5 vatten\n",
+    ),
+    (
+        "afani@game.test",
+        "Afani form",
+        "BUY 1 spy\nBUY 2 light infantry\nBUY 1 population K3\n",
+    ),
+    (
+        "kaldor@game.test",
+        "Kaldor helgformulär",
+        "ANFALL armé 2 H7\nKÖP 2 tungt infanteri J8\nPRODUKTION J9 sten\n",
+    ),
+    (
+        "genogien@game.test",
+        "Genogien helgformulär",
+        "KÖP 3 tungt infanteri B2\nKÖP 1 mur D2\nUPPGRADERA befälhavare 5 eld\n",
+    ),
+];
+
+fn sq(s: &str) -> Square {
+    Square::parse(s).unwrap()
+}
+
+fn units_at(gs: &GameState, realm: &str, at: &str, kind: UnitKind) -> usize {
+    gs.armies_of(realm)
+        .filter(|a| a.square == sq(at))
+        .flat_map(|a| a.units.iter())
+        .filter(|u| u.kind == kind)
+        .count()
+}
+
+fn all_units(gs: &GameState, realm: &str) -> usize {
+    gs.armies_of(realm).map(|a| a.units.len()).sum()
+}
+
+#[test]
+fn r_phase_1_a_whole_weekend_resolves_at_the_deadline_and_round_2_begins() {
+    let g = Game::start();
+    let before = g.state();
+    g.play_the_demo_weekend();
+    let after = g.state();
+    assert_eq!(after.round, before.round + 1);
+    // Every playing realm gets its Monday form, and each tells a weekend.
+    for realm in &after.realms {
+        let form = g.monday_form(&realm.emails[0]);
+        assert!(
+            form.contains("runda 2") || form.contains("round 2"),
+            "{}: {form}",
+            realm.name
+        );
+    }
+}
+
+#[test]
+fn r_build_1_purchases_appear_and_are_paid_as_the_receipt_promised() {
+    let g = Game::start();
+    let before = g.state();
+    g.play_the_demo_weekend();
+    let after = g.state();
+    // Genogien: 3 heavy infantry in B2, a wall in D2, Befälhavare 4 → 5.
+    assert_eq!(
+        units_at(&after, "Genogien", "B2", UnitKind::TungtInfanteri),
+        units_at(&before, "Genogien", "B2", UnitKind::TungtInfanteri) + 3
+    );
+    let walls =
+        |gs: &GameState, at: &str| gs.cities.iter().find(|c| c.square == sq(at)).unwrap().walls;
+    assert_eq!(walls(&after, "D2"), walls(&before, "D2") + 1);
+    let pos = |gs: &GameState| gs.realm("Genogien").unwrap().positions.befalhavare;
+    assert_eq!(pos(&after), pos(&before) + 1);
+    // R-UNIT-7: the new units carry the round they were built in.
+    assert!(after
+        .armies_of("Genogien")
+        .flat_map(|a| a.units.iter())
+        .any(|u| u.kind == UnitKind::TungtInfanteri && u.built_round == before.round));
+    // Afani: a spy, two light infantry in the capital J2, +10 population in K3.
+    let afani = |gs: &GameState| gs.realm("Afani").unwrap().spies;
+    assert_eq!(afani(&after), afani(&before) + 1);
+    assert_eq!(
+        units_at(&after, "Afani", "J2", UnitKind::LattInfanteri),
+        units_at(&before, "Afani", "J2", UnitKind::LattInfanteri) + 2
+    );
+    let pop = |gs: &GameState, at: &str| {
+        gs.cities
+            .iter()
+            .find(|c| c.square == sq(at))
+            .unwrap()
+            .population
+    };
+    assert_eq!(pop(&after, "K3"), pop(&before, "K3") + 10);
+    // Genogien's gold: 40 − 3 × 2 (heavy infantry) − 15 (upgrade), no gold produced.
+    assert_eq!(after.realm("Genogien").unwrap().stock.guld, 19);
+    // The Monday form tells the buyer.
+    let section = last_weekend(&g.monday_form("genogien@game.test"));
+    assert!(!nothing_happened(&section), "{section}");
+}
+
+#[test]
+fn r_res_6_every_realm_produces_form_or_not() {
+    let g = Game::start();
+    let before = g.state();
+    g.play_the_demo_weekend();
+    let after = g.state();
+    // Mirandel sent no form: its stock grows by exactly its production.
+    let m0 = before.realm("Mirandel").unwrap();
+    let m1 = after.realm("Mirandel").unwrap();
+    let produced = m0.production(&before);
+    assert_eq!(m1.stock, m0.stock.plus(&produced), "Mirandel");
+    // Its Monday form tells the production.
+    let section = last_weekend(&g.monday_form("mirandel@game.test"));
+    assert!(!nothing_happened(&section), "{section}");
+}
+
+#[test]
+fn r_combat_3_an_ordered_attack_is_fought_and_told_only_to_those_in_it() {
+    let g = Game::start();
+    let before = g.state();
+    g.play_the_demo_weekend();
+    let after = g.state();
+    // Ostvik's archers shoot first at a side without archers (RULINGS 12): Kaldor's
+    // army 2 (3 units) loses at least one, whoever wins.
+    let kaldor2 = |gs: &GameState| {
+        gs.armies_of("Kaldor")
+            .find(|a| a.id == 2)
+            .map_or(0, |a| a.units.len())
+    };
+    assert_eq!(kaldor2(&before), 3);
+    assert!(kaldor2(&after) < 3, "Kaldor's army 2 lost units");
+    let fought = all_units(&after, "Ostvik") < all_units(&before, "Ostvik") || kaldor2(&after) == 0;
+    assert!(fought, "someone lost the battle on H7");
+    for (addr, in_it) in [
+        ("kaldor@game.test", true),
+        ("ostvik@game.test", true),
+        ("afani@game.test", false),
+        ("fugandri@game.test", false),
+        ("genogien@game.test", false),
+        ("mirandel@game.test", false),
+    ] {
+        let section = last_weekend(&g.monday_form(addr));
+        assert_eq!(section.contains("H7"), in_it, "{addr}: {section}");
+    }
+}
+
+#[test]
+fn r_mail_12_a_form_after_the_deadline_changes_nothing() {
+    let g = Game::start();
+    let before = g.state();
+    g.play_the_demo_weekend();
+    let after = g.state();
+    assert_eq!(
+        units_at(&after, "Ostvik", "I11", UnitKind::LattInfanteri),
+        units_at(&before, "Ostvik", "I11", UnitKind::LattInfanteri),
+        "the late form bought nothing"
+    );
+}
+
+#[test]
+fn a_weekend_is_resolved_once_a_second_tick_changes_nothing() {
+    let g = Game::start();
+    g.play_the_demo_weekend();
+    let once = g.state();
+    let forms = g.outbox().iter().filter(|m| is_result_form(m)).count();
+    g.tick("2026-11-30T12:05:00+01:00");
+    assert_eq!(g.state(), once);
+    assert_eq!(
+        g.outbox().iter().filter(|m| is_result_form(m)).count(),
+        forms,
+        "no result form twice"
+    );
+}
