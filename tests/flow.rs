@@ -298,6 +298,17 @@ async fn with_reuse_last_a_silent_realm_keeps_last_rounds_orders_the_rules_still
     let text = std::fs::read_to_string(&cfg).unwrap() + "forms: {missing: reuse-last}\n";
     std::fs::write(&cfg, text).unwrap();
     let g = Game::open_at(dir, &cfg, "2026-11-28T08:00:00+01:00", true).await;
+    // Afani has room for exactly one more counted unit.
+    g.edit_state(|gs| {
+        let counted = gs.counted_units("Afani").counted();
+        let cities: Vec<usize> = (0..gs.cities.len())
+            .filter(|&i| gs.cities[i].owner == "Afani")
+            .collect();
+        for (n, &i) in cities.iter().enumerate() {
+            gs.cities[i].population = if n == 0 { (counted + 1) * 10 } else { 0 };
+        }
+    })
+    .await;
     // Round 1: Afani sends a form; round 2: nothing. The spy bought in round 1 fills
     // Afani's population cap, so buying one again is refused when checked for round 2;
     // the other two orders stand.
