@@ -293,7 +293,7 @@ fn r_combat_3_an_ordered_attack_is_fought_and_told_only_to_those_in_it() {
 }
 
 #[test]
-fn r_mail_12_a_form_after_the_deadline_changes_nothing() {
+fn r_mail_11_a_form_after_the_deadline_changes_nothing() {
     let g = Game::start();
     let before = g.state();
     g.play_the_demo_weekend();
