@@ -1,0 +1,282 @@
+//! One test per courier-family rule ID (R-AGENT, R-ENVOY, R-TRADE, R-SPY, R-INV,
+//! R-MAIL) that had none of its own. Most run one courier batch on the demo
+//! scenario with scripted dice; the window and subject rules go through their
+//! public functions.
+
+use chrono::{DateTime, TimeZone, Utc};
+
+use pbemd::courier::batch::{route_batch, Context, Decision, Dispatch, Outcome, Queued};
+use pbemd::courier::{route, Charge, Incoming, Refusal, Route};
+use pbemd::game::dice::Dice;
+use pbemd::game::state::{Ruler, RulerBenefit, SpellEffect, SpellTarget};
+use pbemd::game::text::MailKind;
+use pbemd::game::{load_scenario, GameState, Resource, Resources, Spell};
+use pbemd::mail::subject::{parse_subject, SubjectError};
+use pbemd::schedule::Window;
+
+/// The demo game, round 3.
+fn demo() -> GameState {
+    let mut s = load_scenario(include_str!("../src/courier/testdata/demo.yaml"))
+        .expect("demo scenario loads");
+    s.round = 3;
+    s
+}
+
+/// Tuesday 24 November 2026, `h`:`m` UTC.
+fn tue(h: u32, m: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 24, h, m, 0).unwrap()
+}
+
+fn mail(id: u64, kind: MailKind, from: &str, to: Option<&str>, body: &str) -> Queued {
+    Queued {
+        id,
+        kind,
+        from: from.into(),
+        to: to.map(Into::into),
+        topic: None,
+        body: body.into(),
+        received_at: tue(10, id as u32 % 60),
+        window: Window::Weekday,
+    }
+}
+
+fn envoy(id: u64, from: &str, to: &str, body: &str) -> Queued {
+    mail(id, MailKind::Envoy, from, Some(to), body)
+}
+
+fn spy(id: u64, from: &str, to: &str, body: &str) -> Queued {
+    mail(id, MailKind::Spy, from, Some(to), body)
+}
+
+fn merchant(id: u64, from: &str, to: &str, body: &str) -> Queued {
+    mail(id, MailKind::Merchant, from, Some(to), body)
+}
+
+/// The batch instant: Tuesday 18:00 UTC.
+fn batch_time() -> DateTime<Utc> {
+    tue(18, 0)
+}
+
+fn run(state: &mut GameState, mails: &[Queued], faces: &[u32]) -> Vec<Decision> {
+    let mut dice = Dice::scripted("test", faces);
+    let mut c = Context {
+        now: batch_time(),
+        ..Context::default()
+    };
+    route_batch(state, mails, &mut c, &mut dice)
+}
+
+fn refusal(d: &Decision) -> &Refusal {
+    match &d.outcome {
+        Outcome::Refused(r) => r,
+        o => panic!("expected a refusal, got {o:?}"),
+    }
+}
+
+fn on(spell: Spell, caster: &str, target: &str, round: u32) -> SpellEffect {
+    SpellEffect {
+        spell,
+        caster: caster.into(),
+        target: SpellTarget::Realm(target.into()),
+        cast_round: round - 1,
+        expires_round: round,
+    }
+}
+
+fn envoy_price() -> Resources {
+    Resources::from_pairs(&[(Resource::Mat, 1), (Resource::Tyg, 1), (Resource::Guld, 3)])
+}
+
+fn envoy_sent(d: &Decision) -> Option<&Dispatch> {
+    d.dispatches
+        .iter()
+        .find(|x| matches!(x, Dispatch::Envoy { .. }))
+}
+
+fn intake(kind: MailKind, window: Window) -> Route {
+    route(&Incoming {
+        kind,
+        from: "Genogien",
+        to: Some("Afani"),
+        received_at: tue(10, 0),
+        window,
+    })
+}
+
+fn free_spies_for(s: &mut GameState, realm: &str) {
+    s.ruler = Some(Ruler {
+        realm: realm.into(),
+        benefit: Some(RulerBenefit::FreeSpies),
+        from_round: 2,
+        until_round: 6,
+    });
+}
+
+// ---------------------------------------------------------------- R-AGENT
+
+/// R-AGENT-2: an agent has no movement; the envoy mailed Tuesday morning is due
+/// at the batch instant that carries it, whatever the distance.
+#[test]
+fn r_agent_2_an_envoy_arrives_when_the_batch_delivers_it() {
+    let mut s = demo();
+    let d = run(&mut s, &[envoy(1, "Genogien", "Mirandel", "Långt bort")], &[]);
+    match envoy_sent(&d[0]) {
+        Some(Dispatch::Envoy { to, due_at, .. }) => {
+            assert_eq!(to, "Mirandel");
+            assert_eq!(*due_at, batch_time());
+        }
+        other => panic!("expected an envoy, got {other:?}"),
+    }
+}
+
+/// R-AGENT-3: each merchant is one agent used; a spy is spent by its mission
+/// whether it succeeds or fails.
+#[test]
+fn r_agent_3_merchants_are_used_once_and_spies_are_spent_win_or_lose() {
+    let mut s = demo();
+    let before = s.realm("Kaldor").unwrap().spies;
+    assert!(before >= 2, "the demo gives Kaldor two spies");
+    let m1 = merchant(1, "Kaldor", "Afani", "Förslag\n****\nSkickar: ingenting");
+    let m2 = merchant(2, "Kaldor", "Afani", "Förslag\n****\nSkickar: ingenting");
+    // Kaldor has Informatör 4: 4 + 10 > 10 succeeds, a natural 1 fails.
+    let won = spy(3, "Kaldor", "Afani", "Uppdrag: resurser");
+    let lost = spy(4, "Kaldor", "Afani", "Uppdrag: resurser");
+    let d = run(&mut s, &[m1, m2, won, lost], &[10, 1]);
+    assert!(matches!(
+        d[2].outcome,
+        Outcome::SpyDone { success: true, .. }
+    ));
+    assert!(matches!(
+        d[3].outcome,
+        Outcome::SpyDone { success: false, .. }
+    ));
+    let k = s.realm("Kaldor").unwrap();
+    assert_eq!(k.sent.merchants, 2, "one merchant per trade mail");
+    assert_eq!(k.spies, before - 2, "both spies spent");
+}
+
+/// R-AGENT-5: the voting winner with the free-spies benefit sends a spy without
+/// holding one, and pays nothing for it.
+#[test]
+fn r_agent_5_the_free_spies_winner_sends_a_spy_without_holding_one() {
+    let mut s = demo();
+    let o = s.realm_mut("Ostvik").unwrap();
+    o.spies = 0;
+    o.stock = Resources::ZERO;
+    let m = spy(1, "Ostvik", "Afani", "Mission: positions");
+    let d = run(&mut s.clone(), std::slice::from_ref(&m), &[10]);
+    assert_eq!(refusal(&d[0]), &Refusal::NoSpies, "no benefit, no spy");
+    free_spies_for(&mut s, "Ostvik");
+    let d = run(&mut s, &[m], &[10]);
+    let r = d[0].receipt.as_ref().expect("accepted");
+    assert!(r.free && r.charged.is_zero());
+    assert_eq!(s.realm("Ostvik").unwrap().spies, 0);
+}
+
+// ---------------------------------------------------------------- R-ENVOY
+
+/// R-ENVOY-1: an envoy carries any text; the recipient gets it as written,
+/// shown from the sending realm (its name, never its address).
+#[test]
+fn r_envoy_1_the_text_is_passed_on_as_from_the_realm() {
+    let mut s = demo();
+    let body = "Ers Majestät,\nvi föreslår fred. Svara till genogien@game.test.";
+    let d = run(&mut s, &[envoy(1, "Genogien", "Afani", body)], &[]);
+    match envoy_sent(&d[0]) {
+        Some(Dispatch::Envoy {
+            shown_from, text, ..
+        }) => {
+            assert_eq!(shown_from, "Genogien");
+            assert_eq!(text, body);
+        }
+        other => panic!("expected an envoy, got {other:?}"),
+    }
+}
+
+/// R-ENVOY-2: envoys beyond the Språkrör allowance cost 1 mat, 1 tyg, 3 guld.
+#[test]
+fn r_envoy_2_an_envoy_beyond_the_sprakror_allowance_costs_its_price() {
+    let mut s = demo();
+    let g = s.realm_mut("Genogien").unwrap();
+    g.positions.sprakror = 1;
+    g.stock = Resources::from_pairs(&[(Resource::Mat, 5), (Resource::Tyg, 5), (Resource::Guld, 5)]);
+    let d = run(
+        &mut s,
+        &[envoy(1, "Genogien", "Afani", "Ett"), envoy(2, "Genogien", "Afani", "Två")],
+        &[],
+    );
+    let (free, paid) = (d[0].receipt.clone().unwrap(), d[1].receipt.clone().unwrap());
+    assert!(free.free && free.charged.is_zero());
+    assert!(!paid.free);
+    assert_eq!(paid.charged, envoy_price());
+    assert_eq!(
+        s.realm("Genogien").unwrap().stock,
+        Resources::from_pairs(&[(Resource::Mat, 4), (Resource::Tyg, 4), (Resource::Guld, 2)])
+    );
+}
+
+/// R-ENVOY-3: envoys go out only through the batch, after interception: a
+/// waiting thief takes the envoy and the recipient gets nothing.
+#[test]
+fn r_envoy_3_a_waiting_thief_decides_before_the_envoy_is_delivered() {
+    let mut s = demo();
+    let station = spy(1, "Kaldor", "Afani", "Uppdrag: stjäl sändebud");
+    let d = run(
+        &mut s,
+        &[station, envoy(2, "Genogien", "Afani", "Hemligt")],
+        &[10],
+    );
+    assert!(matches!(&d[1].outcome, Outcome::Intercepted { thief, .. } if thief == "Kaldor"));
+    assert!(envoy_sent(&d[1]).is_none(), "Afani gets nothing");
+    // With the thief spent, the next envoy arrives at the batch.
+    let d = run(&mut s, &[envoy(3, "Genogien", "Afani", "Öppet")], &[]);
+    assert_eq!(d[0].outcome, Outcome::Delivered);
+    assert!(envoy_sent(&d[0]).is_some());
+}
+
+/// R-ENVOY-4: an intercepted invitation is the thief's; a home-invitation to
+/// the GM passes a waiting thief untouched.
+#[test]
+fn r_envoy_4_stolen_invitations_go_to_the_thief_home_invitations_cannot_be_stolen() {
+    let mut s = demo();
+    let station = spy(1, "Kaldor", "Genogien", "Uppdrag: stjäl sändebud");
+    let home = mail(2, MailKind::ToGm, "Genogien", None, "Hembjudan: armé 2");
+    let inv = envoy(3, "Genogien", "Afani", "Kom!\nInbjudan: C3");
+    let d = run(&mut s, &[station, home, inv], &[10]);
+    assert!(
+        matches!(d[1].outcome, Outcome::HomeInvitation { .. }),
+        "{:?}",
+        d[1].outcome
+    );
+    assert!(matches!(&d[2].outcome, Outcome::Intercepted { thief, .. } if thief == "Kaldor"));
+    assert_eq!(s.realm("Kaldor").unwrap().invitations.len(), 1);
+    assert!(s.realm("Afani").unwrap().invitations.is_empty());
+}
+
+/// R-ENVOY-5: a forgery is an envoy: Shield on the target does not stop it,
+/// Isolation on the forger's realm returns it.
+#[test]
+fn r_envoy_5_a_forgery_passes_shield_and_is_stopped_by_isolation() {
+    let forge = spy(
+        1,
+        "Kaldor",
+        "Afani",
+        "Uppdrag: förfalskning\nAvsändare: Genogien\nVi bryter alliansen.",
+    );
+    let mut shielded = demo();
+    shielded.effects.push(on(Spell::Skold, "Afani", "Afani", 3));
+    let d = run(&mut shielded, std::slice::from_ref(&forge), &[10]);
+    assert!(
+        matches!(envoy_sent(&d[0]), Some(Dispatch::Envoy { shown_from, .. }) if shown_from == "Genogien")
+    );
+    let mut isolated = demo();
+    isolated
+        .effects
+        .push(on(Spell::Isolering, "Afani", "Kaldor", 3));
+    let d = run(&mut isolated, &[forge], &[10]);
+    assert!(envoy_sent(&d[0]).is_none(), "{:?}", d[0]);
+    assert!(d[0]
+        .dispatches
+        .iter()
+        .any(|x| matches!(x, Dispatch::Returned { to, .. } if to == "Kaldor")));
+}
