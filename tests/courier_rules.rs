@@ -280,3 +280,244 @@ fn r_envoy_5_a_forgery_passes_shield_and_is_stopped_by_isolation() {
         .iter()
         .any(|x| matches!(x, Dispatch::Returned { to, .. } if to == "Kaldor")));
 }
+
+/// R-AGENT-6: held and waiting spies count against the population cap;
+/// envoys and merchants sent do not.
+#[test]
+fn r_agent_6_spies_count_toward_the_population_cap_envoys_and_merchants_do_not() {
+    let mut s = demo();
+    let base = s.counted_units("Kaldor").counted();
+    s.realm_mut("Kaldor").unwrap().spies += 1;
+    assert_eq!(s.counted_units("Kaldor").counted(), base + 1, "a held spy counts");
+    let station = spy(1, "Kaldor", "Afani", "Uppdrag: stjäl sändebud");
+    let e = envoy(2, "Kaldor", "Afani", "Hej");
+    let m = merchant(3, "Kaldor", "Afani", "Förslag\n****\nSkickar: ingenting");
+    let d = run(&mut s, &[station, e, m], &[]);
+    assert!(matches!(d[0].outcome, Outcome::SpyStationed { .. }));
+    assert_eq!(d[1].outcome, Outcome::Delivered);
+    assert_eq!(d[2].outcome, Outcome::Delivered);
+    assert_eq!(
+        s.counted_units("Kaldor").counted(),
+        base + 1,
+        "the waiting spy still counts; the envoy and merchant never did"
+    );
+}
+
+// ---------------------------------------------------------------- R-TRADE
+
+/// R-TRADE-1: every trade mail is a merchant, offer or delivery alike; beyond
+/// the Skattmästare allowance a realm that cannot pay is refused.
+#[test]
+fn r_trade_1_every_trade_mail_uses_a_merchant() {
+    let mut s = demo();
+    let g = s.realm_mut("Genogien").unwrap();
+    g.positions.skattmastare = 1;
+    g.stock = Resources::ZERO;
+    let offer = merchant(1, "Genogien", "Afani", "Ett förslag\n****\nSkickar: ingenting");
+    let again = merchant(2, "Genogien", "Afani", "Ett till\n****\nSkickar: ingenting");
+    let d = run(&mut s, &[offer, again], &[]);
+    assert!(d[0].receipt.as_ref().unwrap().free);
+    assert!(matches!(
+        refusal(&d[1]),
+        Refusal::CannotPay {
+            charge: Charge::Merchant,
+            ..
+        }
+    ));
+    assert_eq!(s.realm("Genogien").unwrap().sent.merchants, 1);
+}
+
+/// R-TRADE-2: merchants go on weekdays only, and their goods move in the batch.
+#[test]
+fn r_trade_2_merchants_go_on_weekdays_only() {
+    assert_eq!(intake(MailKind::Merchant, Window::Weekday), Route::Queue);
+    for closed in [Window::Weekend, Window::Closed] {
+        assert!(matches!(
+            intake(MailKind::Merchant, closed),
+            Route::Refuse(Refusal::OutsideWindow {
+                kind: MailKind::Merchant,
+                needed: Window::Weekday,
+                ..
+            })
+        ));
+    }
+    let mut s = demo();
+    s.realm_mut("Genogien").unwrap().stock = Resources::from_pairs(&[(Resource::Mat, 3)]);
+    let d = run(&mut s, &[merchant(1, "Genogien", "Afani", "****\nSkickar: 3 mat")], &[]);
+    assert!(d[0].dispatches.iter().any(
+        |x| matches!(x, Dispatch::Merchant { due_at, .. } if *due_at == batch_time())
+    ));
+}
+
+/// R-TRADE-3: the flourishes of a trade mail reach the other realm as written.
+#[test]
+fn r_trade_3_free_text_in_a_merchant_is_passed_on_as_written() {
+    let mut s = demo();
+    let words = "Ers Höghet, Konung av Afani!\nVi erbjuder er ingenting alls.";
+    let body = format!("{words}\n****\nSkickar: ingenting");
+    let d = run(&mut s, &[merchant(1, "Genogien", "Afani", &body)], &[]);
+    let text = d[0]
+        .dispatches
+        .iter()
+        .find_map(|x| match x {
+            Dispatch::Merchant { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .expect("the merchant goes out");
+    assert!(text.contains(words), "{text}");
+}
+
+/// R-TRADE-7: stocks change at the batch that carries the merchant, not at the
+/// weekend.
+#[test]
+fn r_trade_7_stocks_change_when_the_courier_delivers() {
+    let mut s = demo();
+    s.realm_mut("Genogien").unwrap().stock = Resources::from_pairs(&[(Resource::Mat, 10)]);
+    let afani = s.realm("Afani").unwrap().stock.mat;
+    let d = run(&mut s, &[merchant(1, "Genogien", "Afani", "****\nSkickar: 4 mat")], &[]);
+    assert_eq!(d[0].outcome, Outcome::Delivered);
+    assert_eq!(s.realm("Genogien").unwrap().stock.mat, 6);
+    assert_eq!(s.realm("Afani").unwrap().stock.mat, afani + 4);
+}
+
+// ---------------------------------------------------------------- R-SPY
+
+/// R-SPY-2: spy mail is taken in the weekday window only.
+#[test]
+fn r_spy_2_spy_mail_is_taken_on_weekdays_only() {
+    assert_eq!(intake(MailKind::Spy, Window::Weekday), Route::Queue);
+    for closed in [Window::Weekend, Window::Closed] {
+        assert!(matches!(
+            intake(MailKind::Spy, closed),
+            Route::Refuse(Refusal::OutsideWindow {
+                kind: MailKind::Spy,
+                ..
+            })
+        ));
+    }
+}
+
+/// R-SPY-11: the free spies of the voting winner stop at Informatör a round.
+#[test]
+fn r_spy_11_free_spies_stop_at_the_informant_value() {
+    let mut s = demo();
+    free_spies_for(&mut s, "Kaldor");
+    let k = s.realm_mut("Kaldor").unwrap();
+    k.spies = 0;
+    k.positions.informator = 2;
+    let mails: Vec<Queued> = (1..=3)
+        .map(|i| spy(i, "Kaldor", "Afani", "Uppdrag: resurser"))
+        .collect();
+    let d = run(&mut s, &mails, &[10, 10, 10]);
+    assert!(d[0].receipt.as_ref().unwrap().free);
+    assert!(d[1].receipt.as_ref().unwrap().free);
+    assert_eq!(refusal(&d[2]), &Refusal::NoSpies);
+}
+
+/// R-SPY-12: the Evil cannot be spied on; the spy is not used.
+#[test]
+fn r_spy_12_a_spy_on_the_evil_is_refused_and_not_used() {
+    let mut s = demo();
+    s.realm_mut("Afani").unwrap().is_evil = true;
+    let held = s.realm("Kaldor").unwrap().spies;
+    let d = run(&mut s, &[spy(1, "Kaldor", "Afani", "Uppdrag: resurser")], &[10]);
+    assert_eq!(refusal(&d[0]), &Refusal::EvilCannotBeSpied);
+    assert_eq!(s.realm("Kaldor").unwrap().spies, held);
+}
+
+// ---------------------------------------------------------------- R-INV
+
+/// R-INV-9: a home-invitation passes Isolation on its sender.
+#[test]
+fn r_inv_9_a_home_invitation_passes_isolation() {
+    let mut s = demo();
+    s.effects
+        .push(on(Spell::Isolering, "Afani", "Genogien", 3));
+    let home = mail(1, MailKind::ToGm, "Genogien", None, "Hembjudan: armé 2");
+    let real = envoy(2, "Genogien", "Afani", "Hej");
+    let d = run(&mut s, &[home, real], &[]);
+    assert!(
+        matches!(d[0].outcome, Outcome::HomeInvitation { .. }),
+        "{:?}",
+        d[0].outcome
+    );
+    assert!(matches!(d[1].outcome, Outcome::Returned { .. }), "the envoy is stopped");
+}
+
+// ---------------------------------------------------------------- R-MAIL
+
+/// R-MAIL-1: the subject names sender, recipient and kind, in Swedish or
+/// English, forgiving case, accents and `Re:`.
+#[test]
+fn r_mail_1_subject_names_sender_recipient_and_kind_forgivingly() {
+    let realms = ["Genogien", "Afani", "Östvik"];
+    let s = parse_subject("Re: SV: genogien SKICKAR ett sandebud till ostvik", &realms).unwrap();
+    assert_eq!(
+        (s.kind, s.from.as_str(), s.to.as_deref()),
+        (MailKind::Envoy, "Genogien", Some("Östvik"))
+    );
+    let s = parse_subject("Östvik sends a merchant to AFANI", &realms).unwrap();
+    assert_eq!(
+        (s.kind, s.from.as_str(), s.to.as_deref()),
+        (MailKind::Merchant, "Östvik", Some("Afani"))
+    );
+    assert!(matches!(
+        parse_subject("Genogien skickar ett sändebud till Narnia", &realms),
+        Err(SubjectError::UnknownDestination { .. })
+    ));
+}
+
+/// R-MAIL-2: mail to the GM keeps its topic as written.
+#[test]
+fn r_mail_2_mail_to_the_gm_keeps_its_topic() {
+    let realms = ["Genogien", "Afani"];
+    let s = parse_subject("Genogien till SL: Avslöja Sköld", &realms).unwrap();
+    assert_eq!(s.kind, MailKind::ToGm);
+    assert_eq!(s.to, None);
+    assert_eq!(s.topic.as_deref(), Some("Avslöja Sköld"));
+    let s = parse_subject("Afani to GM: spy report", &realms).unwrap();
+    assert_eq!(s.topic.as_deref(), Some("spy report"));
+}
+
+/// R-MAIL-3: a merchant must end in the goods trailer; its words are not judged.
+#[test]
+fn r_mail_3_a_merchant_needs_its_trailer_and_its_text_is_not_judged() {
+    let mut s = demo();
+    let chatty = merchant(1, "Genogien", "Afani", "Vi anfaller i morgon!\n****\nSkickar: ingenting");
+    let bare = merchant(2, "Genogien", "Afani", "Vi anfaller i morgon!");
+    let d = run(&mut s, &[chatty, bare], &[]);
+    assert_eq!(d[0].outcome, Outcome::Delivered);
+    assert_eq!(refusal(&d[1]), &Refusal::NoTrailer);
+}
+
+/// R-MAIL-4: a subject of no known kind is not taken as any mail.
+#[test]
+fn r_mail_4_a_subject_of_no_known_kind_is_not_taken() {
+    let realms = ["Genogien", "Afani"];
+    assert!(matches!(
+        parse_subject("Genogien vill prata med Afani", &realms),
+        Err(SubjectError::UnknownKind { .. })
+    ));
+    let kinds = [
+        ("Genogien skickar ett sändebud till Afani", MailKind::Envoy),
+        ("Genogien skickar en handelsman till Afani", MailKind::Merchant),
+        ("Genogien skickar en spion till Afani", MailKind::Spy),
+        ("Genogien formulär", MailKind::Form),
+        ("Genogien till SL: fråga", MailKind::ToGm),
+    ];
+    for (subject, kind) in kinds {
+        assert_eq!(parse_subject(subject, &realms).unwrap().kind, kind, "{subject}");
+    }
+}
+
+/// R-MAIL-12: each stationed spy keeps the time it was placed (the mail's
+/// receipt time).
+#[test]
+fn r_mail_12_a_stationed_spy_keeps_its_placement_time() {
+    let mut s = demo();
+    let m = spy(7, "Kaldor", "Afani", "Uppdrag: stjäl sändebud");
+    let at = m.received_at;
+    run(&mut s, &[m], &[]);
+    let placed: Vec<_> = s.spies.iter().map(|x| (x.owner.as_str(), x.placed_at)).collect();
+    assert_eq!(placed, vec![("Kaldor", at)]);
+}
