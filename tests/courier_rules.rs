@@ -3,14 +3,20 @@
 //! scenario with scripted dice; the window and subject rules go through their
 //! public functions.
 
+mod common;
+
 use chrono::{DateTime, TimeZone, Utc};
+
+use common::Game;
 
 use pbemd::courier::batch::{route_batch, Context, Decision, Dispatch, Outcome, Queued};
 use pbemd::courier::{route, Charge, Incoming, Refusal, Route};
+use pbemd::forms::grammar::{parse_line, ErrorKind};
 use pbemd::game::dice::Dice;
 use pbemd::game::state::{Ruler, RulerBenefit, SpellEffect, SpellTarget};
 use pbemd::game::text::MailKind;
-use pbemd::game::{load_scenario, GameState, Resource, Resources, Spell};
+use pbemd::game::{load_scenario, GameState, Lang, Resource, Resources, Spell};
+use pbemd::store::messages;
 use pbemd::mail::subject::{parse_subject, SubjectError};
 use pbemd::schedule::Window;
 
@@ -520,4 +526,93 @@ fn r_mail_12_a_stationed_spy_keeps_its_placement_time() {
     run(&mut s, &[m], &[]);
     let placed: Vec<_> = s.spies.iter().map(|x| (x.owner.as_str(), x.placed_at)).collect();
     assert_eq!(placed, vec![("Kaldor", at)]);
+}
+
+/// R-SPY-1: spies are bought on the weekend form, not sent there; a sending
+/// line is refused pointing to the spy mail.
+#[test]
+fn r_spy_1_spies_are_bought_on_the_form_and_sent_only_by_mail() {
+    assert!(parse_line("KÖP 1 spion", Some(Lang::Sv)).is_ok());
+    let e = parse_line("SKICKA spion till Afani", Some(Lang::Sv)).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::SpyByMail);
+    assert!(e.message(Lang::Sv).contains("brev"), "{}", e.message(Lang::Sv));
+    let e = parse_line("SEND spy to Afani", Some(Lang::En)).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::SpyByMail);
+}
+
+// ---------------------------------------------------------------- through the app
+
+/// R-MAIL-7: on Monday at 12:00, not before, every realm gets its result form.
+#[tokio::test]
+async fn r_mail_7_every_realm_gets_its_result_form_on_monday_noon() {
+    let g = Game::start("2026-11-23T11:00:00+01:00").await;
+    g.tick("2026-11-23T11:59:00+01:00").await;
+    assert!(g.outbox().is_empty(), "nothing before noon");
+    g.tick("2026-11-23T12:00:00+01:00").await;
+    let out = g.outbox();
+    let s = g.state().await;
+    let players: Vec<_> = s.realms.iter().filter(|r| !r.is_evil).collect();
+    assert_eq!(out.len(), players.len());
+    for r in players {
+        let to = format!("{}@game.test", r.name.to_lowercase());
+        assert!(
+            out.iter()
+                .any(|m| m.to_is(&to) && m.text.contains("=== ORDRAR / ORDERS")),
+            "{} has no result form",
+            r.name
+        );
+    }
+}
+
+/// R-MAIL-9: an envoy after the weekday window closes is refused with a reply
+/// saying when the window opens, and the mail is kept.
+#[tokio::test]
+async fn r_mail_9_a_late_envoy_is_refused_with_the_opening_and_kept() {
+    let g = Game::start("2026-11-28T09:00:00+01:00").await;
+    g.send(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        "för sent i veckan",
+    );
+    g.tick("2026-11-28T10:00:00+01:00").await;
+    let out = g.outbox();
+    assert!(out.iter().all(|m| !m.to_is("afani@game.test")));
+    let reply = out
+        .iter()
+        .find(|m| m.to_is("genogien@game.test"))
+        .expect("the sender is answered");
+    assert!(reply.text.contains("måndag 12:00"), "{}", reply.text);
+    assert!(reply.text.contains("30 november"), "{}", reply.text);
+    let mut c = g.app.store.conn().await.unwrap();
+    let refused = messages::in_states(&mut c, &[messages::state::REFUSED])
+        .await
+        .unwrap();
+    assert_eq!(refused.len(), 1);
+    assert!(refused[0].body.contains("för sent i veckan"));
+}
+
+/// R-MAIL-10: the form deadline is Sunday 15:00 local time; a form at 15:00 is
+/// refused and the one before it stays the standing form.
+#[tokio::test]
+async fn r_mail_10_the_form_deadline_is_sunday_15_local() {
+    let g = Game::start("2026-11-29T14:00:00+01:00").await;
+    g.send("genogien@game.test", "Genogien formulär", "KÖP 1 spion");
+    g.tick("2026-11-29T14:59:59+01:00").await;
+    g.send("genogien@game.test", "Genogien formulär", "KÖP 2 spion");
+    g.tick("2026-11-29T15:00:00+01:00").await;
+    let to_g: Vec<_> = g
+        .outbox()
+        .into_iter()
+        .filter(|m| m.to_is("genogien@game.test"))
+        .collect();
+    assert_eq!(to_g.len(), 2, "a receipt and a refusal");
+    let mut c = g.app.store.conn().await.unwrap();
+    let current = pbemd::store::forms::current(&mut c, "Genogien", 1)
+        .await
+        .unwrap()
+        .expect("the first form stands");
+    assert_eq!(
+        current.1,
+        common::at("2026-11-29T14:59:59+01:00").timestamp_millis()
+    );
 }
