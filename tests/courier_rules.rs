@@ -16,9 +16,9 @@ use pbemd::game::dice::Dice;
 use pbemd::game::state::{Ruler, RulerBenefit, SpellEffect, SpellTarget};
 use pbemd::game::text::MailKind;
 use pbemd::game::{load_scenario, GameState, Lang, Resource, Resources, Spell};
-use pbemd::store::messages;
 use pbemd::mail::subject::{parse_subject, SubjectError};
 use pbemd::schedule::Window;
+use pbemd::store::messages;
 
 /// The demo game, round 3.
 fn demo() -> GameState {
@@ -125,7 +125,11 @@ fn free_spies_for(s: &mut GameState, realm: &str) {
 #[test]
 fn r_agent_2_an_envoy_arrives_when_the_batch_delivers_it() {
     let mut s = demo();
-    let d = run(&mut s, &[envoy(1, "Genogien", "Mirandel", "Långt bort")], &[]);
+    let d = run(
+        &mut s,
+        &[envoy(1, "Genogien", "Mirandel", "Långt bort")],
+        &[],
+    );
     match envoy_sent(&d[0]) {
         Some(Dispatch::Envoy { to, due_at, .. }) => {
             assert_eq!(to, "Mirandel");
@@ -208,7 +212,10 @@ fn r_envoy_2_an_envoy_beyond_the_sprakror_allowance_costs_its_price() {
     g.stock = Resources::from_pairs(&[(Resource::Mat, 5), (Resource::Tyg, 5), (Resource::Guld, 5)]);
     let d = run(
         &mut s,
-        &[envoy(1, "Genogien", "Afani", "Ett"), envoy(2, "Genogien", "Afani", "Två")],
+        &[
+            envoy(1, "Genogien", "Afani", "Ett"),
+            envoy(2, "Genogien", "Afani", "Två"),
+        ],
         &[],
     );
     let (free, paid) = (d[0].receipt.clone().unwrap(), d[1].receipt.clone().unwrap());
@@ -294,7 +301,11 @@ fn r_agent_6_spies_count_toward_the_population_cap_envoys_and_merchants_do_not()
     let mut s = demo();
     let base = s.counted_units("Kaldor").counted();
     s.realm_mut("Kaldor").unwrap().spies += 1;
-    assert_eq!(s.counted_units("Kaldor").counted(), base + 1, "a held spy counts");
+    assert_eq!(
+        s.counted_units("Kaldor").counted(),
+        base + 1,
+        "a held spy counts"
+    );
     let station = spy(1, "Kaldor", "Afani", "Uppdrag: stjäl sändebud");
     let e = envoy(2, "Kaldor", "Afani", "Hej");
     let m = merchant(3, "Kaldor", "Afani", "Förslag\n****\nSkickar: ingenting");
@@ -319,7 +330,12 @@ fn r_trade_1_every_trade_mail_uses_a_merchant() {
     let g = s.realm_mut("Genogien").unwrap();
     g.positions.skattmastare = 1;
     g.stock = Resources::ZERO;
-    let offer = merchant(1, "Genogien", "Afani", "Ett förslag\n****\nSkickar: ingenting");
+    let offer = merchant(
+        1,
+        "Genogien",
+        "Afani",
+        "Ett förslag\n****\nSkickar: ingenting",
+    );
     let again = merchant(2, "Genogien", "Afani", "Ett till\n****\nSkickar: ingenting");
     let d = run(&mut s, &[offer, again], &[]);
     assert!(d[0].receipt.as_ref().unwrap().free);
@@ -349,10 +365,15 @@ fn r_trade_2_merchants_go_on_weekdays_only() {
     }
     let mut s = demo();
     s.realm_mut("Genogien").unwrap().stock = Resources::from_pairs(&[(Resource::Mat, 3)]);
-    let d = run(&mut s, &[merchant(1, "Genogien", "Afani", "****\nSkickar: 3 mat")], &[]);
-    assert!(d[0].dispatches.iter().any(
-        |x| matches!(x, Dispatch::Merchant { due_at, .. } if *due_at == batch_time())
-    ));
+    let d = run(
+        &mut s,
+        &[merchant(1, "Genogien", "Afani", "****\nSkickar: 3 mat")],
+        &[],
+    );
+    assert!(d[0]
+        .dispatches
+        .iter()
+        .any(|x| matches!(x, Dispatch::Merchant { due_at, .. } if *due_at == batch_time())));
 }
 
 /// R-TRADE-3: the flourishes of a trade mail reach the other realm as written.
@@ -380,7 +401,11 @@ fn r_trade_7_stocks_change_when_the_courier_delivers() {
     let mut s = demo();
     s.realm_mut("Genogien").unwrap().stock = Resources::from_pairs(&[(Resource::Mat, 10)]);
     let afani = s.realm("Afani").unwrap().stock.mat;
-    let d = run(&mut s, &[merchant(1, "Genogien", "Afani", "****\nSkickar: 4 mat")], &[]);
+    let d = run(
+        &mut s,
+        &[merchant(1, "Genogien", "Afani", "****\nSkickar: 4 mat")],
+        &[],
+    );
     assert_eq!(d[0].outcome, Outcome::Delivered);
     assert_eq!(s.realm("Genogien").unwrap().stock.mat, 6);
     assert_eq!(s.realm("Afani").unwrap().stock.mat, afani + 4);
@@ -426,7 +451,11 @@ fn r_spy_12_a_spy_on_the_evil_is_refused_and_not_used() {
     let mut s = demo();
     s.realm_mut("Afani").unwrap().is_evil = true;
     let held = s.realm("Kaldor").unwrap().spies;
-    let d = run(&mut s, &[spy(1, "Kaldor", "Afani", "Uppdrag: resurser")], &[10]);
+    let d = run(
+        &mut s,
+        &[spy(1, "Kaldor", "Afani", "Uppdrag: resurser")],
+        &[10],
+    );
     assert_eq!(refusal(&d[0]), &Refusal::EvilCannotBeSpied);
     assert_eq!(s.realm("Kaldor").unwrap().spies, held);
 }
@@ -437,8 +466,7 @@ fn r_spy_12_a_spy_on_the_evil_is_refused_and_not_used() {
 #[test]
 fn r_inv_9_a_home_invitation_passes_isolation() {
     let mut s = demo();
-    s.effects
-        .push(on(Spell::Isolering, "Afani", "Genogien", 3));
+    s.effects.push(on(Spell::Isolering, "Afani", "Genogien", 3));
     let home = mail(1, MailKind::ToGm, "Genogien", None, "Hembjudan: armé 2");
     let real = envoy(2, "Genogien", "Afani", "Hej");
     let d = run(&mut s, &[home, real], &[]);
@@ -447,7 +475,10 @@ fn r_inv_9_a_home_invitation_passes_isolation() {
         "{:?}",
         d[0].outcome
     );
-    assert!(matches!(d[1].outcome, Outcome::Returned { .. }), "the envoy is stopped");
+    assert!(
+        matches!(d[1].outcome, Outcome::Returned { .. }),
+        "the envoy is stopped"
+    );
 }
 
 // ---------------------------------------------------------------- R-MAIL
@@ -489,7 +520,12 @@ fn r_mail_2_mail_to_the_gm_keeps_its_topic() {
 #[test]
 fn r_mail_3_a_merchant_needs_its_trailer_and_its_text_is_not_judged() {
     let mut s = demo();
-    let chatty = merchant(1, "Genogien", "Afani", "Vi anfaller i morgon!\n****\nSkickar: ingenting");
+    let chatty = merchant(
+        1,
+        "Genogien",
+        "Afani",
+        "Vi anfaller i morgon!\n****\nSkickar: ingenting",
+    );
     let bare = merchant(2, "Genogien", "Afani", "Vi anfaller i morgon!");
     let d = run(&mut s, &[chatty, bare], &[]);
     assert_eq!(d[0].outcome, Outcome::Delivered);
@@ -506,13 +542,20 @@ fn r_mail_4_a_subject_of_no_known_kind_is_not_taken() {
     ));
     let kinds = [
         ("Genogien skickar ett sändebud till Afani", MailKind::Envoy),
-        ("Genogien skickar en handelsman till Afani", MailKind::Merchant),
+        (
+            "Genogien skickar en handelsman till Afani",
+            MailKind::Merchant,
+        ),
         ("Genogien skickar en spion till Afani", MailKind::Spy),
         ("Genogien formulär", MailKind::Form),
         ("Genogien till SL: fråga", MailKind::ToGm),
     ];
     for (subject, kind) in kinds {
-        assert_eq!(parse_subject(subject, &realms).unwrap().kind, kind, "{subject}");
+        assert_eq!(
+            parse_subject(subject, &realms).unwrap().kind,
+            kind,
+            "{subject}"
+        );
     }
 }
 
@@ -524,7 +567,11 @@ fn r_mail_12_a_stationed_spy_keeps_its_placement_time() {
     let m = spy(7, "Kaldor", "Afani", "Uppdrag: stjäl sändebud");
     let at = m.received_at;
     run(&mut s, &[m], &[]);
-    let placed: Vec<_> = s.spies.iter().map(|x| (x.owner.as_str(), x.placed_at)).collect();
+    let placed: Vec<_> = s
+        .spies
+        .iter()
+        .map(|x| (x.owner.as_str(), x.placed_at))
+        .collect();
     assert_eq!(placed, vec![("Kaldor", at)]);
 }
 
@@ -535,7 +582,11 @@ fn r_spy_1_spies_are_bought_on_the_form_and_sent_only_by_mail() {
     assert!(parse_line("KÖP 1 spion", Some(Lang::Sv)).is_ok());
     let e = parse_line("SKICKA spion till Afani", Some(Lang::Sv)).unwrap_err();
     assert_eq!(e.kind, ErrorKind::SpyByMail);
-    assert!(e.message(Lang::Sv).contains("brev"), "{}", e.message(Lang::Sv));
+    assert!(
+        e.message(Lang::Sv).contains("brev"),
+        "{}",
+        e.message(Lang::Sv)
+    );
     let e = parse_line("SEND spy to Afani", Some(Lang::En)).unwrap_err();
     assert_eq!(e.kind, ErrorKind::SpyByMail);
 }
