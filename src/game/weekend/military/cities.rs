@@ -83,6 +83,8 @@ fn plunder(w: &mut Weekend, attacker: &str, city: &City) {
         }
     }
     add_vp(&mut w.state, attacker, VP_PLUNDER);
+    // Step 6 gives the plundered city's owner nothing this weekend (R-CITY-5).
+    w.plundered.insert(city.square);
     w.emit(
         Step::Combat,
         both(attacker, &defender),

@@ -264,23 +264,6 @@ pub fn combat(w: &mut Weekend) {
 pub fn combat_with(w: &mut Weekend, mut dice: Dice) {
     combat::run(w, &mut dice);
     w.keep(dice);
-    // Step 6 gives a plundered city's owner nothing this weekend (R-CITY-5).
-    let plundered = plundered_this_weekend(w);
-    w.plundered.extend(plundered);
-}
-
-/// The cities plundered this weekend so far: they produce nothing for their owner in
-/// step 6 (R-CITY-5).
-pub fn plundered_this_weekend(w: &Weekend) -> Vec<Square> {
-    w.events
-        .iter()
-        .filter_map(|e| match &e.what {
-            crate::game::event::What::Military(MilitaryEvent::CityPlundered { square, .. }) => {
-                Some(*square)
-            }
-            _ => None,
-        })
-        .collect()
 }
 
 /// Why an invitation or home-invitation was not used.
