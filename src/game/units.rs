@@ -329,7 +329,7 @@ impl ShipKind {
 /// The serde name of a unit-like enum value (`latt_infanteri`).
 /// `n` of a kind as text, singular or plural.
 fn count_text((one, many): (&str, &str), n: usize) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
+    super::lang::count(n, one, many)
 }
 
 /// The kind whose Swedish or English name (singular or plural) or stored key is
