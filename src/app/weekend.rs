@@ -160,10 +160,15 @@ fn doc<T: serde::Serialize>(v: &T) -> Result<String> {
 
 /// The events of the weekend the state's round follows (its standing resolution).
 pub async fn last_events(conn: &mut Conn, gs: &GameState) -> Result<Vec<Event>> {
-    let Some(r) = resolutions::standing(conn, gs.round as i64 - 1).await? else {
-        return Ok(Vec::new());
-    };
-    serde_json::from_str(&r.events).map_err(json_err)
+    let standing = resolutions::standing(conn, gs.round as i64 - 1).await?;
+    events_of(standing.as_ref())
+}
+
+/// The events a stored resolution (if any) produced.
+fn events_of(res: Option<&resolutions::Resolution>) -> Result<Vec<Event>> {
+    res.map_or(Ok(Vec::new()), |r| {
+        serde_json::from_str(&r.events).map_err(json_err)
+    })
 }
 
 /// The `results` event: every realm's Monday form with its report of the weekend. When
@@ -206,7 +211,7 @@ pub async fn results(
         // A won game whose last results went out: nothing more to tell.
         return Ok(Vec::new());
     }
-    let events = last_events(conn, &gs).await?;
+    let events = events_of(standing.as_ref())?;
     let deadline = app
         .schedule
         .next_closing(crate::schedule::Window::Weekend, at);

@@ -95,6 +95,15 @@ pub fn wrap(text: &str, width: usize, indent: usize) -> Vec<String> {
     lines
 }
 
+/// `s` with its first letter upper-case (`åtta` → `Åtta`).
+pub fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
 /// Comma-separated `items` in lines of at most `width` characters, each
 /// indented; an item is never split across lines.
 pub fn wrap_items(items: &[String], width: usize, indent: usize) -> Vec<String> {

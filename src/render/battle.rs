@@ -5,6 +5,7 @@
 use serde_json::{json, Value};
 
 use crate::game::combat::{Outcome, Winner};
+use crate::game::text::capitalise;
 use crate::game::Lang;
 
 /// The report of one battle, one line per phase and round.
@@ -124,14 +125,6 @@ pub fn report(o: &Outcome, lang: Lang) -> String {
         });
     }
     out
-}
-
-fn capitalise(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().chain(c).collect(),
-        None => String::new(),
-    }
 }
 
 /// The calculator's JSON document (the `pbemd battle --json` contract).

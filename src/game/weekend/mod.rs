@@ -68,7 +68,6 @@ pub struct Weekend<'a> {
     pub orders: &'a Orders,
     pub settings: &'a RuleSettings,
     seed: u64,
-    round: u32,
     pub events: Vec<Event>,
     rolls: Vec<Roll>,
 }
@@ -81,7 +80,6 @@ impl<'a> Weekend<'a> {
         seed: u64,
     ) -> Self {
         Weekend {
-            round: state.round,
             state: state.clone(),
             start: state,
             plundered: BTreeSet::new(),
@@ -95,13 +93,13 @@ impl<'a> Weekend<'a> {
 
     /// The round being resolved.
     pub fn round(&self) -> u32 {
-        self.round
+        self.start.round
     }
 
     /// A dice source for one purpose of this round (e.g. `combat/E5`). Hand it back with
     /// `keep` so its rolls are recorded.
     pub fn dice(&self, purpose: &str) -> Dice {
-        Dice::new(self.seed, self.round, &format!("weekend/{purpose}"))
+        Dice::new(self.seed, self.round(), &format!("weekend/{purpose}"))
     }
 
     /// Record the rolls of a dice source made by `dice`.

@@ -3,6 +3,7 @@
 //! with their VP, lost seats, drowned cargo.
 
 use crate::game::orders::Group;
+use crate::game::text::capitalise;
 use crate::game::weekend::military::{
     AttackRefusal, BattleReport, InvitationRefusal, MilitaryEvent, MoveRefusal, MoveStop, Seat,
 };
@@ -395,14 +396,6 @@ fn battle(b: &BattleReport, realm: &str, lang: Lang) -> Vec<String> {
             .map(str::to_string),
     );
     out
-}
-
-fn capitalise(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().chain(c).collect(),
-        None => String::new(),
-    }
 }
 
 fn moved(

@@ -45,7 +45,7 @@ pub fn settle(w: &mut Weekend, attacker: &str, square: Square, outcome: Option<O
 }
 
 fn add_vp(gs: &mut GameState, realm: &str, vp: i64) {
-    if let Some(r) = gs.realms.iter_mut().find(|r| r.name == realm) {
+    if let Some(r) = gs.realm_mut(realm) {
         r.vp = r.vp.saturating_add(vp);
     }
 }
@@ -56,7 +56,7 @@ fn both(a: &str, b: &str) -> Vec<String> {
 
 /// The ordinary resource `realm` holds most of, ties by resource order (RULINGS 28).
 fn most_held(gs: &GameState, realm: &str) -> Option<(Resource, u32)> {
-    let r = gs.realms.iter().find(|r| r.name == realm)?;
+    let r = gs.realm(realm)?;
     let mut best: Option<(Resource, u32)> = None;
     for (res, n) in r.stock.iter().filter(|(res, _)| res.is_ordinary()) {
         if n > 0 && best.is_none_or(|(_, b)| n > b) {
@@ -70,12 +70,12 @@ fn plunder(w: &mut Weekend, attacker: &str, city: &City) {
     let defender = city.owner.clone();
     let taken = most_held(&w.state, &defender).map(|(res, n)| (res, n.min(PLUNDER_TAKE)));
     if let Some((res, n)) = taken {
-        if let Some(d) = w.state.realms.iter_mut().find(|r| r.name == defender) {
+        if let Some(d) = w.state.realm_mut(&defender) {
             let have = d.stock.get_mut(res);
             *have = have.saturating_sub(n);
         }
     }
-    if let Some(a) = w.state.realms.iter_mut().find(|r| r.name == attacker) {
+    if let Some(a) = w.state.realm_mut(attacker) {
         a.stock = a.stock.plus(&city.production);
         if let Some((res, n)) = taken {
             let have = a.stock.get_mut(res);
@@ -232,7 +232,7 @@ fn set_seat(gs: &mut GameState, realm: &str, seat: Seat, square: Option<Square>)
             Seat::Harbour => c.harbour = on,
         }
     }
-    if let Some(r) = gs.realms.iter_mut().find(|r| r.name == realm) {
+    if let Some(r) = gs.realm_mut(realm) {
         match seat {
             Seat::Capital => r.capital = square,
             Seat::Harbour => r.main_harbour = square,

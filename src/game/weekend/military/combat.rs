@@ -210,7 +210,7 @@ fn in_reach(w: &Weekend, from: Square, to: Square) -> bool {
 }
 
 fn bonus(gs: &GameState, realm: &str, naval: bool) -> u64 {
-    gs.realms.iter().find(|r| r.name == realm).map_or(0, |r| {
+    gs.realm(realm).map_or(0, |r| {
         u64::from(if naval {
             r.positions.amiral
         } else {

@@ -140,7 +140,7 @@ pub fn home(w: &mut Weekend) {
 }
 
 fn come_home(w: &mut Weekend, realm: &str, group: Group) {
-    let Some(r) = w.state.realms.iter().find(|r| r.name == realm) else {
+    let Some(r) = w.state.realm(realm) else {
         return;
     };
     let seat = if group.is_army() {
