@@ -11,8 +11,7 @@ use crate::game::combat::{self, Battle};
 use crate::game::dice::Dice;
 use crate::game::Lang;
 
-/// The default round limit of a battle (the `max_battle_rounds` setting).
-pub const DEFAULT_MAX_ROUNDS: u32 = 50;
+use crate::game::state::DEFAULT_MAX_BATTLE_ROUNDS;
 
 #[derive(Debug, Args)]
 pub struct BattleArgs {
@@ -45,7 +44,7 @@ pub struct BattleArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Round limit; after it the attacker withdraws.
-    #[arg(long, default_value_t = DEFAULT_MAX_ROUNDS)]
+    #[arg(long, default_value_t = DEFAULT_MAX_BATTLE_ROUNDS)]
     pub max_rounds: u32,
     /// Language of the report and unit names: sv or en.
     #[arg(long, default_value = "sv")]

@@ -93,6 +93,9 @@ pub enum Phase {
     Finished,
 }
 
+/// Round limit of a battle unless the scenario sets `max_battle_rounds` (Rulings 31).
+pub const DEFAULT_MAX_BATTLE_ROUNDS: u32 = 50;
+
 /// The rulings' defaults, each a named setting (README, Decisions).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -136,7 +139,7 @@ impl Default for RuleSettings {
             adjacency: 4,
             slave_revolt_loss: SlaveRevoltLoss::Excess,
             army_overflow: ArmyOverflow::Warn,
-            max_battle_rounds: 50,
+            max_battle_rounds: DEFAULT_MAX_BATTLE_ROUNDS,
             victory_vp: 2000,
             vp_threshold_step: 500,
             vote_every: 4,
