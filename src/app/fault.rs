@@ -111,9 +111,10 @@ pub fn clean_text(s: &str, max: usize) -> String {
 /// failed): the first `Subject:` line, unfolded no further, cleaned.
 pub fn raw_subject(raw: &[u8]) -> String {
     let scan = &raw[..raw.len().min(64 * 1024)];
-    let head_end = find(scan, b"\r\n\r\n")
-        .or_else(|| find(scan, b"\n\n"))
-        .unwrap_or(scan.len());
+    let head_end = match super::intake::header_end(scan) {
+        0 => scan.len(),
+        end => end,
+    };
     let head = String::from_utf8_lossy(&scan[..head_end]);
     head.lines()
         .find_map(|l| {
@@ -122,10 +123,6 @@ pub fn raw_subject(raw: &[u8]) -> String {
                 .then(|| clean_text(value.trim(), 200))
         })
         .unwrap_or_default()
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 /// The fault hook `var` armed for a unit whose subject is `subject`.
