@@ -101,10 +101,7 @@ fn panic_text(payload: &(dyn Any + Send)) -> String {
 /// Text fit for a text column and a terminal: no NUL or other control characters
 /// except newlines and tabs, at most `max` characters.
 pub fn clean_text(s: &str, max: usize) -> String {
-    s.chars()
-        .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
-        .take(max)
-        .collect()
+    crate::mail::parse::clean_chars(s).take(max).collect()
 }
 
 /// The Subject header of raw mail, read without the mail parser (which may be what
