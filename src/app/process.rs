@@ -755,13 +755,15 @@ async fn refuse_stale_form(
     let round = gs.round as i64;
     let now = app.now();
     let mailed = current_form_mailed(app, conn).await?;
-    let mailed_local = match mailed {
-        Some(t) => app.local(t, form.lang),
-        None if form.lang == Lang::Sv => "på måndag".to_string(),
-        None => "on Monday".to_string(),
-    };
+    let mailed_local = mailed.map(|t| app.local(t, form.lang));
     let already = mailed.is_none_or(|t| t <= from_ms(form.received_ms));
-    let text = crate::forms::stale_form_text(form.lang, made_for, gs.round, &mailed_local, already);
+    let text = crate::forms::stale_form_text(
+        form.lang,
+        made_for,
+        gs.round,
+        mailed_local.as_deref(),
+        already,
+    );
     let id = reply.refuse(app, conn, base, &text).await?;
     let detail = json!({"made_for": made_for, "round": round}).to_string();
     let at = clock::to_ms(now);
