@@ -101,19 +101,17 @@ fn panic_text(payload: &(dyn Any + Send)) -> String {
 /// Text fit for a text column and a terminal: no NUL or other control characters
 /// except newlines and tabs, at most `max` characters.
 pub fn clean_text(s: &str, max: usize) -> String {
-    s.chars()
-        .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
-        .take(max)
-        .collect()
+    crate::mail::parse::clean_chars(s).take(max).collect()
 }
 
 /// The Subject header of raw mail, read without the mail parser (which may be what
 /// failed): the first `Subject:` line, unfolded no further, cleaned.
 pub fn raw_subject(raw: &[u8]) -> String {
     let scan = &raw[..raw.len().min(64 * 1024)];
-    let head_end = find(scan, b"\r\n\r\n")
-        .or_else(|| find(scan, b"\n\n"))
-        .unwrap_or(scan.len());
+    let head_end = match super::intake::header_end(scan) {
+        0 => scan.len(),
+        end => end,
+    };
     let head = String::from_utf8_lossy(&scan[..head_end]);
     head.lines()
         .find_map(|l| {
@@ -122,10 +120,6 @@ pub fn raw_subject(raw: &[u8]) -> String {
                 .then(|| clean_text(value.trim(), 200))
         })
         .unwrap_or_default()
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 /// The fault hook `var` armed for a unit whose subject is `subject`.

@@ -50,7 +50,7 @@ pub fn stored_part(raw: &[u8], size: usize, limit: usize) -> &[u8] {
 
 /// Where the body starts: after the first empty line (`\n\n` or `\n\r\n`); 0 when
 /// there is none.
-fn header_end(raw: &[u8]) -> usize {
+pub(super) fn header_end(raw: &[u8]) -> usize {
     let mut i = 0;
     while let Some(p) = raw[i..].iter().position(|&b| b == b'\n') {
         let after = i + p + 1;

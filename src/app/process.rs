@@ -240,25 +240,19 @@ async fn handle(
             reason,
         } => {
             let text = reason.explain_for(lang, Some(&realm));
-            let id = messages::insert(
-                conn,
-                &NewMessage {
-                    inbox_id,
-                    kind: "unclassified",
-                    realm: Some(&realm),
-                    lang: Some(lang.code()),
-                    from_addr: mail.from_addr.as_deref(),
-                    subject: &subject,
-                    body: &mail.text,
-                    state: state::REFUSED,
-                    reason: Some(&text),
-                    round,
-                    at: now,
-                    ..Default::default()
-                },
-            )
-            .await?;
-            Reply {
+            let base = NewMessage {
+                inbox_id,
+                kind: "unclassified",
+                realm: Some(&realm),
+                lang: Some(lang.code()),
+                from_addr: mail.from_addr.as_deref(),
+                subject: &subject,
+                body: &mail.text,
+                round,
+                at: now,
+                ..Default::default()
+            };
+            let id = Reply {
                 gs,
                 realm: &realm,
                 lang,
@@ -266,7 +260,7 @@ async fn handle(
                 subject: &subject,
                 inbox_id,
             }
-            .refuse(app, conn, &text)
+            .refuse(app, conn, &base, &text)
             .await?;
             events::log(
                 conn,
@@ -398,16 +392,7 @@ async fn handle(
                         .next_opening(needed, received_at)
                         .map(|t| app.local(t, lang));
                     let text = r.explain(lang, next.as_deref());
-                    let id = messages::insert(
-                        conn,
-                        &NewMessage {
-                            state: state::REFUSED,
-                            reason: Some(&text),
-                            ..base.clone()
-                        },
-                    )
-                    .await?;
-                    reply.refuse(app, conn, &text).await?;
+                    let id = reply.refuse(app, conn, &base, &text).await?;
                     events::log(
                         conn,
                         now,
@@ -513,11 +498,28 @@ impl Reply<'_> {
         Ok(())
     }
 
-    /// The refusal reply: quotes the subject and says why.
-    async fn refuse(&self, app: &App, conn: &mut Conn, reason: &str) -> Result<()> {
+    /// Store the mail (`base`) as refused for `reason` and queue the refusal reply,
+    /// which quotes the subject and says why. Returns the message's id.
+    async fn refuse(
+        &self,
+        app: &App,
+        conn: &mut Conn,
+        base: &NewMessage<'_>,
+        reason: &str,
+    ) -> Result<i64> {
+        let id = messages::insert(
+            conn,
+            &NewMessage {
+                state: state::REFUSED,
+                reason: Some(reason),
+                ..base.clone()
+            },
+        )
+        .await?;
         let subject = crate::mail::subject::shown(self.subject);
         let data = json!({"realm": self.realm, "subject": subject, "reason": reason});
-        self.send(app, conn, "refusal", "refusal", &data).await
+        self.send(app, conn, "refusal", "refusal", &data).await?;
+        Ok(id)
     }
 }
 
@@ -753,23 +755,16 @@ async fn refuse_stale_form(
     let round = gs.round as i64;
     let now = app.now();
     let mailed = current_form_mailed(app, conn).await?;
-    let mailed_local = match mailed {
-        Some(t) => app.local(t, form.lang),
-        None if form.lang == Lang::Sv => "på måndag".to_string(),
-        None => "on Monday".to_string(),
-    };
+    let mailed_local = mailed.map(|t| app.local(t, form.lang));
     let already = mailed.is_none_or(|t| t <= from_ms(form.received_ms));
-    let text = crate::forms::stale_form_text(form.lang, made_for, gs.round, &mailed_local, already);
-    let id = messages::insert(
-        conn,
-        &NewMessage {
-            state: state::REFUSED,
-            reason: Some(&text),
-            ..base.clone()
-        },
-    )
-    .await?;
-    reply.refuse(app, conn, &text).await?;
+    let text = crate::forms::stale_form_text(
+        form.lang,
+        made_for,
+        gs.round,
+        mailed_local.as_deref(),
+        already,
+    );
+    let id = reply.refuse(app, conn, base, &text).await?;
     let detail = json!({"made_for": made_for, "round": round}).to_string();
     let at = clock::to_ms(now);
     events::log(

@@ -31,10 +31,13 @@ pub struct TickReport {
     pub parked: usize,
 }
 
-/// Refuse a `now` before the game's latest one: the game's time never runs backwards.
-pub async fn check_monotonic(app: &App, now: DateTime<Utc>) -> Result<()> {
+/// Refuse a `now` before the game's latest one (the game's time never runs backwards)
+/// or, unless forced, further past it than `limits.max_tick_span_days` (a mistyped year
+/// would fire months of events).
+pub async fn check_now(app: &App, now: DateTime<Utc>, force: bool) -> Result<()> {
     let mut conn = app.store.conn().await?;
     let last = scheduler::last_now(app, &mut conn).await?;
+    drop(conn);
     if now < last {
         return Err(AppError::Refused(format!(
             "--now {} is before the game's latest time {}; the game's time never runs backwards",
@@ -42,14 +45,6 @@ pub async fn check_monotonic(app: &App, now: DateTime<Utc>) -> Result<()> {
             app.game_time(last)
         )));
     }
-    Ok(())
-}
-
-/// Refuse a `now` further past the game's latest time than `limits.max_tick_span_days`
-/// (a mistyped year would fire months of events), unless forced.
-pub async fn check_span(app: &App, now: DateTime<Utc>, force: bool) -> Result<()> {
-    let mut conn = app.store.conn().await?;
-    let last = scheduler::last_now(app, &mut conn).await?;
     let days = app.cfg.limits.max_tick_span_days;
     if force || now - last <= Duration::days(i64::from(days)) {
         return Ok(());
@@ -117,8 +112,7 @@ pub async fn tick(app: &App) -> Result<TickReport> {
 /// One full pass at the app clock's `now`; `force` lifts the span limit.
 pub async fn tick_with(app: &App, force: bool) -> Result<TickReport> {
     let now = app.now();
-    check_monotonic(app, now).await?;
-    check_span(app, now, force).await?;
+    check_now(app, now, force).await?;
     let parked_before = parked(app).await?;
     let stored = match &app.cfg.inbound {
         Inbound::Maildir(dir) => intake::maildir_once(app, &Maildir::open(dir)?).await?,

@@ -295,13 +295,8 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                 crate::forms::form_title(&text).filter(|&(_, n)| n < gs.round)
             {
                 // As the daemon would answer: a form for an old round is not applied.
-                let when = if r.language == crate::game::Lang::Sv {
-                    "på måndag"
-                } else {
-                    "on Monday"
-                };
                 let note =
-                    crate::forms::stale_form_text(r.language, made_for, gs.round, when, true);
+                    crate::forms::stale_form_text(r.language, made_for, gs.round, None, true);
                 println!("{note}");
                 return Ok(ExitCode::from(1));
             }

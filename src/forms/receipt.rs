@@ -163,14 +163,20 @@ fn empty_note(no_orders: bool, sv: bool, effect: Effect<'_>) -> String {
 }
 
 /// The reply to a form written for an earlier round: nothing of it is applied.
-/// `mailed_local` is when the current round's form was (or will be) mailed, in words.
+/// `mailed_local` is when the current round's form was (or will be) mailed, in words;
+/// `None` when that is not known yet (then: on Monday).
 pub fn stale_form_text(
     lang: Lang,
     made_for: u32,
     current: u32,
-    mailed_local: &str,
+    mailed_local: Option<&str>,
     already_mailed: bool,
 ) -> String {
+    let mailed_local = match (mailed_local, lang) {
+        (Some(t), _) => t,
+        (None, Lang::Sv) => "på måndag",
+        (None, Lang::En) => "on Monday",
+    };
     match (lang == Lang::Sv, already_mailed) {
         (true, true) => format!(
             "Formuläret du svarade på gäller runda {made_for}, men nu är det runda {current}. \
@@ -228,10 +234,10 @@ mod tests {
 
     #[test]
     fn a_stale_form_names_its_round_and_the_current_form_in_both_languages() {
-        let sv = stale_form_text(Lang::Sv, 2, 3, "måndag 7 december 12:00", true);
+        let sv = stale_form_text(Lang::Sv, 2, 3, Some("måndag 7 december 12:00"), true);
         assert!(sv.contains("runda 2") && sv.contains("runda 3"), "{sv}");
         assert!(sv.contains("skickades måndag 7 december") && sv.contains("gäller inte"));
-        let en = stale_form_text(Lang::En, 2, 3, "Monday 7 December 12:00", false);
+        let en = stale_form_text(Lang::En, 2, 3, Some("Monday 7 December 12:00"), false);
         assert!(en.contains("for round 2, but this is round 3"), "{en}");
         assert!(en.contains("will be mailed Monday") && en.contains("do not count"));
     }

@@ -209,9 +209,13 @@ fn address_count(a: &mail_parser::Address<'_>) -> usize {
 /// refuses it in text columns), no other C0 or C1 control character, no DEL; tab and
 /// line feed stay, carriage returns are dropped (lines end in `\n`).
 pub fn clean_text(s: &str) -> String {
+    clean_chars(s).collect()
+}
+
+/// The characters of `s` that [`clean_text`] keeps, lazily (to cut a long text short).
+pub fn clean_chars(s: &str) -> impl Iterator<Item = char> + '_ {
     s.chars()
         .filter(|&c| c == '\n' || c == '\t' || !c.is_control())
-        .collect()
 }
 
 /// One-line text from a header (subject, names, ids): every control character,
