@@ -130,6 +130,9 @@ pub struct RuleSettings {
     /// Random-event tables (README, Decisions): roll 1 → good, 10 → bad.
     pub good_events: Vec<EventEntry>,
     pub bad_events: Vec<EventEntry>,
+    /// The magic step's open points (docs/rules.md, Rulings 17, 20, 21).
+    #[serde(default)]
+    pub spells: SpellSettings,
 }
 
 impl Default for RuleSettings {
@@ -151,6 +154,30 @@ impl Default for RuleSettings {
             secret_bonus_texts: BTreeMap::new(),
             good_events: Vec::new(),
             bad_events: Vec::new(),
+            spells: SpellSettings::default(),
+        }
+    }
+}
+
+/// How the weekend's magic reads the rulebook's open points (docs/rules.md, Rulings
+/// 17, 20, 21).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SpellSettings {
+    /// Rulings 17: a spell that fails is still paid for.
+    pub failed_cast_pays: bool,
+    /// Rulings 20: Armageddon halves fleets too, not only armies.
+    pub armageddon_fleets: bool,
+    /// Rulings 21: Antimagic also blocks the protected realm's own spells on itself.
+    pub antimagic_blocks_own: bool,
+}
+
+impl Default for SpellSettings {
+    fn default() -> Self {
+        SpellSettings {
+            failed_cast_pays: true,
+            armageddon_fleets: true,
+            antimagic_blocks_own: false,
         }
     }
 }

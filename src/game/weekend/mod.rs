@@ -10,6 +10,7 @@
 //! steps, not as a rewrite.
 
 pub mod economy;
+pub mod magic;
 pub mod military;
 
 use std::collections::BTreeSet;
@@ -135,7 +136,7 @@ pub fn resolve(
     let mut w = Weekend::new(state, orders, settings, seed);
     w.state.phase = Phase::Resolving;
     economy::purchases(&mut w); // step 1
-                                // step 2, magic: the next part of the engine.
+    magic::run(&mut w); // step 2
     military::movement(&mut w); // step 3
     military::combat(&mut w); // step 4
     military::invitations(&mut w); // step 5

@@ -14,7 +14,7 @@ use crate::game::orders::{Group, Order, Piece};
 use crate::game::state::{GameState, Terrain};
 use crate::game::{Square, UnitKind};
 
-use super::super::Weekend;
+use super::super::{magic, Weekend};
 use super::forces;
 use super::{MilitaryEvent, MoveRefusal};
 
@@ -240,7 +240,8 @@ fn passable(gs: &GameState, realm: &str, group: Group, sq: Square) -> bool {
                 return false;
             };
             let units = &gs.armies[i].units;
-            !sea || units.iter().any(|u| u.kind == UnitKind::Vattenelementar)
+            !sea || magic::reads::waterway(gs, realm, id)
+                || units.iter().any(|u| u.kind == UnitKind::Vattenelementar)
                 || units.iter().all(|u| u.kind == UnitKind::Luftelementar)
         }
         Group::Fleet(_) => {
@@ -254,14 +255,15 @@ fn passable(gs: &GameState, realm: &str, group: Group, sq: Square) -> bool {
 
 fn points(w: &Weekend, realm: &str, group: Group) -> u32 {
     let rule = w.settings.group_movement;
-    match group {
+    let whirlwind = magic::reads::extra_points(&w.state, realm, group);
+    whirlwind.saturating_add(match group {
         Group::Army(id) => {
             forces::army_at(&w.state, realm, id).map_or(0, |i| w.state.armies[i].movement(rule))
         }
         Group::Fleet(id) => {
             forces::fleet_at(&w.state, realm, id).map_or(0, |i| w.state.fleets[i].movement(rule))
         }
-    }
+    })
 }
 
 fn move_group(w: &mut Weekend, spent: &mut Spent, realm: &str, group: Group, path: &[Square]) {

@@ -1,0 +1,367 @@
+//! The spells on armies and fleets: Fireball and Whirlpool (R-SPELL-10, the last of the
+//! line falls), Teleport (Rulings 22), Armageddon (Rulings 20), the gifts kept for
+//! steps 3 and 4 (Whirlwind, Waterway, Attack, Defence), Antimagic (R-SPELL-12) and
+//! Open Portal (R-EVIL-15).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::cast::{record, shield_of, Aim};
+use super::{tell, Effect, Line, MagicEvent, Why};
+use crate::game::event::{Step, What};
+use crate::game::orders::{Group, Piece};
+use crate::game::state::{Dimension, GameState, GroupRef, Portal, SpellTarget, Terrain};
+use crate::game::weekend::military::{MilitaryEvent, MoveStop};
+use crate::game::weekend::Weekend;
+use crate::game::{Spell, Square};
+
+/// The spells this file carries out.
+pub(super) fn handles(spell: Spell) -> bool {
+    matches!(
+        spell,
+        Spell::Eldklot
+            | Spell::Virvelstrom
+            | Spell::Teleportera
+            | Spell::Armageddon
+            | Spell::OppnaPortal
+            | Spell::Virvelvind
+            | Spell::Vattenvag
+            | Spell::Anfall
+            | Spell::Forsvar
+            | Spell::Antimagi
+    )
+}
+
+pub(super) fn apply(w: &mut Weekend, l: &Line, aim: &Aim, conjurer: u32) -> Effect {
+    match (l.spell, aim) {
+        (Spell::Armageddon, _) => armageddon(w, &l.realm),
+        (Spell::OppnaPortal, Aim::Square(sq)) => portal(w, &l.realm, *sq),
+        (Spell::Eldklot, Aim::Army(i)) => fireball(w, &l.realm, *i),
+        (Spell::Virvelstrom, Aim::Fleet(i)) => whirlpool(w, &l.realm, *i),
+        (Spell::Teleportera, Aim::Teleport(i, to)) => teleport(w, &l.realm, *i, *to),
+        (Spell::Antimagi, Aim::Realm(r)) => {
+            record(w, l.spell, &l.realm, SpellTarget::Realm(r.clone()));
+            Effect::Protected {
+                realm: r.clone(),
+                group: None,
+            }
+        }
+        (_, Aim::Army(_) | Aim::Fleet(_)) => bless(w, l, aim, conjurer),
+        _ => Effect::Nothing,
+    }
+}
+
+fn group_ref(gs: &GameState, aim: &Aim) -> Option<(GroupRef, Group)> {
+    match aim {
+        Aim::Army(i) | Aim::Teleport(i, _) => {
+            let a = &gs.armies[*i];
+            let r = GroupRef::Army {
+                owner: a.owner.clone(),
+                id: a.id,
+            };
+            Some((r, Group::Army(a.id)))
+        }
+        Aim::Fleet(i) => {
+            let f = &gs.fleets[*i];
+            let r = GroupRef::Fleet {
+                owner: f.owner.clone(),
+                id: f.id,
+            };
+            Some((r, Group::Fleet(f.id)))
+        }
+        _ => None,
+    }
+}
+
+/// Whirlwind (+1 movement), Waterway, Attack and Defence (+Besvärjare), Antimagic on a
+/// group: kept for the later steps.
+fn bless(w: &mut Weekend, l: &Line, aim: &Aim, conjurer: u32) -> Effect {
+    let Some((r, group)) = group_ref(&w.state, aim) else {
+        return Effect::Nothing;
+    };
+    let owner = super::cast::group_owner(&r).to_string();
+    record(w, l.spell, &l.realm, SpellTarget::Group(r));
+    match l.spell {
+        Spell::Antimagi => Effect::Protected {
+            realm: owner,
+            group: Some(group),
+        },
+        _ => Effect::GroupBlessed {
+            owner,
+            group,
+            amount: match l.spell {
+                Spell::Virvelvind => 1,
+                Spell::Anfall | Spell::Forsvar => conjurer,
+                _ => 0,
+            },
+        },
+    }
+}
+
+/// Fireball: the last unit of the army's line dies (R-SPELL-10).
+fn fireball(w: &mut Weekend, caster: &str, i: usize) -> Effect {
+    let a = &mut w.state.armies[i];
+    let Some(unit) = a.units.pop() else {
+        return Effect::Nothing;
+    };
+    let (owner, square, id) = (a.owner.clone(), a.square, a.id);
+    let r = GroupRef::Army {
+        owner: owner.clone(),
+        id,
+    };
+    record(w, Spell::Eldklot, caster, SpellTarget::Group(r));
+    let armies = BTreeSet::from([(owner.clone(), id)]);
+    clear_out(&mut w.state, &BTreeSet::new(), &armies);
+    Effect::Killed {
+        owner,
+        square,
+        piece: Piece::Unit(unit.kind),
+        drowned: 0,
+    }
+}
+
+/// Whirlpool: the last ship of the fleet's line sinks; a fleet left without ships
+/// takes its cargo down with it.
+fn whirlpool(w: &mut Weekend, caster: &str, i: usize) -> Effect {
+    let f = &mut w.state.fleets[i];
+    let Some(ship) = f.ships.pop() else {
+        return Effect::Nothing;
+    };
+    let (owner, square, id) = (f.owner.clone(), f.square, f.id);
+    let r = GroupRef::Fleet {
+        owner: owner.clone(),
+        id,
+    };
+    record(w, Spell::Virvelstrom, caster, SpellTarget::Group(r));
+    let fleets = BTreeSet::from([(owner.clone(), id)]);
+    let drowned = clear_out(&mut w.state, &fleets, &BTreeSet::new());
+    Effect::Killed {
+        drowned: drowned.get(&owner).copied().unwrap_or(0),
+        owner,
+        square,
+        piece: Piece::Ship(ship.kind),
+    }
+}
+
+type Keys = BTreeSet<(String, u32)>;
+
+/// Drop the listed fleets left without ships (their cargo drowns) and the listed
+/// armies left without units. Returns the army units drowned per owner.
+fn clear_out(gs: &mut GameState, fleets: &Keys, armies: &Keys) -> BTreeMap<String, u64> {
+    let key = |o: &str, id: u32| (o.to_string(), id);
+    let mut gone: Keys = armies.clone();
+    for f in gs
+        .fleets
+        .iter()
+        .filter(|f| f.ships.is_empty() && fleets.contains(&key(&f.owner, f.id)))
+    {
+        gone.extend(f.cargo.iter().map(|id| key(&f.owner, *id)));
+    }
+    gs.fleets
+        .retain(|f| !(f.ships.is_empty() && fleets.contains(&key(&f.owner, f.id))));
+    let mut drowned: BTreeMap<String, u64> = BTreeMap::new();
+    for a in gs.armies.iter_mut() {
+        if gone.contains(&key(&a.owner, a.id)) && !armies.contains(&key(&a.owner, a.id)) {
+            *drowned.entry(a.owner.clone()).or_default() += a.units.len() as u64;
+            a.units.clear();
+        }
+    }
+    let dead: Keys = gs
+        .armies
+        .iter()
+        .filter(|a| a.units.is_empty() && gone.contains(&key(&a.owner, a.id)))
+        .map(|a| key(&a.owner, a.id))
+        .collect();
+    if !dead.is_empty() {
+        gs.armies
+            .retain(|a| !(a.units.is_empty() && dead.contains(&key(&a.owner, a.id))));
+        for f in gs.fleets.iter_mut() {
+            let owner = f.owner.clone();
+            f.cargo.retain(|id| !dead.contains(&key(&owner, *id)));
+        }
+    }
+    drowned
+}
+
+/// Teleport: the army stands on `to` before step 3 (Rulings 22): any land square but
+/// another realm's city; it leaves a fleet it was aboard; met enemies fight in step 4.
+fn teleport(w: &mut Weekend, caster: &str, i: usize, to: Square) -> Effect {
+    let gs = &w.state;
+    let land = gs.map.get(to).is_some_and(|m| m.terrain == Terrain::Land);
+    let (owner, id, from) = (gs.armies[i].owner.clone(), gs.armies[i].id, gs.armies[i].square);
+    let foreign_city = gs
+        .cities
+        .iter()
+        .any(|c| c.square == to && c.dimension == Dimension::Normal && !friends(gs, &owner, &c.owner));
+    if !land || foreign_city {
+        return Effect::Nothing;
+    }
+    let enemy = gs
+        .armies
+        .iter()
+        .find(|a| a.square == to && !a.units.is_empty() && !friends(gs, &owner, &a.owner))
+        .map(|a| a.owner.clone());
+    for f in w.state.fleets.iter_mut().filter(|f| f.owner == owner) {
+        f.cargo.retain(|c| *c != id);
+    }
+    let a = &mut w.state.armies[i];
+    a.square = to;
+    a.dimension = Dimension::Normal;
+    let r = GroupRef::Army {
+        owner: owner.clone(),
+        id,
+    };
+    record(w, Spell::Teleportera, caster, SpellTarget::Group(r));
+    if let Some(e) = &enemy {
+        // Step 4 fights the contact, the teleported army attacking (Rulings 22, 37).
+        let moved = MilitaryEvent::Moved {
+            realm: owner.clone(),
+            group: Group::Army(id),
+            from,
+            to,
+            stop: Some(MoveStop::Enemy { realm: e.clone() }),
+        };
+        w.emit(Step::Magic, vec![owner], What::Military(moved));
+    }
+    Effect::Teleported {
+        army: id,
+        to,
+        enemy,
+    }
+}
+
+fn friends(gs: &GameState, a: &str, b: &str) -> bool {
+    let lists = |x: &str, y: &str| {
+        gs.realm(x)
+            .is_some_and(|r| r.friends.iter().any(|f| f == y))
+    };
+    a == b || (lists(a, b) && lists(b, a))
+}
+
+/// Armageddon: every army group and fleet of every realm, both dimensions, loses half
+/// its line rounded up, from the tail (Rulings 20); Antimagic spares what it protects.
+fn armageddon(w: &mut Weekend, caster: &str) -> Effect {
+    let fleets_too = w.settings.spells.armageddon_fleets;
+    let spared = spared(w, caster);
+    let mut lost: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    let (mut armies, mut fleets) = (Keys::new(), Keys::new());
+    for a in w.state.armies.iter_mut() {
+        if spared.contains(&(a.owner.clone(), Group::Army(a.id))) || a.units.is_empty() {
+            continue;
+        }
+        let dead = a.units.len().div_ceil(2);
+        a.units.truncate(a.units.len() - dead);
+        lost.entry(a.owner.clone()).or_default().0 += dead as u64;
+        armies.insert((a.owner.clone(), a.id));
+    }
+    for f in w.state.fleets.iter_mut().filter(|_| fleets_too) {
+        if spared.contains(&(f.owner.clone(), Group::Fleet(f.id))) || f.ships.is_empty() {
+            continue;
+        }
+        let dead = f.ships.len().div_ceil(2);
+        f.ships.truncate(f.ships.len() - dead);
+        lost.entry(f.owner.clone()).or_default().1 += dead as u64;
+        fleets.insert((f.owner.clone(), f.id));
+    }
+    let drowned = clear_out(&mut w.state, &fleets, &armies);
+    for (realm, n) in drowned {
+        lost.entry(realm).or_default().0 += n;
+    }
+    record(w, Spell::Armageddon, caster, SpellTarget::Realm(caster.to_string()));
+    let (mut units, mut ships) = (0u64, 0u64);
+    for (realm, (u, s)) in lost {
+        units += u;
+        ships += s;
+        if realm != caster {
+            record(w, Spell::Armageddon, caster, SpellTarget::Realm(realm.clone()));
+        }
+        let ev = MagicEvent::Suffered {
+            realm: realm.clone(),
+            spell: Spell::Armageddon,
+            effect: Effect::Armageddon { units: u, ships: s },
+        };
+        tell(w, vec![realm], ev);
+    }
+    Effect::Armageddon { units, ships }
+}
+
+/// The groups Antimagic keeps out of `caster`'s Armageddon.
+fn spared(w: &Weekend, caster: &str) -> BTreeSet<(String, Group)> {
+    let gs = &w.state;
+    let armies = gs.armies.iter().map(|a| {
+        let r = GroupRef::Army {
+            owner: a.owner.clone(),
+            id: a.id,
+        };
+        (a.owner.clone(), Group::Army(a.id), r)
+    });
+    let fleets = gs.fleets.iter().map(|f| {
+        let r = GroupRef::Fleet {
+            owner: f.owner.clone(),
+            id: f.id,
+        };
+        (f.owner.clone(), Group::Fleet(f.id), r)
+    });
+    if super::reads::this_weekend(gs, Spell::Antimagi).next().is_none() {
+        return BTreeSet::new();
+    }
+    armies
+        .chain(fleets)
+        .filter(|(owner, _, r)| shield_of(w, caster, Some(owner), Some(r)).is_some())
+        .map(|(owner, g, _)| (owner, g))
+        .collect()
+}
+
+/// R-EVIL-15: cast from the Evil's dimension (the Evil, or a realm with an army
+/// there, Rulings 53), never on a city square of either dimension, the Evil's
+/// portals at most floor(Besvärjare / 2).
+pub(super) fn portal_allowed(gs: &GameState, caster: &str, aim: &Aim) -> Result<(), Why> {
+    let Aim::Square(sq) = aim else {
+        return Err(Why::NoTarget);
+    };
+    let Some(r) = gs.realm(caster) else {
+        return Err(Why::NoTarget);
+    };
+    let inside = r.is_evil
+        || gs
+            .armies
+            .iter()
+            .any(|a| a.owner == caster && a.dimension == Dimension::Evil);
+    if !inside {
+        return Err(Why::NotInEvilDimension);
+    }
+    if gs.cities.iter().any(|c| c.square == *sq) {
+        return Err(Why::CitySquare);
+    }
+    if r.is_evil {
+        let limit = r.positions.besvarjare / 2;
+        let open = gs
+            .map
+            .squares
+            .values()
+            .filter(|m| m.portal.as_ref().is_some_and(|p| p.opened_by == caster))
+            .count();
+        if open >= limit as usize {
+            return Err(Why::PortalCap { limit });
+        }
+    }
+    Ok(())
+}
+
+/// Open Portal: a portal between the two squares (R-EVIL-15); what it then does is
+/// the Evil's step.
+fn portal(w: &mut Weekend, caster: &str, sq: Square) -> Effect {
+    let round = w.round();
+    let Some(m) = w.state.map.squares.get_mut(&sq) else {
+        return Effect::Nothing;
+    };
+    if m.portal.is_some() {
+        return Effect::Nothing;
+    }
+    m.portal = Some(Portal {
+        opened_by: caster.to_string(),
+        opened_round: round,
+        closes_after_round: None,
+    });
+    record(w, Spell::OppnaPortal, caster, SpellTarget::Square(sq));
+    Effect::Portal { square: sq }
+}
