@@ -82,6 +82,8 @@ pub(super) fn one(w: &mut Weekend, dice: &mut Dice, done: &mut BTreeSet<(String,
     } else {
         Resources::ZERO
     };
+    // The victim is named before the spell acts: a kill may remove its group.
+    let hit = victim(&w.state, &l.realm, &aim);
     let effect = success.then(|| effect(w, l, &aim, conjurer));
     let ev = MagicEvent::Cast {
         realm: l.realm.clone(),
@@ -95,19 +97,19 @@ pub(super) fn one(w: &mut Weekend, dice: &mut Dice, done: &mut BTreeSet<(String,
     };
     tell(w, vec![l.realm.clone()], ev);
     if let Some(e) = effect {
-        tell_victim(w, l, &aim, e);
+        tell_victim(w, l, hit, e);
     }
 }
 
 /// The victim's own line, without the caster's name.
-fn tell_victim(w: &mut Weekend, l: &Line, aim: &Aim, effect: Effect) {
+fn tell_victim(w: &mut Weekend, l: &Line, hit: Option<String>, effect: Effect) {
     if matches!(
         effect,
         Effect::Nothing | Effect::Blocked { .. } | Effect::Armageddon { .. }
     ) {
         return;
     }
-    let Some(v) = victim(&w.state, &l.realm, aim).filter(|v| *v != l.realm) else {
+    let Some(v) = hit.filter(|v| *v != l.realm) else {
         return;
     };
     let ev = MagicEvent::Suffered {
