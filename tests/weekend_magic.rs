@@ -37,7 +37,11 @@ fn mage(gs: &mut GameState, realm: &str, conjurer: u32) {
 }
 
 /// Step 2 alone, with scripted casting rolls.
-fn magic_with(gs: &GameState, forms: &[(&str, Vec<Order>)], rolls: &[u32]) -> (GameState, Vec<Event>) {
+fn magic_with(
+    gs: &GameState,
+    forms: &[(&str, Vec<Order>)],
+    rolls: &[u32],
+) -> (GameState, Vec<Event>) {
     let orders = orders(forms);
     let mut w = Weekend::new(gs, &orders, &gs.settings, gs.game.seed);
     magic::run_with(&mut w, Dice::scripted("test", rolls));
@@ -87,7 +91,11 @@ fn stock(gs: &GameState, realm: &str, r: Resource) -> u32 {
 fn famine_by_fugandri(conjurer: u32, rolls: &[u32]) -> (GameState, Vec<Event>) {
     let mut gs = game();
     mage(&mut gs, "Fugandri", conjurer);
-    magic_with(&gs, &[("Fugandri", vec![cast(Spell::Svalt, on("Genogien"))])], rolls)
+    magic_with(
+        &gs,
+        &[("Fugandri", vec![cast(Spell::Svalt, on("Genogien"))])],
+        rolls,
+    )
 }
 
 // ------------------------------------------------------------ casting (R-SPELL-3/4)
@@ -95,7 +103,7 @@ fn famine_by_fugandri(conjurer: u32, rolls: &[u32]) -> (GameState, Vec<Event>) {
 #[test]
 fn r_spell_3_conjurer_plus_roll_over_ten_succeeds() {
     let (_, ev) = famine_by_fugandri(5, &[6]);
-    assert_eq!(casts(&ev)[0].1, true, "5 + 6 = 11 > 10");
+    assert!(casts(&ev)[0].1, "5 + 6 = 11 > 10");
 }
 
 #[test]
@@ -108,13 +116,17 @@ fn r_spell_3_conjurer_plus_roll_of_exactly_ten_fails() {
 #[test]
 fn r_spell_3_natural_one_fails() {
     let (_, ev) = famine_by_fugandri(10, &[1]);
-    assert_eq!(casts(&ev)[0].1, false, "10 + 1 = 11, but a natural 1 fails");
+    assert!(!casts(&ev)[0].1, "10 + 1 = 11, but a natural 1 fails");
 }
 
 #[test]
 fn rulings_17_a_failed_cast_is_still_paid() {
     let (gs, _) = famine_by_fugandri(5, &[2]);
-    assert_eq!(stock(&gs, "Fugandri", Resource::Vatten), 48, "Famine costs 2 water");
+    assert_eq!(
+        stock(&gs, "Fugandri", Resource::Vatten),
+        48,
+        "Famine costs 2 water"
+    );
 }
 
 #[test]
@@ -122,7 +134,11 @@ fn rulings_17_setting_off_a_failed_cast_costs_nothing() {
     let mut gs = game();
     mage(&mut gs, "Fugandri", 5);
     gs.settings.spells.failed_cast_pays = false;
-    let (gs, _) = magic_with(&gs, &[("Fugandri", vec![cast(Spell::Svalt, on("Genogien"))])], &[2]);
+    let (gs, _) = magic_with(
+        &gs,
+        &[("Fugandri", vec![cast(Spell::Svalt, on("Genogien"))])],
+        &[2],
+    );
     assert_eq!(stock(&gs, "Fugandri", Resource::Vatten), 50);
 }
 
@@ -130,8 +146,15 @@ fn rulings_17_setting_off_a_failed_cast_costs_nothing() {
 fn r_spell_3_a_cast_the_stock_cannot_pay_is_refused_and_not_rolled() {
     let mut gs = game();
     mage(&mut gs, "Fugandri", 5);
-    gs.realm_mut("Fugandri").unwrap().stock.set(Resource::Vatten, 1);
-    let (gs, ev) = magic_with(&gs, &[("Fugandri", vec![cast(Spell::Svalt, on("Genogien"))])], &[6]);
+    gs.realm_mut("Fugandri")
+        .unwrap()
+        .stock
+        .set(Resource::Vatten, 1);
+    let (gs, ev) = magic_with(
+        &gs,
+        &[("Fugandri", vec![cast(Spell::Svalt, on("Genogien"))])],
+        &[6],
+    );
     assert!(matches!(refused(&ev)[..], [Why::Short { .. }]));
     assert!(casts(&ev).is_empty());
     assert_eq!(stock(&gs, "Fugandri", Resource::Vatten), 1);
@@ -141,7 +164,10 @@ fn r_spell_3_a_cast_the_stock_cannot_pay_is_refused_and_not_rolled() {
 fn r_spell_4_second_cast_of_a_spell_is_refused() {
     let mut gs = game();
     mage(&mut gs, "Fugandri", 5);
-    let lines = vec![cast(Spell::Svalt, on("Genogien")), cast(Spell::Svalt, on("Kaldor"))];
+    let lines = vec![
+        cast(Spell::Svalt, on("Genogien")),
+        cast(Spell::Svalt, on("Kaldor")),
+    ];
     let (gs, ev) = magic_with(&gs, &[("Fugandri", lines)], &[6, 6]);
     assert_eq!(refused(&ev), vec![Why::AlreadyCast]);
     assert_eq!(casts(&ev).len(), 1);
@@ -154,7 +180,11 @@ fn rulings_18_a_weekday_reveal_uses_the_rounds_reveal() {
     mage(&mut gs, "Mirandel", 5);
     gs.courier.round = ROUND;
     gs.courier.reveals.push("Mirandel".into());
-    let (_, ev) = magic_with(&gs, &[("Mirandel", vec![cast(Spell::Avsloja, Target::None)])], &[6]);
+    let (_, ev) = magic_with(
+        &gs,
+        &[("Mirandel", vec![cast(Spell::Avsloja, Target::None)])],
+        &[6],
+    );
     assert_eq!(refused(&ev), vec![Why::RevealUsed]);
 }
 
@@ -175,16 +205,31 @@ fn r_spell_13_famine_bans_the_targets_food_in_step_6() {
     let orders = orders(&[]);
     let mut w = Weekend::new(&gs, &orders, &gs.settings, 1);
     economy::production(&mut w);
-    assert_eq!(stock(&w.state, "Genogien", Resource::Mat), before, "no food this weekend");
-    assert!(stock(&w.state, "Genogien", Resource::Jarn) > iron, "iron still comes");
+    assert_eq!(
+        stock(&w.state, "Genogien", Resource::Mat),
+        before,
+        "no food this weekend"
+    );
+    assert!(
+        stock(&w.state, "Genogien", Resource::Jarn) > iron,
+        "iron still comes"
+    );
 }
 
 #[test]
 fn r_spell_6_harvest_adds_conjurer_food_in_step_6_not_on_this_form() {
     let mut gs = game();
     mage(&mut gs, "Fugandri", 7);
-    let (gs, _) = magic_with(&gs, &[("Fugandri", vec![cast(Spell::Skord, Target::None)])], &[6]);
-    assert_eq!(stock(&gs, "Fugandri", Resource::Mat), 50, "not in stock during steps 1–2");
+    let (gs, _) = magic_with(
+        &gs,
+        &[("Fugandri", vec![cast(Spell::Skord, Target::None)])],
+        &[6],
+    );
+    assert_eq!(
+        stock(&gs, "Fugandri", Resource::Mat),
+        50,
+        "not in stock during steps 1–2"
+    );
     let made: u32 = gs
         .cities
         .iter()
@@ -203,7 +248,13 @@ fn r_spell_6_harvest_adds_conjurer_food_in_step_6_not_on_this_form() {
 fn r_spell_13_whirlwind_gives_one_more_step() {
     let mut gs = game();
     mage(&mut gs, "Fugandri", 5);
-    army(&mut gs, "Fugandri", 1, "D7", units(&[(1, LattInfanteri)], false));
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "D7",
+        units(&[(1, LattInfanteri)], false),
+    );
     let forms = [(
         "Fugandri",
         vec![
@@ -215,18 +266,32 @@ fn r_spell_13_whirlwind_gives_one_more_step() {
     let o = orders(&forms);
     let mut w = Weekend::new(&gs2, &o, &gs2.settings, 1);
     military::movement(&mut w);
-    assert_eq!(group_of(&w.state, "Fugandri", 1).unwrap().square, sq("E8"), "1 + 1 steps");
+    assert_eq!(
+        group_of(&w.state, "Fugandri", 1).unwrap().square,
+        sq("E8"),
+        "1 + 1 steps"
+    );
     let (gs3, _) = magic_with(&gs, &forms, &[2]);
     let mut w = Weekend::new(&gs3, &o, &gs3.settings, 1);
     military::movement(&mut w);
-    assert_eq!(group_of(&w.state, "Fugandri", 1).unwrap().square, sq("E7"), "failed: 1 step");
+    assert_eq!(
+        group_of(&w.state, "Fugandri", 1).unwrap().square,
+        sq("E7"),
+        "failed: 1 step"
+    );
 }
 
 #[test]
 fn r_spell_1_waterway_lets_an_army_cross_water_this_weekend() {
     let mut gs = game();
     mage(&mut gs, "Fugandri", 5);
-    army(&mut gs, "Fugandri", 1, "E7", units(&[(1, LattInfanteri)], false));
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "E7",
+        units(&[(1, LattInfanteri)], false),
+    );
     let forms = [(
         "Fugandri",
         vec![
@@ -241,34 +306,67 @@ fn r_spell_1_waterway_lets_an_army_cross_water_this_weekend() {
     assert_eq!(group_of(&w.state, "Fugandri", 1).unwrap().square, sq("F7"));
     let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
     military::movement(&mut w);
-    assert_eq!(group_of(&w.state, "Fugandri", 1).unwrap().square, sq("E7"), "no spell: blocked");
+    assert_eq!(
+        group_of(&w.state, "Fugandri", 1).unwrap().square,
+        sq("E7"),
+        "no spell: blocked"
+    );
 }
 
 #[test]
 fn rulings_22_teleport_moves_the_army_before_movement() {
     let mut gs = game();
     mage(&mut gs, "Fugandri", 5);
-    army(&mut gs, "Fugandri", 1, "C8", units(&[(2, LattInfanteri)], false));
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C8",
+        units(&[(2, LattInfanteri)], false),
+    );
     let to = Target::ArmyTo {
         army: GroupSel::Id(1),
         to: sq("E4"),
     };
-    let (gs, ev) = magic_with(&gs, &[("Fugandri", vec![cast(Spell::Teleportera, to)])], &[6]);
+    let (gs, ev) = magic_with(
+        &gs,
+        &[("Fugandri", vec![cast(Spell::Teleportera, to)])],
+        &[6],
+    );
     assert_eq!(group_of(&gs, "Fugandri", 1).unwrap().square, sq("E4"));
-    assert!(matches!(&casts(&ev)[0].2, Some(Effect::Teleported { enemy: None, .. })));
+    assert!(matches!(
+        &casts(&ev)[0].2,
+        Some(Effect::Teleported { enemy: None, .. })
+    ));
 }
 
 #[test]
 fn rulings_22_teleport_onto_enemies_means_combat_in_step_4() {
     let mut gs = game();
     mage(&mut gs, "Fugandri", 5);
-    army(&mut gs, "Fugandri", 1, "C8", units(&[(2, LattInfanteri)], false));
-    army(&mut gs, "Genogien", 1, "E4", units(&[(1, LattInfanteri)], false));
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C8",
+        units(&[(2, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "E4",
+        units(&[(1, LattInfanteri)], false),
+    );
     let to = Target::ArmyTo {
         army: GroupSel::Id(1),
         to: sq("E4"),
     };
-    let (_, ev) = magic_with(&gs, &[("Fugandri", vec![cast(Spell::Teleportera, to)])], &[6]);
+    let (_, ev) = magic_with(
+        &gs,
+        &[("Fugandri", vec![cast(Spell::Teleportera, to)])],
+        &[6],
+    );
     assert!(military(&ev).iter().any(|m| matches!(
         m,
         MilitaryEvent::Moved { stop: Some(MoveStop::Enemy { realm }), .. } if realm == "Genogien"
@@ -282,8 +380,20 @@ fn battle_after(lines: Vec<(&str, Vec<Order>)>, rolls: &[u32]) -> (GameState, Ve
     let mut gs = game();
     mage(&mut gs, "Fugandri", 5);
     mage(&mut gs, "Genogien", 4);
-    army(&mut gs, "Fugandri", 1, "C3", units(&[(5, LattInfanteri)], false));
-    army(&mut gs, "Genogien", 1, "D3", units(&[(5, TungtInfanteri)], false));
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C3",
+        units(&[(5, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "D3",
+        units(&[(5, TungtInfanteri)], false),
+    );
     let mut forms = lines;
     let atk = attack(Group::Army(1), "D3", None, None);
     match forms.iter_mut().find(|f| f.0 == "Fugandri") {
@@ -306,14 +416,20 @@ fn first_battle(ev: &[Event]) -> Option<&pbemd::game::weekend::military::BattleR
 
 #[test]
 fn r_spell_13_attack_adds_conjurer_to_the_attackers_side() {
-    let lines = vec![("Fugandri", vec![cast(Spell::Anfall, Target::Army(GroupSel::Id(1)))])];
+    let lines = vec![(
+        "Fugandri",
+        vec![cast(Spell::Anfall, Target::Army(GroupSel::Id(1)))],
+    )];
     let (_, ev) = battle_after(lines, &[6]);
     assert_eq!(first_battle(&ev).unwrap().battle.attacker_bonus, 5);
 }
 
 #[test]
 fn r_spell_13_defence_adds_conjurer_to_the_defenders_side() {
-    let lines = vec![("Genogien", vec![cast(Spell::Forsvar, Target::Army(GroupSel::Id(1)))])];
+    let lines = vec![(
+        "Genogien",
+        vec![cast(Spell::Forsvar, Target::Army(GroupSel::Id(1)))],
+    )];
     let (_, ev) = battle_after(lines, &[7]);
     assert_eq!(first_battle(&ev).unwrap().battle.defender_bonus, 4);
 }
@@ -325,20 +441,42 @@ fn rulings_22_swamp_stops_army_attacks_in_the_realm() {
         ("Fugandri", vec![]),
     ];
     let (_, ev) = battle_after_with_mirandel(lines.clone(), &[2]);
-    assert!(first_battle(&ev).is_some(), "the spell failed: the battle is fought");
+    assert!(
+        first_battle(&ev).is_some(),
+        "the spell failed: the battle is fought"
+    );
     let (_, ev) = battle_after_with_mirandel(lines, &[6]);
     assert!(first_battle(&ev).is_none(), "no battle");
-    assert!(spells(&ev)
-        .iter()
-        .any(|m| matches!(m, MagicEvent::AttackStopped { spell: Spell::Trask, .. })));
+    assert!(spells(&ev).iter().any(|m| matches!(
+        m,
+        MagicEvent::AttackStopped {
+            spell: Spell::Trask,
+            ..
+        }
+    )));
 }
 
-fn battle_after_with_mirandel(lines: Vec<(&str, Vec<Order>)>, rolls: &[u32]) -> (GameState, Vec<Event>) {
+fn battle_after_with_mirandel(
+    lines: Vec<(&str, Vec<Order>)>,
+    rolls: &[u32],
+) -> (GameState, Vec<Event>) {
     let mut gs = game();
     mage(&mut gs, "Mirandel", 5);
     mage(&mut gs, "Fugandri", 5);
-    army(&mut gs, "Fugandri", 1, "C3", units(&[(5, LattInfanteri)], false));
-    army(&mut gs, "Genogien", 1, "D3", units(&[(5, TungtInfanteri)], false));
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C3",
+        units(&[(5, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "D3",
+        units(&[(5, TungtInfanteri)], false),
+    );
     let mut forms = lines;
     if let Some(f) = forms.iter_mut().find(|f| f.0 == "Fugandri") {
         f.1.push(attack(Group::Army(1), "D3", None, None));
@@ -354,8 +492,22 @@ fn battle_after_with_mirandel(lines: Vec<(&str, Vec<Order>)>, rolls: &[u32]) -> 
 fn rulings_22_storm_stops_ship_attacks_next_to_the_realm() {
     let mut gs = game();
     mage(&mut gs, "Mirandel", 5);
-    fleet(&mut gs, "Genogien", 1, "E2", ships(&[(2, ShipKind::LattKrigsskepp)], false), &[]);
-    fleet(&mut gs, "Fugandri", 1, "F2", ships(&[(2, ShipKind::LattKrigsskepp)], false), &[]);
+    fleet(
+        &mut gs,
+        "Genogien",
+        1,
+        "E2",
+        ships(&[(2, ShipKind::LattKrigsskepp)], false),
+        &[],
+    );
+    fleet(
+        &mut gs,
+        "Fugandri",
+        1,
+        "F2",
+        ships(&[(2, ShipKind::LattKrigsskepp)], false),
+        &[],
+    );
     let forms = [
         ("Mirandel", vec![cast(Spell::Storm, on("Genogien"))]),
         ("Fugandri", vec![attack(Group::Fleet(1), "E2", None, None)]),
@@ -364,33 +516,64 @@ fn rulings_22_storm_stops_ship_attacks_next_to_the_realm() {
     let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
     magic::run_with(&mut w, Dice::scripted("test", &[2]));
     military::combat_with(&mut w, Dice::scripted("fight", &[10; 200]));
-    assert!(first_battle(&w.events).is_some(), "the spell failed: the ships fight");
+    assert!(
+        first_battle(&w.events).is_some(),
+        "the spell failed: the ships fight"
+    );
     let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
     magic::run_with(&mut w, Dice::scripted("test", &[6]));
     military::combat_with(&mut w, Dice::scripted("fight", &[10; 200]));
     assert!(first_battle(&w.events).is_none());
-    assert!(spells(&w.events)
-        .iter()
-        .any(|m| matches!(m, MagicEvent::AttackStopped { spell: Spell::Storm, .. })));
+    assert!(spells(&w.events).iter().any(|m| matches!(
+        m,
+        MagicEvent::AttackStopped {
+            spell: Spell::Storm,
+            ..
+        }
+    )));
 }
 
 #[test]
 fn r_spell_13_mountain_wall_is_one_more_wall_for_the_weekend_only() {
     let mut gs = game();
     mage(&mut gs, "Genogien", 5);
-    army(&mut gs, "Fugandri", 1, "D3", units(&[(5, LattInfanteri)], false));
-    army(&mut gs, "Genogien", 1, "D2", units(&[(1, LattInfanteri)], false));
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "D3",
+        units(&[(5, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "D2",
+        units(&[(1, LattInfanteri)], false),
+    );
     let walls = city(&mut gs, "D2").walls;
     let forms = [
-        ("Genogien", vec![cast(Spell::Bergvagg, Target::City(sq("D2")))]),
+        (
+            "Genogien",
+            vec![cast(Spell::Bergvagg, Target::City(sq("D2")))],
+        ),
         ("Fugandri", vec![attack(Group::Army(1), "D2", None, None)]),
     ];
     let o = orders(&forms);
     let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
     magic::run_with(&mut w, Dice::scripted("test", &[6]));
     military::combat_with(&mut w, Dice::scripted("fight", &[10; 200]));
-    assert_eq!(first_battle(&w.events).unwrap().battle.walls, u64::from(walls) + 1);
-    let after = w.state.cities.iter().find(|c| c.square == sq("D2")).unwrap().walls;
+    assert_eq!(
+        first_battle(&w.events).unwrap().battle.walls,
+        u64::from(walls) + 1
+    );
+    let after = w
+        .state
+        .cities
+        .iter()
+        .find(|c| c.square == sq("D2"))
+        .unwrap()
+        .walls;
     assert!(after <= walls, "the spell's wall is gone after the weekend");
 }
 
@@ -400,9 +583,22 @@ fn r_spell_13_mountain_wall_is_one_more_wall_for_the_weekend_only() {
 fn r_spell_10_fireball_kills_the_last_unit_on_the_named_square() {
     let mut gs = game();
     mage(&mut gs, "Fugandri", 5);
-    army(&mut gs, "Genogien", 1, "D3", units(&[(1, LattInfanteri), (1, TungtInfanteri)], false));
-    let (gs, ev) = magic_with(&gs, &[("Fugandri", vec![cast(Spell::Eldklot, army_at("D3"))])], &[6]);
-    assert_eq!(kinds(group_of(&gs, "Genogien", 1).unwrap()), vec![LattInfanteri]);
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "D3",
+        units(&[(1, LattInfanteri), (1, TungtInfanteri)], false),
+    );
+    let (gs, ev) = magic_with(
+        &gs,
+        &[("Fugandri", vec![cast(Spell::Eldklot, army_at("D3"))])],
+        &[6],
+    );
+    assert_eq!(
+        kinds(group_of(&gs, "Genogien", 1).unwrap()),
+        vec![LattInfanteri]
+    );
     assert!(spells(&ev).iter().any(|m| matches!(
         m,
         MagicEvent::Suffered { realm, spell: Spell::Eldklot, .. } if realm == "Genogien"
@@ -413,13 +609,33 @@ fn r_spell_10_fireball_kills_the_last_unit_on_the_named_square() {
 fn r_spell_10_whirlpool_sinks_the_last_ship_and_an_empty_fleet_drowns_its_cargo() {
     let mut gs = game();
     mage(&mut gs, "Fugandri", 5);
-    fleet(&mut gs, "Genogien", 1, "E2", ships(&[(1, ShipKind::Transportskepp)], false), &[2]);
-    army(&mut gs, "Genogien", 2, "E2", units(&[(3, LattInfanteri)], false));
+    fleet(
+        &mut gs,
+        "Genogien",
+        1,
+        "E2",
+        ships(&[(1, ShipKind::Transportskepp)], false),
+        &[2],
+    );
+    army(
+        &mut gs,
+        "Genogien",
+        2,
+        "E2",
+        units(&[(3, LattInfanteri)], false),
+    );
     let target = Target::Fleet(GroupSel::At(sq("E2")));
-    let (gs, ev) = magic_with(&gs, &[("Fugandri", vec![cast(Spell::Virvelstrom, target)])], &[6]);
+    let (gs, ev) = magic_with(
+        &gs,
+        &[("Fugandri", vec![cast(Spell::Virvelstrom, target)])],
+        &[6],
+    );
     assert!(gs.fleets.iter().all(|f| f.owner != "Genogien"));
     assert!(group_of(&gs, "Genogien", 2).is_none());
-    assert!(matches!(&casts(&ev)[0].2, Some(Effect::Killed { drowned: 3, .. })));
+    assert!(matches!(
+        &casts(&ev)[0].2,
+        Some(Effect::Killed { drowned: 3, .. })
+    ));
 }
 
 #[test]
@@ -460,15 +676,52 @@ fn rulings_20_armageddon_halves_every_group_rounding_the_loss_up_in_both_dimensi
     let mut gs = game();
     mage(&mut gs, "Fugandri", 5);
     gs.realm_mut("Fugandri").unwrap().stock = Resources::each_crystal(20);
-    army(&mut gs, "Fugandri", 1, "C8", units(&[(3, LattInfanteri)], false));
-    army(&mut gs, "Genogien", 1, "D3", units(&[(1, LattInfanteri)], false));
-    army(&mut gs, "Kaldor", 1, "J8", units(&[(4, LattInfanteri)], false));
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C8",
+        units(&[(3, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "D3",
+        units(&[(1, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Kaldor",
+        1,
+        "J8",
+        units(&[(4, LattInfanteri)], false),
+    );
     gs.armies.last_mut().unwrap().dimension = Dimension::Evil;
-    fleet(&mut gs, "Afani", 1, "L2", ships(&[(2, ShipKind::LattKrigsskepp)], false), &[]);
-    let (gs, ev) = magic_with(&gs, &[("Fugandri", vec![cast(Spell::Armageddon, Target::None)])], &[6]);
-    assert_eq!(group_of(&gs, "Fugandri", 1).unwrap().units.len(), 1, "3 lose 2");
+    fleet(
+        &mut gs,
+        "Afani",
+        1,
+        "L2",
+        ships(&[(2, ShipKind::LattKrigsskepp)], false),
+        &[],
+    );
+    let (gs, ev) = magic_with(
+        &gs,
+        &[("Fugandri", vec![cast(Spell::Armageddon, Target::None)])],
+        &[6],
+    );
+    assert_eq!(
+        group_of(&gs, "Fugandri", 1).unwrap().units.len(),
+        1,
+        "3 lose 2"
+    );
     assert!(group_of(&gs, "Genogien", 1).is_none(), "1 loses 1");
-    assert_eq!(group_of(&gs, "Kaldor", 1).unwrap().units.len(), 2, "the Evil dimension too");
+    assert_eq!(
+        group_of(&gs, "Kaldor", 1).unwrap().units.len(),
+        2,
+        "the Evil dimension too"
+    );
     assert_eq!(gs.fleets[0].ships.len(), 1, "fleets too");
     assert_eq!(
         casts(&ev)[0].2,
@@ -480,8 +733,13 @@ fn rulings_20_armageddon_halves_every_group_rounding_the_loss_up_in_both_dimensi
 fn rulings_22_embezzlement_keeps_half_of_each_resource_rounded_up() {
     let mut gs = game();
     mage(&mut gs, "Fugandri", 5);
-    gs.realm_mut("Genogien").unwrap().stock = Resources::from_pairs(&[(Resource::Mat, 7), (Resource::Eld, 3)]);
-    let (gs, _) = magic_with(&gs, &[("Fugandri", vec![cast(Spell::Forskingring, on("Genogien"))])], &[6]);
+    gs.realm_mut("Genogien").unwrap().stock =
+        Resources::from_pairs(&[(Resource::Mat, 7), (Resource::Eld, 3)]);
+    let (gs, _) = magic_with(
+        &gs,
+        &[("Fugandri", vec![cast(Spell::Forskingring, on("Genogien"))])],
+        &[6],
+    );
     assert_eq!(stock(&gs, "Genogien", Resource::Mat), 4);
     assert_eq!(stock(&gs, "Genogien", Resource::Eld), 2);
 }
@@ -490,8 +748,13 @@ fn rulings_22_embezzlement_keeps_half_of_each_resource_rounded_up() {
 fn r_spell_13_maelstrom_empties_the_crystal_stock() {
     let mut gs = game();
     mage(&mut gs, "Fugandri", 5);
-    gs.realm_mut("Genogien").unwrap().stock = Resources::from_pairs(&[(Resource::Mat, 7), (Resource::Eld, 3), (Resource::Luft, 9)]);
-    let (gs, _) = magic_with(&gs, &[("Fugandri", vec![cast(Spell::Malstrom, on("Genogien"))])], &[6]);
+    gs.realm_mut("Genogien").unwrap().stock =
+        Resources::from_pairs(&[(Resource::Mat, 7), (Resource::Eld, 3), (Resource::Luft, 9)]);
+    let (gs, _) = magic_with(
+        &gs,
+        &[("Fugandri", vec![cast(Spell::Malstrom, on("Genogien"))])],
+        &[6],
+    );
     assert_eq!(stock(&gs, "Genogien", Resource::Mat), 7);
     assert_eq!(stock(&gs, "Genogien", Resource::Eld), 0);
     assert_eq!(stock(&gs, "Genogien", Resource::Luft), 0);
@@ -509,7 +772,13 @@ fn r_spell_5_reveal_at_the_weekend_names_the_latest_caster_on_you() {
         cast_round: ROUND - 1,
         expires_round: ROUND,
     });
-    army(&mut gs, "Mirandel", 1, "D11", units(&[(2, LattInfanteri)], false));
+    army(
+        &mut gs,
+        "Mirandel",
+        1,
+        "D11",
+        units(&[(2, LattInfanteri)], false),
+    );
     let forms = [
         ("Kaldor", vec![cast(Spell::Eldklot, army_at("D11"))]),
         ("Mirandel", vec![cast(Spell::Avsloja, Target::None)]),
@@ -530,15 +799,29 @@ fn r_spell_12_antimagic_blocks_a_foreign_fireball() {
     let mut gs = game();
     mage(&mut gs, "Fugandri", 5);
     mage(&mut gs, "Genogien", 5);
-    army(&mut gs, "Genogien", 1, "D3", units(&[(2, LattInfanteri)], false));
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "D3",
+        units(&[(2, LattInfanteri)], false),
+    );
     let forms = [
         ("Fugandri", vec![cast(Spell::Eldklot, army_at("D3"))]),
         ("Genogien", vec![cast(Spell::Antimagi, on("Genogien"))]),
     ];
     let (gs, ev) = magic_with(&gs, &forms, &[6, 6]);
     assert_eq!(group_of(&gs, "Genogien", 1).unwrap().units.len(), 2);
-    let fireball = casts(&ev).into_iter().find(|c| c.0 == Spell::Eldklot).unwrap();
-    assert_eq!(fireball.2, Some(Effect::Blocked { realm: "Genogien".into() }));
+    let fireball = casts(&ev)
+        .into_iter()
+        .find(|c| c.0 == Spell::Eldklot)
+        .unwrap();
+    assert_eq!(
+        fireball.2,
+        Some(Effect::Blocked {
+            realm: "Genogien".into()
+        })
+    );
 }
 
 #[test]
@@ -547,17 +830,29 @@ fn rulings_21_antimagic_lets_the_protected_realms_own_spells_through() {
     mage(&mut gs, "Genogien", 5);
     let forms = [(
         "Genogien",
-        vec![cast(Spell::Antimagi, on("Genogien")), cast(Spell::Skord, Target::None)],
+        vec![
+            cast(Spell::Antimagi, on("Genogien")),
+            cast(Spell::Skord, Target::None),
+        ],
     )];
     let (_, ev) = magic_with(&gs, &forms, &[6, 6]);
-    assert!(matches!(casts(&ev)[1], (Spell::Skord, true, Some(Effect::Boosted { .. }))));
+    assert!(matches!(
+        casts(&ev)[1],
+        (Spell::Skord, true, Some(Effect::Boosted { .. }))
+    ));
 }
 
 #[test]
 fn r_spell_12_antimagic_on_a_group_only_outside_the_casters_land() {
     let mut gs = game();
     mage(&mut gs, "Genogien", 5);
-    army(&mut gs, "Genogien", 1, "C3", units(&[(2, LattInfanteri)], false));
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "C3",
+        units(&[(2, LattInfanteri)], false),
+    );
     let t = Target::Army(GroupSel::Id(1));
     let (_, ev) = magic_with(&gs, &[("Genogien", vec![cast(Spell::Antimagi, t)])], &[6]);
     assert_eq!(refused(&ev), vec![Why::AtHome]);
@@ -576,14 +871,19 @@ fn r_evil_14_the_evil_casts_only_on_realms_with_a_portal() {
     mage(&mut gs, "Ostvik", 5);
     let forms = [("Ostvik", vec![cast(Spell::Svalt, on("Genogien"))])];
     let (_, ev) = magic_with(&gs, &forms, &[6]);
-    assert_eq!(refused(&ev), vec![Why::NoPortal { realm: "Genogien".into() }]);
+    assert_eq!(
+        refused(&ev),
+        vec![Why::NoPortal {
+            realm: "Genogien".into()
+        }]
+    );
     gs.map.squares.get_mut(&sq("C3")).unwrap().portal = Some(Portal {
         opened_by: "Ostvik".into(),
         opened_round: ROUND - 1,
         closes_after_round: None,
     });
     let (_, ev) = magic_with(&gs, &forms, &[6]);
-    assert_eq!(casts(&ev)[0].1, true);
+    assert!(casts(&ev)[0].1);
 }
 
 #[test]
@@ -591,8 +891,17 @@ fn r_evil_14_only_realms_with_a_portal_cast_on_the_evil() {
     let mut gs = game();
     evil_ostvik(&mut gs);
     mage(&mut gs, "Genogien", 5);
-    let (_, ev) = magic_with(&gs, &[("Genogien", vec![cast(Spell::Svalt, on("Ostvik"))])], &[6]);
-    assert_eq!(refused(&ev), vec![Why::NoPortal { realm: "Genogien".into() }]);
+    let (_, ev) = magic_with(
+        &gs,
+        &[("Genogien", vec![cast(Spell::Svalt, on("Ostvik"))])],
+        &[6],
+    );
+    assert_eq!(
+        refused(&ev),
+        vec![Why::NoPortal {
+            realm: "Genogien".into()
+        }]
+    );
 }
 
 #[test]
@@ -600,13 +909,36 @@ fn r_evil_15_open_portal_only_from_the_evil_dimension() {
     let mut gs = game();
     mage(&mut gs, "Fugandri", 5);
     let t = Target::Square(sq("E4"));
-    let (_, ev) = magic_with(&gs, &[("Fugandri", vec![cast(Spell::OppnaPortal, t.clone())])], &[6]);
+    let (_, ev) = magic_with(
+        &gs,
+        &[("Fugandri", vec![cast(Spell::OppnaPortal, t.clone())])],
+        &[6],
+    );
     assert_eq!(refused(&ev), vec![Why::NotInEvilDimension]);
-    army(&mut gs, "Fugandri", 1, "E4", units(&[(1, LattInfanteri)], false));
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "E4",
+        units(&[(1, LattInfanteri)], false),
+    );
     gs.armies[0].dimension = Dimension::Evil;
-    let (gs, ev) = magic_with(&gs, &[("Fugandri", vec![cast(Spell::OppnaPortal, t)])], &[6]);
+    let (gs, ev) = magic_with(
+        &gs,
+        &[("Fugandri", vec![cast(Spell::OppnaPortal, t)])],
+        &[6],
+    );
     assert_eq!(casts(&ev)[0].2, Some(Effect::Portal { square: sq("E4") }));
-    assert_eq!(gs.map.get(sq("E4")).unwrap().portal.as_ref().unwrap().opened_by, "Fugandri");
+    assert_eq!(
+        gs.map
+            .get(sq("E4"))
+            .unwrap()
+            .portal
+            .as_ref()
+            .unwrap()
+            .opened_by,
+        "Fugandri"
+    );
 }
 
 #[test]
@@ -644,10 +976,18 @@ fn r_spell_13_the_victim_learns_what_it_suffered_not_who_cast_it() {
         assert_eq!(lines.len(), 1, "{lines:?}");
         assert!(!lines[0].contains("Fugandri"), "{}", lines[0]);
         let own = pbemd::render::weekend::report(&ev, &gs, "Fugandri", lang);
-        assert!(own[0].contains("6 + "), "the caster reads its roll: {}", own[0]);
+        assert!(
+            own[0].contains("6 + "),
+            "the caster reads its roll: {}",
+            own[0]
+        );
     }
     let sv = pbemd::render::weekend::report(&ev, &gs, "Genogien", Lang::Sv);
-    assert!(sv[0].contains("Svält") && sv[0].contains("mat"), "{}", sv[0]);
+    assert!(
+        sv[0].contains("Svält") && sv[0].contains("mat"),
+        "{}",
+        sv[0]
+    );
     let en = pbemd::render::weekend::report(&ev, &gs, "Genogien", Lang::En);
     assert!(en[0].contains("Famine"), "{}", en[0]);
 }
@@ -658,12 +998,19 @@ fn r_spell_1_a_cast_on_the_form_is_rolled_paid_and_reported_by_resolve() {
     mage(&mut gs, "Fugandri", 10);
     let o = orders(&[("Fugandri", vec![cast(Spell::Svalt, on("Genogien"))])]);
     let res = resolve(&gs, &o, &gs.settings, gs.game.seed);
-    assert!(res.rolls.iter().any(|r| r.purpose == "weekend/magic" && r.sides == 10));
+    assert!(res
+        .rolls
+        .iter()
+        .any(|r| r.purpose == "weekend/magic" && r.sides == 10));
     assert_eq!(casts(&res.events).len(), 1);
     let paid = spells(&res.events).into_iter().find_map(|m| match m {
         MagicEvent::Cast { cost, .. } => Some(*cost),
         _ => None,
     });
     assert_eq!(paid, Some(Spell::Svalt.cost()));
-    assert_eq!(res, resolve(&gs, &o, &gs.settings, gs.game.seed), "replays bit for bit");
+    assert_eq!(
+        res,
+        resolve(&gs, &o, &gs.settings, gs.game.seed),
+        "replays bit for bit"
+    );
 }

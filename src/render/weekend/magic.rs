@@ -27,12 +27,18 @@ pub fn lines(ev: &MagicEvent, _gs: &GameState, _realm: &str, lang: Lang) -> Vec<
             }
             .render(lang);
             let sum = conjurer.saturating_add(*d10);
-            let head = match (sv, success) {
-                (true, true) => format!("Formel: {order} — {d10} + Besvärjare {conjurer} = {sum}: lyckades"),
-                (true, false) => format!("Formel: {order} — {d10} + Besvärjare {conjurer} = {sum}: misslyckades"),
-                (false, true) => format!("Spell: {order} — {d10} + Conjurer {conjurer} = {sum}: it worked"),
-                (false, false) => format!("Spell: {order} — {d10} + Conjurer {conjurer} = {sum}: it failed"),
+            let verdict = match (sv, success, *d10 == 1) {
+                (true, true, _) => "lyckades",
+                (true, false, true) => "misslyckades (en etta misslyckas alltid)",
+                (true, false, false) => "misslyckades",
+                (false, true, _) => "it worked",
+                (false, false, true) => "it failed (a natural 1 always fails)",
+                (false, false, false) => "it failed",
             };
+            let head = pick(
+                format!("{order} — slag {d10} + Besvärjare {conjurer} = {sum}: {verdict}"),
+                format!("{order} — roll {d10} + Conjurer {conjurer} = {sum}: {verdict}"),
+            );
             let paid = pick(
                 format!("kostade {}", cost.describe(lang)),
                 format!("cost {}", cost.describe(lang)),
@@ -43,12 +49,30 @@ pub fn lines(ev: &MagicEvent, _gs: &GameState, _realm: &str, lang: Lang) -> Vec<
             }
         }
         MagicEvent::Refused { spell, why, .. } => pick(
-            format!("Formeln {} kastades inte: {} ({}).", spell.name(lang), why_text(why, lang), why.rule()),
-            format!("The spell {} was not cast: {} ({}).", spell.name(lang), why_text(why, lang), why.rule()),
+            format!(
+                "Formeln {} kastades inte: {} ({}).",
+                spell.name(lang),
+                why_text(why, lang),
+                why.rule()
+            ),
+            format!(
+                "The spell {} was not cast: {} ({}).",
+                spell.name(lang),
+                why_text(why, lang),
+                why.rule()
+            ),
         ),
         MagicEvent::Suffered { spell, effect, .. } => pick(
-            format!("Formeln {} drabbade ditt land: {}", spell.name(lang), effect_text(*spell, effect, lang)),
-            format!("The spell {} struck your realm: {}", spell.name(lang), effect_text(*spell, effect, lang)),
+            format!(
+                "Formeln {} drabbade ditt land: {}",
+                spell.name(lang),
+                effect_text(*spell, effect, lang)
+            ),
+            format!(
+                "The spell {} struck your realm: {}",
+                spell.name(lang),
+                effect_text(*spell, effect, lang)
+            ),
         ),
         MagicEvent::AttackStopped {
             group,
@@ -56,8 +80,16 @@ pub fn lines(ev: &MagicEvent, _gs: &GameState, _realm: &str, lang: Lang) -> Vec<
             spell,
             ..
         } => pick(
-            format!("{} kunde inte anfalla {square}: {} hindrar anfall där i helgen.", group_text(*group, lang), spell.name(lang)),
-            format!("{} could not attack {square}: {} stops attacks there this weekend.", group_text(*group, lang), spell.name(lang)),
+            format!(
+                "{} kunde inte anfalla {square}: {} hindrar anfall där i helgen.",
+                group_text(*group, lang),
+                spell.name(lang)
+            ),
+            format!(
+                "{} could not attack {square}: {} stops attacks there this weekend.",
+                group_text(*group, lang),
+                spell.name(lang)
+            ),
         ),
     };
     vec![line]
@@ -70,8 +102,16 @@ fn why_text(why: &Why, lang: Lang) -> String {
         Why::AlreadyCast => "it was already cast this round".into(),
         Why::RevealUsed if sv => "Avslöja är redan kastad per brev denna runda".into(),
         Why::RevealUsed => "Reveal was already cast by mail this round".into(),
-        Why::Short { cost, short } if sv => format!("priset är {}, det saknas {}", cost.describe(lang), short.describe(lang)),
-        Why::Short { cost, short } => format!("the price is {}, short by {}", cost.describe(lang), short.describe(lang)),
+        Why::Short { cost, short } if sv => format!(
+            "priset är {}, det saknas {}",
+            cost.describe(lang),
+            short.describe(lang)
+        ),
+        Why::Short { cost, short } => format!(
+            "the price is {}, short by {}",
+            cost.describe(lang),
+            short.describe(lang)
+        ),
         Why::NoTarget if sv => "målet finns inte".into(),
         Why::NoTarget => "the target is not there".into(),
         Why::NoPortal { realm } if sv => format!("ingen portal är öppen i {realm}"),
@@ -97,8 +137,14 @@ pub fn effect_text(spell: Spell, e: &Effect, lang: Lang) -> String {
             format!("{realm} produces no {} this weekend.", resource.name(lang)),
         ),
         Effect::Boosted { resource, amount } => pick(
-            format!("+{} i produktionen i helgen, att använda från nästa runda.", resource.count_text(*amount, lang)),
-            format!("+{} in this weekend's production, to use from next round.", resource.count_text(*amount, lang)),
+            format!(
+                "+{} i produktionen i helgen, att använda från nästa runda.",
+                resource.count_text(*amount, lang)
+            ),
+            format!(
+                "+{} in this weekend's production, to use from next round.",
+                resource.count_text(*amount, lang)
+            ),
         ),
         Effect::GroupBlessed {
             owner,
@@ -129,10 +175,15 @@ pub fn effect_text(spell: Spell, e: &Effect, lang: Lang) -> String {
             s
         }
         Effect::Teleported { army, to, enemy } => match enemy {
-            None => pick(format!("Armé {army} står nu på {to}."), format!("Army {army} now stands on {to}.")),
+            None => pick(
+                format!("Armé {army} står nu på {to}."),
+                format!("Army {army} now stands on {to}."),
+            ),
             Some(x) => pick(
                 format!("Armé {army} står nu på {to} och möter {x}; striden utkämpas i steg 4."),
-                format!("Army {army} now stands on {to} and meets {x}; the battle is fought in step 4."),
+                format!(
+                    "Army {army} now stands on {to} and meets {x}; the battle is fought in step 4."
+                ),
             ),
         },
         Effect::NoAttacks { realm, naval } => match (sv, naval) {
@@ -152,8 +203,14 @@ pub fn effect_text(spell: Spell, e: &Effect, lang: Lang) -> String {
         ),
         Effect::Revealed { found } => match found {
             Some((s, by)) => pick(
-                format!("Den senaste formeln på ditt land var {}, kastad av {by}.", s.name(lang)),
-                format!("The latest spell on your realm was {}, cast by {by}.", s.name(lang)),
+                format!(
+                    "Den senaste formeln på ditt land var {}, kastad av {by}.",
+                    s.name(lang)
+                ),
+                format!(
+                    "The latest spell on your realm was {}, cast by {by}.",
+                    s.name(lang)
+                ),
             ),
             None => pick(
                 "Ingen formel på ditt land finns att avslöja.".into(),
@@ -197,7 +254,9 @@ fn blessed(spell: Spell, owner: &str, group: &str, n: u32, lang: Lang) -> String
         (Spell::Vattenvag, true) => format!("{group} ({owner}) får gå över vatten i helgen."),
         (Spell::Vattenvag, false) => format!("{group} ({owner}) may cross water this weekend."),
         (Spell::Anfall, true) => format!("{group} ({owner}) får +{n} i anfall i helgens strider."),
-        (Spell::Anfall, false) => format!("{group} ({owner}) gets +{n} attack in this weekend's battles."),
+        (Spell::Anfall, false) => {
+            format!("{group} ({owner}) gets +{n} attack in this weekend's battles.")
+        }
         (_, true) => format!("{group} ({owner}) får +{n} i försvar i helgens strider."),
         (_, false) => format!("{group} ({owner}) gets +{n} defence in this weekend's battles."),
     }
@@ -206,8 +265,78 @@ fn blessed(spell: Spell, owner: &str, group: &str, n: u32, lang: Lang) -> String
 fn ward(spell: Spell, realm: &str, lang: Lang) -> String {
     match (spell, lang) {
         (Spell::Skold, Lang::Sv) => format!("{realm} är skyddat mot spioner till nästa helg."),
-        (Spell::Skold, Lang::En) => format!("{realm} is protected against spies until next weekend."),
+        (Spell::Skold, Lang::En) => {
+            format!("{realm} is protected against spies until next weekend.")
+        }
         (_, Lang::Sv) => format!("{realm} kan inte skicka sändebud till nästa helg."),
         (_, Lang::En) => format!("{realm} cannot send envoys until next weekend."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::orders::{GroupSel, Piece, Target};
+    use crate::game::{Resource, Resources, Square, UnitKind};
+
+    fn demo() -> GameState {
+        crate::game::load_scenario(include_str!("../../../scenarios/demo.yaml")).expect("demo")
+    }
+
+    fn sq(s: &str) -> Square {
+        Square::parse(s).expect("square")
+    }
+
+    #[test]
+    fn every_magic_event_reads_in_both_languages_and_the_caster_sees_the_roll() {
+        let gs = demo();
+        let killed = Effect::Killed {
+            owner: "Genogien".into(),
+            square: sq("D3"),
+            piece: Piece::Unit(UnitKind::LattInfanteri),
+            drowned: 2,
+        };
+        let events = [
+            MagicEvent::Cast {
+                realm: "Fugandri".into(),
+                spell: Spell::Eldklot,
+                target: Target::Army(GroupSel::At(sq("D3"))),
+                conjurer: 4,
+                d10: 7,
+                success: true,
+                cost: Spell::Eldklot.cost(),
+                effect: Some(killed.clone()),
+            },
+            MagicEvent::Refused {
+                realm: "Fugandri".into(),
+                spell: Spell::Svalt,
+                why: Why::Short {
+                    cost: Spell::Svalt.cost(),
+                    short: Resources::from_pairs(&[(Resource::Vatten, 1)]),
+                },
+            },
+            MagicEvent::Suffered {
+                realm: "Genogien".into(),
+                spell: Spell::Eldklot,
+                effect: killed,
+            },
+        ];
+        for ev in &events {
+            let sv = lines(ev, &gs, "Fugandri", Lang::Sv);
+            let en = lines(ev, &gs, "Fugandri", Lang::En);
+            assert_eq!((sv.len(), en.len()), (1, 1));
+            assert_ne!(sv, en, "{sv:?}");
+        }
+        let caster = lines(&events[0], &gs, "Fugandri", Lang::En).join("");
+        assert!(
+            caster.contains("roll 7 + Conjurer 4 = 11: it worked"),
+            "{caster}"
+        );
+        let victim = lines(&events[2], &gs, "Genogien", Lang::Sv).join("");
+        assert!(
+            victim.contains("Eldklot") && !victim.contains("Fugandri"),
+            "{victim}"
+        );
+        assert!(victim.contains("drunknade"), "{victim}");
     }
 }

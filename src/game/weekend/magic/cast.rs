@@ -43,7 +43,12 @@ pub(super) fn victim(gs: &GameState, caster: &str, aim: &Aim) -> Option<String> 
     }
 }
 
-pub(super) fn one(w: &mut Weekend, dice: &mut Dice, done: &mut BTreeSet<(String, Spell)>, l: &Line) {
+pub(super) fn one(
+    w: &mut Weekend,
+    dice: &mut Dice,
+    done: &mut BTreeSet<(String, Spell)>,
+    l: &Line,
+) {
     let refuse = |w: &mut Weekend, why: Why| {
         let ev = MagicEvent::Refused {
             realm: l.realm.clone(),

@@ -191,10 +191,7 @@ pub fn run_with(w: &mut Weekend, mut dice: Dice) {
 fn lines(w: &Weekend) -> Vec<Line> {
     let mut out = Vec::new();
     for form in &w.orders.forms {
-        let playing = w
-            .state
-            .realm(&form.realm)
-            .is_some_and(|r| !r.eliminated);
+        let playing = w.state.realm(&form.realm).is_some_and(|r| !r.eliminated);
         if !playing {
             continue;
         }

@@ -65,7 +65,11 @@ pub fn extra_walls(gs: &GameState, sq: Square) -> u64 {
 /// Attack (`attack`) or Defence: the caster's Besvärjare added to the group's side in
 /// this weekend's combat (R-SPELL table 23/24).
 pub fn combat_bonus(gs: &GameState, realm: &str, group: Group, attack: bool) -> u64 {
-    let spell = if attack { Spell::Anfall } else { Spell::Forsvar };
+    let spell = if attack {
+        Spell::Anfall
+    } else {
+        Spell::Forsvar
+    };
     on_group(gs, spell, realm, group)
         .and_then(|caster| gs.realm(&caster))
         .map_or(0, |r| u64::from(r.positions.besvarjare))
@@ -78,8 +82,18 @@ pub fn attacks_stopped(gs: &GameState, sq: Square, naval: bool) -> Option<Spell>
     let spell = if naval { Spell::Storm } else { Spell::Trask };
     let mut effects = this_weekend(gs, spell).peekable();
     effects.peek()?;
-    let mut owners: Vec<&str> = gs.map.get(sq).and_then(|m| m.owner.as_deref()).into_iter().collect();
-    owners.extend(gs.cities.iter().filter(|c| c.square == sq).map(|c| c.owner.as_str()));
+    let mut owners: Vec<&str> = gs
+        .map
+        .get(sq)
+        .and_then(|m| m.owner.as_deref())
+        .into_iter()
+        .collect();
+    owners.extend(
+        gs.cities
+            .iter()
+            .filter(|c| c.square == sq)
+            .map(|c| c.owner.as_str()),
+    );
     let sea = gs.map.get(sq).is_none_or(|m| m.terrain == Terrain::Sea);
     if naval && sea {
         for n in sq.neighbours(gs.map.width, gs.map.height, false) {

@@ -187,11 +187,14 @@ fn clear_out(gs: &mut GameState, fleets: &Keys, armies: &Keys) -> BTreeMap<Strin
 fn teleport(w: &mut Weekend, caster: &str, i: usize, to: Square) -> Effect {
     let gs = &w.state;
     let land = gs.map.get(to).is_some_and(|m| m.terrain == Terrain::Land);
-    let (owner, id, from) = (gs.armies[i].owner.clone(), gs.armies[i].id, gs.armies[i].square);
-    let foreign_city = gs
-        .cities
-        .iter()
-        .any(|c| c.square == to && c.dimension == Dimension::Normal && !friends(gs, &owner, &c.owner));
+    let (owner, id, from) = (
+        gs.armies[i].owner.clone(),
+        gs.armies[i].id,
+        gs.armies[i].square,
+    );
+    let foreign_city = gs.cities.iter().any(|c| {
+        c.square == to && c.dimension == Dimension::Normal && !friends(gs, &owner, &c.owner)
+    });
     if !land || foreign_city {
         return Effect::Nothing;
     }
@@ -266,13 +269,23 @@ fn armageddon(w: &mut Weekend, caster: &str) -> Effect {
     for (realm, n) in drowned {
         lost.entry(realm).or_default().0 += n;
     }
-    record(w, Spell::Armageddon, caster, SpellTarget::Realm(caster.to_string()));
+    record(
+        w,
+        Spell::Armageddon,
+        caster,
+        SpellTarget::Realm(caster.to_string()),
+    );
     let (mut units, mut ships) = (0u64, 0u64);
     for (realm, (u, s)) in lost {
         units += u;
         ships += s;
         if realm != caster {
-            record(w, Spell::Armageddon, caster, SpellTarget::Realm(realm.clone()));
+            record(
+                w,
+                Spell::Armageddon,
+                caster,
+                SpellTarget::Realm(realm.clone()),
+            );
         }
         let ev = MagicEvent::Suffered {
             realm: realm.clone(),
@@ -301,7 +314,10 @@ fn spared(w: &Weekend, caster: &str) -> BTreeSet<(String, Group)> {
         };
         (f.owner.clone(), Group::Fleet(f.id), r)
     });
-    if super::reads::this_weekend(gs, Spell::Antimagi).next().is_none() {
+    if super::reads::this_weekend(gs, Spell::Antimagi)
+        .next()
+        .is_none()
+    {
         return BTreeSet::new();
     }
     armies

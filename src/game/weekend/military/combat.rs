@@ -223,7 +223,11 @@ fn bonus(gs: &GameState, realm: &str, naval: bool) -> u64 {
 fn spell_defence(w: &Weekend, realm: &str, ids: &[u32], army: bool) -> u64 {
     ids.iter()
         .map(|id| {
-            let g = if army { Group::Army(*id) } else { Group::Fleet(*id) };
+            let g = if army {
+                Group::Army(*id)
+            } else {
+                Group::Fleet(*id)
+            };
             magic::reads::combat_bonus(&w.state, realm, g, false)
         })
         .max()
@@ -425,8 +429,9 @@ fn land(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) -> Option<W
     let defended = !def_units.is_empty();
     let battle = Battle {
         attacker: forces::line_of(&fighting, |(_, u)| forces::unit_piece(u)),
-        attacker_bonus: bonus(&w.state, &a.realm, false)
-            .saturating_add(magic::reads::combat_bonus(&w.state, &a.realm, a.group, true)),
+        attacker_bonus: bonus(&w.state, &a.realm, false).saturating_add(
+            magic::reads::combat_bonus(&w.state, &a.realm, a.group, true),
+        ),
         attacker_support: ctx
             .support
             .get(&(a.realm.clone(), a.square))
@@ -638,8 +643,9 @@ fn naval(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) {
         .collect();
     let battle = Battle {
         attacker: forces::line_of(&fighting, |(_, s)| forces::ship_piece(s)),
-        attacker_bonus: bonus(&w.state, &a.realm, true)
-            .saturating_add(magic::reads::combat_bonus(&w.state, &a.realm, a.group, true)),
+        attacker_bonus: bonus(&w.state, &a.realm, true).saturating_add(magic::reads::combat_bonus(
+            &w.state, &a.realm, a.group, true,
+        )),
         attacker_support: 0,
         defender: forces::line_of(&def_ships, |(_, s)| forces::ship_piece(s)),
         defender_bonus: bonus(&w.state, &enemy, true)
