@@ -1014,3 +1014,58 @@ fn r_spell_1_a_cast_on_the_form_is_rolled_paid_and_reported_by_resolve() {
         "replays bit for bit"
     );
 }
+
+#[test]
+fn r_spell_11_a_target_gone_by_the_weekend_is_refused_and_not_paid() {
+    let mut gs = game();
+    mage(&mut gs, "Fugandri", 5);
+    let (gs, ev) = magic_with(
+        &gs,
+        &[("Fugandri", vec![cast(Spell::Eldklot, army_at("D3"))])],
+        &[6],
+    );
+    assert_eq!(refused(&ev), vec![Why::NoTarget]);
+    assert_eq!(stock(&gs, "Fugandri", Resource::Eld), 50);
+}
+
+#[test]
+fn rulings_21_setting_antimagic_blocks_the_protected_realms_own_spells_too() {
+    let mut gs = game();
+    mage(&mut gs, "Genogien", 5);
+    gs.settings.spells.antimagic_blocks_own = true;
+    let forms = [(
+        "Genogien",
+        vec![
+            cast(Spell::Antimagi, on("Genogien")),
+            cast(Spell::Skord, Target::None),
+        ],
+    )];
+    let (_, ev) = magic_with(&gs, &forms, &[6, 6]);
+    assert_eq!(
+        casts(&ev)[1].2,
+        Some(Effect::Blocked {
+            realm: "Genogien".into()
+        })
+    );
+}
+
+#[test]
+fn rulings_20_setting_armageddon_spares_fleets() {
+    let mut gs = game();
+    mage(&mut gs, "Fugandri", 5);
+    gs.settings.spells.armageddon_fleets = false;
+    fleet(
+        &mut gs,
+        "Afani",
+        1,
+        "L2",
+        ships(&[(2, ShipKind::LattKrigsskepp)], false),
+        &[],
+    );
+    let (gs, _) = magic_with(
+        &gs,
+        &[("Fugandri", vec![cast(Spell::Armageddon, Target::None)])],
+        &[6],
+    );
+    assert_eq!(gs.fleets[0].ships.len(), 2);
+}
