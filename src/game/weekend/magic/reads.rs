@@ -132,3 +132,87 @@ pub fn production(gs: &GameState, realm: &str, made: Resources) -> Resources {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Resource;
+
+    fn demo() -> GameState {
+        crate::game::load_scenario(include_str!("../../../../scenarios/demo.yaml")).expect("demo")
+    }
+
+    fn effect(gs: &mut GameState, spell: Spell, caster: &str, target: SpellTarget) {
+        let round = gs.round;
+        gs.effects.push(SpellEffect {
+            spell,
+            caster: caster.into(),
+            target,
+            cast_round: round,
+            expires_round: round + 1,
+        });
+    }
+
+    fn sq(s: &str) -> Square {
+        Square::parse(s).expect("square")
+    }
+
+    #[test]
+    fn a_ban_zeroes_the_resource_and_a_boost_adds_the_casters_besvarjare() {
+        let mut gs = demo();
+        gs.realm_mut("Kaldor").unwrap().positions.besvarjare = 6;
+        effect(
+            &mut gs,
+            Spell::Gruvras,
+            "Afani",
+            SpellTarget::Realm("Kaldor".into()),
+        );
+        effect(
+            &mut gs,
+            Spell::Avel,
+            "Kaldor",
+            SpellTarget::Realm("Kaldor".into()),
+        );
+        let made = Resources::from_pairs(&[(Resource::Jarn, 4), (Resource::Guld, 3)]);
+        let out = production(&gs, "Kaldor", made);
+        assert_eq!(out.get(Resource::Jarn), 0);
+        assert_eq!(out.get(Resource::Guld), 3);
+        assert_eq!(out.get(Resource::Hastar), 6);
+        assert_eq!(production(&gs, "Afani", made), made, "only the target's");
+    }
+
+    #[test]
+    fn last_rounds_effects_are_not_this_weekends() {
+        let mut gs = demo();
+        effect(
+            &mut gs,
+            Spell::Bergvagg,
+            "Kaldor",
+            SpellTarget::City(sq("J8")),
+        );
+        assert_eq!(extra_walls(&gs, sq("J8")), 1);
+        gs.round += 1;
+        assert_eq!(extra_walls(&gs, sq("J8")), 0);
+    }
+
+    #[test]
+    fn storm_counts_the_sea_next_to_the_realm_swamp_only_its_land() {
+        let mut gs = demo();
+        effect(
+            &mut gs,
+            Spell::Storm,
+            "Afani",
+            SpellTarget::Realm("Genogien".into()),
+        );
+        effect(
+            &mut gs,
+            Spell::Trask,
+            "Afani",
+            SpellTarget::Realm("Genogien".into()),
+        );
+        assert_eq!(attacks_stopped(&gs, sq("E2"), true), Some(Spell::Storm));
+        assert_eq!(attacks_stopped(&gs, sq("H2"), true), None);
+        assert_eq!(attacks_stopped(&gs, sq("C3"), false), Some(Spell::Trask));
+        assert_eq!(attacks_stopped(&gs, sq("E3"), false), None, "no one's land");
+    }
+}
