@@ -1069,3 +1069,160 @@ fn rulings_20_setting_armageddon_spares_fleets() {
     );
     assert_eq!(gs.fleets[0].ships.len(), 2);
 }
+
+#[test]
+fn rulings_22_a_teleported_army_on_enemies_fights_in_step_4() {
+    let mut gs = game();
+    mage(&mut gs, "Fugandri", 5);
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C8",
+        units(&[(4, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "E4",
+        units(&[(1, LattInfanteri)], false),
+    );
+    let to = Target::ArmyTo {
+        army: GroupSel::Id(1),
+        to: sq("E4"),
+    };
+    let o = orders(&[("Fugandri", vec![cast(Spell::Teleportera, to)])]);
+    let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
+    magic::run_with(&mut w, Dice::scripted("test", &[6]));
+    military::combat_with(&mut w, Dice::scripted("fight", &[10; 200]));
+    let b = first_battle(&w.events).expect("a battle on E4");
+    assert_eq!((b.attacker.as_str(), b.square), ("Fugandri", sq("E4")));
+}
+
+// ------------------------------------------------------------------ hostile casts
+
+mod hostile {
+    use super::*;
+    use pbemd::game::Square;
+    use proptest::prelude::*;
+
+    const REALMS: [&str; 7] = [
+        "Genogien", "Afani", "Fugandri", "Kaldor", "Mirandel", "Ostvik", "Nowhere",
+    ];
+
+    fn square() -> impl Strategy<Value = Square> {
+        (0u16..14, 0u16..14).prop_map(|(c, r)| Square::new(c, r).unwrap_or_else(|| sq("A1")))
+    }
+
+    fn sel() -> impl Strategy<Value = GroupSel> {
+        prop_oneof![
+            (0u32..4).prop_map(GroupSel::Id),
+            square().prop_map(GroupSel::At)
+        ]
+    }
+
+    fn target() -> impl Strategy<Value = Target> {
+        prop_oneof![
+            Just(Target::None),
+            (0usize..7).prop_map(|i| Target::Realm(REALMS[i].to_string())),
+            square().prop_map(Target::City),
+            sel().prop_map(Target::Army),
+            sel().prop_map(Target::Fleet),
+            square().prop_map(Target::Square),
+            (sel(), square()).prop_map(|(army, to)| Target::ArmyTo { army, to }),
+        ]
+    }
+
+    fn line() -> impl Strategy<Value = Order> {
+        prop_oneof![
+            4 => ((0usize..39), target()).prop_map(|(i, t)| cast(Spell::ALL[i], t)),
+            1 => ((0u32..4), square()).prop_map(|(g, s)| attack(Group::Army(g), &s.to_string(), None, None)),
+            1 => ((0u32..4), proptest::collection::vec(square(), 0..3))
+                .prop_map(|(g, p)| Order::Move { group: Group::Army(g), path: p }),
+        ]
+    }
+
+    /// Mages everywhere, the Evil (Ostvik) with a portal, troops in both dimensions,
+    /// a fleet with cargo.
+    fn world() -> GameState {
+        let mut gs = game();
+        for (i, r) in REALMS[..6].iter().enumerate() {
+            mage(&mut gs, r, 10);
+            let c = gs
+                .cities
+                .iter()
+                .find(|c| c.owner == *r)
+                .unwrap()
+                .square
+                .to_string();
+            army(
+                &mut gs,
+                r,
+                1,
+                &c,
+                units(&[(2, LattInfanteri), (1, TungtInfanteri)], false),
+            );
+            army(&mut gs, r, 2, &c, units(&[(1, LattInfanteri)], false));
+            gs.armies.last_mut().unwrap().dimension = if i % 2 == 0 {
+                Dimension::Evil
+            } else {
+                Dimension::Normal
+            };
+        }
+        gs.realm_mut("Ostvik").unwrap().is_evil = true;
+        gs.map.squares.get_mut(&sq("E4")).unwrap().portal = Some(Portal {
+            opened_by: "Ostvik".into(),
+            opened_round: ROUND - 1,
+            closes_after_round: None,
+        });
+        army(
+            &mut gs,
+            "Genogien",
+            3,
+            "E2",
+            units(&[(2, LattInfanteri)], false),
+        );
+        fleet(
+            &mut gs,
+            "Genogien",
+            1,
+            "E2",
+            ships(&[(1, ShipKind::Transportskepp)], false),
+            &[3],
+        );
+        fleet(
+            &mut gs,
+            "Afani",
+            1,
+            "H2",
+            ships(&[(2, ShipKind::LattKrigsskepp)], false),
+            &[],
+        );
+        gs
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        #[test]
+        fn r_spell_11_any_casts_resolve_without_a_panic_the_same_twice_into_a_valid_state(
+            forms in proptest::collection::vec((0usize..6, proptest::collection::vec(line(), 0..10)), 0..6)
+        ) {
+            let gs = world();
+            let forms: Vec<(&str, Vec<Order>)> = forms.into_iter().map(|(r, o)| (REALMS[r], o)).collect();
+            let o = orders(&forms);
+            let a = resolve(&gs, &o, &gs.settings, 5);
+            let b = resolve(&gs, &o, &gs.settings, 5);
+            prop_assert_eq!(&a, &b);
+            // The test world lacks the Evil's block; nothing else may go wrong.
+            let errors = |g: &GameState| g.validate().err().unwrap_or_default();
+            prop_assert_eq!(errors(&a.state), errors(&gs));
+            for r in REALMS {
+                for lang in [Lang::Sv, Lang::En] {
+                    let _ = pbemd::render::weekend::report(&a.events, &a.state, r, lang);
+                }
+            }
+        }
+    }
+}
