@@ -66,6 +66,8 @@ pub struct Weekend<'a> {
     pub start: &'a GameState,
     /// Cities plundered in step 4 (R-CITY-5): step 6 gives their owner nothing.
     pub plundered: BTreeSet<Square>,
+    /// This round's spell effects, indexed for steps 3, 4 and 6 (set again by step 2).
+    pub magic: magic::reads::Spells,
     pub orders: &'a Orders,
     pub settings: &'a RuleSettings,
     seed: u64,
@@ -84,6 +86,7 @@ impl<'a> Weekend<'a> {
             state: state.clone(),
             start: state,
             plundered: BTreeSet::new(),
+            magic: magic::reads::Spells::of(state),
             orders,
             settings,
             seed,

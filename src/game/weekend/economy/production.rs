@@ -25,7 +25,7 @@ pub(super) fn run(w: &mut Weekend) {
         let Some((got, idle)) = made.remove(&realm) else {
             continue;
         };
-        let got = magic::reads::production(&w.state, &realm, got);
+        let got = magic::reads::production(&w.magic, &w.state, &realm, got);
         if got.is_zero() && idle.is_empty() {
             continue;
         }

@@ -277,14 +277,7 @@ pub(super) fn shield_of(
     group: Option<&GroupRef>,
 ) -> Option<String> {
     let own_too = w.settings.spells.antimagic_blocks_own;
-    super::reads::this_weekend(&w.state, Spell::Antimagi).find_map(|e| {
-        let (owner, hit) = match &e.target {
-            SpellTarget::Realm(r) => (r.as_str(), realm == Some(r.as_str())),
-            SpellTarget::Group(g) => (group_owner(g), group == Some(g)),
-            _ => return None,
-        };
-        (hit && (own_too || owner != caster)).then(|| owner.to_string())
-    })
+    w.magic.shield(caster, realm, group, own_too)
 }
 
 pub(super) fn group_owner(g: &GroupRef) -> &str {

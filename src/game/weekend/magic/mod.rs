@@ -181,9 +181,15 @@ pub fn run_with(w: &mut Weekend, mut dice: Dice) {
     let mut done = std::collections::BTreeSet::new();
     let (first, rest): (Vec<&Line>, Vec<&Line>) =
         lines.iter().partition(|l| l.spell == Spell::Antimagi);
-    for l in first.into_iter().chain(rest) {
+    for l in first {
         cast::one(w, &mut dice, &mut done, l);
     }
+    // Antimagic is known before any other spell is cast (Rulings 21).
+    w.magic = reads::Spells::of(&w.state);
+    for l in rest {
+        cast::one(w, &mut dice, &mut done, l);
+    }
+    w.magic = reads::Spells::of(&w.state);
     w.keep(dice);
 }
 
@@ -215,7 +221,7 @@ pub(crate) fn tell(w: &mut Weekend, seen_by: Vec<String>, ev: MagicEvent) {
 /// Step 4 asks before each attack: true (and the attacker is told) when Swamp (armies)
 /// or Storm (ships) stops attacks on `square` this weekend (Rulings 22).
 pub fn attack_stopped(w: &mut Weekend, realm: &str, group: Group, square: Square) -> bool {
-    let Some(spell) = reads::attacks_stopped(&w.state, square, !group.is_army()) else {
+    let Some(spell) = reads::attacks_stopped(&w.magic, &w.state, square, !group.is_army()) else {
         return false;
     };
     let ev = MagicEvent::AttackStopped {

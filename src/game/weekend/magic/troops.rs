@@ -314,12 +314,6 @@ fn spared(w: &Weekend, caster: &str) -> BTreeSet<(String, Group)> {
         };
         (f.owner.clone(), Group::Fleet(f.id), r)
     });
-    if super::reads::this_weekend(gs, Spell::Antimagi)
-        .next()
-        .is_none()
-    {
-        return BTreeSet::new();
-    }
     armies
         .chain(fleets)
         .filter(|(owner, _, r)| shield_of(w, caster, Some(owner), Some(r)).is_some())

@@ -228,7 +228,7 @@ fn spell_defence(w: &Weekend, realm: &str, ids: &[u32], army: bool) -> u64 {
             } else {
                 Group::Fleet(*id)
             };
-            magic::reads::combat_bonus(&w.state, realm, g, false)
+            magic::reads::combat_bonus(&w.magic, &w.state, realm, g, false)
         })
         .max()
         .unwrap_or(0)
@@ -430,7 +430,7 @@ fn land(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) -> Option<W
     let battle = Battle {
         attacker: forces::line_of(&fighting, |(_, u)| forces::unit_piece(u)),
         attacker_bonus: bonus(&w.state, &a.realm, false).saturating_add(
-            magic::reads::combat_bonus(&w.state, &a.realm, a.group, true),
+            magic::reads::combat_bonus(&w.magic, &w.state, &a.realm, a.group, true),
         ),
         attacker_support: ctx
             .support
@@ -445,7 +445,7 @@ fn land(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) -> Option<W
             0
         },
         walls: city.as_ref().map_or(0, |c| {
-            u64::from(c.walls).saturating_add(magic::reads::extra_walls(&w.state, c.square))
+            u64::from(c.walls).saturating_add(magic::reads::extra_walls(&w.magic, c.square))
         }),
         city_population: city.as_ref().map(|c| u64::from(c.population)),
         naval: false,
@@ -644,7 +644,7 @@ fn naval(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) {
     let battle = Battle {
         attacker: forces::line_of(&fighting, |(_, s)| forces::ship_piece(s)),
         attacker_bonus: bonus(&w.state, &a.realm, true).saturating_add(magic::reads::combat_bonus(
-            &w.state, &a.realm, a.group, true,
+            &w.magic, &w.state, &a.realm, a.group, true,
         )),
         attacker_support: 0,
         defender: forces::line_of(&def_ships, |(_, s)| forces::ship_piece(s)),

@@ -240,8 +240,7 @@ fn passable(gs: &GameState, realm: &str, group: Group, sq: Square) -> bool {
                 return false;
             };
             let units = &gs.armies[i].units;
-            !sea || magic::reads::waterway(gs, realm, id)
-                || units.iter().any(|u| u.kind == UnitKind::Vattenelementar)
+            !sea || units.iter().any(|u| u.kind == UnitKind::Vattenelementar)
                 || units.iter().all(|u| u.kind == UnitKind::Luftelementar)
         }
         Group::Fleet(_) => {
@@ -255,7 +254,7 @@ fn passable(gs: &GameState, realm: &str, group: Group, sq: Square) -> bool {
 
 fn points(w: &Weekend, realm: &str, group: Group) -> u32 {
     let rule = w.settings.group_movement;
-    let whirlwind = magic::reads::extra_points(&w.state, realm, group);
+    let whirlwind = magic::reads::extra_points(&w.magic, realm, group);
     whirlwind.saturating_add(match group {
         Group::Army(id) => {
             forces::army_at(&w.state, realm, id).map_or(0, |i| w.state.armies[i].movement(rule))
@@ -289,12 +288,14 @@ fn move_group(w: &mut Weekend, spent: &mut Spent, realm: &str, group: Group, pat
     let mut at = from;
     let mut stop = None;
     let mut steps = 0u32;
+    let waterway = group.is_army() && magic::reads::waterway(&w.magic, realm, group.id());
     for &sq in path {
         if steps >= budget {
             stop = Some(MoveStop::OutOfPoints);
             break;
         }
-        if !at.neighbours(w_, h_, diagonal).contains(&sq) || !passable(&w.state, realm, group, sq) {
+        let passable = passable(&w.state, realm, group, sq) || (waterway && is_sea(&w.state, sq));
+        if !at.neighbours(w_, h_, diagonal).contains(&sq) || !passable {
             stop = Some(MoveStop::Blocked { square: sq });
             break;
         }
