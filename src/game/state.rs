@@ -130,8 +130,9 @@ pub struct RuleSettings {
     /// Random-event tables (README, Decisions): roll 1 → good, 10 → bad.
     pub good_events: Vec<EventEntry>,
     pub bad_events: Vec<EventEntry>,
-    /// The magic step's open points (docs/rules.md, Rulings 17, 20, 21).
-    #[serde(default)]
+    /// The magic step's open points (docs/rules.md, Rulings 17, 20, 21); left out of
+    /// the stored document while it holds the defaults.
+    #[serde(default, skip_serializing_if = "SpellSettings::is_default")]
     pub spells: SpellSettings,
 }
 
@@ -170,6 +171,12 @@ pub struct SpellSettings {
     pub armageddon_fleets: bool,
     /// Rulings 21: Antimagic also blocks the protected realm's own spells on itself.
     pub antimagic_blocks_own: bool,
+}
+
+impl SpellSettings {
+    pub fn is_default(&self) -> bool {
+        *self == SpellSettings::default()
+    }
 }
 
 impl Default for SpellSettings {

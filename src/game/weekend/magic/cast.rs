@@ -9,6 +9,7 @@ use super::{harm, tell, troops, Effect, Line, MagicEvent, Why};
 use crate::game::dice::Dice;
 use crate::game::orders::{GroupSel, Target};
 use crate::game::state::{Dimension, GameState, GroupRef, SpellEffect, SpellTarget};
+use crate::game::weekend::military::{self, index::Index};
 use crate::game::weekend::Weekend;
 use crate::game::{Resources, Spell, Square};
 
@@ -43,12 +44,33 @@ pub(super) fn victim(gs: &GameState, caster: &str, aim: &Aim) -> Option<String> 
     }
 }
 
-pub(super) fn one(
-    w: &mut Weekend,
-    dice: &mut Dice,
-    done: &mut BTreeSet<(String, Spell)>,
-    l: &Line,
-) {
+/// What step 2 keeps between casts: the casts made, the groups indexed by square (the
+/// military index, so Teleport moves a group the one way groups are moved) and the
+/// realms with an open portal in their land (R-EVIL-14).
+pub(super) struct Cx {
+    pub done: BTreeSet<(String, Spell)>,
+    pub ix: Index,
+    pub portals: BTreeSet<String>,
+}
+
+impl Cx {
+    pub fn new(gs: &mut GameState) -> Cx {
+        let portals = gs
+            .map
+            .squares
+            .values()
+            .filter(|m| m.portal.is_some())
+            .filter_map(|m| m.owner.clone())
+            .collect();
+        Cx {
+            done: BTreeSet::new(),
+            ix: military::indexed(gs),
+            portals,
+        }
+    }
+}
+
+pub(super) fn one(w: &mut Weekend, dice: &mut Dice, cx: &mut Cx, l: &Line) {
     let refuse = |w: &mut Weekend, why: Why| {
         let ev = MagicEvent::Refused {
             realm: l.realm.clone(),
@@ -57,13 +79,13 @@ pub(super) fn one(
         };
         tell(w, vec![l.realm.clone()], ev);
     };
-    if done.contains(&(l.realm.clone(), l.spell)) {
+    if cx.done.contains(&(l.realm.clone(), l.spell)) {
         return refuse(w, Why::AlreadyCast);
     }
     if l.spell == Spell::Avsloja && revealed_by_mail(w, &l.realm) {
         return refuse(w, Why::RevealUsed);
     }
-    let aim = match aim(&w.state, l).and_then(|a| allowed(&w.state, l, &a).map(|_| a)) {
+    let aim = match aim(&w.state, cx, l).and_then(|a| allowed(&w.state, cx, l, &a).map(|_| a)) {
         Ok(a) => a,
         Err(why) => return refuse(w, why),
     };
@@ -76,7 +98,7 @@ pub(super) fn one(
         let short = shortfall(&stock, &cost);
         return refuse(w, Why::Short { cost, short });
     };
-    done.insert((l.realm.clone(), l.spell));
+    cx.done.insert((l.realm.clone(), l.spell));
     let d10 = dice.d10();
     let success = d10 != 1 && conjurer.saturating_add(d10) > 10;
     let paid = if success || w.settings.spells.failed_cast_pays {
@@ -89,7 +111,7 @@ pub(super) fn one(
     };
     // The victim is named before the spell acts: a kill may remove its group.
     let hit = victim(&w.state, &l.realm, &aim);
-    let effect = success.then(|| effect(w, l, &aim, conjurer));
+    let effect = success.then(|| effect(w, cx, l, &aim, conjurer));
     let ev = MagicEvent::Cast {
         realm: l.realm.clone(),
         spell: l.spell,
@@ -140,7 +162,7 @@ fn revealed_by_mail(w: &Weekend, realm: &str) -> bool {
 }
 
 /// The form's target, found in the state (R-SPELL-11).
-fn aim(gs: &GameState, l: &Line) -> Result<Aim, Why> {
+fn aim(gs: &GameState, cx: &Cx, l: &Line) -> Result<Aim, Why> {
     if l.spell == Spell::Armageddon {
         return Ok(Aim::All);
     }
@@ -158,9 +180,11 @@ fn aim(gs: &GameState, l: &Line) -> Result<Aim, Why> {
             .or_else(|| gs.cities.iter().position(|c| c.square == *sq))
             .map(Aim::City)
             .ok_or(Why::NoTarget),
-        Target::Army(sel) => army(gs, &l.realm, *sel).map(Aim::Army),
-        Target::Fleet(sel) => fleet(gs, &l.realm, *sel).map(Aim::Fleet),
-        Target::ArmyTo { army: sel, to } => army(gs, &l.realm, *sel).map(|i| Aim::Teleport(i, *to)),
+        Target::Army(sel) => army(gs, cx, &l.realm, *sel).map(Aim::Army),
+        Target::Fleet(sel) => fleet(gs, cx, &l.realm, *sel).map(Aim::Fleet),
+        Target::ArmyTo { army: sel, to } => {
+            army(gs, cx, &l.realm, *sel).map(|i| Aim::Teleport(i, *to))
+        }
         Target::Square(sq) => gs
             .map
             .get(*sq)
@@ -170,37 +194,35 @@ fn aim(gs: &GameState, l: &Line) -> Result<Aim, Why> {
 }
 
 /// An own army by number, or the army on a square (another realm's first, R-SPELL-10).
-fn army(gs: &GameState, caster: &str, sel: GroupSel) -> Result<usize, Why> {
+fn army(gs: &GameState, cx: &Cx, caster: &str, sel: GroupSel) -> Result<usize, Why> {
     let found = match sel {
-        GroupSel::Id(id) => gs
-            .armies
-            .iter()
-            .position(|a| a.owner == caster && a.id == id),
+        GroupSel::Id(id) => military::army_at(gs, caster, id),
         GroupSel::At(sq) => {
-            let on = |foreign: bool| {
-                gs.armies.iter().position(|a| {
-                    a.square == sq && !a.units.is_empty() && (a.owner != caster) == foreign
+            let on = cx.ix.armies_on(gs, sq);
+            let pick = |foreign: bool| {
+                on.iter().copied().find(|&i| {
+                    let a = &gs.armies[i];
+                    !a.units.is_empty() && (a.owner != caster) == foreign
                 })
             };
-            on(true).or_else(|| on(false))
+            pick(true).or_else(|| pick(false))
         }
     };
     found.ok_or(Why::NoTarget)
 }
 
-fn fleet(gs: &GameState, caster: &str, sel: GroupSel) -> Result<usize, Why> {
+fn fleet(gs: &GameState, cx: &Cx, caster: &str, sel: GroupSel) -> Result<usize, Why> {
     let found = match sel {
-        GroupSel::Id(id) => gs
-            .fleets
-            .iter()
-            .position(|f| f.owner == caster && f.id == id),
+        GroupSel::Id(id) => military::fleet_at(gs, caster, id),
         GroupSel::At(sq) => {
-            let on = |foreign: bool| {
-                gs.fleets.iter().position(|f| {
-                    f.square == sq && !f.ships.is_empty() && (f.owner != caster) == foreign
+            let on = cx.ix.fleets_on(gs, sq);
+            let pick = |foreign: bool| {
+                on.iter().copied().find(|&i| {
+                    let f = &gs.fleets[i];
+                    !f.ships.is_empty() && (f.owner != caster) == foreign
                 })
             };
-            on(true).or_else(|| on(false))
+            pick(true).or_else(|| pick(false))
         }
     };
     found.ok_or(Why::NoTarget)
@@ -208,7 +230,7 @@ fn fleet(gs: &GameState, caster: &str, sel: GroupSel) -> Result<usize, Why> {
 
 /// The limits checked before the roll: R-EVIL-14/15 and Antimagic's "outside your
 /// country" (R-SPELL-12).
-fn allowed(gs: &GameState, l: &Line, aim: &Aim) -> Result<(), Why> {
+fn allowed(gs: &GameState, cx: &Cx, l: &Line, aim: &Aim) -> Result<(), Why> {
     if l.spell == Spell::OppnaPortal {
         return troops::portal_allowed(gs, &l.realm, aim);
     }
@@ -227,23 +249,15 @@ fn allowed(gs: &GameState, l: &Line, aim: &Aim) -> Result<(), Why> {
         return Ok(());
     };
     let evil = |r: &str| gs.realm(r).is_some_and(|x| x.is_evil);
-    if evil(&l.realm) && !evil(&v) && !has_portal(gs, &v) {
+    if evil(&l.realm) && !evil(&v) && !cx.portals.contains(&v) {
         return Err(Why::NoPortal { realm: v });
     }
-    if !evil(&l.realm) && evil(&v) && !has_portal(gs, &l.realm) {
+    if !evil(&l.realm) && evil(&v) && !cx.portals.contains(&l.realm) {
         return Err(Why::NoPortal {
             realm: l.realm.clone(),
         });
     }
     Ok(())
-}
-
-/// An open portal somewhere in `realm`'s land (R-EVIL-14).
-pub(super) fn has_portal(gs: &GameState, realm: &str) -> bool {
-    gs.map
-        .squares
-        .values()
-        .any(|m| m.portal.is_some() && m.owner.as_deref() == Some(realm))
 }
 
 /// The realm whose Antimagic stops `caster`'s spell on `aim`, if any (Rulings 21).
@@ -299,14 +313,14 @@ pub(super) fn record(w: &mut Weekend, spell: Spell, caster: &str, target: SpellT
 }
 
 /// The effect of a cast that worked.
-fn effect(w: &mut Weekend, l: &Line, aim: &Aim, conjurer: u32) -> Effect {
+fn effect(w: &mut Weekend, cx: &mut Cx, l: &Line, aim: &Aim, conjurer: u32) -> Effect {
     if l.spell != Spell::Armageddon {
         if let Some(realm) = protector(w, &l.realm, aim) {
             return Effect::Blocked { realm };
         }
     }
     if troops::handles(l.spell) {
-        troops::apply(w, l, aim, conjurer)
+        troops::apply(w, cx, l, aim, conjurer)
     } else {
         harm::apply(w, l, aim, conjurer)
     }

@@ -178,16 +178,16 @@ pub fn run(w: &mut Weekend) {
 /// Antimagic first, then form order).
 pub fn run_with(w: &mut Weekend, mut dice: Dice) {
     let lines = lines(w);
-    let mut done = std::collections::BTreeSet::new();
+    let mut cx = cast::Cx::new(&mut w.state);
     let (first, rest): (Vec<&Line>, Vec<&Line>) =
         lines.iter().partition(|l| l.spell == Spell::Antimagi);
     for l in first {
-        cast::one(w, &mut dice, &mut done, l);
+        cast::one(w, &mut dice, &mut cx, l);
     }
     // Antimagic is known before any other spell is cast (Rulings 21).
     w.magic = reads::Spells::of(&w.state);
     for l in rest {
-        cast::one(w, &mut dice, &mut done, l);
+        cast::one(w, &mut dice, &mut cx, l);
     }
     w.magic = reads::Spells::of(&w.state);
     w.keep(dice);

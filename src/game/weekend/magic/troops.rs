@@ -5,12 +5,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::cast::{record, shield_of, Aim};
+use super::cast::{record, shield_of, Aim, Cx};
 use super::{tell, Effect, Line, MagicEvent, Why};
 use crate::game::event::{Step, What};
 use crate::game::orders::{Group, Piece};
 use crate::game::state::{Dimension, GameState, GroupRef, Portal, SpellTarget, Terrain};
-use crate::game::weekend::military::{MilitaryEvent, MoveStop};
+use crate::game::weekend::military::{self, index, MilitaryEvent, MoveStop};
 use crate::game::weekend::Weekend;
 use crate::game::{Spell, Square};
 
@@ -31,13 +31,13 @@ pub(super) fn handles(spell: Spell) -> bool {
     )
 }
 
-pub(super) fn apply(w: &mut Weekend, l: &Line, aim: &Aim, conjurer: u32) -> Effect {
+pub(super) fn apply(w: &mut Weekend, cx: &mut Cx, l: &Line, aim: &Aim, conjurer: u32) -> Effect {
     match (l.spell, aim) {
         (Spell::Armageddon, _) => armageddon(w, &l.realm),
-        (Spell::OppnaPortal, Aim::Square(sq)) => portal(w, &l.realm, *sq),
+        (Spell::OppnaPortal, Aim::Square(sq)) => portal(w, cx, &l.realm, *sq),
         (Spell::Eldklot, Aim::Army(i)) => fireball(w, &l.realm, *i),
         (Spell::Virvelstrom, Aim::Fleet(i)) => whirlpool(w, &l.realm, *i),
-        (Spell::Teleportera, Aim::Teleport(i, to)) => teleport(w, &l.realm, *i, *to),
+        (Spell::Teleportera, Aim::Teleport(i, to)) => teleport(w, cx, &l.realm, *i, *to),
         (Spell::Antimagi, Aim::Realm(r)) => {
             record(w, l.spell, &l.realm, SpellTarget::Realm(r.clone()));
             Effect::Protected {
@@ -184,7 +184,7 @@ fn clear_out(gs: &mut GameState, fleets: &Keys, armies: &Keys) -> BTreeMap<Strin
 
 /// Teleport: the army stands on `to` before step 3 (Rulings 22): any land square but
 /// another realm's city; it leaves a fleet it was aboard; met enemies fight in step 4.
-fn teleport(w: &mut Weekend, caster: &str, i: usize, to: Square) -> Effect {
+fn teleport(w: &mut Weekend, cx: &mut Cx, caster: &str, i: usize, to: Square) -> Effect {
     let gs = &w.state;
     let land = gs.map.get(to).is_some_and(|m| m.terrain == Terrain::Land);
     let (owner, id, from) = (
@@ -192,23 +192,29 @@ fn teleport(w: &mut Weekend, caster: &str, i: usize, to: Square) -> Effect {
         gs.armies[i].id,
         gs.armies[i].square,
     );
-    let foreign_city = gs.cities.iter().any(|c| {
-        c.square == to && c.dimension == Dimension::Normal && !friends(gs, &owner, &c.owner)
+    let foreign_city = cx.ix.cities_on(gs, to).into_iter().any(|c| {
+        let c = &gs.cities[c];
+        c.dimension == Dimension::Normal && !friends(gs, &owner, &c.owner)
     });
     if !land || foreign_city {
         return Effect::Nothing;
     }
-    let enemy = gs
-        .armies
-        .iter()
-        .find(|a| a.square == to && !a.units.is_empty() && !friends(gs, &owner, &a.owner))
+    let enemy = cx
+        .ix
+        .armies_on(gs, to)
+        .into_iter()
+        .map(|j| &gs.armies[j])
+        .find(|a| {
+            a.dimension == Dimension::Normal
+                && !a.units.is_empty()
+                && !friends(gs, &owner, &a.owner)
+        })
         .map(|a| a.owner.clone());
-    for f in w.state.fleets.iter_mut().filter(|f| f.owner == owner) {
-        f.cargo.retain(|c| *c != id);
+    military::unload(&mut w.state, &owner, id);
+    index::relocate(&mut w.state, &mut cx.ix, &owner, Group::Army(id), to);
+    if let Some(j) = military::army_at(&w.state, &owner, id) {
+        w.state.armies[j].dimension = Dimension::Normal;
     }
-    let a = &mut w.state.armies[i];
-    a.square = to;
-    a.dimension = Dimension::Normal;
     let r = GroupRef::Army {
         owner: owner.clone(),
         id,
@@ -359,7 +365,7 @@ pub(super) fn portal_allowed(gs: &GameState, caster: &str, aim: &Aim) -> Result<
 
 /// Open Portal: a portal between the two squares (R-EVIL-15); what it then does is
 /// the Evil's step.
-fn portal(w: &mut Weekend, caster: &str, sq: Square) -> Effect {
+fn portal(w: &mut Weekend, cx: &mut Cx, caster: &str, sq: Square) -> Effect {
     let round = w.round();
     let Some(m) = w.state.map.squares.get_mut(&sq) else {
         return Effect::Nothing;
@@ -367,6 +373,7 @@ fn portal(w: &mut Weekend, caster: &str, sq: Square) -> Effect {
     if m.portal.is_some() {
         return Effect::Nothing;
     }
+    cx.portals.extend(m.owner.clone());
     m.portal = Some(Portal {
         opened_by: caster.to_string(),
         opened_round: round,
