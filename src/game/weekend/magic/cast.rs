@@ -89,7 +89,10 @@ pub(super) fn one(w: &mut Weekend, dice: &mut Dice, cx: &mut Cx, l: &Line) {
         Ok(a) => a,
         Err(why) => return refuse(w, why),
     };
-    let Some(realm) = w.state.realm(&l.realm) else {
+    let Some(at) = cx.ix.realm_at(&w.state, &l.realm) else {
+        return;
+    };
+    let Some(realm) = w.state.realms.get(at) else {
         return;
     };
     let (conjurer, stock) = (realm.positions.besvarjare, realm.stock);
@@ -102,7 +105,7 @@ pub(super) fn one(w: &mut Weekend, dice: &mut Dice, cx: &mut Cx, l: &Line) {
     let d10 = dice.d10();
     let success = d10 != 1 && conjurer.saturating_add(d10) > 10;
     let paid = if success || w.settings.spells.failed_cast_pays {
-        if let Some(r) = w.state.realm_mut(&l.realm) {
+        if let Some(r) = w.state.realms.get_mut(at) {
             r.stock = left;
         }
         cost
@@ -168,18 +171,23 @@ fn aim(gs: &GameState, cx: &Cx, l: &Line) -> Result<Aim, Why> {
     }
     match &l.target {
         Target::None => Ok(Aim::Own),
-        Target::Realm(r) => gs
-            .realm(r)
+        Target::Realm(r) => cx
+            .ix
+            .realm(gs, r)
             .filter(|x| !x.eliminated)
             .map(|x| Aim::Realm(x.name.clone()))
             .ok_or(Why::NoTarget),
-        Target::City(sq) => gs
-            .cities
-            .iter()
-            .position(|c| c.square == *sq && c.dimension == Dimension::Normal)
-            .or_else(|| gs.cities.iter().position(|c| c.square == *sq))
-            .map(Aim::City)
-            .ok_or(Why::NoTarget),
+        Target::City(sq) => {
+            let on = cx.ix.cities_on(gs, *sq);
+            let normal = on
+                .iter()
+                .copied()
+                .find(|&c| gs.cities[c].dimension == Dimension::Normal);
+            normal
+                .or(on.first().copied())
+                .map(Aim::City)
+                .ok_or(Why::NoTarget)
+        }
         Target::Army(sel) => army(gs, cx, &l.realm, *sel).map(Aim::Army),
         Target::Fleet(sel) => fleet(gs, cx, &l.realm, *sel).map(Aim::Fleet),
         Target::ArmyTo { army: sel, to } => {
@@ -248,7 +256,7 @@ fn allowed(gs: &GameState, cx: &Cx, l: &Line, aim: &Aim) -> Result<(), Why> {
     let Some(v) = victim(gs, &l.realm, aim).filter(|v| *v != l.realm) else {
         return Ok(());
     };
-    let evil = |r: &str| gs.realm(r).is_some_and(|x| x.is_evil);
+    let evil = |r: &str| cx.ix.realm(gs, r).is_some_and(|x| x.is_evil);
     if evil(&l.realm) && !evil(&v) && !cx.portals.contains(&v) {
         return Err(Why::NoPortal { realm: v });
     }

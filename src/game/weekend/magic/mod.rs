@@ -190,6 +190,7 @@ pub fn run_with(w: &mut Weekend, mut dice: Dice) {
         cast::one(w, &mut dice, &mut cx, l);
     }
     w.magic = reads::Spells::of(&w.state);
+    cx.ix.check(&w.state);
     w.keep(dice);
 }
 
