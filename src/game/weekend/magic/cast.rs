@@ -51,6 +51,9 @@ pub(super) struct Cx {
     pub done: BTreeSet<(String, Spell)>,
     pub ix: Index,
     pub portals: BTreeSet<String>,
+    /// Groups emptied this step, by (owner, number); removed once at its end.
+    pub dead_armies: BTreeSet<(String, u32)>,
+    pub dead_fleets: BTreeSet<(String, u32)>,
 }
 
 impl Cx {
@@ -66,6 +69,8 @@ impl Cx {
             done: BTreeSet::new(),
             ix: military::indexed(gs),
             portals,
+            dead_armies: BTreeSet::new(),
+            dead_fleets: BTreeSet::new(),
         }
     }
 }

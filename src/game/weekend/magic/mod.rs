@@ -189,6 +189,7 @@ pub fn run_with(w: &mut Weekend, mut dice: Dice) {
     for l in rest {
         cast::one(w, &mut dice, &mut cx, l);
     }
+    troops::sweep(&mut w.state, &mut cx);
     w.magic = reads::Spells::of(&w.state);
     cx.ix.check(&w.state);
     w.keep(dice);

@@ -33,10 +33,10 @@ pub(super) fn handles(spell: Spell) -> bool {
 
 pub(super) fn apply(w: &mut Weekend, cx: &mut Cx, l: &Line, aim: &Aim, conjurer: u32) -> Effect {
     match (l.spell, aim) {
-        (Spell::Armageddon, _) => armageddon(w, &l.realm),
+        (Spell::Armageddon, _) => armageddon(w, cx, &l.realm),
         (Spell::OppnaPortal, Aim::Square(sq)) => portal(w, cx, &l.realm, *sq),
-        (Spell::Eldklot, Aim::Army(i)) => fireball(w, &l.realm, *i),
-        (Spell::Virvelstrom, Aim::Fleet(i)) => whirlpool(w, &l.realm, *i),
+        (Spell::Eldklot, Aim::Army(i)) => fireball(w, cx, &l.realm, *i),
+        (Spell::Virvelstrom, Aim::Fleet(i)) => whirlpool(w, cx, &l.realm, *i),
         (Spell::Teleportera, Aim::Teleport(i, to)) => teleport(w, cx, &l.realm, *i, *to),
         (Spell::Antimagi, Aim::Realm(r)) => {
             record(w, l.spell, &l.realm, SpellTarget::Realm(r.clone()));
@@ -98,19 +98,20 @@ fn bless(w: &mut Weekend, l: &Line, aim: &Aim, conjurer: u32) -> Effect {
 }
 
 /// Fireball: the last unit of the army's line dies (R-SPELL-10).
-fn fireball(w: &mut Weekend, caster: &str, i: usize) -> Effect {
+fn fireball(w: &mut Weekend, cx: &mut Cx, caster: &str, i: usize) -> Effect {
     let a = &mut w.state.armies[i];
     let Some(unit) = a.units.pop() else {
         return Effect::Nothing;
     };
     let (owner, square, id) = (a.owner.clone(), a.square, a.id);
+    if a.units.is_empty() {
+        cx.dead_armies.insert((owner.clone(), id));
+    }
     let r = GroupRef::Army {
         owner: owner.clone(),
         id,
     };
     record(w, Spell::Eldklot, caster, SpellTarget::Group(r));
-    let armies = BTreeSet::from([(owner.clone(), id)]);
-    clear_out(&mut w.state, &BTreeSet::new(), &armies);
     Effect::Killed {
         owner,
         square,
@@ -121,7 +122,7 @@ fn fireball(w: &mut Weekend, caster: &str, i: usize) -> Effect {
 
 /// Whirlpool: the last ship of the fleet's line sinks; a fleet left without ships
 /// takes its cargo down with it.
-fn whirlpool(w: &mut Weekend, caster: &str, i: usize) -> Effect {
+fn whirlpool(w: &mut Weekend, cx: &mut Cx, caster: &str, i: usize) -> Effect {
     let f = &mut w.state.fleets[i];
     let Some(ship) = f.ships.pop() else {
         return Effect::Nothing;
@@ -132,46 +133,45 @@ fn whirlpool(w: &mut Weekend, caster: &str, i: usize) -> Effect {
         id,
     };
     record(w, Spell::Virvelstrom, caster, SpellTarget::Group(r));
-    let fleets = BTreeSet::from([(owner.clone(), id)]);
-    let drowned = clear_out(&mut w.state, &fleets, &BTreeSet::new());
+    let drowned = sink(&mut w.state, cx, i);
     Effect::Killed {
-        drowned: drowned.get(&owner).copied().unwrap_or(0),
         owner,
         square,
         piece: Piece::Ship(ship.kind),
+        drowned,
     }
 }
 
-type Keys = BTreeSet<(String, u32)>;
-
-/// Drop the listed fleets left without ships (their cargo drowns) and the listed
-/// armies left without units. Returns the army units drowned per owner.
-fn clear_out(gs: &mut GameState, fleets: &Keys, armies: &Keys) -> BTreeMap<String, u64> {
-    let key = |o: &str, id: u32| (o.to_string(), id);
-    let mut gone: Keys = armies.clone();
-    for f in gs
-        .fleets
-        .iter()
-        .filter(|f| f.ships.is_empty() && fleets.contains(&key(&f.owner, f.id)))
-    {
-        gone.extend(f.cargo.iter().map(|id| key(&f.owner, *id)));
+/// A fleet at place `i` left without ships: marked for removal, its cargo drowned.
+/// Returns the army units drowned.
+fn sink(gs: &mut GameState, cx: &mut Cx, i: usize) -> u64 {
+    let f = &gs.fleets[i];
+    if !f.ships.is_empty() {
+        return 0;
     }
-    gs.fleets
-        .retain(|f| !(f.ships.is_empty() && fleets.contains(&key(&f.owner, f.id))));
-    let mut drowned: BTreeMap<String, u64> = BTreeMap::new();
-    for a in gs.armies.iter_mut() {
-        if gone.contains(&key(&a.owner, a.id)) && !armies.contains(&key(&a.owner, a.id)) {
-            *drowned.entry(a.owner.clone()).or_default() += a.units.len() as u64;
-            a.units.clear();
+    let (owner, cargo) = (f.owner.clone(), f.cargo.clone());
+    cx.dead_fleets.insert((owner.clone(), f.id));
+    let mut drowned = 0u64;
+    for id in cargo {
+        if let Some(j) = military::army_at(gs, &owner, id) {
+            drowned += gs.armies[j].units.len() as u64;
+            gs.armies[j].units.clear();
+            cx.dead_armies.insert((owner.clone(), id));
         }
     }
-    let dead: Keys = gs
-        .armies
-        .iter()
-        .filter(|a| a.units.is_empty() && gone.contains(&key(&a.owner, a.id)))
-        .map(|a| key(&a.owner, a.id))
-        .collect();
-    if !dead.is_empty() {
+    drowned
+}
+
+/// Remove the groups emptied this step, in one pass each (the end of step 2).
+pub(super) fn sweep(gs: &mut GameState, cx: &mut Cx) {
+    let key = |o: &str, id: u32| (o.to_string(), id);
+    if !cx.dead_fleets.is_empty() {
+        let dead = &cx.dead_fleets;
+        gs.fleets
+            .retain(|f| !(f.ships.is_empty() && dead.contains(&key(&f.owner, f.id))));
+    }
+    if !cx.dead_armies.is_empty() {
+        let dead = &cx.dead_armies;
         gs.armies
             .retain(|a| !(a.units.is_empty() && dead.contains(&key(&a.owner, a.id))));
         for f in gs.fleets.iter_mut() {
@@ -179,7 +179,6 @@ fn clear_out(gs: &mut GameState, fleets: &Keys, armies: &Keys) -> BTreeMap<Strin
             f.cargo.retain(|id| !dead.contains(&key(&owner, *id)));
         }
     }
-    drowned
 }
 
 /// Teleport: the army stands on `to` before step 3 (Rulings 22): any land square but
@@ -248,11 +247,10 @@ fn friends(gs: &GameState, a: &str, b: &str) -> bool {
 
 /// Armageddon: every army group and fleet of every realm, both dimensions, loses half
 /// its line rounded up, from the tail (Rulings 20); Antimagic spares what it protects.
-fn armageddon(w: &mut Weekend, caster: &str) -> Effect {
+fn armageddon(w: &mut Weekend, cx: &mut Cx, caster: &str) -> Effect {
     let fleets_too = w.settings.spells.armageddon_fleets;
     let spared = spared(w, caster);
     let mut lost: BTreeMap<String, (u64, u64)> = BTreeMap::new();
-    let (mut armies, mut fleets) = (Keys::new(), Keys::new());
     for a in w.state.armies.iter_mut() {
         if spared.contains(&(a.owner.clone(), Group::Army(a.id))) || a.units.is_empty() {
             continue;
@@ -260,20 +258,26 @@ fn armageddon(w: &mut Weekend, caster: &str) -> Effect {
         let dead = a.units.len().div_ceil(2);
         a.units.truncate(a.units.len() - dead);
         lost.entry(a.owner.clone()).or_default().0 += dead as u64;
-        armies.insert((a.owner.clone(), a.id));
+        if a.units.is_empty() {
+            cx.dead_armies.insert((a.owner.clone(), a.id));
+        }
     }
-    for f in w.state.fleets.iter_mut().filter(|_| fleets_too) {
+    let mut sunk = Vec::new();
+    for (i, f) in w.state.fleets.iter_mut().enumerate().filter(|_| fleets_too) {
         if spared.contains(&(f.owner.clone(), Group::Fleet(f.id))) || f.ships.is_empty() {
             continue;
         }
         let dead = f.ships.len().div_ceil(2);
         f.ships.truncate(f.ships.len() - dead);
         lost.entry(f.owner.clone()).or_default().1 += dead as u64;
-        fleets.insert((f.owner.clone(), f.id));
+        if f.ships.is_empty() {
+            sunk.push(i);
+        }
     }
-    let drowned = clear_out(&mut w.state, &fleets, &armies);
-    for (realm, n) in drowned {
-        lost.entry(realm).or_default().0 += n;
+    for i in sunk {
+        let owner = w.state.fleets[i].owner.clone();
+        let drowned = sink(&mut w.state, cx, i);
+        lost.entry(owner).or_default().0 += drowned;
     }
     record(
         w,
