@@ -20,34 +20,14 @@ pub fn lines(ev: &MagicEvent, _gs: &GameState, _realm: &str, lang: Lang) -> Vec<
             cost,
             effect,
             ..
-        } => {
-            let order = Order::Cast {
-                spell: *spell,
-                target: target.clone(),
-            }
-            .render(lang);
-            let sum = conjurer.saturating_add(*d10);
-            let verdict = match (sv, success, *d10 == 1) {
-                (true, true, _) => "lyckades",
-                (true, false, true) => "misslyckades (en etta misslyckas alltid)",
-                (true, false, false) => "misslyckades",
-                (false, true, _) => "it worked",
-                (false, false, true) => "it failed (a natural 1 always fails)",
-                (false, false, false) => "it failed",
-            };
-            let head = pick(
-                format!("{order} — slag {d10} + Besvärjare {conjurer} = {sum}: {verdict}"),
-                format!("{order} — roll {d10} + Conjurer {conjurer} = {sum}: {verdict}"),
-            );
-            let paid = pick(
-                format!("kostade {}", cost.describe(lang)),
-                format!("cost {}", cost.describe(lang)),
-            );
-            match effect {
-                Some(e) => format!("{head} ({paid}). {}", effect_text(*spell, e, lang)),
-                None => format!("{head} ({paid})."),
-            }
-        }
+        } => cast_line(
+            *spell,
+            target,
+            (*conjurer, *d10, *success),
+            cost,
+            effect.as_ref(),
+            lang,
+        ),
         MagicEvent::Refused { spell, why, .. } => pick(
             format!(
                 "Formeln {} kastades inte: {} ({}).",
@@ -95,6 +75,45 @@ pub fn lines(ev: &MagicEvent, _gs: &GameState, _realm: &str, lang: Lang) -> Vec<
     vec![line]
 }
 
+/// The caster's line: the order, the roll, the price and what came of it.
+fn cast_line(
+    spell: Spell,
+    target: &crate::game::orders::Target,
+    (conjurer, d10, success): (u32, u32, bool),
+    cost: &crate::game::Resources,
+    effect: Option<&Effect>,
+    lang: Lang,
+) -> String {
+    let sv = lang == Lang::Sv;
+    let pick = |s: String, e: String| if sv { s } else { e };
+    let order = Order::Cast {
+        spell,
+        target: target.clone(),
+    }
+    .render(lang);
+    let sum = conjurer.saturating_add(d10);
+    let verdict = match (sv, success, d10 == 1) {
+        (true, true, _) => "lyckades",
+        (true, false, true) => "misslyckades (en etta misslyckas alltid)",
+        (true, false, false) => "misslyckades",
+        (false, true, _) => "it worked",
+        (false, false, true) => "it failed (a natural 1 always fails)",
+        (false, false, false) => "it failed",
+    };
+    let head = pick(
+        format!("{order} — slag {d10} + Besvärjare {conjurer} = {sum}: {verdict}"),
+        format!("{order} — roll {d10} + Conjurer {conjurer} = {sum}: {verdict}"),
+    );
+    let paid = pick(
+        format!("kostade {}", cost.describe(lang)),
+        format!("cost {}", cost.describe(lang)),
+    );
+    match effect {
+        Some(e) => format!("{head} ({paid}). {}", effect_text(spell, e, lang)),
+        None => format!("{head} ({paid})."),
+    }
+}
+
 fn why_text(why: &Why, lang: Lang) -> String {
     let sv = lang == Lang::Sv;
     match why {
@@ -132,20 +151,6 @@ pub fn effect_text(spell: Spell, e: &Effect, lang: Lang) -> String {
     let sv = lang == Lang::Sv;
     let pick = |s: String, e: String| if sv { s } else { e };
     match e {
-        Effect::Banned { realm, resource } => pick(
-            format!("{realm} producerar ingen {} i helgen.", resource.name(lang)),
-            format!("{realm} produces no {} this weekend.", resource.name(lang)),
-        ),
-        Effect::Boosted { resource, amount } => pick(
-            format!(
-                "+{} i produktionen i helgen, att använda från nästa runda.",
-                resource.count_text(*amount, lang)
-            ),
-            format!(
-                "+{} in this weekend's production, to use from next round.",
-                resource.count_text(*amount, lang)
-            ),
-        ),
         Effect::GroupBlessed {
             owner,
             group,
@@ -186,6 +191,47 @@ pub fn effect_text(spell: Spell, e: &Effect, lang: Lang) -> String {
                 ),
             ),
         },
+        Effect::Armageddon { units, ships } => pick(
+            format!("{units} arméenheter och {ships} skepp dog."),
+            format!("{units} army units and {ships} ships died."),
+        ),
+        Effect::Protected { realm, group } => {
+            let who = match group {
+                Some(g) => format!("{} ({realm})", group_text(*g, lang)),
+                None => realm.clone(),
+            };
+            pick(
+                format!("{who} skyddas i helgen mot alla andras formler."),
+                format!("{who} is protected this weekend from every other realm's spells."),
+            )
+        }
+        Effect::Portal { square } => pick(
+            format!("En portal är öppen på {square}."),
+            format!("A portal is open on {square}."),
+        ),
+        _ => realm_text(spell, e, lang),
+    }
+}
+
+/// What a spell on a realm, its stock or its production did.
+fn realm_text(spell: Spell, e: &Effect, lang: Lang) -> String {
+    let sv = lang == Lang::Sv;
+    let pick = |s: String, e: String| if sv { s } else { e };
+    match e {
+        Effect::Banned { realm, resource } => pick(
+            format!("{realm} producerar ingen {} i helgen.", resource.name(lang)),
+            format!("{realm} produces no {} this weekend.", resource.name(lang)),
+        ),
+        Effect::Boosted { resource, amount } => pick(
+            format!(
+                "+{} i produktionen i helgen, att använda från nästa runda.",
+                resource.count_text(*amount, lang)
+            ),
+            format!(
+                "+{} in this weekend's production, to use from next round.",
+                resource.count_text(*amount, lang)
+            ),
+        ),
         Effect::NoAttacks { realm, naval } => match (sv, naval) {
             (true, false) => format!("Inga arméer kan anfalla i {realm} i helgen."),
             (true, true) => format!("Inga skepp kan anfalla i {realm} i helgen."),
@@ -197,10 +243,6 @@ pub fn effect_text(spell: Spell, e: &Effect, lang: Lang) -> String {
             format!("{city} ({square}) lost {lost} population for good."),
         ),
         Effect::Ward { realm } => ward(spell, realm, lang),
-        Effect::Armageddon { units, ships } => pick(
-            format!("{units} arméenheter och {ships} skepp dog."),
-            format!("{units} army units and {ships} ships died."),
-        ),
         Effect::Revealed { found } => match found {
             Some((s, by)) => pick(
                 format!(
@@ -221,25 +263,11 @@ pub fn effect_text(spell: Spell, e: &Effect, lang: Lang) -> String {
             format!("{realm} förlorade {} ur förrådet.", lost.describe(lang)),
             format!("{realm} lost {} from its stock.", lost.describe(lang)),
         ),
-        Effect::Protected { realm, group } => {
-            let who = match group {
-                Some(g) => format!("{} ({realm})", group_text(*g, lang)),
-                None => realm.clone(),
-            };
-            pick(
-                format!("{who} skyddas i helgen mot alla andras formler."),
-                format!("{who} is protected this weekend from every other realm's spells."),
-            )
-        }
-        Effect::Portal { square } => pick(
-            format!("En portal är öppen på {square}."),
-            format!("A portal is open on {square}."),
-        ),
         Effect::Blocked { .. } => pick(
             "Antimagi skyddade målet; formeln verkade inte.".into(),
             "Antimagic protected the target; the spell had no effect.".into(),
         ),
-        Effect::Nothing => pick(
+        _ => pick(
             "Formeln fann inget att verka på.".into(),
             "The spell found nothing to act on.".into(),
         ),
