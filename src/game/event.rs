@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::weekend::economy::EconomyEvent;
+use super::weekend::evil::EvilEvent;
 use super::weekend::military::MilitaryEvent;
 
 /// The weekend's steps, in order (R-PHASE-1).
@@ -47,4 +48,6 @@ impl Event {
 pub enum What {
     Economy(EconomyEvent),
     Military(MilitaryEvent),
+    /// The Evil, portals, lava and treasures (R-EVIL).
+    Evil(EvilEvent),
 }

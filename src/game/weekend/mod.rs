@@ -10,6 +10,7 @@
 //! steps, not as a rewrite.
 
 pub mod economy;
+pub mod evil;
 pub mod military;
 
 use std::collections::BTreeSet;
@@ -137,12 +138,14 @@ pub fn resolve(
     economy::purchases(&mut w); // step 1
                                 // step 2, magic: the next part of the engine.
     military::movement(&mut w); // step 3
+    evil::after_movement(&mut w); // treasures found (R-EVIL-6)
     military::combat(&mut w); // step 4
     military::invitations(&mut w); // step 5
     economy::production(&mut w); // step 6
     economy::slave_revolt(&mut w); // step 7
     economy::overflow(&mut w); // step 8
     military::home_invitations(&mut w); // step 9
+    evil::end_of_weekend(&mut w); // treasures home, portals, sight (R-EVIL)
     economy::wrap_up(&mut w); // relations, capital and harbour, wishes, VP, victory
     w.finish()
 }

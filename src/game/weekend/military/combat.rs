@@ -12,10 +12,10 @@ use crate::game::combat::{fight, Battle, Winner};
 use crate::game::dice::Dice;
 use crate::game::event::{Step, What};
 use crate::game::orders::{Group, Order, Outcome, Wave};
-use crate::game::state::{GameState, Unit};
+use crate::game::state::{Dimension, GameState, Unit};
 use crate::game::Square;
 
-use super::super::Weekend;
+use super::super::{evil, Weekend};
 use super::forces::{self, Tagged};
 use super::{cities, AttackRefusal, BattleReport, MilitaryEvent, MoveStop};
 
@@ -314,20 +314,22 @@ fn move_army(gs: &mut GameState, realm: &str, id: u32, square: Square) {
 /// other realm with an army there; its groups (not those aboard ships), by number.
 fn land_defence(
     gs: &GameState,
-    attacker: &str,
+    attacker: (&str, Dimension),
     square: Square,
     against: Option<&str>,
 ) -> (Option<String>, Vec<u32>) {
+    let (attacker, dim) = attacker;
     let city_owner = match against {
         Some(enemy) => Some(enemy.to_string()),
         None => gs
             .cities
             .iter()
-            .find(|c| c.square == square && c.owner != attacker)
+            .find(|c| c.square == square && c.owner != attacker && c.dimension == dim)
             .map(|c| c.owner.clone()),
     };
+    // Only troops of the attacker's dimension fight it (R-EVIL-2).
     let ashore = |a: &&crate::game::state::ArmyGroup| {
-        a.square == square && forces::carrier(gs, &a.owner, a.id).is_none()
+        a.square == square && a.dimension == dim && forces::carrier(gs, &a.owner, a.id).is_none()
     };
     let realm = city_owner.or_else(|| {
         gs.armies
@@ -392,12 +394,15 @@ fn land(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) -> Option<W
         (from, g.units.clone())
     });
     let (_, fighting) = ready(w, a, found, |u: &Unit| u.built_round)?;
-    let (defender, def_ids) = land_defence(&w.state, &a.realm, a.square, a.against.as_deref());
+    let dim = evil::dimension_of(&w.state, &a.realm, a.group.id());
+    let (defender, def_ids) =
+        land_defence(&w.state, (&a.realm, dim), a.square, a.against.as_deref());
     let city = w
         .state
         .cities
         .iter()
         .find(|c| c.square == a.square && c.owner != a.realm && a.against.is_none())
+        .filter(|c| c.dimension == dim)
         .cloned();
     if defender.is_none() {
         refuse(w, a, AttackRefusal::NoEnemy);
@@ -432,16 +437,9 @@ fn land(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) -> Option<W
     let result = fight(&battle, dice);
     let winner = result.winner;
     // The attacking line, written back onto its group; then the defender's.
-    let kept = forces::survivors(
-        &fighting,
-        |(_, u)| forces::unit_piece(u),
-        &result.attacker_left,
-    );
-    let def_kept = forces::survivors(
-        &def_units,
-        |(_, u)| forces::unit_piece(u),
-        &result.defender_left,
-    );
+    // Split higher demons come back as lower ones (R-EVIL-10).
+    let kept = evil::survivors(&fighting, &result.attacker_left);
+    let def_kept = evil::survivors(&def_units, &result.defender_left);
     forces::write_back_armies(&mut w.state, &def_groups, &def_kept);
     if let Some(c) = &city {
         if let Some(cm) = w.state.cities.iter_mut().find(|x| x.square == c.square) {
@@ -513,7 +511,6 @@ fn after_attack(w: &mut Weekend, a: &Attack, kept: &[(usize, Unit)], moves_in: b
     };
     let round = w.round();
     let units = w.state.armies[i].units.clone();
-    let kept_idx: Vec<usize> = kept.iter().map(|(k, _)| *k).collect();
     let survivors: Vec<Unit> = kept.iter().map(|(_, u)| *u).collect();
     let stay: Vec<Unit> = units
         .iter()
@@ -521,12 +518,7 @@ fn after_attack(w: &mut Weekend, a: &Attack, kept: &[(usize, Unit)], moves_in: b
         .filter(|u| u.built_round >= round)
         .collect();
     if !moves_in {
-        let all: Vec<Unit> = units
-            .iter()
-            .enumerate()
-            .filter(|(k, u)| kept_idx.contains(k) || u.built_round >= round)
-            .map(|(_, u)| *u)
-            .collect();
+        let all = evil::kept_in_place(&units, kept, round);
         if all.is_empty() {
             forces::remove_army(&mut w.state, &a.realm, id);
         } else {

@@ -11,10 +11,10 @@ use std::collections::BTreeMap;
 
 use crate::game::event::{Step, What};
 use crate::game::orders::{Group, Order, Piece};
-use crate::game::state::{GameState, Terrain};
+use crate::game::state::{Dimension, GameState, Terrain};
 use crate::game::{Square, UnitKind};
 
-use super::super::Weekend;
+use super::super::{evil, Weekend};
 use super::forces;
 use super::{MilitaryEvent, MoveRefusal};
 
@@ -215,10 +215,22 @@ fn mutual_friends(gs: &GameState, a: &str, b: &str) -> bool {
 
 /// The first realm, not a friend, with troops of the mover's kind on `sq`.
 pub(super) fn enemy_on(gs: &GameState, realm: &str, sq: Square, army: bool) -> Option<String> {
+    enemy_on_in(gs, realm, sq, army, Dimension::Normal)
+}
+
+/// As `enemy_on`, among the armies of dimension `dim` (R-EVIL-2).
+fn enemy_on_in(
+    gs: &GameState,
+    realm: &str,
+    sq: Square,
+    army: bool,
+    dim: Dimension,
+) -> Option<String> {
     if army {
         gs.armies
             .iter()
-            .filter(|a| a.square == sq && forces::carrier(gs, &a.owner, a.id).is_none())
+            .filter(|a| a.square == sq && a.dimension == dim)
+            .filter(|a| forces::carrier(gs, &a.owner, a.id).is_none())
             .find(|a| !mutual_friends(gs, realm, &a.owner))
             .map(|a| a.owner.clone())
     } else {
@@ -240,7 +252,7 @@ fn passable(gs: &GameState, realm: &str, group: Group, sq: Square) -> bool {
                 return false;
             };
             let units = &gs.armies[i].units;
-            !sea || units.iter().any(|u| u.kind == UnitKind::Vattenelementar)
+            !sea || evil::goes_anywhere(&gs.armies[i]) || units.iter().any(|u| u.kind == UnitKind::Vattenelementar)
                 || units.iter().all(|u| u.kind == UnitKind::Luftelementar)
         }
         Group::Fleet(_) => {
@@ -292,12 +304,31 @@ fn move_group(w: &mut Weekend, spent: &mut Spent, realm: &str, group: Group, pat
             stop = Some(MoveStop::OutOfPoints);
             break;
         }
+        if let Group::Army(id) = group {
+            match evil::portal_step(w, realm, id, at, sq) {
+                Some(true) => {
+                    steps += 1;
+                    continue;
+                }
+                Some(false) => {
+                    stop = Some(MoveStop::Blocked { square: sq });
+                    break;
+                }
+                None => {}
+            }
+        }
         if !at.neighbours(w_, h_, diagonal).contains(&sq) || !passable(&w.state, realm, group, sq) {
             stop = Some(MoveStop::Blocked { square: sq });
             break;
         }
-        if group.is_army() {
-            if let Some(c) = w.state.cities.iter().find(|c| c.square == sq) {
+        if let Group::Army(id) = group {
+            if evil::leashed(w, realm, id, sq) {
+                stop = Some(MoveStop::Blocked { square: sq });
+                break;
+            }
+            let dim = evil::dimension_of(&w.state, realm, id);
+            let city = w.state.cities.iter().find(|c| c.square == sq && c.dimension == dim);
+            if let Some(c) = city {
                 if !mutual_friends(&w.state, realm, &c.owner) {
                     stop = Some(MoveStop::EnemyCity { square: sq });
                     break;
@@ -306,7 +337,16 @@ fn move_group(w: &mut Weekend, spent: &mut Spent, realm: &str, group: Group, pat
         }
         at = sq;
         steps += 1;
-        if let Some(enemy) = enemy_on(&w.state, realm, sq, group.is_army()) {
+        if let Group::Army(id) = group {
+            if !evil::entered(w, realm, id, sq) {
+                return; // the lava took the last unit (R-EVIL-3)
+            }
+        }
+        let dim = match group {
+            Group::Army(id) => evil::dimension_of(&w.state, realm, id),
+            Group::Fleet(_) => Dimension::Normal,
+        };
+        if let Some(enemy) = enemy_on_in(&w.state, realm, sq, group.is_army(), dim) {
             stop = Some(MoveStop::Enemy { realm: enemy });
             break;
         }
@@ -447,9 +487,12 @@ fn merge(w: &mut Weekend, realm: &str, group: Group, other: u32) {
                 return;
             };
             let moved = w.state.armies[j].units.clone();
+            let treasure = w.state.armies[j].treasure;
             forces::remove_army(&mut w.state, realm, other);
             if let Some(i) = forces::army_at(&w.state, realm, id) {
                 w.state.armies[i].units.extend(moved);
+                // Treasure goes with the units (R-EVIL-6).
+                w.state.armies[i].treasure = w.state.armies[i].treasure.plus(&treasure);
             }
         }
         Group::Fleet(id) => {

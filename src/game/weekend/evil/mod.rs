@@ -1,0 +1,233 @@
+//! The Evil at the weekend (R-EVIL-1..21): the mirrored dimension and its lava,
+//! portals (who passes, how long they stay open, who sees them), demons (a slain
+//! higher demon splits, higher demons fly, the leash), treasures, the Evil's plunder
+//! and razing cost, and what the Evil and its neighbours see. One file per topic; this
+//! file holds the hooks the military steps call, the pipeline's entry points and the
+//! family's events.
+
+mod demons;
+mod lava;
+mod plunder;
+mod portals;
+mod sight;
+mod treasures;
+
+pub use demons::{kept_in_place, survivors};
+pub use lava::lava_roll;
+pub use plunder::CityOutcome;
+pub use portals::lifetime_with;
+pub use treasures::{credit, pick_up_with};
+
+use serde::{Deserialize, Serialize};
+
+use super::Weekend;
+use crate::game::event::{Step, What};
+use crate::game::orders::Outcome;
+use crate::game::state::{ArmyGroup, City, Dimension, GameState};
+use crate::game::{Resources, Square, UnitKind};
+
+/// What the Evil's rules did, as data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EvilEvent {
+    /// R-EVIL-3: the lava roll (d10, 1–2 kills) for an army entering a lava square;
+    /// `lost` is the unit that died, the last in its cannon-fodder order.
+    Lava {
+        realm: String,
+        army: u32,
+        square: Square,
+        roll: u32,
+        lost: Option<UnitKind>,
+    },
+    /// R-EVIL-15: the army went through the portal on `square` into `to`.
+    ThroughPortal {
+        realm: String,
+        army: u32,
+        square: Square,
+        to: Dimension,
+    },
+    /// R-EVIL-15: no troops pass a portal in the round it was opened.
+    PortalTooNew {
+        realm: String,
+        army: u32,
+        square: Square,
+    },
+    /// R-EVIL-11/17: demons stay within `leash` squares of a portal.
+    Leash {
+        realm: String,
+        army: u32,
+        square: Square,
+        leash: u16,
+    },
+    /// R-EVIL-18: no Evil troops near the portal; it closes after that round.
+    PortalFading {
+        square: Square,
+        roll: u32,
+        closes_after_round: u32,
+    },
+    /// R-EVIL-18: Evil troops came back near a fading portal; it stays open.
+    PortalHeld { square: Square },
+    PortalClosed { square: Square },
+    /// R-EVIL-19: a portal in the realm's land, as the realm sees it.
+    PortalSeen {
+        realm: String,
+        square: Square,
+        closes_after_round: Option<u32>,
+    },
+    /// R-EVIL-6/8: an army stopped on a treasure; `found` on 1–7.
+    TreasureFound {
+        realm: String,
+        army: u32,
+        square: Square,
+        roll: u32,
+        found: Resources,
+    },
+    /// R-EVIL-8 result 8: the GM decides (seen by no realm; the GM is told).
+    TreasureForGm {
+        realm: String,
+        army: u32,
+        square: Square,
+    },
+    /// R-EVIL-7: a new treasure lies on a rock square.
+    TreasureNew { square: Square },
+    /// R-EVIL-6: carried treasure credited in one of the realm's cities.
+    TreasureCredited {
+        realm: String,
+        army: u32,
+        city: Square,
+        resources: Resources,
+    },
+    /// Rulings 55: the army carrying it is gone, and so is the treasure.
+    TreasureLost {
+        realm: String,
+        army: u32,
+        resources: Resources,
+    },
+    /// R-EVIL-12: the Evil's plunder (or a plunder of the Evil): the city's production
+    /// this round, its whole population into `into`, `vp` taken from the loser.
+    Plundered {
+        square: Square,
+        city: String,
+        attacker: String,
+        defender: String,
+        production: Resources,
+        population: u32,
+        into: Option<Square>,
+        vp: i64,
+    },
+    /// R-EVIL-12: razing costs the razer 5 of each crystal; `paid` false when it
+    /// could not pay, and the city was plundered instead.
+    RazeCost {
+        realm: String,
+        square: Square,
+        cost: Resources,
+        paid: bool,
+    },
+    /// R-EVIL-19: an army within sight, with its units.
+    Sighted {
+        realm: String,
+        owner: String,
+        army: u32,
+        square: Square,
+        dimension: Dimension,
+        units: Vec<(UnitKind, u32)>,
+    },
+    /// R-EVIL-19: a city seen from the Evil dimension.
+    CitySighted {
+        realm: String,
+        owner: String,
+        square: Square,
+        name: String,
+    },
+}
+
+/// Record an Evil event seen by `seen_by`.
+fn emit(w: &mut Weekend, step: Step, seen_by: Vec<String>, ev: EvilEvent) {
+    w.emit(step, seen_by, What::Evil(ev));
+}
+
+/// The Evil realm's name, when the game has one.
+pub fn evil_realm(gs: &GameState) -> Option<&str> {
+    gs.realms
+        .iter()
+        .find(|r| r.is_evil)
+        .map(|r| r.name.as_str())
+}
+
+fn is_evil(gs: &GameState, realm: &str) -> bool {
+    gs.realm(realm).is_some_and(|r| r.is_evil)
+}
+
+/// Movement hook: may this army stand on any square of its dimension? True in the
+/// Evil dimension (rock and lava, Rulings 53) and for a group with a higher demon,
+/// which carries it over water (R-EVIL-10, Rulings 56).
+pub fn goes_anywhere(a: &ArmyGroup) -> bool {
+    a.dimension == Dimension::Evil || a.units.iter().any(|u| u.kind == UnitKind::HogreDemon)
+}
+
+/// Movement hook: a step onto the square the army stands on is a step through its
+/// portal (R-EVIL-15). Returns None when `to` is not the army's own square, Some(true)
+/// when it went through, Some(false) when refused (the move stops).
+pub fn portal_step(w: &mut Weekend, realm: &str, army: u32, at: Square, to: Square) -> Option<bool> {
+    (at == to).then(|| portals::pass(w, realm, army, at))
+}
+
+/// Movement hook: true when the Evil's demons may not enter `to` (R-EVIL-11/17).
+pub fn leashed(w: &mut Weekend, realm: &str, army: u32, to: Square) -> bool {
+    demons::leashed(w, realm, army, to)
+}
+
+/// Movement hook: the army entered `to`; normal troops on lava roll (R-EVIL-3).
+/// Returns false when the army is gone.
+pub fn entered(w: &mut Weekend, realm: &str, army: u32, to: Square) -> bool {
+    lava::entered(w, realm, army, to)
+}
+
+/// The dimension an army is in (Normal when it is not found).
+pub fn dimension_of(gs: &GameState, realm: &str, army: u32) -> Dimension {
+    gs.army(realm, army).map_or(Dimension::Normal, |a| a.dimension)
+}
+
+/// Combat hook: a won city the Evil attacked, or the Evil's city a normal realm
+/// attacked, is settled by R-EVIL-12; any other city the usual way.
+pub fn settle_city(
+    w: &mut Weekend,
+    attacker: &str,
+    city: &City,
+    outcome: Option<Outcome>,
+) -> CityOutcome {
+    if !is_evil(&w.state, attacker) && !is_evil(&w.state, &city.owner) {
+        return CityOutcome::Usual(outcome);
+    }
+    plunder::settle(w, attacker, city, outcome)
+}
+
+/// After step 3: treasures picked up (R-EVIL-6).
+pub fn after_movement(w: &mut Weekend) {
+    if w.state.evil.is_none() && !w.state.map.squares.values().any(|m| m.treasure) {
+        return;
+    }
+    let dice = w.dice("evil/treasure");
+    treasures::pick_up_with(w, dice);
+}
+
+/// Before the wrap-up: treasures credited or lost, portal lifetime, sight.
+pub fn end_of_weekend(w: &mut Weekend) {
+    treasures::credit(w);
+    treasures::lost(w);
+    let dice = w.dice("evil/portal");
+    portals::lifetime_with(w, dice);
+    sight::run(w);
+}
+
+/// Squares within `r` king moves of `c` on the map.
+fn around(gs: &GameState, c: Square, r: u16) -> impl Iterator<Item = Square> {
+    let (w, h) = (gs.map.width, gs.map.height);
+    let (c0, r0) = (c.col().saturating_sub(r), c.row().saturating_sub(r));
+    let (c1, r1) = (c.col().saturating_add(r), c.row().saturating_add(r));
+    (r0..=r1).flat_map(move |row| {
+        (c0..=c1).filter_map(move |col| {
+            Square::new(col, row).filter(|s| s.col() < w && s.row() <= h)
+        })
+    })
+}

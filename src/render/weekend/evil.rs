@@ -1,0 +1,171 @@
+//! The Evil's events as report lines, per language: lava, portals, treasures, the
+//! Evil's plunder and razing cost, and what was sighted near portals (R-EVIL).
+
+use crate::game::state::Dimension;
+use crate::game::weekend::evil::EvilEvent;
+use crate::game::{GameState, Lang, Square, UnitKind};
+
+/// `3 högre demoner, 1 lägre demon` / `3 higher demons, 1 lower demon`.
+fn units_text(units: &[(UnitKind, u32)], lang: Lang) -> String {
+    units
+        .iter()
+        .map(|(k, n)| {
+            let (one, many) = k.names(lang);
+            format!("{n} {}", if *n == 1 { one } else { many })
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn dim_text(d: Dimension, lang: Lang) -> &'static str {
+    match (d, lang) {
+        (Dimension::Normal, Lang::Sv) => "den vanliga dimensionen",
+        (Dimension::Normal, Lang::En) => "the normal dimension",
+        (Dimension::Evil, Lang::Sv) => "Ondskans dimension",
+        (Dimension::Evil, Lang::En) => "the Evil's dimension",
+    }
+}
+
+/// The lines `realm` reads about `ev`.
+pub fn lines(ev: &EvilEvent, _gs: &GameState, _realm: &str, lang: Lang) -> Vec<String> {
+    let sv = lang == Lang::Sv;
+    let pick = |s: String, e: String| if sv { s } else { e };
+    let line = match ev {
+        EvilEvent::Lava { army, square, roll, lost, .. } => lava(*army, *square, *roll, *lost, lang),
+        EvilEvent::ThroughPortal { army, square, to, .. } => pick(
+            format!("Armé {army} gick genom portalen på {square} till {}.", dim_text(*to, lang)),
+            format!("Army {army} went through the portal on {square} into {}.", dim_text(*to, lang)),
+        ),
+        EvilEvent::PortalTooNew { army, square, .. } => pick(
+            format!("Armé {army}: portalen på {square} öppnades i år; ingen går igenom den förrän nästa runda (R-EVIL-15)."),
+            format!("Army {army}: the portal on {square} was opened this round; no troops pass it until next round (R-EVIL-15)."),
+        ),
+        EvilEvent::Leash { army, square, leash, .. } => pick(
+            format!("Armé {army} stannade: {square} ligger mer än {leash} rutor från en portal (R-EVIL-17)."),
+            format!("Army {army} stopped: {square} is more than {leash} squares from a portal (R-EVIL-17)."),
+        ),
+        EvilEvent::PortalFading { square, roll, closes_after_round } => pick(
+            format!("Inga av Ondskans trupper är nära portalen på {square} (1T4: {roll}); den stängs efter runda {closes_after_round}."),
+            format!("No Evil troops are near the portal on {square} (1d4: {roll}); it closes after round {closes_after_round}."),
+        ),
+        EvilEvent::PortalHeld { square } => pick(
+            format!("Ondskans trupper är tillbaka vid portalen på {square}; den förblir öppen."),
+            format!("Evil troops are back near the portal on {square}; it stays open."),
+        ),
+        EvilEvent::PortalClosed { square } => pick(
+            format!("Portalen på {square} har stängts."),
+            format!("The portal on {square} has closed."),
+        ),
+        EvilEvent::PortalSeen { square, closes_after_round, .. } => portal_seen(*square, *closes_after_round, lang),
+        EvilEvent::TreasureFound { army, square, roll, found, .. } => {
+            if found.is_zero() {
+                pick(
+                    format!("Armé {army} fann en skatt på {square} (1T8: {roll}); spelledaren bestämmer vad den innehåller."),
+                    format!("Army {army} found a treasure on {square} (1d8: {roll}); the GM decides what it holds."),
+                )
+            } else {
+                pick(
+                    format!("Armé {army} fann en skatt på {square} (1T8: {roll}): {}. Den räknas er till godo när armén når en av era städer.", found.describe(lang)),
+                    format!("Army {army} found a treasure on {square} (1d8: {roll}): {}. It is yours once the army reaches one of your cities.", found.describe(lang)),
+                )
+            }
+        }
+        EvilEvent::TreasureForGm { realm, army, square } => pick(
+            format!("Skatt åt spelledaren: {realm}s armé {army} på {square} slog 8."),
+            format!("Treasure for the GM: {realm}'s army {army} on {square} rolled 8."),
+        ),
+        EvilEvent::TreasureNew { square } => pick(
+            format!("En ny skatt finns på {square} i Ondskans dimension."),
+            format!("A new treasure lies on {square} in the Evil's dimension."),
+        ),
+        EvilEvent::TreasureCredited { army, city, resources, .. } => pick(
+            format!("Armé {army} kom hem till {city} med sin skatt: {}.", resources.describe(lang)),
+            format!("Army {army} brought its treasure home to {city}: {}.", resources.describe(lang)),
+        ),
+        EvilEvent::TreasureLost { army, resources, .. } => pick(
+            format!("Armé {army} finns inte längre, och skatten den bar ({}) är förlorad.", resources.describe(lang)),
+            format!("Army {army} is gone, and the treasure it carried ({}) is lost.", resources.describe(lang)),
+        ),
+        EvilEvent::Plundered { .. } => plundered(ev, lang),
+        EvilEvent::RazeCost { square, cost, paid, .. } => {
+            let cost = cost.describe(lang);
+            match (paid, sv) {
+                (true, true) => format!("Att skövla staden på {square} kostade {cost} (R-EVIL-12)."),
+                (true, false) => format!("Razing the city on {square} cost {cost} (R-EVIL-12)."),
+                (false, true) => format!("Staden på {square} kunde inte skövlas: det kostar {cost} (R-EVIL-12); den plundrades i stället."),
+                (false, false) => format!("The city on {square} could not be razed: it costs {cost} (R-EVIL-12); it was plundered instead."),
+            }
+        }
+        EvilEvent::Sighted { owner, army, square, dimension, units, .. } => pick(
+            format!("Synligt: {owner}s armé {army} på {square} ({}): {}.", dim_text(*dimension, lang), units_text(units, lang)),
+            format!("Seen: {owner}'s army {army} on {square} ({}): {}.", dim_text(*dimension, lang), units_text(units, lang)),
+        ),
+        EvilEvent::CitySighted { owner, square, name, .. } => pick(
+            format!("Synligt: {owner}s stad {name} på {square} i Ondskans dimension."),
+            format!("Seen: {owner}'s city {name} on {square} in the Evil's dimension."),
+        ),
+    };
+    vec![line]
+}
+
+fn lava(army: u32, square: Square, roll: u32, lost: Option<UnitKind>, lang: Lang) -> String {
+    match (lost, lang) {
+        (Some(k), Lang::Sv) => format!(
+            "Armé {army} gick ut i lavan på {square} (1T10: {roll}); 1 {} dog (R-EVIL-3).",
+            k.names(lang).0
+        ),
+        (Some(k), Lang::En) => format!(
+            "Army {army} went onto the lava on {square} (1d10: {roll}); 1 {} died (R-EVIL-3).",
+            k.names(lang).0
+        ),
+        (None, Lang::Sv) => {
+            format!("Armé {army} gick ut i lavan på {square} (1T10: {roll}) utan förluster.")
+        }
+        (None, Lang::En) => {
+            format!("Army {army} went onto the lava on {square} (1d10: {roll}) without loss.")
+        }
+    }
+}
+
+fn portal_seen(square: Square, closes: Option<u32>, lang: Lang) -> String {
+    match (closes, lang) {
+        (None, Lang::Sv) => format!("Det finns en öppen portal på {square} i ert land."),
+        (None, Lang::En) => format!("There is an open portal on {square} in your land."),
+        (Some(r), Lang::Sv) => {
+            format!("Det finns en öppen portal på {square} i ert land; den stängs efter runda {r}.")
+        }
+        (Some(r), Lang::En) => {
+            format!("There is an open portal on {square} in your land; it closes after round {r}.")
+        }
+    }
+}
+
+fn plundered(ev: &EvilEvent, lang: Lang) -> String {
+    let EvilEvent::Plundered {
+        square,
+        city,
+        attacker,
+        defender,
+        production,
+        population,
+        into,
+        vp,
+    } = ev
+    else {
+        return String::new();
+    };
+    let prod = production.describe(lang);
+    let into = match (into, lang) {
+        (Some(sq), Lang::Sv) => format!(" till {sq}"),
+        (Some(sq), Lang::En) => format!(" to {sq}"),
+        (None, _) => String::new(),
+    };
+    match lang {
+        Lang::Sv => format!(
+            "{attacker} plundrade {city} ({square}) från {defender}: {prod}, hela befolkningen ({population}) fördes{into}, och {vp} VP gick från {defender} till {attacker} (R-EVIL-12)."
+        ),
+        Lang::En => format!(
+            "{attacker} plundered {city} ({square}) from {defender}: {prod}, its whole population ({population}) was taken{into}, and {vp} VP passed from {defender} to {attacker} (R-EVIL-12)."
+        ),
+    }
+}
