@@ -169,3 +169,22 @@ fn plundered(ev: &EvilEvent, lang: Lang) -> String {
         ),
     }
 }
+
+/// What the GM must decide from the weekend's events (R-EVIL-8 result 8), in `lang`.
+pub fn gm_lines(events: &[crate::game::event::Event], lang: Lang) -> Vec<String> {
+    use crate::game::event::What;
+    events
+        .iter()
+        .filter_map(|e| match &e.what {
+            What::Evil(ev @ EvilEvent::TreasureForGm { .. }) => Some(ev),
+            _ => None,
+        })
+        .flat_map(|ev| match ev {
+            EvilEvent::TreasureForGm { realm, army, square } => vec![match lang {
+                Lang::Sv => format!("Skatt åt spelledaren: {realm}s armé {army} på {square} slog 8."),
+                Lang::En => format!("Treasure for the GM: {realm}'s army {army} on {square} rolled 8."),
+            }],
+            _ => Vec::new(),
+        })
+        .collect()
+}
