@@ -138,8 +138,8 @@ pub fn resolve(
     economy::purchases(&mut w); // step 1
                                 // step 2, magic: the next part of the engine.
     military::movement(&mut w); // step 3
-    evil::after_movement(&mut w); // treasures found (R-EVIL-6)
     military::combat(&mut w); // step 4
+    evil::after_combat(&mut w); // treasures found (R-EVIL-6, Rulings 52)
     military::invitations(&mut w); // step 5
     economy::production(&mut w); // step 6
     economy::slave_revolt(&mut w); // step 7

@@ -202,8 +202,8 @@ pub fn settle_city(
     plunder::settle(w, attacker, city, outcome)
 }
 
-/// After step 3: treasures picked up (R-EVIL-6).
-pub fn after_movement(w: &mut Weekend) {
+/// After step 4: treasures picked up (R-EVIL-6, docs/rules.md Rulings 52).
+pub fn after_combat(w: &mut Weekend) {
     if w.state.evil.is_none() && !w.state.map.squares.values().any(|m| m.treasure) {
         return;
     }

@@ -27,7 +27,7 @@ pub fn table(roll: u32) -> Option<(Resource, u32)> {
     })
 }
 
-/// After step 3, with the given dice: every normal army on a treasure picks it up.
+/// After step 4, with the given dice: every normal army on a treasure picks it up.
 pub fn pick_up_with(w: &mut Weekend, mut dice: Dice) {
     let finders: Vec<(String, u32, Square)> = w
         .state
@@ -67,14 +67,14 @@ fn take(w: &mut Weekend, dice: &mut Dice, realm: &str, army: u32, square: Square
         roll,
         found,
     };
-    emit(w, Step::Movement, vec![realm.to_string()], ev);
+    emit(w, Step::Combat, vec![realm.to_string()], ev);
     if table(roll).is_none() {
         let ev = EvilEvent::TreasureForGm {
             realm: realm.to_string(),
             army,
             square,
         };
-        emit(w, Step::Movement, Vec::new(), ev);
+        emit(w, Step::Combat, Vec::new(), ev);
     }
     respawn(w, dice, square);
 }
@@ -91,7 +91,7 @@ fn respawn(w: &mut Weekend, dice: &mut Dice, taken: Square) {
         m.treasure = true;
     }
     let seen: Vec<String> = evil_realm(&w.state).map(str::to_string).into_iter().collect();
-    emit(w, Step::Movement, seen, EvilEvent::TreasureNew { square: at });
+    emit(w, Step::Combat, seen, EvilEvent::TreasureNew { square: at });
 }
 
 fn free_rock(gs: &GameState, taken: Square) -> Vec<Square> {
