@@ -130,8 +130,14 @@ fn fight(gs: &GameState, o: &Orders, rolls: &[u32]) -> (GameState, Vec<Event>) {
 #[test]
 fn r_evil_1_rulings_53_sea_is_rock_and_land_is_lava_in_the_evil_dimension() {
     let gs = game();
-    assert_eq!(gs.map.get(sq("B4")).unwrap().evil_terrain, EvilTerrain::Lava);
-    assert_eq!(gs.map.get(sq("A1")).unwrap().evil_terrain, EvilTerrain::Rock);
+    assert_eq!(
+        gs.map.get(sq("B4")).unwrap().evil_terrain,
+        EvilTerrain::Lava
+    );
+    assert_eq!(
+        gs.map.get(sq("A1")).unwrap().evil_terrain,
+        EvilTerrain::Rock
+    );
 }
 
 #[test]
@@ -154,7 +160,14 @@ fn r_evil_3_rulings_54_a_lava_roll_of_2_kills_the_last_unit() {
 #[test]
 fn r_evil_3_rulings_54_a_lava_roll_of_3_spares_the_army() {
     let mut gs = game();
-    army(&mut gs, GEN, 1, "C4", Dimension::Evil, units(&[(2, LattInfanteri)]));
+    army(
+        &mut gs,
+        GEN,
+        1,
+        "C4",
+        Dimension::Evil,
+        units(&[(2, LattInfanteri)]),
+    );
     let o = Orders::default();
     let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
     let mut dice = Dice::scripted("test", &[3]);
@@ -165,7 +178,14 @@ fn r_evil_3_rulings_54_a_lava_roll_of_3_spares_the_army() {
 #[test]
 fn r_evil_3_the_lava_takes_the_last_unit_and_the_army_is_gone() {
     let mut gs = game();
-    army(&mut gs, GEN, 1, "C4", Dimension::Evil, units(&[(1, LattInfanteri)]));
+    army(
+        &mut gs,
+        GEN,
+        1,
+        "C4",
+        Dimension::Evil,
+        units(&[(1, LattInfanteri)]),
+    );
     let o = Orders::default();
     let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
     let mut dice = Dice::scripted("test", &[1]);
@@ -199,7 +219,14 @@ fn r_evil_3_rulings_54_each_lava_square_entered_is_rolled_once() {
 #[test]
 fn r_evil_3_the_evils_demons_are_immune_to_lava() {
     let mut gs = game();
-    army(&mut gs, EVIL, 1, "C3", Dimension::Evil, units(&[(1, HogreDemon)]));
+    army(
+        &mut gs,
+        EVIL,
+        1,
+        "C3",
+        Dimension::Evil,
+        units(&[(1, HogreDemon)]),
+    );
     let (after, events) = movement(&gs, &orders(&[(EVIL, vec![mv(1, &["D3", "E3"])])]));
     assert_eq!(group(&after, EVIL, 1).square, sq("E3"));
     assert!(!evil_events(&events)
@@ -213,7 +240,14 @@ fn r_evil_3_the_evils_demons_are_immune_to_lava() {
 fn r_evil_15_an_army_steps_through_a_portal_by_naming_its_square() {
     let mut gs = game();
     // E3 is Genogien's land; the portal on B4 lies in it too.
-    army(&mut gs, GEN, 1, "B4", Dimension::Normal, units(&[(3, TungtInfanteri)]));
+    army(
+        &mut gs,
+        GEN,
+        1,
+        "B4",
+        Dimension::Normal,
+        units(&[(3, TungtInfanteri)]),
+    );
     let (after, events) = movement(&gs, &orders(&[(GEN, vec![mv(1, &["B4"])])]));
     let g = group(&after, GEN, 1);
     assert_eq!(g.dimension, Dimension::Evil);
@@ -221,7 +255,10 @@ fn r_evil_15_an_army_steps_through_a_portal_by_naming_its_square() {
     let ev = evil_events(&events);
     assert!(matches!(
         ev[0],
-        EvilEvent::ThroughPortal { to: Dimension::Evil, .. }
+        EvilEvent::ThroughPortal {
+            to: Dimension::Evil,
+            ..
+        }
     ));
     // Arriving on the lava of B4 is entering a lava square (Rulings 54).
     assert!(matches!(ev[1], EvilEvent::Lava { .. }));
@@ -242,7 +279,14 @@ fn r_evil_15_an_army_comes_back_through_the_portal() {
 fn r_evil_15_no_troops_pass_a_portal_in_the_round_it_was_opened() {
     let mut gs = game();
     portal(&mut gs, "B4", ROUND);
-    army(&mut gs, GEN, 1, "B4", Dimension::Normal, units(&[(1, TungtInfanteri)]));
+    army(
+        &mut gs,
+        GEN,
+        1,
+        "B4",
+        Dimension::Normal,
+        units(&[(1, TungtInfanteri)]),
+    );
     let (after, events) = movement(&gs, &orders(&[(GEN, vec![mv(1, &["B4"])])]));
     assert_eq!(group(&after, GEN, 1).dimension, Dimension::Normal);
     assert!(matches!(
@@ -254,7 +298,14 @@ fn r_evil_15_no_troops_pass_a_portal_in_the_round_it_was_opened() {
 #[test]
 fn r_evil_15_without_a_portal_naming_the_own_square_goes_nowhere() {
     let mut gs = game();
-    army(&mut gs, GEN, 1, "C4", Dimension::Normal, units(&[(1, TungtInfanteri)]));
+    army(
+        &mut gs,
+        GEN,
+        1,
+        "C4",
+        Dimension::Normal,
+        units(&[(1, TungtInfanteri)]),
+    );
     let (after, _) = movement(&gs, &orders(&[(GEN, vec![mv(1, &["C4"])])]));
     assert_eq!(group(&after, GEN, 1).dimension, Dimension::Normal);
 }
@@ -262,8 +313,22 @@ fn r_evil_15_without_a_portal_naming_the_own_square_goes_nowhere() {
 #[test]
 fn r_evil_2_troops_of_the_two_dimensions_do_not_meet() {
     let mut gs = game();
-    army(&mut gs, GEN, 1, "D4", Dimension::Normal, units(&[(1, TungtInfanteri)]));
-    army(&mut gs, EVIL, 1, "D3", Dimension::Evil, units(&[(1, LagreDemon)]));
+    army(
+        &mut gs,
+        GEN,
+        1,
+        "D4",
+        Dimension::Normal,
+        units(&[(1, TungtInfanteri)]),
+    );
+    army(
+        &mut gs,
+        EVIL,
+        1,
+        "D3",
+        Dimension::Evil,
+        units(&[(1, LagreDemon)]),
+    );
     let (after, events) = movement(&gs, &orders(&[(EVIL, vec![mv(1, &["D4"])])]));
     assert_eq!(group(&after, EVIL, 1).square, sq("D4"));
     assert!(!events.iter().any(|e| matches!(
@@ -313,7 +378,14 @@ fn r_evil_18_a_fading_portal_is_still_open_before_its_round() {
 fn r_evil_18_rulings_58_evil_troops_five_king_moves_away_keep_it_open() {
     let mut gs = game();
     // G9 is 5 columns and 5 rows from B4: within 5 king moves.
-    army(&mut gs, EVIL, 1, "G9", Dimension::Normal, units(&[(1, LagreDemon)]));
+    army(
+        &mut gs,
+        EVIL,
+        1,
+        "G9",
+        Dimension::Normal,
+        units(&[(1, LagreDemon)]),
+    );
     gs.map
         .squares
         .get_mut(&sq("B4"))
@@ -336,7 +408,14 @@ fn r_evil_18_rulings_58_evil_troops_five_king_moves_away_keep_it_open() {
 #[test]
 fn r_evil_18_evil_troops_six_squares_away_do_not_keep_it_open() {
     let mut gs = game();
-    army(&mut gs, EVIL, 1, "H4", Dimension::Normal, units(&[(1, LagreDemon)]));
+    army(
+        &mut gs,
+        EVIL,
+        1,
+        "H4",
+        Dimension::Normal,
+        units(&[(1, LagreDemon)]),
+    );
     let o = Orders::default();
     let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
     evil::lifetime_with(&mut w, Dice::scripted("test", &[1]));
@@ -349,7 +428,14 @@ fn r_evil_18_evil_troops_six_squares_away_do_not_keep_it_open() {
 #[test]
 fn r_evil_17_rulings_58_demons_stay_within_five_squares_of_a_portal() {
     let mut gs = game();
-    army(&mut gs, EVIL, 1, "F4", Dimension::Normal, units(&[(1, HogreDemon)]));
+    army(
+        &mut gs,
+        EVIL,
+        1,
+        "F4",
+        Dimension::Normal,
+        units(&[(1, HogreDemon)]),
+    );
     // G4 is 5 squares from B4, H4 is 6.
     let (after, events) = movement(&gs, &orders(&[(EVIL, vec![mv(1, &["G4", "H4"])])]));
     assert_eq!(group(&after, EVIL, 1).square, sq("G4"));
@@ -372,7 +458,14 @@ fn r_evil_10_rulings_56_a_higher_demon_carries_its_army_over_water() {
 #[test]
 fn r_evil_10_lower_demons_alone_do_not_cross_water() {
     let mut gs = game();
-    army(&mut gs, EVIL, 1, "C5", Dimension::Normal, units(&[(1, LagreDemon)]));
+    army(
+        &mut gs,
+        EVIL,
+        1,
+        "C5",
+        Dimension::Normal,
+        units(&[(1, LagreDemon)]),
+    );
     let (after, _) = movement(&gs, &orders(&[(EVIL, vec![mv(1, &["B5"])])]));
     assert_eq!(group(&after, EVIL, 1).square, sq("C5"));
 }
@@ -384,15 +477,33 @@ fn r_evil_10_rulings_56_a_slain_higher_demon_stands_on_as_two_lower_demons() {
     let mut line = Line::new([(h, 2)]);
     assert_eq!(line.lose(1), 1);
     assert_eq!(line.runs(), [(h, 1), (l, 2)]);
-    assert_eq!(line.lose(3), 3, "the two lower demons, then the next higher one");
+    assert_eq!(
+        line.lose(3),
+        3,
+        "the two lower demons, then the next higher one"
+    );
     assert_eq!(line.runs(), [(l, 2)]);
 }
 
 #[test]
 fn r_evil_10_rulings_56_in_battle_the_split_demons_stay_in_the_group() {
     let mut gs = game();
-    army(&mut gs, GEN, 1, "C4", Dimension::Normal, units(&[(1, LattInfanteri)]));
-    army(&mut gs, EVIL, 1, "C5", Dimension::Normal, units(&[(1, HogreDemon)]));
+    army(
+        &mut gs,
+        GEN,
+        1,
+        "C4",
+        Dimension::Normal,
+        units(&[(1, LattInfanteri)]),
+    );
+    army(
+        &mut gs,
+        EVIL,
+        1,
+        "C5",
+        Dimension::Normal,
+        units(&[(1, HogreDemon)]),
+    );
     let o = orders(&[(
         GEN,
         vec![Order::Attack {
@@ -441,7 +552,10 @@ fn r_evil_9_the_evil_builds_nothing_but_demons() {
     assert!(w.state.armies_of(EVIL).next().is_none());
     assert!(w.events.iter().any(|e| matches!(
         &e.what,
-        What::Economy(EconomyEvent::Refused { why: Why::DemonsOnly, .. })
+        What::Economy(EconomyEvent::Refused {
+            why: Why::DemonsOnly,
+            ..
+        })
     )));
 }
 
@@ -449,7 +563,14 @@ fn r_evil_9_the_evil_builds_nothing_but_demons() {
 
 fn on_treasure(gs: &mut GameState) {
     // E6 is sea in the normal dimension: rock, with a treasure.
-    army(gs, GEN, 1, "E6", Dimension::Evil, units(&[(2, TungtInfanteri)]));
+    army(
+        gs,
+        GEN,
+        1,
+        "E6",
+        Dimension::Evil,
+        units(&[(2, TungtInfanteri)]),
+    );
     assert!(gs.map.get(sq("E6")).unwrap().treasure);
 }
 
@@ -489,7 +610,10 @@ fn r_evil_8_a_treasure_roll_of_8_goes_to_the_gm() {
         .expect("the GM's event");
     assert!(gm.seen_by.is_empty(), "no realm reads it; the GM is told");
     let lines = pbemd::render::weekend::evil::gm_lines(&w.events, Lang::En);
-    assert_eq!(lines, ["Treasure for the GM: Genogien's army 1 on E6 rolled 8."]);
+    assert_eq!(
+        lines,
+        ["Treasure for the GM: Genogien's army 1 on E6 rolled 8."]
+    );
 }
 
 #[test]
@@ -518,26 +642,46 @@ fn r_evil_7_rulings_55_a_taken_treasure_reappears_on_another_rock_square() {
         .expect("a new treasure");
     assert_ne!(new, sq("E6"));
     assert!(now.contains(&new));
-    assert_eq!(w.state.map.get(new).unwrap().evil_terrain, EvilTerrain::Rock);
+    assert_eq!(
+        w.state.map.get(new).unwrap().evil_terrain,
+        EvilTerrain::Rock
+    );
 }
 
 #[test]
 fn r_evil_6_treasure_is_credited_when_the_army_stands_in_an_own_city() {
     let mut gs = game();
-    army(&mut gs, GEN, 1, "B2", Dimension::Normal, units(&[(1, TungtInfanteri)]));
+    army(
+        &mut gs,
+        GEN,
+        1,
+        "B2",
+        Dimension::Normal,
+        units(&[(1, TungtInfanteri)]),
+    );
     gs.armies[0].treasure.set(Resource::Guld, 27);
     let gold = gs.realm(GEN).unwrap().stock.get(Resource::Guld);
     let o = Orders::default();
     let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
     evil::credit(&mut w);
-    assert_eq!(w.state.realm(GEN).unwrap().stock.get(Resource::Guld), gold + 27);
+    assert_eq!(
+        w.state.realm(GEN).unwrap().stock.get(Resource::Guld),
+        gold + 27
+    );
     assert!(group(&w.state, GEN, 1).treasure.is_zero());
 }
 
 #[test]
 fn r_evil_6_treasure_is_not_credited_outside_an_own_city() {
     let mut gs = game();
-    army(&mut gs, GEN, 1, "C3", Dimension::Normal, units(&[(1, TungtInfanteri)]));
+    army(
+        &mut gs,
+        GEN,
+        1,
+        "C3",
+        Dimension::Normal,
+        units(&[(1, TungtInfanteri)]),
+    );
     gs.armies[0].treasure.set(Resource::Guld, 27);
     let o = Orders::default();
     let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
@@ -548,7 +692,14 @@ fn r_evil_6_treasure_is_not_credited_outside_an_own_city() {
 #[test]
 fn rulings_55_treasure_is_lost_with_the_army_that_carried_it() {
     let mut gs = game();
-    army(&mut gs, GEN, 1, "C4", Dimension::Evil, units(&[(1, LattInfanteri)]));
+    army(
+        &mut gs,
+        GEN,
+        1,
+        "C4",
+        Dimension::Evil,
+        units(&[(1, LattInfanteri)]),
+    );
     gs.armies[0].treasure.set(Resource::Guld, 27);
     let o = Orders::default();
     let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
@@ -568,7 +719,14 @@ fn rulings_55_treasure_is_lost_with_the_army_that_carried_it() {
 // ------------------------------------------------------------ plunder and razing
 
 fn evil_attacks_stenvik(gs: &mut GameState, outcome: Outcome) -> Orders {
-    army(gs, EVIL, 1, "C5", Dimension::Normal, units(&[(1, HogreDemon)]));
+    army(
+        gs,
+        EVIL,
+        1,
+        "C5",
+        Dimension::Normal,
+        units(&[(1, HogreDemon)]),
+    );
     orders(&[(
         EVIL,
         vec![Order::Attack {
@@ -596,9 +754,15 @@ fn r_evil_12_rulings_57_the_evil_plunders_the_whole_population_and_25_vp() {
     assert_eq!(f6.population, 70 + 30);
     assert_eq!(after.realm(EVIL).unwrap().vp, vp_e + 25);
     assert_eq!(after.realm(GEN).unwrap().vp, vp_g - 25);
-    assert_eq!(after.realm(EVIL).unwrap().stock.get(Resource::Sten), stone + 2);
+    assert_eq!(
+        after.realm(EVIL).unwrap().stock.get(Resource::Sten),
+        stone + 2
+    );
     let sv = pbemd::render::weekend::report(&events, &after, GEN, Lang::Sv);
-    assert!(sv.iter().any(|l| l.contains("hela befolkningen (30)")), "{sv:?}");
+    assert!(
+        sv.iter().any(|l| l.contains("hela befolkningen (30)")),
+        "{sv:?}"
+    );
 }
 
 #[test]
@@ -609,7 +773,12 @@ fn r_evil_12_razing_costs_the_razer_five_of_each_crystal() {
     assert!(fire >= 5);
     let (after, _) = fight(&gs, &o, &[10, 1]);
     assert!(!after.cities.iter().any(|c| c.square == sq("C4")));
-    for r in [Resource::Eld, Resource::Jord, Resource::Luft, Resource::Vatten] {
+    for r in [
+        Resource::Eld,
+        Resource::Jord,
+        Resource::Luft,
+        Resource::Vatten,
+    ] {
         assert_eq!(
             after.realm(EVIL).unwrap().stock.get(r),
             gs.realm(EVIL).unwrap().stock.get(r) - 5
@@ -642,7 +811,10 @@ fn r_evil_12_rulings_57_a_plundered_city_produces_nothing_until_it_has_people() 
     let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
     economy::production(&mut w);
     // Genborg's 2 stone only; Stenvik's 2 are not made.
-    assert_eq!(w.state.realm(GEN).unwrap().stock.get(Resource::Sten), stone + 2);
+    assert_eq!(
+        w.state.realm(GEN).unwrap().stock.get(Resource::Sten),
+        stone + 2
+    );
 }
 
 // ------------------------------------------------------------ sight
@@ -669,18 +841,44 @@ fn sighted(events: &[Event], viewer: &str) -> Vec<(String, u32)> {
 #[test]
 fn r_evil_19_the_evil_sees_armies_within_five_squares_of_a_portal() {
     let mut gs = game();
-    army(&mut gs, GEN, 1, "C4", Dimension::Normal, units(&[(1, TungtInfanteri)]));
-    army(&mut gs, "Kaldor", 1, "J8", Dimension::Normal, units(&[(1, TungtInfanteri)]));
+    army(
+        &mut gs,
+        GEN,
+        1,
+        "C4",
+        Dimension::Normal,
+        units(&[(1, TungtInfanteri)]),
+    );
+    army(
+        &mut gs,
+        "Kaldor",
+        1,
+        "J8",
+        Dimension::Normal,
+        units(&[(1, TungtInfanteri)]),
+    );
     let events = sight(&gs);
     assert_eq!(sighted(&events, EVIL), [(GEN.to_string(), 1)]);
     let sv = pbemd::render::weekend::report(&events, &gs, EVIL, Lang::En);
-    assert!(sv.contains(&"Seen: Genogien's army 1 on C4 (the normal dimension): 1 heavy infantry.".to_string()), "{sv:?}");
+    assert!(
+        sv.contains(
+            &"Seen: Genogien's army 1 on C4 (the normal dimension): 1 heavy infantry.".to_string()
+        ),
+        "{sv:?}"
+    );
 }
 
 #[test]
 fn r_evil_19_realms_near_a_portal_see_the_evil_armies_there() {
     let mut gs = game();
-    army(&mut gs, EVIL, 1, "C5", Dimension::Normal, units(&[(1, HogreDemon)]));
+    army(
+        &mut gs,
+        EVIL,
+        1,
+        "C5",
+        Dimension::Normal,
+        units(&[(1, HogreDemon)]),
+    );
     let events = sight(&gs);
     // Genogien's cities B2 and C4 are within 5 squares of B4; Kaldor's are not.
     assert_eq!(sighted(&events, GEN), [(EVIL.to_string(), 1)]);
@@ -702,7 +900,14 @@ fn r_evil_19_a_portal_is_shown_only_to_the_realm_it_lies_in() {
 #[test]
 fn r_evil_19_an_army_in_the_evil_dimension_sees_and_is_seen() {
     let mut gs = game();
-    army(&mut gs, GEN, 1, "E6", Dimension::Evil, units(&[(1, TungtInfanteri)]));
+    army(
+        &mut gs,
+        GEN,
+        1,
+        "E6",
+        Dimension::Evil,
+        units(&[(1, TungtInfanteri)]),
+    );
     let events = sight(&gs);
     // Mörkborg (F6) is next to it: Genogien sees the city, the Evil sees the army.
     assert!(evil_events(&events).iter().any(|e| matches!(

@@ -180,9 +180,17 @@ pub fn gm_lines(events: &[crate::game::event::Event], lang: Lang) -> Vec<String>
             _ => None,
         })
         .flat_map(|ev| match ev {
-            EvilEvent::TreasureForGm { realm, army, square } => vec![match lang {
-                Lang::Sv => format!("Skatt åt spelledaren: {realm}s armé {army} på {square} slog 8."),
-                Lang::En => format!("Treasure for the GM: {realm}'s army {army} on {square} rolled 8."),
+            EvilEvent::TreasureForGm {
+                realm,
+                army,
+                square,
+            } => vec![match lang {
+                Lang::Sv => {
+                    format!("Skatt åt spelledaren: {realm}s armé {army} på {square} slog 8.")
+                }
+                Lang::En => {
+                    format!("Treasure for the GM: {realm}'s army {army} on {square} rolled 8.")
+                }
             }],
             _ => Vec::new(),
         })

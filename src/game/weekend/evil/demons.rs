@@ -70,7 +70,11 @@ pub fn survivors(items: &[(usize, Unit)], left: &Line) -> Vec<(usize, Unit)> {
         } else {
             0
         };
-        cur = if n > take { Some((p, n - take)) } else { want.next() };
+        cur = if n > take {
+            Some((p, n - take))
+        } else {
+            want.next()
+        };
     }
     kept
 }

@@ -19,8 +19,7 @@ pub(super) fn entered(w: &mut Weekend, realm: &str, army: u32, to: Square) -> bo
         return false;
     };
     let on_lava = a.dimension == Dimension::Evil
-        && w
-            .state
+        && w.state
             .map
             .get(to)
             .is_some_and(|m| m.evil_terrain == EvilTerrain::Lava);

@@ -66,8 +66,12 @@ pub enum EvilEvent {
         closes_after_round: u32,
     },
     /// R-EVIL-18: Evil troops came back near a fading portal; it stays open.
-    PortalHeld { square: Square },
-    PortalClosed { square: Square },
+    PortalHeld {
+        square: Square,
+    },
+    PortalClosed {
+        square: Square,
+    },
     /// R-EVIL-19: a portal in the realm's land, as the realm sees it.
     PortalSeen {
         realm: String,
@@ -89,7 +93,9 @@ pub enum EvilEvent {
         square: Square,
     },
     /// R-EVIL-7: a new treasure lies on a rock square.
-    TreasureNew { square: Square },
+    TreasureNew {
+        square: Square,
+    },
     /// R-EVIL-6: carried treasure credited in one of the realm's cities.
     TreasureCredited {
         realm: String,
@@ -168,7 +174,13 @@ pub fn goes_anywhere(a: &ArmyGroup) -> bool {
 /// Movement hook: a step onto the square the army stands on is a step through its
 /// portal (R-EVIL-15). Returns None when `to` is not the army's own square, Some(true)
 /// when it went through, Some(false) when refused (the move stops).
-pub fn portal_step(w: &mut Weekend, realm: &str, army: u32, at: Square, to: Square) -> Option<bool> {
+pub fn portal_step(
+    w: &mut Weekend,
+    realm: &str,
+    army: u32,
+    at: Square,
+    to: Square,
+) -> Option<bool> {
     (at == to).then(|| portals::pass(w, realm, army, at))
 }
 
@@ -185,7 +197,8 @@ pub fn entered(w: &mut Weekend, realm: &str, army: u32, to: Square) -> bool {
 
 /// The dimension an army is in (Normal when it is not found).
 pub fn dimension_of(gs: &GameState, realm: &str, army: u32) -> Dimension {
-    gs.army(realm, army).map_or(Dimension::Normal, |a| a.dimension)
+    gs.army(realm, army)
+        .map_or(Dimension::Normal, |a| a.dimension)
 }
 
 /// Combat hook: a won city the Evil attacked, or the Evil's city a normal realm
@@ -226,8 +239,7 @@ fn around(gs: &GameState, c: Square, r: u16) -> impl Iterator<Item = Square> {
     let (c0, r0) = (c.col().saturating_sub(r), c.row().saturating_sub(r));
     let (c1, r1) = (c.col().saturating_add(r), c.row().saturating_add(r));
     (r0..=r1).flat_map(move |row| {
-        (c0..=c1).filter_map(move |col| {
-            Square::new(col, row).filter(|s| s.col() < w && s.row() <= h)
-        })
+        (c0..=c1)
+            .filter_map(move |col| Square::new(col, row).filter(|s| s.col() < w && s.row() <= h))
     })
 }

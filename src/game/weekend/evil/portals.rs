@@ -56,7 +56,10 @@ pub(super) fn viewers(gs: &GameState, sq: Square) -> Vec<String> {
     let names = evil_realm(gs)
         .map(str::to_string)
         .into_iter()
-        .chain(m.and_then(|m| m.portal.as_ref()).map(|p| p.opened_by.clone()))
+        .chain(
+            m.and_then(|m| m.portal.as_ref())
+                .map(|p| p.opened_by.clone()),
+        )
         .chain(m.and_then(|m| m.owner.clone()))
         .chain(m.and_then(|m| m.evil_owner.clone()));
     for n in names {

@@ -132,7 +132,9 @@ fn tell_portals(w: &mut Weekend, portals: &[Square]) {
     for p in portals {
         let m = w.state.map.get(*p);
         let owner = m.and_then(|m| m.owner.clone());
-        let closes = m.and_then(|m| m.portal.as_ref()).and_then(|p| p.closes_after_round);
+        let closes = m
+            .and_then(|m| m.portal.as_ref())
+            .and_then(|p| p.closes_after_round);
         if let Some(realm) = owner {
             let ev = EvilEvent::PortalSeen {
                 realm: realm.clone(),

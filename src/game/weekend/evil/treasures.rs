@@ -90,7 +90,10 @@ fn respawn(w: &mut Weekend, dice: &mut Dice, taken: Square) {
     if let Some(m) = w.state.map.squares.get_mut(&at) {
         m.treasure = true;
     }
-    let seen: Vec<String> = evil_realm(&w.state).map(str::to_string).into_iter().collect();
+    let seen: Vec<String> = evil_realm(&w.state)
+        .map(str::to_string)
+        .into_iter()
+        .collect();
     emit(w, Step::Combat, seen, EvilEvent::TreasureNew { square: at });
 }
 

@@ -8,10 +8,10 @@ mod forces;
 mod invitations;
 mod movement;
 
-pub use movement::MoveStop;
 /// For the Evil's steps (src/game/weekend/evil/): groups found and removed as the
 /// military steps do it.
 pub(super) use forces::{army_at as army_index, remove_army as remove_army_group};
+pub use movement::MoveStop;
 
 use serde::{Deserialize, Serialize};
 

@@ -252,7 +252,8 @@ fn passable(gs: &GameState, realm: &str, group: Group, sq: Square) -> bool {
                 return false;
             };
             let units = &gs.armies[i].units;
-            !sea || evil::goes_anywhere(&gs.armies[i]) || units.iter().any(|u| u.kind == UnitKind::Vattenelementar)
+            !sea || evil::goes_anywhere(&gs.armies[i])
+                || units.iter().any(|u| u.kind == UnitKind::Vattenelementar)
                 || units.iter().all(|u| u.kind == UnitKind::Luftelementar)
         }
         Group::Fleet(_) => {
@@ -327,7 +328,11 @@ fn move_group(w: &mut Weekend, spent: &mut Spent, realm: &str, group: Group, pat
                 break;
             }
             let dim = evil::dimension_of(&w.state, realm, id);
-            let city = w.state.cities.iter().find(|c| c.square == sq && c.dimension == dim);
+            let city = w
+                .state
+                .cities
+                .iter()
+                .find(|c| c.square == sq && c.dimension == dim);
             if let Some(c) = city {
                 if !mutual_friends(&w.state, realm, &c.owner) {
                     stop = Some(MoveStop::EnemyCity { square: sq });
