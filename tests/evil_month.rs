@@ -219,7 +219,8 @@ fn r_evil_a_month_portal_army_through_treasure_home_and_a_demon_slain() {
     // demon is slain and stands on as two lower ones (R-EVIL-10); the Evil holds.
     g.weekend(3);
     let w4 = g.state();
-    assert_eq!(demons(&w3), 4);
+    assert_eq!(demons(&w3), 6, "4 in army 1, 2 in army 2");
+    assert_eq!(demons(&w4), 4);
     let kinds: Vec<UnitKind> = w4
         .army("Ondskan", 1)
         .unwrap()
