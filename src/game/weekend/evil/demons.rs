@@ -11,7 +11,7 @@ use crate::game::{Square, UnitKind};
 
 use super::super::military::army_index;
 use super::super::Weekend;
-use super::{emit, is_evil, EvilEvent};
+use super::{around, emit, is_evil, EvilEvent};
 
 /// True (and told) when the Evil's army `army` may not enter `to`: it holds demons,
 /// walks the normal dimension, and `to` is beyond the leash of every open portal.
@@ -26,13 +26,9 @@ pub(super) fn leashed(w: &mut Weekend, realm: &str, army: u32, to: Square) -> bo
         return false;
     }
     let leash = w.state.evil.as_ref().map_or(5, |e| e.leash);
-    let near = w
-        .state
-        .map
-        .squares
-        .iter()
-        .filter(|(_, m)| m.portal.is_some())
-        .any(|(sq, _)| sq.distance(to) <= leash);
+    // Only the squares within the leash are looked at, not the whole map.
+    let near = around(&w.state, to, leash)
+        .any(|sq| w.state.map.get(sq).is_some_and(|m| m.portal.is_some()));
     if near {
         return false;
     }
