@@ -196,3 +196,162 @@ pub fn gm_lines(events: &[crate::game::event::Event], lang: Lang) -> Vec<String>
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Resource;
+
+    fn sq(s: &str) -> Square {
+        Square::parse(s).expect("square")
+    }
+
+    fn every_event() -> Vec<EvilEvent> {
+        let r = || "Genogien".to_string();
+        let gold = crate::game::Resources::from_pairs(&[(Resource::Guld, 27)]);
+        vec![
+            EvilEvent::Lava {
+                realm: r(),
+                army: 1,
+                square: sq("B4"),
+                roll: 2,
+                lost: Some(UnitKind::LattInfanteri),
+            },
+            EvilEvent::Lava {
+                realm: r(),
+                army: 1,
+                square: sq("B4"),
+                roll: 7,
+                lost: None,
+            },
+            EvilEvent::ThroughPortal {
+                realm: r(),
+                army: 1,
+                square: sq("B4"),
+                to: Dimension::Evil,
+            },
+            EvilEvent::PortalTooNew {
+                realm: r(),
+                army: 1,
+                square: sq("B4"),
+            },
+            EvilEvent::Leash {
+                realm: r(),
+                army: 1,
+                square: sq("H4"),
+                leash: 5,
+            },
+            EvilEvent::PortalFading {
+                square: sq("B4"),
+                roll: 3,
+                closes_after_round: 6,
+            },
+            EvilEvent::PortalHeld { square: sq("B4") },
+            EvilEvent::PortalClosed { square: sq("B4") },
+            EvilEvent::PortalSeen {
+                realm: r(),
+                square: sq("B4"),
+                closes_after_round: None,
+            },
+            EvilEvent::PortalSeen {
+                realm: r(),
+                square: sq("B4"),
+                closes_after_round: Some(5),
+            },
+            EvilEvent::TreasureFound {
+                realm: r(),
+                army: 1,
+                square: sq("B5"),
+                roll: 2,
+                found: gold,
+            },
+            EvilEvent::TreasureFound {
+                realm: r(),
+                army: 1,
+                square: sq("B5"),
+                roll: 8,
+                found: crate::game::Resources::ZERO,
+            },
+            EvilEvent::TreasureForGm {
+                realm: r(),
+                army: 1,
+                square: sq("B5"),
+            },
+            EvilEvent::TreasureNew { square: sq("E6") },
+            EvilEvent::TreasureCredited {
+                realm: r(),
+                army: 1,
+                city: sq("C4"),
+                resources: gold,
+            },
+            EvilEvent::TreasureLost {
+                realm: r(),
+                army: 1,
+                resources: gold,
+            },
+            EvilEvent::Plundered {
+                square: sq("C4"),
+                city: "Stenvik".into(),
+                attacker: "Ondskan".into(),
+                defender: r(),
+                production: gold,
+                population: 30,
+                into: Some(sq("F6")),
+                vp: 25,
+            },
+            EvilEvent::RazeCost {
+                realm: r(),
+                square: sq("C4"),
+                cost: crate::game::Resources::each_crystal(5),
+                paid: true,
+            },
+            EvilEvent::RazeCost {
+                realm: r(),
+                square: sq("C4"),
+                cost: crate::game::Resources::each_crystal(5),
+                paid: false,
+            },
+            EvilEvent::Sighted {
+                realm: "Ondskan".into(),
+                owner: r(),
+                army: 3,
+                square: sq("C4"),
+                dimension: Dimension::Normal,
+                units: vec![(UnitKind::LattKavalleri, 3)],
+            },
+            EvilEvent::CitySighted {
+                realm: r(),
+                owner: "Ondskan".into(),
+                square: sq("F6"),
+                name: "Mörkborg".into(),
+            },
+        ]
+    }
+
+    #[test]
+    fn every_evil_event_reads_as_one_line_in_swedish_and_in_english() {
+        let gs =
+            crate::game::load_scenario(include_str!("../../../scenarios/evil.yaml")).expect("evil");
+        for ev in every_event() {
+            let sv = lines(&ev, &gs, "Genogien", Lang::Sv);
+            let en = lines(&ev, &gs, "Genogien", Lang::En);
+            assert_eq!((sv.len(), en.len()), (1, 1), "{ev:?}");
+            assert!(!sv[0].is_empty() && !en[0].is_empty(), "{ev:?}");
+            assert_ne!(sv[0], en[0], "{ev:?}");
+        }
+    }
+
+    #[test]
+    fn r_evil_12_the_plunder_reads_with_its_numbers() {
+        let gs =
+            crate::game::load_scenario(include_str!("../../../scenarios/evil.yaml")).expect("evil");
+        let ev = every_event()
+            .into_iter()
+            .find(|e| matches!(e, EvilEvent::Plundered { .. }));
+        let en = lines(&ev.expect("plunder"), &gs, "Genogien", Lang::En);
+        assert_eq!(
+            en,
+            ["Ondskan plundered Stenvik (C4) from Genogien: 27 gold, its whole population (30) was taken to F6, and 25 VP passed from Genogien to Ondskan (R-EVIL-12)."]
+        );
+    }
+}
