@@ -916,3 +916,56 @@ fn r_evil_19_an_army_in_the_evil_dimension_sees_and_is_seen() {
     )));
     assert_eq!(sighted(&events, EVIL), [(GEN.to_string(), 1)]);
 }
+
+// ------------------------------------------------------------ the form
+
+/// The rule a refused line cites ("refused" when it cites none), or None when accepted.
+fn form_refusal(gs: &GameState, realm: &str, order: Order) -> Option<String> {
+    let checked = pbemd::forms::check::check_orders(gs, realm, &[order]);
+    let refusal = checked.lines[0].refusal.as_ref()?;
+    Some(refusal.rule().unwrap_or("refused").to_string())
+}
+
+#[test]
+fn r_evil_15_the_form_takes_a_step_through_an_open_portal() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        GEN,
+        1,
+        "B4",
+        Dimension::Normal,
+        units(&[(1, UnitKind::LattKavalleri)]),
+    );
+    army(
+        &mut gs,
+        GEN,
+        2,
+        "C4",
+        Dimension::Normal,
+        units(&[(1, UnitKind::LattKavalleri)]),
+    );
+    assert_eq!(form_refusal(&gs, GEN, mv(1, &["B4", "B5"])), None);
+    // Without a portal, the army's own square is no step.
+    assert!(form_refusal(&gs, GEN, mv(2, &["C4", "C5"])).is_some());
+}
+
+#[test]
+fn r_evil_9_the_form_refuses_the_evil_anything_but_demons() {
+    let gs = game();
+    let buy = |kind| Order::BuyUnits {
+        count: 1,
+        kind,
+        city: None,
+    };
+    assert_eq!(
+        form_refusal(&gs, EVIL, buy(LattInfanteri)).as_deref(),
+        Some("R-EVIL-9")
+    );
+    let ship = Order::BuyShips {
+        count: 1,
+        kind: pbemd::game::ShipKind::Transportskepp,
+        city: None,
+    };
+    assert_eq!(form_refusal(&gs, EVIL, ship).as_deref(), Some("R-EVIL-9"));
+}
