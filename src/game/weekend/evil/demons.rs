@@ -16,13 +16,13 @@ use super::{around, emit, is_evil, EvilEvent};
 /// True (and told) when the Evil's army `army` may not enter `to`: it holds demons,
 /// walks the normal dimension, and `to` is beyond the leash of every open portal.
 pub(super) fn leashed(w: &mut Weekend, realm: &str, army: u32, to: Square) -> bool {
-    if !is_evil(&w.state, realm) {
-        return false;
-    }
     let Some(a) = army_index(&w.state, realm, army).map(|i| &w.state.armies[i]) else {
         return false;
     };
     if a.dimension != Dimension::Normal || !a.units.iter().any(|u| u.kind.is_demon()) {
+        return false;
+    }
+    if !is_evil(&w.state, realm) {
         return false;
     }
     let leash = w.state.evil.as_ref().map_or(5, |e| e.leash);

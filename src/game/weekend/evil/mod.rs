@@ -20,6 +20,7 @@ pub use treasures::{credit, pick_up_with};
 
 use serde::{Deserialize, Serialize};
 
+use super::military::army_index;
 use super::Weekend;
 use crate::game::event::{Step, What};
 use crate::game::orders::Outcome;
@@ -195,10 +196,10 @@ pub fn entered(w: &mut Weekend, realm: &str, army: u32, to: Square) -> bool {
     lava::entered(w, realm, army, to)
 }
 
-/// The dimension an army is in (Normal when it is not found).
+/// The dimension an army is in (Normal when it is not found); a binary search of the
+/// sorted armies, as the military steps keep them.
 pub fn dimension_of(gs: &GameState, realm: &str, army: u32) -> Dimension {
-    gs.army(realm, army)
-        .map_or(Dimension::Normal, |a| a.dimension)
+    army_index(gs, realm, army).map_or(Dimension::Normal, |i| gs.armies[i].dimension)
 }
 
 /// Combat hook: a won city the Evil attacked, or the Evil's city a normal realm

@@ -120,18 +120,21 @@ fn free_rock(gs: &GameState, taken: Square) -> Vec<Square> {
 
 /// R-EVIL-6: carried treasure is credited to an army standing in an own city.
 pub fn credit(w: &mut Weekend) {
-    let own: std::collections::BTreeSet<(String, Square)> = w
+    if !w.state.armies.iter().any(|a| !a.treasure.is_zero()) {
+        return;
+    }
+    let own: std::collections::BTreeMap<Square, String> = w
         .state
         .cities
         .iter()
         .filter(|c| c.dimension == Dimension::Normal)
-        .map(|c| (c.owner.clone(), c.square))
+        .map(|c| (c.square, c.owner.clone()))
         .collect();
     let mut done = Vec::new();
     for a in w.state.armies.iter_mut() {
-        let home = a.dimension == Dimension::Normal
-            && own.contains(&(a.owner.clone(), a.square))
-            && !a.treasure.is_zero();
+        let home = !a.treasure.is_zero()
+            && a.dimension == Dimension::Normal
+            && own.get(&a.square).is_some_and(|o| *o == a.owner);
         if home {
             done.push((a.owner.clone(), a.id, a.square, a.treasure));
             a.treasure = Resources::ZERO;
