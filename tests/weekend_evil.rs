@@ -969,3 +969,60 @@ fn r_evil_9_the_form_refuses_the_evil_anything_but_demons() {
     };
     assert_eq!(form_refusal(&gs, EVIL, ship).as_deref(), Some("R-EVIL-9"));
 }
+
+#[test]
+fn r_evil_4_an_army_in_the_evil_dimension_does_not_board_a_fleet() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        GEN,
+        1,
+        "D2",
+        Dimension::Evil,
+        units(&[(1, TungtInfanteri)]),
+    );
+    gs.fleets.push(pbemd::game::state::Fleet {
+        id: 1,
+        owner: GEN.to_string(),
+        square: sq("D2"),
+        dimension: Dimension::Normal,
+        ships: vec![pbemd::game::state::Ship {
+            kind: pbemd::game::ShipKind::Transportskepp,
+            built_round: 1,
+        }],
+        cargo: vec![],
+        must_leave_by_round: None,
+    });
+    let o = orders(&[(GEN, vec![Order::Embark { army: 1, fleet: 1 }])]);
+    let (after, _) = movement(&gs, &o);
+    assert!(after.fleets[0].cargo.is_empty());
+}
+
+#[test]
+fn r_evil_2_a_realm_called_home_from_the_evil_dimension_arrives_in_the_normal_one() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        GEN,
+        1,
+        "B5",
+        Dimension::Evil,
+        units(&[(1, TungtInfanteri)]),
+    );
+    gs.home_invitations
+        .push(pbemd::game::state::HomeInvitation {
+            id: 1,
+            realm: GEN.to_string(),
+            target: pbemd::game::state::GroupRef::Army {
+                owner: GEN.to_string(),
+                id: 1,
+            },
+            sent_round: ROUND,
+            valid_until_round: ROUND,
+        });
+    let o = Orders::default();
+    let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
+    military::home_invitations(&mut w);
+    let g = group(&w.state, GEN, 1);
+    assert_eq!((g.square, g.dimension), (sq("B2"), Dimension::Normal));
+}

@@ -234,6 +234,19 @@ pub fn end_of_weekend(w: &mut Weekend) {
     sight::run(w);
 }
 
+/// Invitation hook: the dimension troops arriving on `square` by invitation or
+/// home-invitation stand in: that of the city there, else the Evil's on land only the
+/// Evil holds, else the normal one.
+pub fn arrival_dimension(gs: &GameState, square: Square) -> Dimension {
+    if let Some(c) = gs.cities.iter().find(|c| c.square == square) {
+        return c.dimension;
+    }
+    match gs.map.get(square) {
+        Some(m) if m.owner.is_none() && m.evil_owner.is_some() => Dimension::Evil,
+        _ => Dimension::Normal,
+    }
+}
+
 /// Squares within `r` king moves of `c` on the map.
 fn around(gs: &GameState, c: Square, r: u16) -> impl Iterator<Item = Square> {
     let (w, h) = (gs.map.width, gs.map.height);

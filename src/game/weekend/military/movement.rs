@@ -389,7 +389,9 @@ fn board(w: &mut Weekend, ix: &mut Index, realm: &str, army: u32, fleet: u32) {
         return refuse(w, realm, g, MoveRefusal::NoSuchGroup);
     };
     let (asq, fsq) = (w.state.armies[ai].square, w.state.fleets[fi].square);
-    if forces::carrier(&w.state, realm, army).is_some() || !near(w, asq, fsq) {
+    // An army in the Evil's dimension never reaches a fleet (R-EVIL-4).
+    let apart = w.state.armies[ai].dimension != w.state.fleets[fi].dimension;
+    if forces::carrier(&w.state, realm, army).is_some() || !near(w, asq, fsq) || apart {
         return refuse(w, realm, g, MoveRefusal::NotAtTheFleet);
     }
     let aboard: u64 = w.state.fleets[fi]
