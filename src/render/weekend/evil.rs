@@ -31,6 +31,68 @@ pub fn lines(ev: &EvilEvent, _gs: &GameState, _realm: &str, lang: Lang) -> Vec<S
     let sv = lang == Lang::Sv;
     let pick = |s: String, e: String| if sv { s } else { e };
     let line = match ev {
+        EvilEvent::Lava { .. }
+        | EvilEvent::ThroughPortal { .. }
+        | EvilEvent::PortalTooNew { .. }
+        | EvilEvent::Leash { .. }
+        | EvilEvent::PortalFading { .. }
+        | EvilEvent::PortalHeld { .. }
+        | EvilEvent::PortalClosed { .. }
+        | EvilEvent::PortalSeen { .. } => passage(ev, lang),
+        EvilEvent::TreasureFound { .. }
+        | EvilEvent::TreasureForGm { .. }
+        | EvilEvent::TreasureNew { .. }
+        | EvilEvent::TreasureCredited { .. }
+        | EvilEvent::TreasureLost { .. } => treasure(ev, lang),
+        EvilEvent::Plundered { .. } => plundered(ev, lang),
+        EvilEvent::RazeCost {
+            square, cost, paid, ..
+        } => {
+            let cost = cost.describe(lang);
+            match (paid, sv) {
+                (true, true) => format!("Att skövla staden på {square} kostade {cost} (R-EVIL-12)."),
+                (true, false) => format!("Razing the city on {square} cost {cost} (R-EVIL-12)."),
+                (false, true) => format!("Staden på {square} kunde inte skövlas: det kostar {cost} (R-EVIL-12); den plundrades i stället."),
+                (false, false) => format!("The city on {square} could not be razed: it costs {cost} (R-EVIL-12); it was plundered instead."),
+            }
+        }
+        EvilEvent::Sighted {
+            owner,
+            army,
+            square,
+            dimension,
+            units,
+            ..
+        } => pick(
+            format!(
+                "Synligt: {owner}s armé {army} på {square} ({}): {}.",
+                dim_text(*dimension, lang),
+                units_text(units, lang)
+            ),
+            format!(
+                "Seen: {owner}'s army {army} on {square} ({}): {}.",
+                dim_text(*dimension, lang),
+                units_text(units, lang)
+            ),
+        ),
+        EvilEvent::CitySighted {
+            owner,
+            square,
+            name,
+            ..
+        } => pick(
+            format!("Synligt: {owner}s stad {name} på {square} i Ondskans dimension."),
+            format!("Seen: {owner}'s city {name} on {square} in the Evil's dimension."),
+        ),
+    };
+    vec![line]
+}
+
+/// Lava, portals and the leash.
+fn passage(ev: &EvilEvent, lang: Lang) -> String {
+    let sv = lang == Lang::Sv;
+    let pick = |s: String, e: String| if sv { s } else { e };
+    match ev {
         EvilEvent::Lava { army, square, roll, lost, .. } => lava(*army, *square, *roll, *lost, lang),
         EvilEvent::ThroughPortal { army, square, to, .. } => pick(
             format!("Armé {army} gick genom portalen på {square} till {}.", dim_text(*to, lang)),
@@ -57,7 +119,22 @@ pub fn lines(ev: &EvilEvent, _gs: &GameState, _realm: &str, lang: Lang) -> Vec<S
             format!("The portal on {square} has closed."),
         ),
         EvilEvent::PortalSeen { square, closes_after_round, .. } => portal_seen(*square, *closes_after_round, lang),
-        EvilEvent::TreasureFound { army, square, roll, found, .. } => {
+        _ => String::new(),
+    }
+}
+
+/// Treasures found, new, home or lost.
+fn treasure(ev: &EvilEvent, lang: Lang) -> String {
+    let sv = lang == Lang::Sv;
+    let pick = |s: String, e: String| if sv { s } else { e };
+    match ev {
+        EvilEvent::TreasureFound {
+            army,
+            square,
+            roll,
+            found,
+            ..
+        } => {
             if found.is_zero() {
                 pick(
                     format!("Armé {army} fann en skatt på {square} (1T8: {roll}); spelledaren bestämmer vad den innehåller."),
@@ -70,7 +147,11 @@ pub fn lines(ev: &EvilEvent, _gs: &GameState, _realm: &str, lang: Lang) -> Vec<S
                 )
             }
         }
-        EvilEvent::TreasureForGm { realm, army, square } => pick(
+        EvilEvent::TreasureForGm {
+            realm,
+            army,
+            square,
+        } => pick(
             format!("Skatt åt spelledaren: {realm}s armé {army} på {square} slog 8."),
             format!("Treasure for the GM: {realm}'s army {army} on {square} rolled 8."),
         ),
@@ -78,34 +159,35 @@ pub fn lines(ev: &EvilEvent, _gs: &GameState, _realm: &str, lang: Lang) -> Vec<S
             format!("En ny skatt finns på {square} i Ondskans dimension."),
             format!("A new treasure lies on {square} in the Evil's dimension."),
         ),
-        EvilEvent::TreasureCredited { army, city, resources, .. } => pick(
-            format!("Armé {army} kom hem till {city} med sin skatt: {}.", resources.describe(lang)),
-            format!("Army {army} brought its treasure home to {city}: {}.", resources.describe(lang)),
+        EvilEvent::TreasureCredited {
+            army,
+            city,
+            resources,
+            ..
+        } => pick(
+            format!(
+                "Armé {army} kom hem till {city} med sin skatt: {}.",
+                resources.describe(lang)
+            ),
+            format!(
+                "Army {army} brought its treasure home to {city}: {}.",
+                resources.describe(lang)
+            ),
         ),
-        EvilEvent::TreasureLost { army, resources, .. } => pick(
-            format!("Armé {army} finns inte längre, och skatten den bar ({}) är förlorad.", resources.describe(lang)),
-            format!("Army {army} is gone, and the treasure it carried ({}) is lost.", resources.describe(lang)),
+        EvilEvent::TreasureLost {
+            army, resources, ..
+        } => pick(
+            format!(
+                "Armé {army} finns inte längre, och skatten den bar ({}) är förlorad.",
+                resources.describe(lang)
+            ),
+            format!(
+                "Army {army} is gone, and the treasure it carried ({}) is lost.",
+                resources.describe(lang)
+            ),
         ),
-        EvilEvent::Plundered { .. } => plundered(ev, lang),
-        EvilEvent::RazeCost { square, cost, paid, .. } => {
-            let cost = cost.describe(lang);
-            match (paid, sv) {
-                (true, true) => format!("Att skövla staden på {square} kostade {cost} (R-EVIL-12)."),
-                (true, false) => format!("Razing the city on {square} cost {cost} (R-EVIL-12)."),
-                (false, true) => format!("Staden på {square} kunde inte skövlas: det kostar {cost} (R-EVIL-12); den plundrades i stället."),
-                (false, false) => format!("The city on {square} could not be razed: it costs {cost} (R-EVIL-12); it was plundered instead."),
-            }
-        }
-        EvilEvent::Sighted { owner, army, square, dimension, units, .. } => pick(
-            format!("Synligt: {owner}s armé {army} på {square} ({}): {}.", dim_text(*dimension, lang), units_text(units, lang)),
-            format!("Seen: {owner}'s army {army} on {square} ({}): {}.", dim_text(*dimension, lang), units_text(units, lang)),
-        ),
-        EvilEvent::CitySighted { owner, square, name, .. } => pick(
-            format!("Synligt: {owner}s stad {name} på {square} i Ondskans dimension."),
-            format!("Seen: {owner}'s city {name} on {square} in the Evil's dimension."),
-        ),
-    };
-    vec![line]
+        _ => String::new(),
+    }
 }
 
 fn lava(army: u32, square: Square, roll: u32, lost: Option<UnitKind>, lang: Lang) -> String {
@@ -176,23 +258,8 @@ pub fn gm_lines(events: &[crate::game::event::Event], lang: Lang) -> Vec<String>
     events
         .iter()
         .filter_map(|e| match &e.what {
-            What::Evil(ev @ EvilEvent::TreasureForGm { .. }) => Some(ev),
+            What::Evil(ev @ EvilEvent::TreasureForGm { .. }) => Some(treasure(ev, lang)),
             _ => None,
-        })
-        .flat_map(|ev| match ev {
-            EvilEvent::TreasureForGm {
-                realm,
-                army,
-                square,
-            } => vec![match lang {
-                Lang::Sv => {
-                    format!("Skatt åt spelledaren: {realm}s armé {army} på {square} slog 8.")
-                }
-                Lang::En => {
-                    format!("Treasure for the GM: {realm}'s army {army} on {square} rolled 8.")
-                }
-            }],
-            _ => Vec::new(),
         })
         .collect()
 }
