@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use super::military::army_index;
 use super::Weekend;
 use crate::game::event::{Step, What};
-use crate::game::orders::Outcome;
+use crate::game::orders::{Group, Outcome};
 use crate::game::state::{ArmyGroup, City, Dimension, GameState};
 use crate::game::{Resources, Square, UnitKind};
 
@@ -172,28 +172,50 @@ pub fn goes_anywhere(a: &ArmyGroup) -> bool {
     a.dimension == Dimension::Evil || a.units.iter().any(|u| u.kind == UnitKind::HogreDemon)
 }
 
-/// Movement hook: a step onto the square the army stands on is a step through its
-/// portal (R-EVIL-15). Returns None when `to` is not the army's own square, Some(true)
-/// when it went through, Some(false) when refused (the move stops).
-pub fn portal_step(
-    w: &mut Weekend,
-    realm: &str,
-    army: u32,
-    at: Square,
-    to: Square,
-) -> Option<bool> {
-    (at == to).then(|| portals::pass(w, realm, army, at))
+/// What the Evil's rules make of one step of a move.
+pub enum Gate {
+    /// The army went through the portal on its square (one movement point).
+    Through,
+    /// The move stops here: a portal that lets no one through, or the leash.
+    Stop,
+    /// The usual rules decide.
+    Go,
 }
 
-/// Movement hook: true when the Evil's demons may not enter `to` (R-EVIL-11/17).
-pub fn leashed(w: &mut Weekend, realm: &str, army: u32, to: Square) -> bool {
-    demons::leashed(w, realm, army, to)
+/// Movement hook, before a step from `at` to `to`: a step onto the square the army
+/// stands on is a step through its portal (R-EVIL-15); the Evil's demons keep to the
+/// leash (R-EVIL-11/17).
+pub fn gate(w: &mut Weekend, realm: &str, group: Group, at: Square, to: Square) -> Gate {
+    let Group::Army(army) = group else {
+        return Gate::Go;
+    };
+    if at == to {
+        return match portals::pass(w, realm, army, at) {
+            true => Gate::Through,
+            false => Gate::Stop,
+        };
+    }
+    match demons::leashed(w, realm, army, to) {
+        true => Gate::Stop,
+        false => Gate::Go,
+    }
 }
 
-/// Movement hook: the army entered `to`; normal troops on lava roll (R-EVIL-3).
+/// Movement hook, after a step onto `to`: normal troops on lava roll (R-EVIL-3).
 /// Returns false when the army is gone.
-pub fn entered(w: &mut Weekend, realm: &str, army: u32, to: Square) -> bool {
-    lava::entered(w, realm, army, to)
+pub fn entered(w: &mut Weekend, realm: &str, group: Group, to: Square) -> bool {
+    match group {
+        Group::Army(army) => lava::entered(w, realm, army, to),
+        Group::Fleet(_) => true,
+    }
+}
+
+/// The dimension a group is in; fleets are always in the normal one (Rulings 53).
+pub fn group_dimension(gs: &GameState, realm: &str, group: Group) -> Dimension {
+    match group {
+        Group::Army(army) => dimension_of(gs, realm, army),
+        Group::Fleet(_) => Dimension::Normal,
+    }
 }
 
 /// The dimension an army is in (Normal when it is not found); a binary search of the

@@ -315,18 +315,16 @@ fn move_group(
             stop = Some(MoveStop::OutOfPoints);
             break;
         }
-        if let Group::Army(id) = group {
-            match evil::portal_step(w, realm, id, at, sq) {
-                Some(true) => {
-                    steps += 1;
-                    continue;
-                }
-                Some(false) => {
-                    stop = Some(MoveStop::Blocked { square: sq });
-                    break;
-                }
-                None => {}
+        match evil::gate(w, realm, group, at, sq) {
+            evil::Gate::Through => {
+                steps += 1;
+                continue;
             }
+            evil::Gate::Stop => {
+                stop = Some(MoveStop::Blocked { square: sq });
+                break;
+            }
+            evil::Gate::Go => {}
         }
         if !at.neighbours(w_, h_, diagonal).contains(&sq)
             || !passable(&w.state, ix, realm, group, sq)
@@ -334,12 +332,8 @@ fn move_group(
             stop = Some(MoveStop::Blocked { square: sq });
             break;
         }
-        if let Group::Army(id) = group {
-            if evil::leashed(w, realm, id, sq) {
-                stop = Some(MoveStop::Blocked { square: sq });
-                break;
-            }
-            let dim = evil::dimension_of(&w.state, realm, id);
+        let dim = evil::group_dimension(&w.state, realm, group);
+        if group.is_army() {
             if let Some(c) = ix.city_on(&w.state, sq, |c| c.dimension == dim) {
                 if !ix.mutual_friends(&w.state, realm, &w.state.cities[c].owner) {
                     stop = Some(MoveStop::EnemyCity { square: sq });
@@ -349,15 +343,9 @@ fn move_group(
         }
         at = sq;
         steps += 1;
-        if let Group::Army(id) = group {
-            if !evil::entered(w, realm, id, sq) {
-                return; // the lava took the last unit (R-EVIL-3)
-            }
+        if !evil::entered(w, realm, group, sq) {
+            return; // the lava took the last unit (R-EVIL-3)
         }
-        let dim = match group {
-            Group::Army(id) => evil::dimension_of(&w.state, realm, id),
-            Group::Fleet(_) => Dimension::Normal,
-        };
         if let Some(enemy) = enemy_on_in(&w.state, ix, realm, (sq, dim), group.is_army()) {
             stop = Some(MoveStop::Enemy { realm: enemy });
             break;
