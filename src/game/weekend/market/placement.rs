@@ -209,3 +209,24 @@ fn take_waiting(list: &mut Vec<(UnitKind, u32)>, unit: UnitKind, mut count: u32)
     }
     list.retain(|(_, n)| *n > 0);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn r_free_9_placing_takes_from_the_waiting_list_and_drops_what_is_used_up() {
+        let mut list = vec![
+            (UnitKind::Bagskyttar, 2),
+            (UnitKind::TungtKavalleri, 5),
+            (UnitKind::Bagskyttar, 3),
+        ];
+        take_waiting(&mut list, UnitKind::Bagskyttar, 4);
+        assert_eq!(
+            list,
+            vec![(UnitKind::TungtKavalleri, 5), (UnitKind::Bagskyttar, 1)]
+        );
+        take_waiting(&mut list, UnitKind::TungtKavalleri, 5);
+        assert_eq!(list, vec![(UnitKind::Bagskyttar, 1)]);
+    }
+}

@@ -121,3 +121,23 @@ fn research(w: &mut Weekend, idx: usize, kind: Researched) {
 pub fn research_succeeds(forskare: u32, d10: u32, natural_one_fails: bool) -> bool {
     !(natural_one_fails && d10 == 1) && forskare.saturating_add(d10) > 10
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn r_eng_2_forskare_plus_d10_must_pass_10() {
+        assert!(research_succeeds(4, 7, true));
+        assert!(!research_succeeds(4, 6, true));
+        assert!(!research_succeeds(0, 10, true));
+        assert!(research_succeeds(u32::MAX, 2, true));
+    }
+
+    #[test]
+    fn rulings_41_a_natural_one_fails_unless_the_setting_says_otherwise() {
+        assert!(!research_succeeds(10, 1, true));
+        assert!(research_succeeds(10, 1, false));
+        assert!(!research_succeeds(9, 1, false));
+    }
+}
