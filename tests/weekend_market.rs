@@ -139,7 +139,7 @@ fn r_free_1_the_weekend_draws_next_weeks_lot_and_announces_it_to_every_realm() {
 fn r_free_1_the_lot_is_drawn_from_the_scenarios_goods_and_a_troop_lot_keeps_its_minimum() {
     let mut gs = game();
     gs.settings.free_merchant_goods = vec![FreeMerchantGood::Units {
-        kind: UnitKind::Bagskyttar,
+        units: UnitKind::Bagskyttar,
         min_bid: 40,
     }];
     gs.settings.free_merchant_lot = 6;
@@ -159,7 +159,7 @@ fn r_free_1_the_lot_is_drawn_from_the_scenarios_goods_and_a_troop_lot_keeps_its_
 fn r_free_4_a_troop_lots_minimum_is_never_under_its_size() {
     let mut gs = game();
     gs.settings.free_merchant_goods = vec![FreeMerchantGood::Units {
-        kind: UnitKind::Bagskyttar,
+        units: UnitKind::Bagskyttar,
         min_bid: 3,
     }];
     let res = weekend(&gs, &forms(vec![]));

@@ -146,7 +146,7 @@ pub struct RuleSettings {
 fn all_resources_for_sale() -> Vec<FreeMerchantGood> {
     Resource::ALL
         .into_iter()
-        .map(FreeMerchantGood::Resource)
+        .map(|resource| FreeMerchantGood::Resource { resource })
         .collect()
 }
 
@@ -159,12 +159,13 @@ fn passive_spy_squares_at() -> u32 {
 }
 
 /// One kind of lot the free merchants may offer (R-FREE-1, R-FREE-4): a resource
-/// (the minimum bid is the lot size), or army units with the minimum bid the GM states.
+/// (`{resource: järn}`; the minimum bid is the lot size), or army units with the
+/// minimum bid the GM states (`{units: tungt_kavalleri, min_bid: 40}`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
+#[serde(untagged, deny_unknown_fields)]
 pub enum FreeMerchantGood {
-    Resource(Resource),
-    Units { kind: UnitKind, min_bid: u32 },
+    Resource { resource: Resource },
+    Units { units: UnitKind, min_bid: u32 },
 }
 
 impl Default for RuleSettings {

@@ -23,16 +23,16 @@ pub(super) fn draw(w: &mut Weekend) {
     let pick = dice.roll(sides) as usize - 1;
     w.keep(dice);
     let (lot, min_bid) = match goods.get(pick).unwrap_or(&goods[0]) {
-        FreeMerchantGood::Resource(resource) => (
+        FreeMerchantGood::Resource { resource } => (
             Lot::Resource {
                 resource: *resource,
                 amount: size,
             },
             size,
         ),
-        FreeMerchantGood::Units { kind, min_bid } => (
+        FreeMerchantGood::Units { units, min_bid } => (
             Lot::Units {
-                kind: *kind,
+                kind: *units,
                 count: size,
             },
             (*min_bid).max(size),
@@ -57,4 +57,41 @@ pub(super) fn draw(w: &mut Weekend) {
         min_bid,
     };
     w.emit(Step::FreeMerchants, everyone, What::Market(ev));
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::game::state::{FreeMerchantGood, RuleSettings};
+    use crate::game::{Resource, UnitKind};
+
+    #[test]
+    fn r_free_1_the_scenario_names_its_goods_and_old_settings_still_load() {
+        let yaml =
+            "free_merchant_goods:\n  - resource: järn\n  - {units: tungt_kavalleri, min_bid: 40}\n";
+        let s: RuleSettings = serde_yaml::from_str(yaml).expect("settings");
+        assert_eq!(
+            s.free_merchant_goods,
+            vec![
+                FreeMerchantGood::Resource {
+                    resource: Resource::Jarn
+                },
+                FreeMerchantGood::Units {
+                    units: UnitKind::TungtKavalleri,
+                    min_bid: 40
+                }
+            ]
+        );
+        let old: RuleSettings = serde_yaml::from_str("free_merchant_lot: 10\n").expect("old");
+        assert_eq!(old.free_merchant_goods.len(), 12);
+        assert_eq!(old.conflict_penalty, 5);
+        assert!(old.research_natural_one_fails && old.passive_spy_false_reports);
+        assert_eq!(old.passive_spy_squares_at, 15);
+        let typo = "free_merchant_goods:\n  - {units: tungt_kavalleri, minbid: 40}\n";
+        assert!(serde_yaml::from_str::<RuleSettings>(typo).is_err());
+        let json = serde_json::to_string(&s).expect("json");
+        assert_eq!(
+            serde_json::from_str::<RuleSettings>(&json).expect("back"),
+            s
+        );
+    }
 }
