@@ -851,3 +851,39 @@ fn r_eng_3_a_researched_kind_is_bought_the_next_weekend_at_the_scenarios_cost() 
 fn told_economy(res: &Resolution, realm: &str) -> Vec<EconomyEvent> {
     told(res, realm)
 }
+
+#[test]
+fn rulings_52_the_auction_and_research_run_in_step_1_after_the_purchases() {
+    let mut gs = auction();
+    gs.realm_mut("Alfa").expect("Alfa").engineers = true;
+    let orders = forms(vec![(
+        "Alfa",
+        vec![
+            research(Researched::Fregatt),
+            bid(&[(Mat, 10)]),
+            Order::BuySpies { count: 1 },
+        ],
+    )]);
+    let res = weekend(&gs, &orders);
+    let steps: Vec<Step> = res.events.iter().map(|e| e.step).collect();
+    let first_market = steps.iter().position(|s| *s == Step::FreeMerchants);
+    let last_purchase = steps.iter().rposition(|s| *s == Step::Purchases);
+    assert!(
+        matches!((last_purchase, first_market), (Some(p), Some(m)) if p < m),
+        "{steps:?}"
+    );
+    assert!(steps
+        .iter()
+        .skip_while(|s| **s != Step::FreeMerchants)
+        .all(|s| *s >= Step::FreeMerchants));
+    let kinds: Vec<&'static str> = market(&res, "Alfa")
+        .iter()
+        .map(|e| match e {
+            MarketEvent::Won { .. } => "won",
+            MarketEvent::Research { .. } => "research",
+            MarketEvent::Offer { .. } => "offer",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(kinds, vec!["won", "research", "offer"]);
+}
