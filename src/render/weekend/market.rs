@@ -8,9 +8,38 @@ use crate::game::{GameState, Lang, Resources, ShipKind, UnitKind};
 
 /// The lines `realm` reads about `ev`.
 pub fn lines(ev: &MarketEvent, _gs: &GameState, _realm: &str, lang: Lang) -> Vec<String> {
-    let sv = lang == Lang::Sv;
-    let pick = |s: String, e: String| if sv { s } else { e };
     let line = match ev {
+        MarketEvent::Placed { .. } | MarketEvent::PlaceRefused { .. } => placement(ev, lang),
+        MarketEvent::Won {
+            lot, value, paid, ..
+        } => won(lot, *value, paid, lang),
+        MarketEvent::Lost { .. } | MarketEvent::BidRefused { .. } | MarketEvent::Offer { .. } => {
+            auction(ev, lang)
+        }
+        MarketEvent::Research {
+            kind,
+            forskare,
+            roll,
+            success,
+            cost,
+            ..
+        } => research(*kind, *forskare, *roll, *success, cost.as_ref(), lang),
+        MarketEvent::Engineers { .. }
+        | MarketEvent::EngineersRefused { .. }
+        | MarketEvent::ResearchRefused { .. } => engineers(ev, lang),
+    };
+    vec![line]
+}
+
+fn pick(lang: Lang, sv: String, en: String) -> String {
+    match lang {
+        Lang::Sv => sv,
+        Lang::En => en,
+    }
+}
+
+fn placement(ev: &MarketEvent, lang: Lang) -> String {
+    match ev {
         MarketEvent::Placed {
             count: n,
             unit,
@@ -20,6 +49,7 @@ pub fn lines(ev: &MarketEvent, _gs: &GameState, _realm: &str, lang: Lang) -> Vec
         } => {
             let what = unit.count_text(*n as usize, lang);
             pick(
+                lang,
                 format!("Placerat: {what} från de fria köpmännen i {city} (armé {army})."),
                 format!("Placed: {what} from the free merchants in {city} (army {army})."),
             )
@@ -35,47 +65,71 @@ pub fn lines(ev: &MarketEvent, _gs: &GameState, _realm: &str, lang: Lang) -> Vec
             let what = unit.count_text(*n as usize, lang);
             let why = why_text(why, lang);
             pick(
+                lang,
                 format!("Ej placerat: {what} i {city} — {why} ({rule}). De väntar kvar."),
                 format!("Not placed: {what} in {city} — {why} ({rule}). They keep waiting."),
             )
         }
-        MarketEvent::Won {
-            lot, value, paid, ..
-        } => won(lot, *value, paid, lang),
+        _ => String::new(),
+    }
+}
+
+fn auction(ev: &MarketEvent, lang: Lang) -> String {
+    match ev {
         MarketEvent::Lost { value, .. } => pick(
+            lang,
             format!("De fria köpmännen: ditt bud (värt {value}) vann inte; inget drogs."),
             format!("Free merchants: your bid (worth {value}) did not win; nothing was taken."),
         ),
         MarketEvent::BidRefused { rule, why, .. } => pick(
+            lang,
             format!("De fria köpmännen: ditt bud deltog inte — {} ({rule}); inget drogs.", why_text(why, lang)),
             format!("Free merchants: your bid took no part — {} ({rule}); nothing was taken.", why_text(why, lang)),
         ),
-        MarketEvent::Engineers { paid, .. } => pick(
-            format!("Ingenjörer köpta (kostade {}). De kan nu forska (FORSKA).", paid.describe(lang)),
-            format!("Engineers bought (cost {}). They can now research (RESEARCH).", paid.describe(lang)),
-        ),
-        MarketEvent::EngineersRefused { rule, why, .. } => pick(
-            format!("Inga ingenjörer — {} ({rule}).", why_text(why, lang)),
-            format!("No engineers — {} ({rule}).", why_text(why, lang)),
-        ),
-        MarketEvent::Research {
-            kind,
-            forskare,
-            roll,
-            success,
-            cost,
-            ..
-        } => research(*kind, *forskare, *roll, *success, cost.as_ref(), lang),
-        MarketEvent::ResearchRefused { kind, rule, why, .. } => pick(
-            format!("Ingen forskning i {} — {} ({rule}).", researched(*kind, lang), why_text(why, lang)),
-            format!("No research into {} — {} ({rule}).", researched(*kind, lang), why_text(why, lang)),
-        ),
         MarketEvent::Offer { lot, min_bid, .. } => pick(
+            lang,
             format!("De fria köpmännen erbjuder nästa vecka {} (lägsta bud {min_bid}); bjud med BUD på nästa helgblankett.", lot_text(lot, lang)),
             format!("Next week the free merchants offer {} (minimum bid {min_bid}); bid with BID on the next weekend form.", lot_text(lot, lang)),
         ),
-    };
-    vec![line]
+        _ => String::new(),
+    }
+}
+
+fn engineers(ev: &MarketEvent, lang: Lang) -> String {
+    match ev {
+        MarketEvent::Engineers { paid, .. } => pick(
+            lang,
+            format!(
+                "Ingenjörer köpta (kostade {}). De kan nu forska (FORSKA).",
+                paid.describe(lang)
+            ),
+            format!(
+                "Engineers bought (cost {}). They can now research (RESEARCH).",
+                paid.describe(lang)
+            ),
+        ),
+        MarketEvent::EngineersRefused { rule, why, .. } => pick(
+            lang,
+            format!("Inga ingenjörer — {} ({rule}).", why_text(why, lang)),
+            format!("No engineers — {} ({rule}).", why_text(why, lang)),
+        ),
+        MarketEvent::ResearchRefused {
+            kind, rule, why, ..
+        } => pick(
+            lang,
+            format!(
+                "Ingen forskning i {} — {} ({rule}).",
+                researched(*kind, lang),
+                why_text(why, lang)
+            ),
+            format!(
+                "No research into {} — {} ({rule}).",
+                researched(*kind, lang),
+                why_text(why, lang)
+            ),
+        ),
+        _ => String::new(),
+    }
 }
 
 fn won(lot: &Lot, value: u64, paid: &Resources, lang: Lang) -> String {
@@ -172,10 +226,9 @@ fn cap_name(cap: Cap, lang: Lang) -> &'static str {
 }
 
 fn why_text(why: &Why, lang: Lang) -> String {
-    let sv = lang == Lang::Sv;
-    let pick = |s: String, e: String| if sv { s } else { e };
+    let p = |sv: String, en: String| pick(lang, sv, en);
     match why {
-        Why::Short { cost, short } => pick(
+        Why::Short { cost, short } => p(
             format!(
                 "lagret räcker inte: kostar {}, saknas {}",
                 cost.describe(lang),
@@ -187,13 +240,13 @@ fn why_text(why: &Why, lang: Lang) -> String {
                 short.describe(lang)
             ),
         ),
-        Why::TooMany => pick("för många".into(), "too many".into()),
-        Why::Nothing => pick("inget att placera".into(), "nothing to place".into()),
-        Why::NoOffer => pick(
+        Why::TooMany => p("för många".into(), "too many".into()),
+        Why::Nothing => p("inget att placera".into(), "nothing to place".into()),
+        Why::NoOffer => p(
             "de fria köpmännen erbjuder inget den här veckan".into(),
             "the free merchants offer nothing this week".into(),
         ),
-        Why::BelowMinimum { value, min } => pick(
+        Why::BelowMinimum { value, min } => p(
             format!("budet är värt {value}, under lägsta budet {min}"),
             format!("the bid is worth {value}, under the minimum bid {min}"),
         ),
@@ -203,19 +256,26 @@ fn why_text(why: &Why, lang: Lang) -> String {
             add,
             limit,
         } => format!("{}: {have} + {add} > {limit}", cap_name(*cap, lang)),
-        Why::NotOwnCity { city } => pick(
+        Why::NotOwnCity { city } => p(
             format!("{city} är inte din stad"),
             format!("{city} is not a city of yours"),
         ),
-        Why::NotWaiting { waiting } => pick(
+        Why::NotWaiting { waiting } => p(
             format!("bara {waiting} av dem väntar på att placeras"),
             format!("only {waiting} of them wait to be placed"),
         ),
-        Why::HasEngineers => pick(
+        _ => engineers_why(why, lang),
+    }
+}
+
+fn engineers_why(why: &Why, lang: Lang) -> String {
+    let p = |sv: String, en: String| pick(lang, sv, en);
+    match why {
+        Why::HasEngineers => p(
             "ni har redan ingenjörer".into(),
             "you already have engineers".into(),
         ),
-        Why::EngineersPrice { paid, price } => pick(
+        Why::EngineersPrice { paid, price } => p(
             format!(
                 "de kostar {}, budet var {paid}",
                 count(*price, "resurs", "resurser")
@@ -225,11 +285,13 @@ fn why_text(why: &Why, lang: Lang) -> String {
                 count(*price, "resource", "resources")
             ),
         ),
-        Why::NeedsEngineers => pick(
+        Why::NeedsEngineers => p(
             "forskning kräver ingenjörer".into(),
             "research needs engineers".into(),
         ),
-        Why::AlreadyResearched => pick("redan utvecklad".into(), "already researched".into()),
+        Why::AlreadyResearched => p("redan utvecklad".into(), "already researched".into()),
+        // The placement and auction reasons are `why_text`'s.
+        _ => String::new(),
     }
 }
 

@@ -59,13 +59,45 @@ pub(super) fn run(w: &mut Weekend) {
         .free_merchant
         .clone()
         .filter(|o| o.round == w.round());
+    let bids = valid_bids(w, offer.as_ref());
+    // Earliest form first: a later bid must be strictly better to take the lead.
     let mut best: Option<Bid> = None;
-    let mut losers: Vec<(String, u64)> = Vec::new();
-    let counts = match offer.as_ref().map(|o| &o.lot) {
+    let mut losers: Vec<Bid> = Vec::new();
+    for bid in bids {
+        match best.take() {
+            Some(b) if b.value >= bid.value => {
+                losers.push(bid);
+                best = Some(b);
+            }
+            Some(b) => {
+                losers.push(b);
+                best = Some(bid);
+            }
+            None => best = Some(bid),
+        }
+    }
+    if let (Some(b), Some(o)) = (best, offer) {
+        sell(w, b, o);
+    }
+    for Bid { realm, value, .. } in losers {
+        tell(w, MarketEvent::Lost { realm, value });
+    }
+    // The conflict penalty looks one weekend back: step 4 marks this weekend's.
+    for r in &mut w.state.realms {
+        r.fought_last_weekend = false;
+    }
+}
+
+/// Each form's first bid that may take part, earliest form first; the others are
+/// told why not.
+fn valid_bids(w: &mut Weekend, offer: Option<&FreeMerchantOffer>) -> Vec<Bid> {
+    let counts = match offer.map(|o| &o.lot) {
         Some(Lot::Units { .. }) => tally(&w.state),
         _ => BTreeMap::new(),
     };
-    for form in &w.orders.forms {
+    let mut out = Vec::new();
+    let orders = w.orders;
+    for form in &orders.forms {
         let Some(amounts) = form.orders.iter().find_map(|o| match o {
             Order::Bid { offer } => Some(offer.as_slice()),
             _ => None,
@@ -75,41 +107,20 @@ pub(super) fn run(w: &mut Weekend) {
         if playing(w, &form.realm).is_none() {
             continue;
         }
-        let bid = match valid(w, offer.as_ref(), &counts, &form.realm, amounts) {
-            Ok((value, offer)) => Bid {
-                realm: form.realm.clone(),
+        let realm = form.realm.clone();
+        match valid(w, offer, &counts, &realm, amounts) {
+            Ok((value, offer)) => out.push(Bid {
+                realm,
                 value,
                 offer,
-            },
+            }),
             Err((rule, why)) => {
-                let realm = form.realm.clone();
                 let rule = rule.to_string();
                 tell(w, MarketEvent::BidRefused { realm, rule, why });
-                continue;
             }
-        };
-        match best.take() {
-            Some(b) if b.value >= bid.value => {
-                losers.push((bid.realm, bid.value));
-                best = Some(b);
-            }
-            Some(b) => {
-                losers.push((b.realm.clone(), b.value));
-                best = Some(bid);
-            }
-            None => best = Some(bid),
         }
     }
-    if let (Some(b), Some(o)) = (best, offer) {
-        sell(w, b, o);
-    }
-    for (realm, value) in losers {
-        tell(w, MarketEvent::Lost { realm, value });
-    }
-    // The conflict penalty looks one weekend back: step 4 marks this weekend's.
-    for r in &mut w.state.realms {
-        r.fought_last_weekend = false;
-    }
+    out
 }
 
 type Res<T> = Result<T, (&'static str, Why)>;
