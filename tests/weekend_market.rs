@@ -887,3 +887,27 @@ fn rulings_52_the_auction_and_research_run_in_step_1_after_the_purchases() {
         .collect();
     assert_eq!(kinds, vec!["won", "research", "offer"]);
 }
+
+#[test]
+fn r_evil_9_a_lot_of_demons_goes_only_to_the_evil() {
+    let mut gs = auction();
+    gs.free_merchant = Some(FreeMerchantOffer {
+        round: gs.round,
+        lot: Lot::Units {
+            kind: UnitKind::LagreDemon,
+            count: 2,
+        },
+        min_bid: 10,
+    });
+    let res = weekend(&gs, &forms(vec![("Alfa", vec![bid(&[(Mat, 10)])])]));
+    assert_eq!(
+        bid_refusal(&res, "Alfa"),
+        Some(("R-EVIL-9".into(), Why::EvilOnly))
+    );
+    assert!(res
+        .state
+        .realm("Alfa")
+        .expect("Alfa")
+        .unplaced_troops
+        .is_empty());
+}

@@ -260,6 +260,10 @@ fn why_text(why: &Why, lang: Lang) -> String {
             format!("{city} är inte din stad"),
             format!("{city} is not a city of yours"),
         ),
+        Why::EvilOnly => p(
+            "bara Ondskan har demoner".into(),
+            "only the Evil has demons".into(),
+        ),
         Why::NotWaiting { waiting } => p(
             format!("bara {waiting} av dem väntar på att placeras"),
             format!("only {waiting} of them wait to be placed"),
@@ -333,6 +337,7 @@ mod tests {
             },
             Why::NeedsEngineers,
             Why::AlreadyResearched,
+            Why::EvilOnly,
         ];
         let lots = vec![
             Lot::Resource {

@@ -151,7 +151,11 @@ fn valid(
         }
         return Err(("R-FREE-2", Why::Short { cost: sum, short }));
     }
-    if let Lot::Units { count, .. } = &o.lot {
+    if let Lot::Units { count, kind } = &o.lot {
+        let evil = w.state.realm(realm).is_some_and(|r| r.is_evil);
+        if kind.is_demon() && !evil {
+            return Err(("R-EVIL-9", Why::EvilOnly));
+        }
         let t = counts.get(realm).copied().unwrap_or_default();
         room_for(&w.state, realm, t, *count)?;
     }

@@ -129,6 +129,8 @@ pub enum Why {
     },
     /// R-ENG-1: research needs engineers.
     NeedsEngineers,
+    /// R-EVIL-9: only the Evil has demons.
+    EvilOnly,
     /// Rulings 41: the kind is researched already, or tried this round.
     AlreadyResearched,
 }
