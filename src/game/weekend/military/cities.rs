@@ -8,6 +8,8 @@ use crate::game::state::{City, Conquest, GameState};
 use crate::game::{Resource, Square};
 
 use super::super::Weekend;
+use super::forces;
+use super::index::Index;
 use super::{MilitaryEvent, Seat};
 
 /// VP of R-VP-3.
@@ -21,8 +23,17 @@ pub const PLUNDER_TAKE: u32 = 5;
 
 /// Settle the city on `square` that `attacker` won with `outcome` (no outcome counts as
 /// plunder, the mildest). Returns true when the attacker's army moves into the square.
-pub fn settle(w: &mut Weekend, attacker: &str, square: Square, outcome: Option<Outcome>) -> bool {
-    let Some(city) = w.state.cities.iter().find(|c| c.square == square).cloned() else {
+pub fn settle(
+    w: &mut Weekend,
+    ix: &mut Index,
+    attacker: &str,
+    square: Square,
+    outcome: Option<Outcome>,
+) -> bool {
+    let Some(city) = ix
+        .city_on(&w.state, square, |_| true)
+        .map(|c| w.state.cities[c].clone())
+    else {
         return true;
     };
     if city.owner == attacker {
@@ -34,11 +45,12 @@ pub fn settle(w: &mut Weekend, attacker: &str, square: Square, outcome: Option<O
             false
         }
         Outcome::Takeover => {
-            takeover(w, attacker, &city);
+            takeover(w, ix, attacker, &city);
             true
         }
         Outcome::Raze => {
             raze(w, attacker, &city);
+            ix.cities_changed(&w.state);
             true
         }
     }
@@ -100,14 +112,15 @@ fn plunder(w: &mut Weekend, attacker: &str, city: &City) {
     );
 }
 
-fn takeover(w: &mut Weekend, attacker: &str, city: &City) {
+fn takeover(w: &mut Weekend, ix: &Index, attacker: &str, city: &City) {
     let defender = city.owner.clone();
     let (won, lost) = if city.capital {
         (VP_CONQUER_CAPITAL, VP_LOSE_CAPITAL)
     } else {
         (VP_CONQUER, 0)
     };
-    if let Some(c) = w.state.cities.iter_mut().find(|c| c.square == city.square) {
+    if let Some(ci) = ix.city_on(&w.state, city.square, |_| true) {
+        let c = &mut w.state.cities[ci];
         c.owner = attacker.to_string();
         c.capital = false;
         c.harbour = false;
@@ -166,11 +179,10 @@ fn raze(w: &mut Weekend, attacker: &str, city: &City) {
 fn fleets_must_leave(w: &mut Weekend, defender: &str, square: Square) {
     let by_round = w.round().saturating_add(1);
     let mut left = Vec::new();
-    for f in w
-        .state
-        .fleets
+    let theirs = forces::fleets_of(&w.state, defender);
+    for f in w.state.fleets[theirs]
         .iter_mut()
-        .filter(|f| f.owner == defender && f.square == square)
+        .filter(|f| f.square == square)
     {
         f.must_leave_by_round = Some(by_round);
         left.push(f.id);

@@ -17,6 +17,7 @@ use crate::game::Square;
 
 use super::super::Weekend;
 use super::forces::{self, Tagged};
+use super::index::{self, Index};
 use super::{cities, AttackRefusal, BattleReport, MilitaryEvent, MoveStop};
 
 /// One attack order, with the index of its form (earliest first).
@@ -36,6 +37,7 @@ struct Attack {
 /// for an army, a naval one for a fleet, with no city outcome.
 pub(super) fn arrival(
     w: &mut Weekend,
+    ix: &mut Index,
     dice: &mut Dice,
     realm: &str,
     group: Group,
@@ -50,10 +52,11 @@ pub(super) fn arrival(
         wave: None,
         against: Some(enemy.to_string()),
     };
+    let mut ctx = Ctx::default();
     if group.is_army() {
-        land(w, dice, &a, &mut Ctx::default());
+        land(w, ix, dice, &a, &mut ctx);
     } else {
-        naval(w, dice, &a, &mut Ctx::default());
+        naval(w, ix, dice, &a, &mut ctx);
     }
 }
 
@@ -68,11 +71,12 @@ struct Ctx {
 
 pub fn run(w: &mut Weekend, dice: &mut Dice) {
     forces::sort(&mut w.state);
-    let mut attacks = contacts(w);
-    attacks.extend(collect(w));
+    let mut ix = Index::build(&w.state);
+    let mut attacks = contacts(w, &ix);
+    attacks.extend(collect(w, &ix));
     let mut ctx = Ctx::default();
     for a in attacks.iter().filter(|a| !a.group.is_army()) {
-        naval(w, dice, a, &mut ctx);
+        naval(w, &mut ix, dice, a, &mut ctx);
     }
     // Targets in the order first named; each with its attacks in form order.
     let mut targets: Vec<Square> = Vec::new();
@@ -86,15 +90,16 @@ pub fn run(w: &mut Weekend, dice: &mut Dice) {
     }
     for t in targets {
         let list = on.remove(&t).unwrap_or_default();
-        target(w, dice, &list, &mut ctx);
+        target(w, &mut ix, dice, &list, &mut ctx);
     }
     merge_all(w);
+    ix.check(&w.state);
 }
 
 /// Troops that met others in step 3 fight here, the mover attacking (R-MOVE-6,
 /// RULINGS 37), unless the mover's form orders that attack itself.
-fn contacts(w: &Weekend) -> Vec<Attack> {
-    let ordered: std::collections::BTreeSet<(String, Group, Square)> = collect(w)
+fn contacts(w: &Weekend, ix: &Index) -> Vec<Attack> {
+    let ordered: std::collections::BTreeSet<(String, Group, Square)> = collect(w, ix)
         .into_iter()
         .map(|a| (a.realm, a.group, a.square))
         .collect();
@@ -148,10 +153,10 @@ fn merge_all(w: &mut Weekend) {
     }
 }
 
-fn collect(w: &Weekend) -> Vec<Attack> {
+fn collect(w: &Weekend, ix: &Index) -> Vec<Attack> {
     let mut out = Vec::new();
     for form in &w.orders.forms {
-        if !w.state.realms.iter().any(|r| r.name == form.realm) {
+        if ix.realm_at(&w.state, &form.realm).is_none() {
             continue;
         }
         for o in &form.orders {
@@ -189,13 +194,8 @@ fn refuse(w: &mut Weekend, a: &Attack, reason: AttackRefusal) {
     );
 }
 
-fn mutual_friends(gs: &GameState, a: &str, b: &str) -> bool {
-    let lists = |x: &str, y: &str| {
-        gs.realms
-            .iter()
-            .any(|r| r.name == x && r.friends.iter().any(|f| f == y))
-    };
-    lists(a, b) && lists(b, a)
+fn mutual_friends(gs: &GameState, ix: &Index, a: &str, b: &str) -> bool {
+    ix.lists(gs, a, b) && ix.lists(gs, b, a)
 }
 
 fn in_reach(w: &Weekend, from: Square, to: Square) -> bool {
@@ -209,8 +209,8 @@ fn in_reach(w: &Weekend, from: Square, to: Square) -> bool {
             .contains(&to)
 }
 
-fn bonus(gs: &GameState, realm: &str, naval: bool) -> u64 {
-    gs.realm(realm).map_or(0, |r| {
+fn bonus(gs: &GameState, ix: &Index, realm: &str, naval: bool) -> u64 {
+    ix.realm(gs, realm).map_or(0, |r| {
         u64::from(if naval {
             r.positions.amiral
         } else {
@@ -219,18 +219,16 @@ fn bonus(gs: &GameState, realm: &str, naval: bool) -> u64 {
     })
 }
 
-fn mark_fought(gs: &mut GameState, realms: &[&str]) {
-    for r in gs
-        .realms
-        .iter_mut()
-        .filter(|r| realms.contains(&r.name.as_str()))
-    {
-        r.fought_last_weekend = true;
+fn mark_fought(gs: &mut GameState, ix: &Index, realms: &[&str]) {
+    for name in realms {
+        if let Some(i) = ix.realm_at(gs, name) {
+            gs.realms[i].fought_last_weekend = true;
+        }
     }
 }
 
 /// The land attacks on one target: realm by realm in form order, joint attacks refused.
-fn target(w: &mut Weekend, dice: &mut Dice, on: &[&Attack], ctx: &mut Ctx) {
+fn target(w: &mut Weekend, ix: &mut Index, dice: &mut Dice, on: &[&Attack], ctx: &mut Ctx) {
     let mut attackers: Vec<String> = Vec::new();
     for a in on {
         if attackers.contains(&a.realm) {
@@ -238,7 +236,7 @@ fn target(w: &mut Weekend, dice: &mut Dice, on: &[&Attack], ctx: &mut Ctx) {
         }
         if let Some(ally) = attackers
             .iter()
-            .find(|r| mutual_friends(&w.state, r, &a.realm))
+            .find(|r| mutual_friends(&w.state, ix, r, &a.realm))
             .cloned()
         {
             for b in on.iter().filter(|b| b.realm == a.realm) {
@@ -250,19 +248,19 @@ fn target(w: &mut Weekend, dice: &mut Dice, on: &[&Attack], ctx: &mut Ctx) {
         attackers.push(a.realm.clone());
         let mut mine: Vec<&Attack> = on.iter().copied().filter(|b| b.realm == a.realm).collect();
         mine.sort_by_key(|b| b.wave == Some(Wave::Second));
-        realm_waves(w, dice, &mine, ctx);
+        realm_waves(w, ix, dice, &mine, ctx);
     }
 }
 
 /// One realm's attacks on one target: the 2nd attacker fights only when the 1st was
 /// destroyed, and joins it when it won (R-COMBAT-12).
-fn realm_waves(w: &mut Weekend, dice: &mut Dice, mine: &[&Attack], ctx: &mut Ctx) {
+fn realm_waves(w: &mut Weekend, ix: &mut Index, dice: &mut Dice, mine: &[&Attack], ctx: &mut Ctx) {
     let mut first: Option<Winner> = None;
     for a in mine {
         if a.wave == Some(Wave::Second) {
             match first {
                 Some(Winner::Attacker) => {
-                    join(w, a);
+                    join(w, ix, a);
                     continue;
                 }
                 Some(Winner::None) => {
@@ -272,7 +270,7 @@ fn realm_waves(w: &mut Weekend, dice: &mut Dice, mine: &[&Attack], ctx: &mut Ctx
                 Some(Winner::Defender) | None => {}
             }
         }
-        let result = land(w, dice, a, ctx);
+        let result = land(w, ix, dice, a, ctx);
         if a.wave != Some(Wave::Second) {
             first = result.or(first);
         }
@@ -280,14 +278,14 @@ fn realm_waves(w: &mut Weekend, dice: &mut Dice, mine: &[&Attack], ctx: &mut Ctx
 }
 
 /// The 2nd attacker moves into the square the 1st won and merges with it.
-fn join(w: &mut Weekend, a: &Attack) {
+fn join(w: &mut Weekend, ix: &mut Index, a: &Attack) {
     let Some(i) = forces::army_at(&w.state, &a.realm, a.group.id()) else {
         return refuse(w, a, AttackRefusal::NoSuchGroup);
     };
     if !in_reach(w, w.state.armies[i].square, a.square) {
         return refuse(w, a, AttackRefusal::TooFar);
     }
-    move_army(&mut w.state, &a.realm, a.group.id(), a.square);
+    move_army(&mut w.state, ix, &a.realm, a.group.id(), a.square);
     w.emit(
         Step::Combat,
         vec![a.realm.clone()],
@@ -301,48 +299,43 @@ fn join(w: &mut Weekend, a: &Attack) {
 
 /// Move an army (off any fleet) onto `square`; the merge (R-MOVE-8) waits for the end
 /// of the step, so later orders still find the group by its number.
-fn move_army(gs: &mut GameState, realm: &str, id: u32, square: Square) {
-    if let Some(i) = forces::army_at(gs, realm, id) {
-        gs.armies[i].square = square;
-    }
-    for f in gs.fleets.iter_mut().filter(|f| f.owner == realm) {
-        f.cargo.retain(|c| *c != id);
-    }
+fn move_army(gs: &mut GameState, ix: &mut Index, realm: &str, id: u32, square: Square) {
+    index::relocate(gs, ix, realm, Group::Army(id), square);
+    forces::unload(gs, realm, id);
 }
 
 /// Who defends `square` against `attacker` on land: the city's owner, or else the first
 /// other realm with an army there; its groups (not those aboard ships), by number.
 fn land_defence(
     gs: &GameState,
+    ix: &Index,
     attacker: &str,
     square: Square,
     against: Option<&str>,
 ) -> (Option<String>, Vec<u32>) {
     let city_owner = match against {
         Some(enemy) => Some(enemy.to_string()),
-        None => gs
-            .cities
-            .iter()
-            .find(|c| c.square == square && c.owner != attacker)
-            .map(|c| c.owner.clone()),
+        None => ix
+            .city_on(gs, square, |c| c.owner != attacker)
+            .map(|c| gs.cities[c].owner.clone()),
     };
-    let ashore = |a: &&crate::game::state::ArmyGroup| {
-        a.square == square && forces::carrier(gs, &a.owner, a.id).is_none()
-    };
+    let ashore: Vec<&crate::game::state::ArmyGroup> = ix
+        .armies_on(gs, square)
+        .into_iter()
+        .map(|i| &gs.armies[i])
+        .filter(|a| forces::carrier(gs, &a.owner, a.id).is_none())
+        .collect();
     let realm = city_owner.or_else(|| {
-        gs.armies
+        ashore
             .iter()
-            .filter(ashore)
             .find(|a| a.owner != attacker)
             .map(|a| a.owner.clone())
     });
     let Some(realm) = realm else {
         return (None, Vec::new());
     };
-    let mut ids: Vec<u32> = gs
-        .armies
+    let mut ids: Vec<u32> = ashore
         .iter()
-        .filter(ashore)
         .filter(|a| a.owner == realm)
         .map(|a| a.id)
         .collect();
@@ -380,7 +373,13 @@ fn ready<T: Clone>(
 }
 
 /// One land attack. Returns the winner, or None when the attack was refused.
-fn land(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) -> Option<Winner> {
+fn land(
+    w: &mut Weekend,
+    ix: &mut Index,
+    dice: &mut Dice,
+    a: &Attack,
+    ctx: &mut Ctx,
+) -> Option<Winner> {
     if ctx.fought.contains(&(a.realm.clone(), a.group)) {
         refuse(w, a, AttackRefusal::AlreadyFought);
         return None;
@@ -392,13 +391,12 @@ fn land(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) -> Option<W
         (from, g.units.clone())
     });
     let (_, fighting) = ready(w, a, found, |u: &Unit| u.built_round)?;
-    let (defender, def_ids) = land_defence(&w.state, &a.realm, a.square, a.against.as_deref());
-    let city = w
-        .state
-        .cities
-        .iter()
-        .find(|c| c.square == a.square && c.owner != a.realm && a.against.is_none())
-        .cloned();
+    let (defender, def_ids) = land_defence(&w.state, ix, &a.realm, a.square, a.against.as_deref());
+    let city = ix
+        .city_on(&w.state, a.square, |c| {
+            c.owner != a.realm && a.against.is_none()
+        })
+        .map(|c| w.state.cities[c].clone());
     if defender.is_none() {
         refuse(w, a, AttackRefusal::NoEnemy);
         return None;
@@ -411,7 +409,7 @@ fn land(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) -> Option<W
     let defended = !def_units.is_empty();
     let battle = Battle {
         attacker: forces::line_of(&fighting, |(_, u)| forces::unit_piece(u)),
-        attacker_bonus: bonus(&w.state, &a.realm, false),
+        attacker_bonus: bonus(&w.state, ix, &a.realm, false),
         attacker_support: ctx
             .support
             .get(&(a.realm.clone(), a.square))
@@ -419,7 +417,7 @@ fn land(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) -> Option<W
             .unwrap_or(0),
         defender: forces::line_of(&def_units, |(_, u)| forces::unit_piece(u)),
         defender_bonus: if defended {
-            bonus(&w.state, defender.as_deref().unwrap_or(""), false)
+            bonus(&w.state, ix, defender.as_deref().unwrap_or(""), false)
         } else {
             0
         },
@@ -444,7 +442,8 @@ fn land(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) -> Option<W
     );
     forces::write_back_armies(&mut w.state, &def_groups, &def_kept);
     if let Some(c) = &city {
-        if let Some(cm) = w.state.cities.iter_mut().find(|x| x.square == c.square) {
+        if let Some(ci) = ix.city_on(&w.state, c.square, |_| true) {
+            let cm = &mut w.state.cities[ci];
             cm.walls = u32::try_from(result.walls_left).unwrap_or(cm.walls);
         }
     }
@@ -455,6 +454,7 @@ fn land(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) -> Option<W
     };
     emit_battle(
         w,
+        ix,
         BattleReport {
             square: a.square,
             attacker: a.realm.clone(),
@@ -469,8 +469,8 @@ fn land(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) -> Option<W
         },
     );
     let moves_in = winner == Winner::Attacker
-        && (city.is_none() || cities::settle(w, &a.realm, a.square, a.outcome));
-    after_attack(w, a, &kept, moves_in);
+        && (city.is_none() || cities::settle(w, ix, &a.realm, a.square, a.outcome));
+    after_attack(w, ix, a, &kept, moves_in);
     Some(winner)
 }
 
@@ -489,12 +489,13 @@ fn defending_units(gs: &GameState, realm: &str, ids: &[u32]) -> Vec<Tagged<Unit>
 }
 
 /// Tell a battle to the realms that fought it, and mark them as having fought.
-fn emit_battle(w: &mut Weekend, report: BattleReport) {
+fn emit_battle(w: &mut Weekend, ix: &Index, report: BattleReport) {
     let parties: Vec<String> = std::iter::once(report.attacker.clone())
         .chain(report.defender.clone())
         .collect();
     mark_fought(
         &mut w.state,
+        ix,
         &parties.iter().map(String::as_str).collect::<Vec<_>>(),
     );
     w.emit(
@@ -506,7 +507,13 @@ fn emit_battle(w: &mut Weekend, report: BattleReport) {
 
 /// Write the attacking group back: the survivors move in when they won (and the
 /// outcome lets them), units that could not attack stay where they stood.
-fn after_attack(w: &mut Weekend, a: &Attack, kept: &[(usize, Unit)], moves_in: bool) {
+fn after_attack(
+    w: &mut Weekend,
+    ix: &mut Index,
+    a: &Attack,
+    kept: &[(usize, Unit)],
+    moves_in: bool,
+) {
     let id = a.group.id();
     let Some(i) = forces::army_at(&w.state, &a.realm, id) else {
         return;
@@ -539,7 +546,7 @@ fn after_attack(w: &mut Weekend, a: &Attack, kept: &[(usize, Unit)], moves_in: b
     }
     if stay.is_empty() {
         w.state.armies[i].units = survivors;
-        move_army(&mut w.state, &a.realm, id, a.square);
+        move_army(&mut w.state, ix, &a.realm, id, a.square);
         return;
     }
     // The new units stay behind as the group; the survivors march on as a new one.
@@ -550,13 +557,13 @@ fn after_attack(w: &mut Weekend, a: &Attack, kept: &[(usize, Unit)], moves_in: b
     group.square = a.square;
     group.treasure = Default::default();
     let new_id = group.id;
-    forces::insert_army(&mut w.state, group);
-    move_army(&mut w.state, &a.realm, new_id, a.square);
+    index::insert_army(&mut w.state, ix, group);
+    move_army(&mut w.state, ix, &a.realm, new_id, a.square);
 }
 
 /// One fleet attack: a naval battle against the other realm's fleets on the square;
 /// without enemy ships, the fleet backs its realm's landing there.
-fn naval(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) {
+fn naval(w: &mut Weekend, ix: &mut Index, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) {
     if ctx.fought.contains(&(a.realm.clone(), a.group)) {
         return refuse(w, a, AttackRefusal::AlreadyFought);
     }
@@ -570,7 +577,7 @@ fn naval(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) {
     };
     let leaving = forces::fleet_at(&w.state, &a.realm, a.group.id())
         .is_some_and(|i| w.state.fleets[i].must_leave_by_round.is_some());
-    if leaving && w.state.cities.iter().any(|c| c.square == a.square) {
+    if leaving && ix.city_on(&w.state, a.square, |_| true).is_some() {
         return refuse(w, a, AttackRefusal::MustLeave);
     }
     let attack_of = |ships: &[(usize, crate::game::state::Ship)]| {
@@ -579,25 +586,25 @@ fn naval(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) {
             .map(|(_, s)| u64::from(s.kind.stats().attack))
             .sum::<u64>()
     };
-    let enemy = w
-        .state
-        .fleets
+    let here: Vec<&crate::game::state::Fleet> = ix
+        .fleets_on(&w.state, a.square)
+        .into_iter()
+        .map(|i| &w.state.fleets[i])
+        .collect();
+    let enemy = here
         .iter()
         .find(|f| {
-            f.square == a.square
-                && f.owner != a.realm
+            f.owner != a.realm
                 && !f.ships.is_empty()
                 && a.against.as_ref().is_none_or(|e| *e == f.owner)
         })
         .map(|f| f.owner.clone());
     let Some(enemy) = enemy else {
-        return back_landing(w, a, attack_of(&fighting), ctx);
+        return back_landing(w, ix, a, attack_of(&fighting), ctx);
     };
-    let mut def_ids: Vec<u32> = w
-        .state
-        .fleets
+    let mut def_ids: Vec<u32> = here
         .iter()
-        .filter(|f| f.square == a.square && f.owner == enemy)
+        .filter(|f| f.owner == enemy)
         .map(|f| f.id)
         .collect();
     def_ids.sort_unstable();
@@ -615,10 +622,10 @@ fn naval(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) {
         .collect();
     let battle = Battle {
         attacker: forces::line_of(&fighting, |(_, s)| forces::ship_piece(s)),
-        attacker_bonus: bonus(&w.state, &a.realm, true),
+        attacker_bonus: bonus(&w.state, ix, &a.realm, true),
         attacker_support: 0,
         defender: forces::line_of(&def_ships, |(_, s)| forces::ship_piece(s)),
-        defender_bonus: bonus(&w.state, &enemy, true),
+        defender_bonus: bonus(&w.state, ix, &enemy, true),
         walls: 0,
         city_population: None,
         naval: true,
@@ -640,6 +647,7 @@ fn naval(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) {
     let survivors_attack = attack_of(&kept);
     emit_battle(
         w,
+        ix,
         BattleReport {
             square: a.square,
             attacker: a.realm.clone(),
@@ -660,7 +668,7 @@ fn naval(w: &mut Weekend, dice: &mut Dice, a: &Attack, ctx: &mut Ctx) {
     }
     drown(w, &a.realm, a.group.id());
     if winner == Winner::Attacker {
-        back_landing(w, a, survivors_attack, ctx);
+        back_landing(w, ix, a, survivors_attack, ctx);
     }
 }
 
@@ -705,7 +713,7 @@ fn drown(w: &mut Weekend, owner: &str, id: u32) {
 
 /// Fleet support (R-COMBAT-10, RULINGS 33): the attack of the ships left backs the
 /// realm's landing on the square; a fleet alone never takes a city (RULINGS 14).
-fn back_landing(w: &mut Weekend, a: &Attack, attack: u64, ctx: &mut Ctx) {
+fn back_landing(w: &mut Weekend, ix: &Index, a: &Attack, attack: u64, ctx: &mut Ctx) {
     let landing = w.orders.of(&a.realm).iter().any(
         |o| matches!(o, Order::Attack { group: Group::Army(_), square, .. } if *square == a.square),
     );
@@ -715,11 +723,9 @@ fn back_landing(w: &mut Weekend, a: &Attack, attack: u64, ctx: &mut Ctx) {
         *s = s.saturating_add(attack);
         return;
     }
-    let city = w
-        .state
-        .cities
-        .iter()
-        .any(|c| c.square == a.square && c.owner != a.realm);
+    let city = ix
+        .city_on(&w.state, a.square, |c| c.owner != a.realm)
+        .is_some();
     let reason = if city {
         AttackRefusal::FleetCannotTakeCity
     } else {

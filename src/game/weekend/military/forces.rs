@@ -61,27 +61,36 @@ pub fn fleet_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
         .ok()
 }
 
-/// Add an army group in its sorted place.
-pub fn insert_army(gs: &mut GameState, g: ArmyGroup) {
-    let at = gs
-        .armies
-        .partition_point(|a| (a.owner.as_str(), a.id) < (g.owner.as_str(), g.id));
-    gs.armies.insert(at, g);
+/// The places of realm's fleets in `gs.fleets` (sorted, see `sort`).
+pub fn fleets_of(gs: &GameState, realm: &str) -> std::ops::Range<usize> {
+    let start = gs.fleets.partition_point(|f| f.owner.as_str() < realm);
+    let end = gs.fleets.partition_point(|f| f.owner.as_str() <= realm);
+    start..end.max(start)
 }
 
-/// Add a fleet in its sorted place.
-pub fn insert_fleet(gs: &mut GameState, f: Fleet) {
-    let at = gs
-        .fleets
-        .partition_point(|x| (x.owner.as_str(), x.id) < (f.owner.as_str(), f.id));
-    gs.fleets.insert(at, f);
+/// The places of realm's army groups in `gs.armies` (sorted, see `sort`).
+pub fn armies_of(gs: &GameState, realm: &str) -> std::ops::Range<usize> {
+    let start = gs.armies.partition_point(|a| a.owner.as_str() < realm);
+    let end = gs.armies.partition_point(|a| a.owner.as_str() <= realm);
+    start..end.max(start)
+}
+
+/// Take army `id` off every fleet of realm's that carries it.
+pub fn unload(gs: &mut GameState, realm: &str, id: u32) {
+    let range = fleets_of(gs, realm);
+    for f in &mut gs.fleets[range] {
+        f.cargo.retain(|c| *c != id);
+    }
 }
 
 /// The fleet carrying realm's army `id`, if any.
 pub fn carrier(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
-    gs.fleets
+    let range = fleets_of(gs, realm);
+    let start = range.start;
+    gs.fleets[range]
         .iter()
-        .position(|f| f.owner == realm && f.cargo.contains(&id))
+        .position(|f| f.cargo.contains(&id))
+        .map(|i| start + i)
 }
 
 /// A free army id for `realm`.
@@ -99,9 +108,7 @@ pub fn remove_army(gs: &mut GameState, realm: &str, id: u32) {
     if let Some(i) = army_at(gs, realm, id) {
         gs.armies.remove(i);
     }
-    for f in gs.fleets.iter_mut().filter(|f| f.owner == realm) {
-        f.cargo.retain(|c| *c != id);
-    }
+    unload(gs, realm, id);
 }
 
 /// Keep only `kept` of the tagged units, writing each back to its group; empty groups
@@ -182,7 +189,9 @@ pub fn drown_excess(gs: &mut GameState, settings: &RuleSettings, owner: &str, id
         }
     }
     if fleet.ships.is_empty() {
-        gs.fleets.retain(|f| !(f.owner == owner && f.id == id));
+        if let Some(fi) = fleet_at(gs, owner, id) {
+            gs.fleets.remove(fi);
+        }
     }
     lost
 }
@@ -190,10 +199,9 @@ pub fn drown_excess(gs: &mut GameState, settings: &RuleSettings, owner: &str, id
 /// Merge every army group `realm` has on `square` into the lowest-numbered one
 /// (R-MOVE-8), keeping each group's units in order. Returns `(kept, merged)` pairs.
 pub fn merge_on(gs: &mut GameState, realm: &str, square: Square) -> Vec<(u32, u32)> {
-    let mut ids: Vec<u32> = gs
-        .armies
+    let mut ids: Vec<u32> = gs.armies[armies_of(gs, realm)]
         .iter()
-        .filter(|a| a.owner == realm && a.square == square && !aboard(gs, realm, a.id))
+        .filter(|a| a.square == square && !aboard(gs, realm, a.id))
         .map(|a| a.id)
         .collect();
     ids.sort_unstable();

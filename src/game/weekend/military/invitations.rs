@@ -13,6 +13,7 @@ use crate::game::text::fold;
 use crate::game::Square;
 
 use super::super::Weekend;
+use super::index::{self, Index};
 use super::{combat, forces, movement, InvitationRefusal, MilitaryEvent};
 
 pub fn arrivals(w: &mut Weekend, dice: &mut Dice) {
@@ -30,8 +31,12 @@ pub fn arrivals(w: &mut Weekend, dice: &mut Dice) {
             })
         })
         .collect();
-    for (realm, from, group) in uses {
-        arrive(w, dice, &realm, &from, group);
+    if !uses.is_empty() {
+        let mut ix = Index::build(&w.state);
+        for (realm, from, group) in uses {
+            arrive(w, &mut ix, dice, &realm, &from, group);
+        }
+        ix.check(&w.state);
     }
     let round = w.round();
     for r in &mut w.state.realms {
@@ -52,9 +57,9 @@ fn refuse(w: &mut Weekend, realm: &str, group: Group, reason: InvitationRefusal)
     );
 }
 
-fn arrive(w: &mut Weekend, dice: &mut Dice, realm: &str, from: &str, group: Group) {
+fn arrive(w: &mut Weekend, ix: &mut Index, dice: &mut Dice, realm: &str, from: &str, group: Group) {
     let round = w.round();
-    let Some(ri) = w.state.realms.iter().position(|r| r.name == realm) else {
+    let Some(ri) = ix.realm_at(&w.state, realm) else {
         return;
     };
     let Some(ii) = w.state.realms[ri]
@@ -76,7 +81,7 @@ fn arrive(w: &mut Weekend, dice: &mut Dice, realm: &str, from: &str, group: Grou
         return refuse(w, realm, group, InvitationRefusal::WrongGround);
     }
     w.state.realms[ri].invitations[ii].used = true;
-    bring(w, realm, group, inv.square);
+    bring(w, ix, realm, group, inv.square);
     w.emit(
         Step::Invitations,
         vec![realm.to_string(), inv.from.clone()],
@@ -87,26 +92,24 @@ fn arrive(w: &mut Weekend, dice: &mut Dice, realm: &str, from: &str, group: Grou
             inviter: Some(inv.from.clone()),
         }),
     );
-    let enemy =
-        movement::enemy_on(&w.state, realm, inv.square, group.is_army()).filter(|e| *e != inv.from);
+    let enemy = movement::enemy_on(&w.state, ix, realm, inv.square, group.is_army())
+        .filter(|e| *e != inv.from);
     // The fight is with the troops met, never for a city on the square.
     if let Some(enemy) = enemy {
-        combat::arrival(w, dice, realm, group, inv.square, &enemy);
+        combat::arrival(w, ix, dice, realm, group, inv.square, &enemy);
     }
 }
 
 /// Put the group on `square`, off any fleet, unable to move this round (R-INV-2).
-fn bring(w: &mut Weekend, realm: &str, group: Group, square: Square) {
+fn bring(w: &mut Weekend, ix: &mut Index, realm: &str, group: Group, square: Square) {
     let round = w.round();
     if let Group::Army(id) = group {
-        for f in w.state.fleets.iter_mut().filter(|f| f.owner == realm) {
-            f.cargo.retain(|c| *c != id);
-        }
+        forces::unload(&mut w.state, realm, id);
         if let Some(i) = forces::army_at(&w.state, realm, id) {
             w.state.armies[i].no_move_until_round = Some(round);
         }
     }
-    movement::place(&mut w.state, realm, group, square);
+    index::relocate(&mut w.state, ix, realm, group, square);
 }
 
 /// Step 9: every home-invitation of this round, from the courier or the form.
@@ -131,16 +134,20 @@ pub fn home(w: &mut Weekend) {
         }
     }
     calls.dedup();
-    for (realm, group) in calls {
-        come_home(w, &realm, group);
+    if !calls.is_empty() {
+        let mut ix = Index::build(&w.state);
+        for (realm, group) in calls {
+            come_home(w, &mut ix, &realm, group);
+        }
+        ix.check(&w.state);
     }
     w.state
         .home_invitations
         .retain(|h| h.valid_until_round > round);
 }
 
-fn come_home(w: &mut Weekend, realm: &str, group: Group) {
-    let Some(r) = w.state.realm(realm) else {
+fn come_home(w: &mut Weekend, ix: &mut Index, realm: &str, group: Group) {
+    let Some(r) = ix.realm(&w.state, realm) else {
         return;
     };
     let seat = if group.is_army() {
@@ -157,7 +164,7 @@ fn come_home(w: &mut Weekend, realm: &str, group: Group) {
         (false, _) => return home_refused(w, realm, group, InvitationRefusal::NoSuchGroup),
         (true, None) => return home_refused(w, realm, group, InvitationRefusal::NoSeat),
     };
-    bring(w, realm, group, square);
+    bring(w, ix, realm, group, square);
     w.emit(
         Step::HomeInvitations,
         vec![realm.to_string()],

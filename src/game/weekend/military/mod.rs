@@ -5,6 +5,7 @@
 mod cities;
 mod combat;
 mod forces;
+pub(crate) mod index;
 mod invitations;
 mod movement;
 

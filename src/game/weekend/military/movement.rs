@@ -16,6 +16,7 @@ use crate::game::{Square, UnitKind};
 
 use super::super::Weekend;
 use super::forces;
+use super::index::{self, Index};
 use super::{MilitaryEvent, MoveRefusal};
 
 /// Points each group has spent this step.
@@ -25,11 +26,12 @@ pub fn run(w: &mut Weekend) {
     forces::sort(&mut w.state);
     let round = w.round();
     redraw_borders(&mut w.state, round);
+    let mut ix = Index::build(&w.state);
     let mut forms: Vec<(String, Vec<Order>, chrono::DateTime<chrono::Utc>)> = w
         .orders
         .forms
         .iter()
-        .filter(|f| w.state.realms.iter().any(|r| r.name == f.realm))
+        .filter(|f| ix.realm_at(&w.state, &f.realm).is_some())
         .map(|f| (f.realm.clone(), f.orders.clone(), f.received_at))
         .collect();
     // After the home moves, the voting winner who chose to move first (R-VOTE-5,
@@ -42,7 +44,7 @@ pub fn run(w: &mut Weekend) {
         for (i, o) in orders.iter().enumerate() {
             if let Order::Move { group, path } = o {
                 if home_move(&w.state, realm, *group, path) {
-                    move_group(w, &mut spent, realm, *group, path);
+                    move_group(w, &mut ix, &mut spent, realm, *group, path);
                     done.insert((k, i));
                 }
             }
@@ -51,11 +53,12 @@ pub fn run(w: &mut Weekend) {
     for (k, (realm, orders, _)) in forms.iter().enumerate() {
         for (i, o) in orders.iter().enumerate() {
             if !done.contains(&(k, i)) {
-                one(w, &mut spent, realm, o);
+                one(w, &mut ix, &mut spent, realm, o);
             }
         }
     }
-    fleets_left_behind(w);
+    fleets_left_behind(w, &mut ix);
+    ix.check(&w.state);
 }
 
 /// The realm whose voting benefit lets it move first this round.
@@ -89,7 +92,7 @@ fn redraw_borders(gs: &mut GameState, round: u32) {
 
 /// R-CITY-8: a fleet told to leave a taken city that is still in it after this
 /// weekend's moves passes to the city's owner; the troops aboard are lost with it.
-pub(super) fn fleets_left_behind(w: &mut Weekend) {
+pub(super) fn fleets_left_behind(w: &mut Weekend, ix: &mut Index) {
     let round = w.round();
     let stuck: Vec<(String, u32, Square)> = w
         .state
@@ -102,12 +105,11 @@ pub(super) fn fleets_left_behind(w: &mut Weekend) {
         let Some(fi) = forces::fleet_at(&w.state, &owner, id) else {
             continue;
         };
-        let taker = w
-            .state
-            .cities
-            .iter()
-            .find(|c| c.square == square && !mutual_friends(&w.state, &owner, &c.owner))
-            .map(|c| c.owner.clone());
+        let taker = ix
+            .city_on(&w.state, square, |c| {
+                !ix.mutual_friends(&w.state, &owner, &c.owner)
+            })
+            .map(|c| w.state.cities[c].owner.clone());
         let Some(taker) = taker else {
             w.state.fleets[fi].must_leave_by_round = None;
             continue;
@@ -116,19 +118,11 @@ pub(super) fn fleets_left_behind(w: &mut Weekend) {
         for a in std::mem::take(&mut fleet.cargo) {
             forces::remove_army(&mut w.state, &owner, a);
         }
-        let new_id = w
-            .state
-            .fleets
-            .iter()
-            .filter(|f| f.owner == taker)
-            .map(|f| f.id)
-            .max()
-            .unwrap_or(0)
-            .saturating_add(1);
+        let new_id = next_fleet_id(&w.state, &taker);
         fleet.owner = taker.clone();
         fleet.id = new_id;
         fleet.must_leave_by_round = None;
-        forces::insert_fleet(&mut w.state, fleet);
+        index::insert_fleet(&mut w.state, ix, fleet);
         w.emit(
             Step::Movement,
             vec![owner.clone(), taker.clone()],
@@ -143,15 +137,25 @@ pub(super) fn fleets_left_behind(w: &mut Weekend) {
     }
 }
 
-fn one(w: &mut Weekend, spent: &mut Spent, realm: &str, o: &Order) {
+/// A free fleet number for `realm`.
+fn next_fleet_id(gs: &GameState, realm: &str) -> u32 {
+    gs.fleets[forces::fleets_of(gs, realm)]
+        .iter()
+        .map(|f| f.id)
+        .max()
+        .unwrap_or(0)
+        .saturating_add(1)
+}
+
+fn one(w: &mut Weekend, ix: &mut Index, spent: &mut Spent, realm: &str, o: &Order) {
     match o {
-        Order::Move { group, path } => move_group(w, spent, realm, *group, path),
+        Order::Move { group, path } => move_group(w, ix, spent, realm, *group, path),
         Order::Embark { army, fleet } | Order::PickUp { fleet, army } => {
-            board(w, realm, *army, *fleet)
+            board(w, ix, realm, *army, *fleet)
         }
-        Order::Disembark { army, square } => land(w, realm, *army, *square),
+        Order::Disembark { army, square } => land(w, ix, realm, *army, *square),
         Order::Merge { group, other } => merge(w, realm, *group, *other),
-        Order::Split { group, pieces } => split(w, realm, *group, pieces),
+        Order::Split { group, pieces } => split(w, ix, realm, *group, pieces),
         Order::Reorder { group, pieces } => reorder(w, realm, *group, pieces),
         _ => {}
     }
@@ -204,35 +208,34 @@ fn home_move(gs: &GameState, realm: &str, group: Group, path: &[Square]) -> bool
             .all(|s| owner_of(gs, *s) == Some(realm) && !is_sea(gs, *s))
 }
 
-fn mutual_friends(gs: &GameState, a: &str, b: &str) -> bool {
-    let lists = |x: &str, y: &str| {
-        gs.realms
-            .iter()
-            .any(|r| r.name == x && r.friends.iter().any(|f| f == y))
-    };
-    a == b || (lists(a, b) && lists(b, a))
-}
-
 /// The first realm, not a friend, with troops of the mover's kind on `sq`.
-pub(super) fn enemy_on(gs: &GameState, realm: &str, sq: Square, army: bool) -> Option<String> {
+pub(super) fn enemy_on(
+    gs: &GameState,
+    ix: &Index,
+    realm: &str,
+    sq: Square,
+    army: bool,
+) -> Option<String> {
     if army {
-        gs.armies
-            .iter()
-            .filter(|a| a.square == sq && forces::carrier(gs, &a.owner, a.id).is_none())
-            .find(|a| !mutual_friends(gs, realm, &a.owner))
+        ix.armies_on(gs, sq)
+            .into_iter()
+            .map(|i| &gs.armies[i])
+            .filter(|a| forces::carrier(gs, &a.owner, a.id).is_none())
+            .find(|a| !ix.mutual_friends(gs, realm, &a.owner))
             .map(|a| a.owner.clone())
     } else {
-        gs.fleets
-            .iter()
-            .filter(|f| f.square == sq && !f.ships.is_empty())
-            .find(|f| !mutual_friends(gs, realm, &f.owner))
+        ix.fleets_on(gs, sq)
+            .into_iter()
+            .map(|i| &gs.fleets[i])
+            .filter(|f| !f.ships.is_empty())
+            .find(|f| !ix.mutual_friends(gs, realm, &f.owner))
             .map(|f| f.owner.clone())
     }
 }
 
 /// Can the group stand on `sq`? Armies on land (or with a water elemental, or air
 /// elementals only); fleets at sea or in an own or friend's city.
-fn passable(gs: &GameState, realm: &str, group: Group, sq: Square) -> bool {
+fn passable(gs: &GameState, ix: &Index, realm: &str, group: Group, sq: Square) -> bool {
     let sea = is_sea(gs, sq);
     match group {
         Group::Army(id) => {
@@ -244,10 +247,11 @@ fn passable(gs: &GameState, realm: &str, group: Group, sq: Square) -> bool {
                 || units.iter().all(|u| u.kind == UnitKind::Luftelementar)
         }
         Group::Fleet(_) => {
-            sea || gs
-                .cities
-                .iter()
-                .any(|c| c.square == sq && c.coastal && mutual_friends(gs, realm, &c.owner))
+            sea || ix
+                .city_on(gs, sq, |c| {
+                    c.coastal && ix.mutual_friends(gs, realm, &c.owner)
+                })
+                .is_some()
         }
     }
 }
@@ -264,7 +268,14 @@ fn points(w: &Weekend, realm: &str, group: Group) -> u32 {
     }
 }
 
-fn move_group(w: &mut Weekend, spent: &mut Spent, realm: &str, group: Group, path: &[Square]) {
+fn move_group(
+    w: &mut Weekend,
+    ix: &mut Index,
+    spent: &mut Spent,
+    realm: &str,
+    group: Group,
+    path: &[Square],
+) {
     let Some(from) = square_of(&w.state, realm, group) else {
         return refuse(w, realm, group, MoveRefusal::NoSuchGroup);
     };
@@ -292,13 +303,15 @@ fn move_group(w: &mut Weekend, spent: &mut Spent, realm: &str, group: Group, pat
             stop = Some(MoveStop::OutOfPoints);
             break;
         }
-        if !at.neighbours(w_, h_, diagonal).contains(&sq) || !passable(&w.state, realm, group, sq) {
+        if !at.neighbours(w_, h_, diagonal).contains(&sq)
+            || !passable(&w.state, ix, realm, group, sq)
+        {
             stop = Some(MoveStop::Blocked { square: sq });
             break;
         }
         if group.is_army() {
-            if let Some(c) = w.state.cities.iter().find(|c| c.square == sq) {
-                if !mutual_friends(&w.state, realm, &c.owner) {
+            if let Some(c) = ix.city_on(&w.state, sq, |_| true) {
+                if !ix.mutual_friends(&w.state, realm, &w.state.cities[c].owner) {
                     stop = Some(MoveStop::EnemyCity { square: sq });
                     break;
                 }
@@ -306,13 +319,13 @@ fn move_group(w: &mut Weekend, spent: &mut Spent, realm: &str, group: Group, pat
         }
         at = sq;
         steps += 1;
-        if let Some(enemy) = enemy_on(&w.state, realm, sq, group.is_army()) {
+        if let Some(enemy) = enemy_on(&w.state, ix, realm, sq, group.is_army()) {
             stop = Some(MoveStop::Enemy { realm: enemy });
             break;
         }
     }
     *spent.entry(key).or_insert(0) += steps;
-    place(&mut w.state, realm, group, at);
+    index::relocate(&mut w.state, ix, realm, group, at);
     emit(
         w,
         realm,
@@ -326,34 +339,9 @@ fn move_group(w: &mut Weekend, spent: &mut Spent, realm: &str, group: Group, pat
     );
 }
 
-/// Put a group on `sq`; a fleet takes its cargo along.
-pub(super) fn place(gs: &mut GameState, realm: &str, group: Group, sq: Square) {
-    match group {
-        Group::Army(id) => {
-            if let Some(i) = forces::army_at(gs, realm, id) {
-                gs.armies[i].square = sq;
-            }
-        }
-        Group::Fleet(id) => {
-            let Some(i) = forces::fleet_at(gs, realm, id) else {
-                return;
-            };
-            gs.fleets[i].square = sq;
-            let cargo = gs.fleets[i].cargo.clone();
-            for a in gs
-                .armies
-                .iter_mut()
-                .filter(|a| a.owner == realm && cargo.contains(&a.id))
-            {
-                a.square = sq;
-            }
-        }
-    }
-}
-
 /// Embark or pick up (R-MOVE-3: no points): the army on the fleet's square or next to
 /// it, within the transports' room (R-NAV-3).
-fn board(w: &mut Weekend, realm: &str, army: u32, fleet: u32) {
+fn board(w: &mut Weekend, ix: &mut Index, realm: &str, army: u32, fleet: u32) {
     let g = Group::Army(army);
     let (Some(ai), Some(fi)) = (
         forces::army_at(&w.state, realm, army),
@@ -376,7 +364,7 @@ fn board(w: &mut Weekend, realm: &str, army: u32, fleet: u32) {
         return refuse(w, realm, g, MoveRefusal::NoRoom);
     }
     w.state.fleets[fi].cargo.push(army);
-    w.state.armies[ai].square = fsq;
+    index::relocate(&mut w.state, ix, realm, g, fsq);
     emit(
         w,
         realm,
@@ -400,7 +388,7 @@ fn near(w: &Weekend, a: Square, b: Square) -> bool {
 
 /// Land an army on its fleet's square or a land square next to it (R-MOVE-3). Landing on
 /// enemy troops is a contact fought in step 4.
-fn land(w: &mut Weekend, realm: &str, army: u32, square: Option<Square>) {
+fn land(w: &mut Weekend, ix: &mut Index, realm: &str, army: u32, square: Option<Square>) {
     let g = Group::Army(army);
     let Some(fi) = forces::carrier(&w.state, realm, army) else {
         return refuse(w, realm, g, MoveRefusal::NotAboard);
@@ -411,8 +399,9 @@ fn land(w: &mut Weekend, realm: &str, army: u32, square: Option<Square>) {
         return refuse(w, realm, g, MoveRefusal::NoLandingThere);
     }
     w.state.fleets[fi].cargo.retain(|c| *c != army);
-    place(&mut w.state, realm, g, to);
-    let stop = enemy_on(&w.state, realm, to, true).map(|enemy| MoveStop::Enemy { realm: enemy });
+    index::relocate(&mut w.state, ix, realm, g, to);
+    let stop =
+        enemy_on(&w.state, ix, realm, to, true).map(|enemy| MoveStop::Enemy { realm: enemy });
     emit(
         w,
         realm,
@@ -493,7 +482,7 @@ fn take<T: Clone>(
 }
 
 /// The listed pieces leave and form a new group on the same square.
-fn split(w: &mut Weekend, realm: &str, group: Group, pieces: &[(u32, Piece)]) {
+fn split(w: &mut Weekend, ix: &mut Index, realm: &str, group: Group, pieces: &[(u32, Piece)]) {
     let ok = match group {
         Group::Army(id) => forces::army_at(&w.state, realm, id).and_then(|i| {
             let mut units = w.state.armies[i].units.clone();
@@ -506,7 +495,7 @@ fn split(w: &mut Weekend, realm: &str, group: Group, pieces: &[(u32, Piece)]) {
             g.units = out;
             g.treasure = Default::default();
             let aboard = forces::carrier(&w.state, realm, id);
-            forces::insert_army(&mut w.state, g);
+            index::insert_army(&mut w.state, ix, g);
             if let Some(f) = aboard {
                 w.state.fleets[f].cargo.push(new_id);
             }
@@ -516,21 +505,13 @@ fn split(w: &mut Weekend, realm: &str, group: Group, pieces: &[(u32, Piece)]) {
             let mut ships = w.state.fleets[i].ships.clone();
             let out = take(&mut ships, pieces, forces::ship_piece)?;
             (!ships.is_empty() && !out.is_empty()).then_some(())?;
-            let new_id = w
-                .state
-                .fleets
-                .iter()
-                .filter(|f| f.owner == realm)
-                .map(|f| f.id)
-                .max()
-                .unwrap_or(0)
-                .saturating_add(1);
+            let new_id = next_fleet_id(&w.state, realm);
             let mut f = w.state.fleets[i].clone();
             w.state.fleets[i].ships = ships;
             f.id = new_id;
             f.ships = out;
             f.cargo.clear();
-            forces::insert_fleet(&mut w.state, f);
+            index::insert_fleet(&mut w.state, ix, f);
             Some(new_id)
         }),
     };

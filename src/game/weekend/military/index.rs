@@ -1,0 +1,247 @@
+//! Where the military steps find things: a per-square index of the army groups, fleets
+//! and cities, and realms by name, built once at the start of a step, so a move, an
+//! attack or an arrival looks at the square it concerns instead of every group in the
+//! game (speed only: no rule lives here).
+//!
+//! Groups are keyed by (owner, number), never by their place in `GameState::armies` or
+//! `fleets` (which shifts as groups come and go). Every lookup checks each candidate
+//! against the state (the group still exists and still stands on the square), so a
+//! group that went away or moved on leaves a harmless stale entry. What the index must
+//! be told is every new place a group stands: so a group moves only through
+//! `relocate` and comes into being only through `insert_army` / `insert_fleet`, all
+//! here. Removing a group needs nothing.
+//!
+//! Lookups return positions in the state's own order, so the first match is the one a
+//! scan of the whole list would find. The armies and fleets must be sorted by owner
+//! and number (`forces::sort`, as every military step does first).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use crate::game::orders::Group;
+use crate::game::state::{ArmyGroup, Fleet, GameState, Realm};
+use crate::game::Square;
+
+use super::forces;
+
+/// A group's owner and number.
+type Key = (Arc<str>, u32);
+
+/// The index of one step. See the module text for how to keep it true.
+pub struct Index {
+    armies: BTreeMap<Square, Vec<Key>>,
+    fleets: BTreeMap<Square, Vec<Key>>,
+    cities: BTreeMap<Square, Vec<usize>>,
+    /// `cities.len()` when the city index was built: cities never move, but razing
+    /// shifts their places; a changed count falls back to a scan.
+    city_count: usize,
+    realms: BTreeMap<String, usize>,
+    owners: BTreeSet<Arc<str>>,
+}
+
+impl Index {
+    /// The index of `gs` as it stands.
+    pub fn build(gs: &GameState) -> Index {
+        let mut ix = Index {
+            armies: BTreeMap::new(),
+            fleets: BTreeMap::new(),
+            cities: BTreeMap::new(),
+            city_count: 0,
+            realms: BTreeMap::new(),
+            owners: BTreeSet::new(),
+        };
+        for (i, r) in gs.realms.iter().enumerate() {
+            ix.realms.entry(r.name.clone()).or_insert(i);
+        }
+        for a in &gs.armies {
+            ix.note_army(&a.owner, a.id, a.square);
+        }
+        for f in &gs.fleets {
+            ix.note_fleet(&f.owner, f.id, f.square);
+        }
+        ix.cities_changed(gs);
+        ix
+    }
+
+    fn key(&mut self, owner: &str, id: u32) -> Key {
+        let name = match self.owners.get(owner) {
+            Some(n) => n.clone(),
+            None => {
+                let n: Arc<str> = Arc::from(owner);
+                self.owners.insert(n.clone());
+                n
+            }
+        };
+        (name, id)
+    }
+
+    fn note_army(&mut self, owner: &str, id: u32, square: Square) {
+        let k = self.key(owner, id);
+        self.armies.entry(square).or_default().push(k);
+    }
+
+    fn note_fleet(&mut self, owner: &str, id: u32, square: Square) {
+        let k = self.key(owner, id);
+        self.fleets.entry(square).or_default().push(k);
+    }
+
+    /// Rebuild the city index (after cities were removed).
+    pub fn cities_changed(&mut self, gs: &GameState) {
+        self.cities.clear();
+        for (i, c) in gs.cities.iter().enumerate() {
+            self.cities.entry(c.square).or_default().push(i);
+        }
+        self.city_count = gs.cities.len();
+    }
+
+    /// Places in `gs.armies` of the army groups on `square` (aboard a fleet or not, any
+    /// dimension), in the state's order.
+    pub fn armies_on(&self, gs: &GameState, square: Square) -> Vec<usize> {
+        let found = self.armies.get(&square).into_iter().flatten();
+        let mut out: Vec<usize> = found
+            .filter_map(|(o, id)| forces::army_at(gs, o, *id))
+            .filter(|&i| gs.armies[i].square == square)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Places in `gs.fleets` of the fleets on `square`, in the state's order.
+    pub fn fleets_on(&self, gs: &GameState, square: Square) -> Vec<usize> {
+        let found = self.fleets.get(&square).into_iter().flatten();
+        let mut out: Vec<usize> = found
+            .filter_map(|(o, id)| forces::fleet_at(gs, o, *id))
+            .filter(|&i| gs.fleets[i].square == square)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Places in `gs.cities` of the cities on `square` (any dimension), in order.
+    pub fn cities_on(&self, gs: &GameState, square: Square) -> Vec<usize> {
+        let listed = self.cities.get(&square).map_or(&[][..], Vec::as_slice);
+        let current = gs.cities.len() == self.city_count
+            && listed
+                .iter()
+                .all(|&i| gs.cities.get(i).is_some_and(|c| c.square == square));
+        if current {
+            return listed.to_vec();
+        }
+        let on = gs
+            .cities
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.square == square);
+        on.map(|(i, _)| i).collect()
+    }
+
+    /// The first city on `square` that `keep` accepts.
+    pub fn city_on(
+        &self,
+        gs: &GameState,
+        square: Square,
+        keep: impl Fn(&crate::game::state::City) -> bool,
+    ) -> Option<usize> {
+        self.cities_on(gs, square)
+            .into_iter()
+            .find(|&i| keep(&gs.cities[i]))
+    }
+
+    /// Place in `gs.realms` of the realm named `name`.
+    pub fn realm_at(&self, gs: &GameState, name: &str) -> Option<usize> {
+        match self.realms.get(name) {
+            Some(&i) if gs.realms.get(i).is_some_and(|r| r.name == name) => Some(i),
+            _ => gs.realms.iter().position(|r| r.name == name),
+        }
+    }
+
+    pub fn realm<'g>(&self, gs: &'g GameState, name: &str) -> Option<&'g Realm> {
+        self.realm_at(gs, name).map(|i| &gs.realms[i])
+    }
+
+    /// Each listed `a` has `b` among its friends, and the other way round (or the same
+    /// realm).
+    pub fn mutual_friends(&self, gs: &GameState, a: &str, b: &str) -> bool {
+        a == b || (self.lists(gs, a, b) && self.lists(gs, b, a))
+    }
+
+    /// `x` lists `y` as a friend.
+    pub fn lists(&self, gs: &GameState, x: &str, y: &str) -> bool {
+        self.realm(gs, x)
+            .is_some_and(|r| r.friends.iter().any(|f| f == y))
+    }
+
+    /// Every group stands where the index can find it (tests and debug builds check it
+    /// at the end of each step: a group moved around `relocate` fails here).
+    pub fn covers(&self, gs: &GameState) -> Result<(), String> {
+        let missing = |list: Option<&Vec<Key>>, owner: &str, id: u32| {
+            !list.is_some_and(|l| l.iter().any(|(o, i)| **o == *owner && *i == id))
+        };
+        for a in &gs.armies {
+            if missing(self.armies.get(&a.square), &a.owner, a.id) {
+                return Err(format!("{}'s army {} on {}", a.owner, a.id, a.square));
+            }
+        }
+        for f in &gs.fleets {
+            if missing(self.fleets.get(&f.square), &f.owner, f.id) {
+                return Err(format!("{}'s fleet {} on {}", f.owner, f.id, f.square));
+            }
+        }
+        Ok(())
+    }
+
+    /// Panic (debug builds only) when a group moved without telling the index.
+    pub fn check(&self, gs: &GameState) {
+        if cfg!(debug_assertions) {
+            if let Err(e) = self.covers(gs) {
+                panic!("the military index misses {e}: move groups with index::relocate");
+            }
+        }
+    }
+}
+
+/// Put realm's `group` on `square`; a fleet takes its cargo along. The one way the
+/// military steps change where a group stands.
+pub fn relocate(gs: &mut GameState, ix: &mut Index, realm: &str, group: Group, square: Square) {
+    match group {
+        Group::Army(id) => {
+            if let Some(i) = forces::army_at(gs, realm, id) {
+                gs.armies[i].square = square;
+                ix.note_army(realm, id, square);
+            }
+        }
+        Group::Fleet(id) => {
+            let Some(i) = forces::fleet_at(gs, realm, id) else {
+                return;
+            };
+            gs.fleets[i].square = square;
+            ix.note_fleet(realm, id, square);
+            for a in gs.fleets[i].cargo.clone() {
+                if let Some(ai) = forces::army_at(gs, realm, a) {
+                    gs.armies[ai].square = square;
+                    ix.note_army(realm, a, square);
+                }
+            }
+        }
+    }
+}
+
+/// Add an army group in its sorted place, where it stands.
+pub fn insert_army(gs: &mut GameState, ix: &mut Index, g: ArmyGroup) {
+    ix.note_army(&g.owner, g.id, g.square);
+    let at = gs
+        .armies
+        .partition_point(|a| (a.owner.as_str(), a.id) < (g.owner.as_str(), g.id));
+    gs.armies.insert(at, g);
+}
+
+/// Add a fleet in its sorted place, where it stands.
+pub fn insert_fleet(gs: &mut GameState, ix: &mut Index, f: Fleet) {
+    ix.note_fleet(&f.owner, f.id, f.square);
+    let at = gs
+        .fleets
+        .partition_point(|x| (x.owner.as_str(), x.id) < (f.owner.as_str(), f.id));
+    gs.fleets.insert(at, f);
+}
