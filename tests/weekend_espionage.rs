@@ -293,3 +293,16 @@ fn r_evil_19_mission_10_does_not_see_the_evil() {
     let intel = gather(&gs, "Alfa", "Alfa", &SpyMission::ForeignTroops, &[]);
     assert_eq!(intel, Some(Intel::ForeignTroops { armies: vec![] }));
 }
+
+#[test]
+fn r_evil_19_the_evil_makes_no_passive_roll() {
+    let mut gs = border(14);
+    gs.realm_mut("Alfa").expect("Alfa").is_evil = true;
+    gs.evil = Some(EvilInfo {
+        realm: "Alfa".into(),
+        leash: 5,
+    });
+    let res = resolve(&gs, &march(), &gs.settings, 7);
+    assert!(res.state.armies_of("Beta").any(|a| a.square == sq("D3")));
+    assert!(passive(&res).is_none());
+}

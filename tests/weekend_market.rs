@@ -911,3 +911,24 @@ fn r_evil_9_a_lot_of_demons_goes_only_to_the_evil() {
         .unplaced_troops
         .is_empty());
 }
+
+#[test]
+fn r_free_2_a_bid_past_any_number_takes_no_part() {
+    let gs = auction();
+    let res = weekend(
+        &gs,
+        &forms(vec![(
+            "Alfa",
+            vec![bid(&[(Mat, u32::MAX), (Mat, u32::MAX), (Eld, u32::MAX)])],
+        )]),
+    );
+    assert_eq!(
+        bid_refusal(&res, "Alfa"),
+        Some(("R-FREE-2".into(), Why::TooMany))
+    );
+    let offer = pbemd::game::Resources::from_pairs(&[(Eld, u32::MAX), (Mat, u32::MAX)]);
+    assert_eq!(
+        bid_value(&gs, &gs.settings, "Alfa", &offer),
+        3 * u64::from(u32::MAX)
+    );
+}
