@@ -281,9 +281,10 @@ fn form_refusal_index(r: &FR) -> usize {
         FR::TooManyPlaced { .. } => 58,
         FR::Earlier { .. } => 59,
         FR::NotRead { .. } => 60,
+        FR::NoSpiesForTheEvil => 61,
     }
 }
-const FORM_REFUSALS: usize = 61;
+const FORM_REFUSALS: usize = 62;
 
 fn arg_index(a: Arg) -> usize {
     match a {
@@ -660,6 +661,7 @@ fn rule_refusals() -> Vec<FR> {
         FR::HarbourNotCoastal { square: sq("B2") },
         FR::NoCity,
         FR::DemonsOnlyForTheEvil,
+        FR::NoSpiesForTheEvil,
         FR::WallCap {
             city: sq("B2"),
             have: 2,

@@ -103,6 +103,8 @@ pub enum Refusal {
     },
     NoCity,
     DemonsOnlyForTheEvil,
+    /// R-EVIL-19: the Evil builds no spies.
+    NoSpiesForTheEvil,
     WallCap {
         city: Square,
         have: u32,
@@ -297,6 +299,7 @@ impl Refusal {
             NotResearched { .. } => "R-ENG-3",
             NoResearchCost { .. } => "RULINGS 41",
             DemonsOnlyForTheEvil => "R-EVIL-9",
+            NoSpiesForTheEvil => "R-EVIL-19",
             WallCap { .. } => "RULINGS 36",
             NotOwnLand { .. } | CityExists { .. } => "RULINGS 27",
             CityProduction { .. } => "R-CITY-2",
@@ -455,6 +458,7 @@ impl Refusal {
             } => s("SL har inte satt priset", "the GM has not set the cost"),
             NoCity => s("ange en stad", "name a city"),
             DemonsOnlyForTheEvil => s("bara Ondskan har demoner", "only the Evil has demons"),
+            NoSpiesForTheEvil => s("Ondskan bygger inga spioner", "the Evil builds no spies"),
             WallCap {
                 city,
                 have,

@@ -6,6 +6,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::weekend::economy::EconomyEvent;
+use super::weekend::espionage::EspionageEvent;
+use super::weekend::market::MarketEvent;
 use super::weekend::military::MilitaryEvent;
 
 /// The weekend's steps, in order (R-PHASE-1).
@@ -13,6 +15,9 @@ use super::weekend::military::MilitaryEvent;
 #[serde(rename_all = "snake_case")]
 pub enum Step {
     Purchases,
+    /// Step 1, after the purchases (docs/rules.md, Rulings 52): free-merchant
+    /// placements, the auction, engineers, research and next week's offer.
+    FreeMerchants,
     Magic,
     Movement,
     Combat,
@@ -21,6 +26,8 @@ pub enum Step {
     SlaveRevolt,
     Overflow,
     HomeInvitations,
+    /// After step 9: the passive spy rolls against foreign troops (R-SPY-9).
+    Espionage,
     /// Relations, capital and harbour choices, trade wishes, VP and the victory check.
     WrapUp,
 }
@@ -47,4 +54,7 @@ impl Event {
 pub enum What {
     Economy(EconomyEvent),
     Military(MilitaryEvent),
+    /// Free merchants, engineers and research.
+    Market(MarketEvent),
+    Espionage(EspionageEvent),
 }

@@ -2,6 +2,8 @@
 //! rendered in its language, step by step. Pure: events in, lines out.
 
 pub mod economy;
+pub mod espionage;
+pub mod market;
 pub mod military;
 
 use crate::game::event::{Event, What};
@@ -15,6 +17,8 @@ pub fn report(events: &[Event], gs: &GameState, realm: &str, lang: Lang) -> Vec<
         .flat_map(|e| match &e.what {
             What::Economy(ev) => economy::lines(ev, gs, realm, lang),
             What::Military(ev) => military::lines(ev, gs, realm, lang),
+            What::Market(ev) => market::lines(ev, gs, realm, lang),
+            What::Espionage(ev) => espionage::lines(ev, gs, realm, lang),
         })
         .collect()
 }
