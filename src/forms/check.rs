@@ -393,6 +393,9 @@ impl<'a> Run<'a> {
             Order::BuyUnits { count, kind, city } => self.buy_units(*count, *kind, *city),
             Order::BuyShips { count, kind, city } => self.buy_ships(*count, *kind, *city),
             Order::BuySpies { count } => {
+                if self.s.realm(self.realm).is_some_and(|r| r.is_evil) {
+                    return Err(Refusal::NoSpiesForTheEvil);
+                }
                 let cap = self.positions.informator;
                 self.pos_cap(Capped::Spies, self.spies, *count, cap)?;
                 self.pop_cap(*count)?;

@@ -105,6 +105,8 @@ pub enum Refusal {
     DemonsOnlyForTheEvil,
     /// The Evil builds no troops but demons, and no ships (R-EVIL-9).
     EvilBuildsOnlyDemons,
+    /// R-EVIL-19: the Evil builds no spies.
+    NoSpiesForTheEvil,
     WallCap {
         city: Square,
         have: u32,
@@ -299,6 +301,7 @@ impl Refusal {
             NotResearched { .. } => "R-ENG-3",
             NoResearchCost { .. } => "RULINGS 41",
             DemonsOnlyForTheEvil | EvilBuildsOnlyDemons => "R-EVIL-9",
+            NoSpiesForTheEvil => "R-EVIL-19",
             WallCap { .. } => "RULINGS 36",
             NotOwnLand { .. } | CityExists { .. } => "RULINGS 27",
             CityProduction { .. } => "R-CITY-2",
@@ -461,6 +464,7 @@ impl Refusal {
                 "Ondskan bygger bara demoner",
                 "the Evil builds nothing but demons",
             ),
+            NoSpiesForTheEvil => s("Ondskan bygger inga spioner", "the Evil builds no spies"),
             WallCap {
                 city,
                 have,

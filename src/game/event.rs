@@ -6,7 +6,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::weekend::economy::EconomyEvent;
+use super::weekend::espionage::EspionageEvent;
 use super::weekend::evil::EvilEvent;
+use super::weekend::market::MarketEvent;
 use super::weekend::military::MilitaryEvent;
 
 /// The weekend's steps, in order (R-PHASE-1).
@@ -14,6 +16,9 @@ use super::weekend::military::MilitaryEvent;
 #[serde(rename_all = "snake_case")]
 pub enum Step {
     Purchases,
+    /// Step 1, after the purchases (docs/rules.md, Rulings 52): free-merchant
+    /// placements, the auction, engineers, research and next week's offer.
+    FreeMerchants,
     Magic,
     Movement,
     Combat,
@@ -22,6 +27,8 @@ pub enum Step {
     SlaveRevolt,
     Overflow,
     HomeInvitations,
+    /// After step 9: the passive spy rolls against foreign troops (R-SPY-9).
+    Espionage,
     /// Relations, capital and harbour choices, trade wishes, VP and the victory check.
     WrapUp,
 }
@@ -50,4 +57,7 @@ pub enum What {
     Military(MilitaryEvent),
     /// The Evil, portals, lava and treasures (R-EVIL).
     Evil(EvilEvent),
+    /// Free merchants, engineers and research.
+    Market(MarketEvent),
+    Espionage(EspionageEvent),
 }

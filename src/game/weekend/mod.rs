@@ -10,7 +10,9 @@
 //! steps, not as a rewrite.
 
 pub mod economy;
+pub mod espionage;
 pub mod evil;
+pub mod market;
 pub mod military;
 
 use std::collections::BTreeSet;
@@ -136,7 +138,8 @@ pub fn resolve(
     let mut w = Weekend::new(state, orders, settings, seed);
     w.state.phase = Phase::Resolving;
     economy::purchases(&mut w); // step 1
-                                // step 2, magic: the next part of the engine.
+    market::free_merchants(&mut w); // step 1: placements, auction, engineers, research, offer
+                                    // step 2, magic: the next part of the engine.
     military::movement(&mut w); // step 3
     military::combat(&mut w); // step 4
     evil::after_combat(&mut w); // treasures found (R-EVIL-6, Rulings 52)
@@ -145,6 +148,7 @@ pub fn resolve(
     economy::slave_revolt(&mut w); // step 7
     economy::overflow(&mut w); // step 8
     military::home_invitations(&mut w); // step 9
+    espionage::passive_rolls(&mut w); // after step 9: passive spy rolls (R-SPY-9)
     evil::end_of_weekend(&mut w); // treasures home, portals, sight (R-EVIL)
     economy::wrap_up(&mut w); // relations, capital and harbour, wishes, VP, victory
     w.finish()

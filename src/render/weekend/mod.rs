@@ -2,7 +2,9 @@
 //! rendered in its language, step by step. Pure: events in, lines out.
 
 pub mod economy;
+pub mod espionage;
 pub mod evil;
+pub mod market;
 pub mod military;
 
 use crate::game::event::{Event, What};
@@ -17,6 +19,8 @@ pub fn report(events: &[Event], gs: &GameState, realm: &str, lang: Lang) -> Vec<
             What::Economy(ev) => economy::lines(ev, gs, realm, lang),
             What::Military(ev) => military::lines(ev, gs, realm, lang),
             What::Evil(ev) => evil::lines(ev, gs, realm, lang),
+            What::Market(ev) => market::lines(ev, gs, realm, lang),
+            What::Espionage(ev) => espionage::lines(ev, gs, realm, lang),
         })
         .collect()
 }

@@ -415,6 +415,9 @@ fn ships(
 }
 
 fn spies(gs: &mut GameState, run: &mut Run, count: u32) -> Res<(Purchase, Resources)> {
+    if gs.realms[run.idx].is_evil {
+        return Err(("R-EVIL-19", Why::NotAvailable));
+    }
     let limit = positions(gs, run).informator;
     cap("RULINGS 43", Cap::Spies, run.count.spies, count, limit)?;
     population_cap(run, count)?;
