@@ -261,3 +261,55 @@ fn r_evil_15_the_open_portal_spell_opens_a_portal_through_the_binary() {
         .expect("a portal on E5");
     assert_eq!((p.opened_by.as_str(), p.opened_round), ("Ondskan", 1));
 }
+
+/// A seed whose round-1 treasure d8 (the weekend's `evil/treasure` dice) is an 8.
+fn seed_rolling_8() -> u64 {
+    (0u64..)
+        .find(|s| pbemd::game::dice::Dice::new(*s, 1, "weekend/evil/treasure").roll(8) == 8)
+        .expect("some seed")
+}
+
+/// R-EVIL-8: a treasure roll of 8 is mailed to the GM with the results.
+#[test]
+fn r_evil_8_a_treasure_roll_of_8_is_mailed_to_the_gm() {
+    let g = Game::start();
+    let mut gs = g.state();
+    gs.game.seed = seed_rolling_8();
+    let i = gs
+        .armies
+        .iter()
+        .position(|a| a.owner == "Genogien" && a.id == 3)
+        .unwrap();
+    gs.armies[i].square = sq("B5");
+    gs.armies[i].dimension = Dimension::Evil;
+    let file = g.dir.join("state.json");
+    std::fs::write(&file, serde_json::to_string(&gs).unwrap()).unwrap();
+    ok(&pbemd(&[
+        "--config",
+        &g.cfg,
+        "gm",
+        "import-state",
+        file.to_str().unwrap(),
+    ]));
+    let [saturday, sunday, monday] = WEEKENDS[0];
+    g.tick(saturday);
+    g.tick(sunday);
+    g.tick(monday);
+    assert!(g.state().army("Genogien", 3).unwrap().treasure.is_zero());
+    let gm: Vec<Sent> = g
+        .outbox()
+        .into_iter()
+        .filter(|m| m.to_is("gm@game.test") && m.subject.contains("for the GM"))
+        .collect();
+    assert_eq!(gm.len(), 1, "one mail to the GM");
+    assert!(
+        gm[0]
+            .text
+            .contains("Treasure for the GM: Genogien's army 3 on B5 rolled 8."),
+        "{}",
+        gm[0].text
+    );
+    assert!(gm[0]
+        .text
+        .contains("Skatt åt spelledaren: Genogiens armé 3 på B5 slog 8."));
+}
