@@ -1026,3 +1026,35 @@ fn r_evil_2_a_realm_called_home_from_the_evil_dimension_arrives_in_the_normal_on
     let g = group(&w.state, GEN, 1);
     assert_eq!((g.square, g.dimension), (sq("B2"), Dimension::Normal));
 }
+
+#[test]
+fn r_evil_15_troops_on_the_far_side_of_a_portal_stop_the_move_and_fight() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        GEN,
+        1,
+        "B4",
+        Dimension::Normal,
+        units(&[(1, TungtInfanteri)]),
+    );
+    army(
+        &mut gs,
+        EVIL,
+        1,
+        "B4",
+        Dimension::Evil,
+        units(&[(1, HogreDemon)]),
+    );
+    let o = orders(&[(EVIL, vec![mv(1, &["B4", "C4"])])]);
+    let (after, events) = movement(&gs, &o);
+    let g = group(&after, EVIL, 1);
+    assert_eq!((g.square, g.dimension), (sq("B4"), Dimension::Normal));
+    assert!(events.iter().any(|e| matches!(
+        &e.what,
+        What::Military(military::MilitaryEvent::Moved {
+            stop: Some(military::MoveStop::Enemy { .. }),
+            ..
+        })
+    )));
+}

@@ -316,15 +316,20 @@ fn move_group(
             break;
         }
         match evil::gate(w, realm, group, at, sq) {
-            evil::Gate::Through => {
-                steps += 1;
+            evil::Gate::Go => {}
+            gate => {
+                // Through a portal (one point), unless troops wait beyond; or stopped.
+                let through = matches!(gate, evil::Gate::Through);
+                steps += u32::from(through);
+                stop = match through {
+                    true => met_beyond(w, ix, realm, group, sq),
+                    false => Some(MoveStop::Blocked { square: sq }),
+                };
+                if stop.is_some() {
+                    break;
+                }
                 continue;
             }
-            evil::Gate::Stop => {
-                stop = Some(MoveStop::Blocked { square: sq });
-                break;
-            }
-            evil::Gate::Go => {}
         }
         if !at.neighbours(w_, h_, diagonal).contains(&sq)
             || !passable(&w.state, ix, realm, group, sq)
@@ -364,6 +369,12 @@ fn move_group(
             stop,
         },
     );
+}
+
+/// Troops that are not a friend's on the far side of a portal stop the move (R-MOVE-6).
+fn met_beyond(w: &Weekend, ix: &Index, realm: &str, group: Group, sq: Square) -> Option<MoveStop> {
+    let dim = evil::group_dimension(&w.state, realm, group);
+    enemy_on_in(&w.state, ix, realm, (sq, dim), true).map(|realm| MoveStop::Enemy { realm })
 }
 
 /// Embark or pick up (R-MOVE-3: no points): the army on the fleet's square or next to
