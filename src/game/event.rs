@@ -7,11 +7,14 @@ use serde::{Deserialize, Serialize};
 
 use super::weekend::economy::EconomyEvent;
 use super::weekend::military::MilitaryEvent;
+use super::weekend::politics::PoliticsEvent;
 
 /// The weekend's steps, in order (R-PHASE-1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Step {
+    /// Before step 1: the ruler's benefit and the VP rewards claimed on the form.
+    Claims,
     Purchases,
     Magic,
     Movement,
@@ -21,6 +24,8 @@ pub enum Step {
     SlaveRevolt,
     Overflow,
     HomeInvitations,
+    /// After step 9 (Rulings 52): the vote, missions, random events, VP thresholds.
+    Politics,
     /// Relations, capital and harbour choices, trade wishes, VP and the victory check.
     WrapUp,
 }
@@ -47,4 +52,5 @@ impl Event {
 pub enum What {
     Economy(EconomyEvent),
     Military(MilitaryEvent),
+    Politics(PoliticsEvent),
 }

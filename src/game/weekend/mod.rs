@@ -11,6 +11,7 @@
 
 pub mod economy;
 pub mod military;
+pub mod politics;
 
 use std::collections::BTreeSet;
 
@@ -134,6 +135,7 @@ pub fn resolve(
 ) -> Resolution {
     let mut w = Weekend::new(state, orders, settings, seed);
     w.state.phase = Phase::Resolving;
+    politics::claims(&mut w); // the ruler's benefit and VP rewards, before step 1
     economy::purchases(&mut w); // step 1
                                 // step 2, magic: the next part of the engine.
     military::movement(&mut w); // step 3
@@ -143,6 +145,7 @@ pub fn resolve(
     economy::slave_revolt(&mut w); // step 7
     economy::overflow(&mut w); // step 8
     military::home_invitations(&mut w); // step 9
+    politics::after_step_9(&mut w); // vote, missions, random events, VP thresholds
     economy::wrap_up(&mut w); // relations, capital and harbour, wishes, VP, victory
     w.finish()
 }

@@ -3,6 +3,7 @@
 
 pub mod economy;
 pub mod military;
+pub mod politics;
 
 use crate::game::event::{Event, What};
 use crate::game::{GameState, Lang};
@@ -15,6 +16,7 @@ pub fn report(events: &[Event], gs: &GameState, realm: &str, lang: Lang) -> Vec<
         .flat_map(|e| match &e.what {
             What::Economy(ev) => economy::lines(ev, gs, realm, lang),
             What::Military(ev) => military::lines(ev, gs, realm, lang),
+            What::Politics(ev) => politics::lines(ev, gs, realm, lang),
         })
         .collect()
 }
