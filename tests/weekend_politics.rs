@@ -123,7 +123,10 @@ fn told(events: &[Event], realm: &str) -> Vec<PoliticsEvent> {
 }
 
 /// `realm`'s vote event: (ballot, votes, cities, vp, winner).
-fn vote_of(res: &Resolution, realm: &str) -> Option<(Option<String>, u32, u32, i64, Option<String>)> {
+fn vote_of(
+    res: &Resolution,
+    realm: &str,
+) -> Option<(Option<String>, u32, u32, i64, Option<String>)> {
     told(&res.events, realm).into_iter().find_map(|e| match e {
         PoliticsEvent::Vote {
             ballot,
@@ -242,7 +245,11 @@ fn r_vote_3_each_vote_received_is_worth_50_vp_and_every_realm_learns_the_winner(
     assert_eq!(change, 3 * 50 + 10);
     assert_eq!(vp(&res.state, "Beta"), 300 + 160);
     for realm in ["Alfa", "Beta", "Gamma", "Delta"] {
-        assert_eq!(vote_of(&res, realm).unwrap().4.as_deref(), Some("Beta"), "{realm}");
+        assert_eq!(
+            vote_of(&res, realm).unwrap().4.as_deref(),
+            Some("Beta"),
+            "{realm}"
+        );
     }
     assert_eq!(winner.as_deref(), Some("Beta"));
 }
@@ -274,13 +281,18 @@ fn r_vote_4_a_city_taken_that_weekend_counts_for_the_taker() {
     let orders = beta_wins();
     let mut w = Weekend::new(&gs, &orders, &gs.settings, gs.game.seed);
     // As if step 4 had given Alfavik to Gamma.
-    w.state.cities.iter_mut().find(|c| c.square == sq("B3")).unwrap().owner = "Gamma".into();
+    w.state
+        .cities
+        .iter_mut()
+        .find(|c| c.square == sq("B3"))
+        .unwrap()
+        .owner = "Gamma".into();
     politics::after_step_9(&mut w);
     let cities = |realm: &str| {
         w.events.iter().find_map(|e| match &e.what {
-            What::Politics(PoliticsEvent::Vote { realm: r, cities, .. }) if r == realm => {
-                Some(*cities)
-            }
+            What::Politics(PoliticsEvent::Vote {
+                realm: r, cities, ..
+            }) if r == realm => Some(*cities),
             _ => None,
         })
     };
@@ -334,7 +346,12 @@ fn r_vote_6_on_a_tie_the_votes_still_pay() {
 #[test]
 fn r_vote_5_population_benefit_adds_10_in_every_city_once() {
     let gs = beta_rules();
-    let before = gs.cities.iter().find(|c| c.square == sq("D2")).unwrap().population;
+    let before = gs
+        .cities
+        .iter()
+        .find(|c| c.square == sq("D2"))
+        .unwrap()
+        .population;
     let orders = forms(vec![(
         "Beta",
         vec![Order::RulerBenefit {
@@ -342,20 +359,38 @@ fn r_vote_5_population_benefit_adds_10_in_every_city_once() {
         }],
     )]);
     let res = weekend(&gs, &orders);
-    let after = res.state.cities.iter().find(|c| c.square == sq("D2")).unwrap().population;
+    let after = res
+        .state
+        .cities
+        .iter()
+        .find(|c| c.square == sq("D2"))
+        .unwrap()
+        .population;
     assert_eq!(after, before + 10);
-    assert_eq!(res.state.ruler.as_ref().unwrap().benefit, Some(RulerBenefit::Population));
+    assert_eq!(
+        res.state.ruler.as_ref().unwrap().benefit,
+        Some(RulerBenefit::Population)
+    );
     // A second choice is refused: the benefit is chosen once.
     let mut again = res.state.clone();
     again.round = 6;
     let res2 = weekend(&again, &orders);
-    let c = res2.state.cities.iter().find(|c| c.square == sq("D2")).unwrap();
+    let c = res2
+        .state
+        .cities
+        .iter()
+        .find(|c| c.square == sq("D2"))
+        .unwrap();
     assert_eq!(c.population, after);
 }
 
 #[test]
 fn r_vote_5_move_first_and_double_bids_are_in_the_state_for_the_other_steps() {
-    for benefit in [RulerBenefit::MoveFirst, RulerBenefit::DoubleBids, RulerBenefit::FreeSpies] {
+    for benefit in [
+        RulerBenefit::MoveFirst,
+        RulerBenefit::DoubleBids,
+        RulerBenefit::FreeSpies,
+    ] {
         let gs = beta_rules();
         let orders = forms(vec![("Beta", vec![Order::RulerBenefit { benefit }])]);
         let res = weekend(&gs, &orders);
@@ -364,7 +399,8 @@ fn r_vote_5_move_first_and_double_bids_are_in_the_state_for_the_other_steps() {
         assert_eq!((ruler.from_round, ruler.until_round), (5, 8));
         let said = told(&res.events, "Beta");
         assert!(
-            said.iter().any(|e| matches!(e, PoliticsEvent::Benefit { until_round: 8, .. })),
+            said.iter()
+                .any(|e| matches!(e, PoliticsEvent::Benefit { until_round: 8, .. })),
             "{said:?}"
         );
     }
@@ -414,8 +450,16 @@ fn r_evil_21_the_evil_counts_in_vp_but_takes_no_part_in_the_vote() {
     let res = weekend(&gs, &orders);
     assert_eq!(vote_of(&res, "Delta"), None);
     assert_eq!(vp(&res.state, "Delta"), 300, "no vote VP for the Evil");
-    assert_eq!(vote_of(&res, "Beta").unwrap().1, 0, "the Evil's ballot is not counted");
-    assert_eq!(vote_of(&res, "Alfa").unwrap().0, None, "a vote for the Evil is no vote");
+    assert_eq!(
+        vote_of(&res, "Beta").unwrap().1,
+        0,
+        "the Evil's ballot is not counted"
+    );
+    assert_eq!(
+        vote_of(&res, "Alfa").unwrap().0,
+        None,
+        "a vote for the Evil is no vote"
+    );
     assert!(res.state.ruler.is_none());
 }
 
@@ -444,11 +488,12 @@ fn r_vp_4_the_realm_is_told_of_a_threshold_reached() {
     gs.realm_mut("Beta").unwrap().vp = 1020;
     gs.realm_mut("Beta").unwrap().vp_rewards_taken = vec![500];
     let res = weekend(&gs, &Orders::default());
-    assert!(told(&res.events, "Beta")
-        .contains(&PoliticsEvent::RewardOpen {
+    assert!(
+        told(&res.events, "Beta").contains(&PoliticsEvent::RewardOpen {
             realm: "Beta".into(),
             thresholds: vec![1000],
-        }));
+        })
+    );
     assert!(!told(&res.events, "Alfa")
         .iter()
         .any(|e| matches!(e, PoliticsEvent::RewardOpen { .. })));
@@ -459,14 +504,26 @@ fn r_vp_4_a_position_reward_raises_it_by_one_and_takes_the_lowest_threshold() {
     let mut gs = game();
     gs.round = 2;
     gs.realm_mut("Beta").unwrap().vp = 1100;
-    let res = weekend(&gs, &forms(vec![("Beta", vec![reward(Reward::Position(Position::Amiral))])]));
+    let res = weekend(
+        &gs,
+        &forms(vec![(
+            "Beta",
+            vec![reward(Reward::Position(Position::Amiral))],
+        )]),
+    );
     let b = res.state.realm("Beta").unwrap();
     assert_eq!(b.positions.amiral, 2);
     assert_eq!(b.vp_rewards_taken, vec![500]);
     assert_eq!(b.vp, 1100, "a reward spends no VP");
     assert_eq!(
         rewards_of(&res, "Beta"),
-        vec![(500, Given::Position { position: Position::Amiral, value: 2 })]
+        vec![(
+            500,
+            Given::Position {
+                position: Position::Amiral,
+                value: 2
+            }
+        )]
     );
 }
 
@@ -498,14 +555,29 @@ fn r_vp_4_a_production_reward_only_for_a_resource_already_produced() {
     let orders = forms(vec![(
         "Alfa",
         vec![
-            reward(Reward::Production { city: sq("B3"), resource: Resource::Sten }),
-            reward(Reward::Production { city: sq("B3"), resource: Resource::Mat }),
+            reward(Reward::Production {
+                city: sq("B3"),
+                resource: Resource::Sten,
+            }),
+            reward(Reward::Production {
+                city: sq("B3"),
+                resource: Resource::Mat,
+            }),
         ],
     )]);
     let res = weekend(&gs, &orders);
-    let c = res.state.cities.iter().find(|c| c.square == sq("B3")).unwrap();
+    let c = res
+        .state
+        .cities
+        .iter()
+        .find(|c| c.square == sq("B3"))
+        .unwrap();
     assert_eq!(c.production.get(Resource::Sten), 0);
-    assert_eq!(c.production.get(Resource::Mat), 1, "Alfa produces mat in B2");
+    assert_eq!(
+        c.production.get(Resource::Mat),
+        1,
+        "Alfa produces mat in B2"
+    );
     assert_eq!(res.state.realm("Alfa").unwrap().vp_rewards_taken, vec![500]);
 }
 
@@ -516,16 +588,30 @@ fn r_vp_4_a_resource_reward_is_25_with_crystals_and_slaves_counting_double() {
     gs.realm_mut("Gamma").unwrap().vp = 500;
     let amt = |count, resource| Amount { count, resource };
     let good = vec![amt(5, Resource::Eld), amt(15, Resource::Jarn)];
-    let res = weekend(&gs, &forms(vec![("Gamma", vec![reward(Reward::Resources(good))])]));
+    let res = weekend(
+        &gs,
+        &forms(vec![("Gamma", vec![reward(Reward::Resources(good))])]),
+    );
     let s = res.state.realm("Gamma").unwrap().stock;
     assert_eq!((s.get(Resource::Eld), s.get(Resource::Jarn)), (5, 15));
     let mut gs = game();
     gs.round = 2;
     gs.realm_mut("Gamma").unwrap().vp = 500;
     let bad = vec![amt(25, Resource::Eld)];
-    let res = weekend(&gs, &forms(vec![("Gamma", vec![reward(Reward::Resources(bad))])]));
-    assert_eq!(res.state.realm("Gamma").unwrap().stock.get(Resource::Eld), 0);
-    assert!(res.state.realm("Gamma").unwrap().vp_rewards_taken.is_empty());
+    let res = weekend(
+        &gs,
+        &forms(vec![("Gamma", vec![reward(Reward::Resources(bad))])]),
+    );
+    assert_eq!(
+        res.state.realm("Gamma").unwrap().stock.get(Resource::Eld),
+        0
+    );
+    assert!(res
+        .state
+        .realm("Gamma")
+        .unwrap()
+        .vp_rewards_taken
+        .is_empty());
 }
 
 // ---- R-MISSION ---------------------------------------------------------------------
@@ -536,10 +622,18 @@ fn r_mission_2_every_realm_gets_a_new_mission_after_each_vote() {
     gs.realm_mut("Alfa").unwrap().mission_done = true;
     let res = weekend(&gs, &beta_wins());
     let a = res.state.realm("Alfa").unwrap();
-    assert!(["Ta en stad.", "Bygg en mur."].contains(&a.mission.as_str()), "{}", a.mission);
+    assert!(
+        ["Ta en stad.", "Bygg en mur."].contains(&a.mission.as_str()),
+        "{}",
+        a.mission
+    );
     assert!(!a.mission_done);
     let b = res.state.realm("Beta").unwrap();
-    assert!(["Take a city.", "Build a wall."].contains(&b.mission.as_str()), "{}", b.mission);
+    assert!(
+        ["Take a city.", "Build a wall."].contains(&b.mission.as_str()),
+        "{}",
+        b.mission
+    );
     let own: Vec<_> = told(&res.events, "Alfa")
         .into_iter()
         .filter(|e| matches!(e, PoliticsEvent::Mission { .. }))
@@ -565,11 +659,13 @@ fn r_mission_3_the_gms_verdict_is_told_at_the_next_weekend_once() {
         vp: 300,
     });
     let res = weekend(&gs, &Orders::default());
-    assert!(told(&res.events, "Gamma").contains(&PoliticsEvent::MissionDone {
-        realm: "Gamma".into(),
-        mission: "First.".into(),
-        vp: 300,
-    }));
+    assert!(
+        told(&res.events, "Gamma").contains(&PoliticsEvent::MissionDone {
+            realm: "Gamma".into(),
+            mission: "First.".into(),
+            vp: 300,
+        })
+    );
     assert!(told(&res.events, "Beta").is_empty());
     assert!(res.state.missions_done.is_empty());
 }
@@ -623,15 +719,31 @@ fn random_of(res: &Resolution, realm: &str) -> Option<PoliticsEvent> {
 fn r_rand_1_a_one_draws_from_the_good_table() {
     let gs = rolling("Alfa", 1);
     let res = weekend(&gs, &Orders::default());
-    let Some(PoliticsEvent::Random { roll, good, vp, units, .. }) = random_of(&res, "Alfa") else {
+    let Some(PoliticsEvent::Random {
+        roll,
+        good,
+        vp,
+        units,
+        ..
+    }) = random_of(&res, "Alfa")
+    else {
         panic!("no event");
     };
     assert_eq!((roll, good, vp, units.len()), (1, true, 25, 2));
     let a = res.state.realm("Alfa").unwrap();
     assert_eq!(a.vp, 325);
     assert!(a.stock.get(Resource::Guld) >= 10);
-    let army = res.state.armies.iter().find(|g| g.owner == "Alfa" && g.square == sq("B2")).unwrap();
-    let heavy = army.units.iter().filter(|u| u.kind == UnitKind::TungtInfanteri).count();
+    let army = res
+        .state
+        .armies
+        .iter()
+        .find(|g| g.owner == "Alfa" && g.square == sq("B2"))
+        .unwrap();
+    let heavy = army
+        .units
+        .iter()
+        .filter(|u| u.kind == UnitKind::TungtInfanteri)
+        .count();
     assert_eq!(heavy, 2, "the mercenaries join the army in the capital");
 }
 
@@ -639,9 +751,18 @@ fn r_rand_1_a_one_draws_from_the_good_table() {
 fn r_rand_1_a_ten_draws_from_the_bad_table_and_takes_only_what_there_is() {
     let mut gs = rolling("Alfa", 10);
     gs.realm_mut("Alfa").unwrap().stock = Resources::ZERO;
-    gs.cities.iter_mut().for_each(|c| c.production = Resources::ZERO);
+    gs.cities
+        .iter_mut()
+        .for_each(|c| c.production = Resources::ZERO);
     let res = weekend(&gs, &Orders::default());
-    let Some(PoliticsEvent::Random { roll, good, vp, units, resources, .. }) = random_of(&res, "Alfa")
+    let Some(PoliticsEvent::Random {
+        roll,
+        good,
+        vp,
+        units,
+        resources,
+        ..
+    }) = random_of(&res, "Alfa")
     else {
         panic!("no event");
     };
@@ -659,7 +780,10 @@ fn r_rand_1_two_to_nine_is_no_event() {
     let gs = rolling("Beta", 5);
     let res = weekend(&gs, &Orders::default());
     assert_eq!(random_of(&res, "Beta"), None);
-    assert!(res.rolls.iter().any(|r| r.purpose == "weekend/random/Beta" && r.value == 5));
+    assert!(res
+        .rolls
+        .iter()
+        .any(|r| r.purpose == "weekend/random/Beta" && r.value == 5));
 }
 
 #[test]
@@ -677,7 +801,10 @@ fn rulings_50_the_gms_choice_replaces_the_draw_and_leaves_the_other_rolls() {
         }),
     });
     let res = weekend(&gs2, &Orders::default());
-    let Some(PoliticsEvent::Random { good, by_gm, vp, .. }) = random_of(&res, "Alfa") else {
+    let Some(PoliticsEvent::Random {
+        good, by_gm, vp, ..
+    }) = random_of(&res, "Alfa")
+    else {
         panic!("no event");
     };
     assert_eq!((good, by_gm, vp), (false, true, -30));

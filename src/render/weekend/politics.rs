@@ -26,8 +26,14 @@ pub fn lines(ev: &PoliticsEvent, _gs: &GameState, _realm: &str, lang: Lang) -> V
         PoliticsEvent::Reward {
             threshold, reward, ..
         } => pick(
-            format!("Belöning för {threshold} segerpoäng: {}.", given(reward, lang)),
-            format!("Reward for {threshold} victory points: {}.", given(reward, lang)),
+            format!(
+                "Belöning för {threshold} segerpoäng: {}.",
+                given(reward, lang)
+            ),
+            format!(
+                "Reward for {threshold} victory points: {}.",
+                given(reward, lang)
+            ),
         ),
         PoliticsEvent::RewardOpen { thresholds, .. } => {
             let list: Vec<String> = thresholds.iter().map(i64::to_string).collect();
@@ -44,7 +50,16 @@ pub fn lines(ev: &PoliticsEvent, _gs: &GameState, _realm: &str, lang: Lang) -> V
             vp,
             winner,
             ..
-        } => return vote_lines(ballot.as_deref(), *votes, *cities, *vp, winner.as_deref(), lang),
+        } => {
+            return vote_lines(
+                ballot.as_deref(),
+                *votes,
+                *cities,
+                *vp,
+                winner.as_deref(),
+                lang,
+            )
+        }
         PoliticsEvent::Mission { text, .. } => pick(
             format!("Nytt uppdrag (hemligt): {text}"),
             format!("New mission (secret): {text}"),
@@ -71,7 +86,10 @@ pub fn lines(ev: &PoliticsEvent, _gs: &GameState, _realm: &str, lang: Lang) -> V
                 parts.push(units_text(units, lang));
             }
             if *vp != 0 {
-                parts.push(pick(format!("{vp:+} segerpoäng"), format!("{vp:+} victory points")));
+                parts.push(pick(
+                    format!("{vp:+} segerpoäng"),
+                    format!("{vp:+} victory points"),
+                ));
             }
             let what = match (sv, *good) {
                 (true, true) => "vinner",
@@ -290,7 +308,10 @@ mod tests {
             assert_ne!(sv, en, "{ev:?}");
             for l in sv.iter().chain(en.iter()) {
                 assert!(
-                    !l.is_empty() && !l.contains('{') && !l.contains("Some(") && !l.contains("None"),
+                    !l.is_empty()
+                        && !l.contains('{')
+                        && !l.contains("Some(")
+                        && !l.contains("None"),
                     "{l}"
                 );
             }

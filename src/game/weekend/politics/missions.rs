@@ -31,7 +31,9 @@ pub(super) fn deal(w: &mut Weekend) {
     let mut dice = w.dice("missions");
     let mut evs = Vec::new();
     for i in playing(w) {
-        let k = usize::try_from(dice.roll(sides)).unwrap_or(1).saturating_sub(1);
+        let k = usize::try_from(dice.roll(sides))
+            .unwrap_or(1)
+            .saturating_sub(1);
         let Some(text) = w.state.missions.get(k) else {
             continue;
         };

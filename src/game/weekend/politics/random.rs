@@ -38,7 +38,9 @@ pub(super) fn run(w: &mut Weekend) {
         };
         let drawn = table.filter(|(_, t)| !t.is_empty()).map(|(good, t)| {
             let sides = u32::try_from(t.len()).unwrap_or(u32::MAX);
-            let k = usize::try_from(dice.roll(sides)).unwrap_or(1).saturating_sub(1);
+            let k = usize::try_from(dice.roll(sides))
+                .unwrap_or(1)
+                .saturating_sub(1);
             DrawnEvent {
                 good,
                 entry: t[k.min(t.len() - 1)].clone(),
@@ -136,7 +138,11 @@ fn join_capital(gs: &mut GameState, i: usize, kinds: &[UnitKind], round: u32) ->
     let Some(cap) = gs.realms[i].capital else {
         return Vec::new();
     };
-    let Some(dim) = gs.cities_of(&name).find(|c| c.square == cap).map(|c| c.dimension) else {
+    let Some(dim) = gs
+        .cities_of(&name)
+        .find(|c| c.square == cap)
+        .map(|c| c.dimension)
+    else {
         return Vec::new();
     };
     if kinds.is_empty() {

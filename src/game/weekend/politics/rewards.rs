@@ -16,7 +16,9 @@ const LISTED: usize = 10;
 pub(super) fn lowest_open(vp: i64, step: i64, taken: &[i64]) -> Option<i64> {
     let step = step.max(1);
     // Every taken threshold can push the answer one step up, no more.
-    (1..=i64::try_from(taken.len()).unwrap_or(i64::MAX).saturating_add(1))
+    (1..=i64::try_from(taken.len())
+        .unwrap_or(i64::MAX)
+        .saturating_add(1))
         .map(|k| k.saturating_mul(step))
         .take_while(|&t| t <= vp)
         .find(|t| !taken.contains(t))

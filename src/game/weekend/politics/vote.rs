@@ -50,14 +50,18 @@ pub(super) fn run(w: &mut Weekend) {
         let held = cities.get(name.as_str()).copied().unwrap_or(0);
         let ballot = ballots.get(&i).cloned();
         let vp = vote_vp(ballot.is_some(), votes, held);
-        evs.push((i, vp, PoliticsEvent::Vote {
-            realm: name,
-            ballot,
-            votes,
-            cities: held,
+        evs.push((
+            i,
             vp,
-            winner: winner.map(str::to_string),
-        }));
+            PoliticsEvent::Vote {
+                realm: name,
+                ballot,
+                votes,
+                cities: held,
+                vp,
+                winner: winner.map(str::to_string),
+            },
+        ));
     }
     let round = w.round();
     let winner = winner.map(str::to_string);
@@ -93,10 +97,14 @@ fn ballots(w: &Weekend, voters: &[usize]) -> BTreeMap<usize, String> {
         .collect();
     let mut out = BTreeMap::new();
     for &i in voters {
-        let first = w.orders.of(&w.state.realms[i].name).iter().find_map(|o| match o {
-            Order::Vote { realm } => Some(realm),
-            _ => None,
-        });
+        let first = w
+            .orders
+            .of(&w.state.realms[i].name)
+            .iter()
+            .find_map(|o| match o {
+                Order::Vote { realm } => Some(realm),
+                _ => None,
+            });
         let Some(&c) = first.and_then(|n| by_fold.get(&fold(n))) else {
             continue;
         };
