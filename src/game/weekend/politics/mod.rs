@@ -9,6 +9,8 @@ mod random;
 mod rewards;
 mod vote;
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::Weekend;
@@ -145,8 +147,15 @@ fn add_vp(vp: i64, add: i64) -> i64 {
 /// on the form.
 pub fn claims(w: &mut Weekend) {
     let orders = w.orders;
+    let index: BTreeMap<String, usize> = w
+        .state
+        .realms
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.name.clone(), i))
+        .collect();
     for form in &orders.forms {
-        let Some(i) = w.state.realms.iter().position(|r| r.name == form.realm) else {
+        let Some(&i) = index.get(&form.realm) else {
             continue;
         };
         if w.state.realms[i].eliminated {

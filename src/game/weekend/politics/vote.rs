@@ -95,21 +95,25 @@ fn ballots(w: &Weekend, voters: &[usize]) -> BTreeMap<usize, String> {
         .iter()
         .map(|&i| (fold(&w.state.realms[i].name), i))
         .collect();
+    let by_name: BTreeMap<&str, usize> = voters
+        .iter()
+        .map(|&i| (w.state.realms[i].name.as_str(), i))
+        .collect();
     let mut out = BTreeMap::new();
-    for &i in voters {
-        let first = w
-            .orders
-            .of(&w.state.realms[i].name)
-            .iter()
-            .find_map(|o| match o {
-                Order::Vote { realm } => Some(realm),
-                _ => None,
-            });
+    for form in &w.orders.forms {
+        let Some(&i) = by_name.get(form.realm.as_str()) else {
+            continue;
+        };
+        let first = form.orders.iter().find_map(|o| match o {
+            Order::Vote { realm } => Some(realm),
+            _ => None,
+        });
         let Some(&c) = first.and_then(|n| by_fold.get(&fold(n))) else {
             continue;
         };
         if c != i {
-            out.insert(i, w.state.realms[c].name.clone());
+            out.entry(i)
+                .or_insert_with(|| w.state.realms[c].name.clone());
         }
     }
     out
