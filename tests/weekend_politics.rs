@@ -122,11 +122,11 @@ fn told(events: &[Event], realm: &str) -> Vec<PoliticsEvent> {
         .collect()
 }
 
-/// `realm`'s vote event: (ballot, votes, cities, vp, winner).
-fn vote_of(
-    res: &Resolution,
-    realm: &str,
-) -> Option<(Option<String>, u32, u32, i64, Option<String>)> {
+/// A realm's vote as told: (ballot, votes, cities, vp, winner).
+type Told = (Option<String>, u32, u32, i64, Option<String>);
+
+/// `realm`'s vote event.
+fn vote_of(res: &Resolution, realm: &str) -> Option<Told> {
     told(&res.events, realm).into_iter().find_map(|e| match e {
         PoliticsEvent::Vote {
             ballot,
