@@ -824,3 +824,28 @@ fn rulings_50_the_gm_may_cancel_an_event() {
     assert_eq!(random_of(&res, "Alfa"), None);
     assert_eq!(res.state.realm("Alfa").unwrap().vp, 300);
 }
+
+#[test]
+fn r_rand_1_an_army_group_the_deserters_empty_is_gone() {
+    let mut gs = rolling("Alfa", 10);
+    let army = gs.armies.iter_mut().find(|a| a.owner == "Alfa").unwrap();
+    army.units.truncate(1);
+    let res = weekend(&gs, &Orders::default());
+    assert!(res.state.armies.iter().all(|a| a.owner != "Alfa"));
+    assert!(res.state.armies.iter().all(|a| !a.units.is_empty()));
+}
+
+#[test]
+fn r_rand_1_mercenaries_form_a_group_in_the_capital_when_none_stands_there() {
+    let mut gs = rolling("Alfa", 1);
+    gs.armies.retain(|a| a.owner != "Alfa");
+    let res = weekend(&gs, &Orders::default());
+    let own: Vec<_> = res
+        .state
+        .armies
+        .iter()
+        .filter(|a| a.owner == "Alfa")
+        .collect();
+    assert_eq!(own.len(), 1);
+    assert_eq!((own[0].square, own[0].units.len()), (sq("B2"), 2));
+}

@@ -19,8 +19,6 @@ use crate::game::orders::{Order, Reward};
 use crate::game::state::{LocalText, RulerBenefit};
 use crate::game::{Position, Resource, Resources, Square, UnitKind};
 
-pub use random::apply_entry;
-
 /// VP for a mission the GM judged done (R-MISSION-3).
 pub const MISSION_VP: i64 = 300;
 

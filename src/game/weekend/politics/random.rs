@@ -6,17 +6,58 @@
 //! (`pbemd gm event`) replaces what the dice drew; the dice are rolled all the same,
 //! so every other realm's roll stays as it was.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::{add_vp, playing, tell, PoliticsEvent};
 use crate::game::event::Step;
-use crate::game::state::{ArmyGroup, DrawnEvent, EventEntry, GameState, Unit};
+use crate::game::state::{ArmyGroup, DrawnEvent, GameState, Unit};
 use crate::game::weekend::Weekend;
 use crate::game::{Resources, UnitKind};
 
 /// The d10's good and bad faces.
 pub const GOOD_FACE: u32 = 1;
 pub const BAD_FACE: u32 = 10;
+
+/// The army groups of each realm by index, found once (on the first event that moves
+/// units) for all the weekend's events; groups a bad event empties go at the end.
+#[derive(Default)]
+struct Groups {
+    built: bool,
+    by_owner: BTreeMap<String, Vec<usize>>,
+    emptied: bool,
+}
+
+impl Groups {
+    fn of(&mut self, gs: &GameState, realm: &str) -> Vec<usize> {
+        if !self.built {
+            for (k, a) in gs.armies.iter().enumerate() {
+                self.by_owner.entry(a.owner.clone()).or_default().push(k);
+            }
+            self.built = true;
+        }
+        self.by_owner.get(realm).cloned().unwrap_or_default()
+    }
+
+    fn add(&mut self, realm: &str, k: usize) {
+        if self.built {
+            self.by_owner.entry(realm.to_string()).or_default().push(k);
+        }
+    }
+
+    /// Emptied groups go, and no fleet carries an army that is gone.
+    fn tidy(self, gs: &mut GameState) {
+        if !self.emptied {
+            return;
+        }
+        gs.armies.retain(|a| !a.units.is_empty());
+        let armies: BTreeSet<(&str, u32)> =
+            gs.armies.iter().map(|a| (a.owner.as_str(), a.id)).collect();
+        for f in gs.fleets.iter_mut() {
+            let owner = f.owner.as_str();
+            f.cargo.retain(|id| armies.contains(&(owner, *id)));
+        }
+    }
+}
 
 pub(super) fn run(w: &mut Weekend) {
     let round = w.round();
@@ -27,81 +68,78 @@ pub(super) fn run(w: &mut Weekend) {
         .filter(|g| g.round == round)
         .map(|g| (g.realm.clone(), g.event.clone()))
         .collect();
+    let mut groups = Groups::default();
     for i in playing(w) {
         let name = w.state.realms[i].name.clone();
-        let mut dice = w.dice(&format!("random/{name}"));
-        let roll = dice.d10();
-        let table = match roll {
-            GOOD_FACE => Some((true, &w.settings.good_events)),
-            BAD_FACE => Some((false, &w.settings.bad_events)),
-            _ => None,
-        };
-        let drawn = table.filter(|(_, t)| !t.is_empty()).map(|(good, t)| {
-            let sides = u32::try_from(t.len()).unwrap_or(u32::MAX);
-            let k = usize::try_from(dice.roll(sides))
-                .unwrap_or(1)
-                .saturating_sub(1);
-            DrawnEvent {
-                good,
-                entry: t[k.min(t.len() - 1)].clone(),
-            }
-        });
-        w.keep(dice);
+        let (roll, drawn) = draw(w, &name);
         let by_gm = chosen.contains_key(&name);
         let event = match chosen.get(&name) {
             Some(c) => c.clone(),
             None => drawn,
         };
         if let Some(d) = event {
-            let ev = apply(&mut w.state, i, &d, round, roll, by_gm);
+            let (resources, units, vp) = effect(&mut w.state, &mut groups, i, &d, round);
+            let ev = PoliticsEvent::Random {
+                realm: name,
+                roll,
+                good: d.good,
+                text: d.entry.text.clone(),
+                resources,
+                units,
+                vp,
+                by_gm,
+            };
             tell(w, Step::Politics, ev);
         }
     }
+    groups.tidy(&mut w.state);
     w.state.gm_events.retain(|g| g.round > round);
 }
 
-/// Apply one event to realm `i` and say what it did.
-fn apply(
+/// The realm's d10 and, on a 1 or a 10, the entry a second die picks from the table.
+fn draw(w: &mut Weekend, name: &str) -> (u32, Option<DrawnEvent>) {
+    let mut dice = w.dice(&format!("random/{name}"));
+    let roll = dice.d10();
+    let table = match roll {
+        GOOD_FACE => Some((true, &w.settings.good_events)),
+        BAD_FACE => Some((false, &w.settings.bad_events)),
+        _ => None,
+    };
+    let drawn = table.filter(|(_, t)| !t.is_empty()).map(|(good, t)| {
+        let sides = u32::try_from(t.len()).unwrap_or(u32::MAX);
+        let k = usize::try_from(dice.roll(sides))
+            .unwrap_or(1)
+            .saturating_sub(1);
+        DrawnEvent {
+            good,
+            entry: t[k.min(t.len() - 1)].clone(),
+        }
+    });
+    w.keep(dice);
+    (roll, drawn)
+}
+
+/// The effect of the event on realm `i`: the resources, units and VP really gained
+/// (good) or lost (bad), the VP signed.
+fn effect(
     gs: &mut GameState,
+    groups: &mut Groups,
     i: usize,
     d: &DrawnEvent,
     round: u32,
-    roll: u32,
-    by_gm: bool,
-) -> PoliticsEvent {
-    let (resources, units, vp) = apply_entry(gs, i, d.good, &d.entry, round);
-    PoliticsEvent::Random {
-        realm: gs.realms[i].name.clone(),
-        roll,
-        good: d.good,
-        text: d.entry.text.clone(),
-        resources,
-        units,
-        vp,
-        by_gm,
-    }
-}
-
-/// The effect of `entry` on realm `i`: the resources, units and VP really gained
-/// (good) or lost (bad), the VP signed.
-pub fn apply_entry(
-    gs: &mut GameState,
-    i: usize,
-    good: bool,
-    entry: &EventEntry,
-    round: u32,
 ) -> (Resources, Vec<UnitKind>, i64) {
-    let resources = if good {
+    let entry = &d.entry;
+    let resources = if d.good {
         gain(&mut gs.realms[i].stock, &entry.resources)
     } else {
         lose(&mut gs.realms[i].stock, &entry.resources)
     };
-    let units = if good {
-        join_capital(gs, i, &entry.units, round)
-    } else {
-        desert(gs, i, &entry.units)
+    let units = match (entry.units.is_empty(), d.good) {
+        (true, _) => Vec::new(),
+        (false, true) => join_capital(gs, groups, i, &entry.units, round),
+        (false, false) => desert(gs, groups, i, &entry.units),
     };
-    let vp = if good {
+    let vp = if d.good {
         entry.vp
     } else {
         entry.vp.saturating_neg()
@@ -133,7 +171,13 @@ fn lose(stock: &mut Resources, take: &Resources) -> Resources {
 
 /// Good units join the realm's army group in its capital (a new group when there is
 /// none there); without a capital they do not come.
-fn join_capital(gs: &mut GameState, i: usize, kinds: &[UnitKind], round: u32) -> Vec<UnitKind> {
+fn join_capital(
+    gs: &mut GameState,
+    groups: &mut Groups,
+    i: usize,
+    kinds: &[UnitKind],
+    round: u32,
+) -> Vec<UnitKind> {
     let name = gs.realms[i].name.clone();
     let Some(cap) = gs.realms[i].capital else {
         return Vec::new();
@@ -145,21 +189,20 @@ fn join_capital(gs: &mut GameState, i: usize, kinds: &[UnitKind], round: u32) ->
     else {
         return Vec::new();
     };
-    if kinds.is_empty() {
-        return Vec::new();
-    }
     let new = kinds.iter().map(|&kind| Unit {
         kind,
         built_round: round,
     });
-    let at = gs
-        .armies
-        .iter()
-        .position(|a| a.owner == name && a.square == cap && a.dimension == dim);
+    let own = groups.of(gs, &name);
+    let at = own.iter().copied().find(|&k| {
+        let a = &gs.armies[k];
+        a.square == cap && a.dimension == dim && !a.units.is_empty()
+    });
     match at {
         Some(k) => gs.armies[k].units.extend(new),
         None => {
-            let id = gs.armies_of(&name).map(|a| a.id).max().unwrap_or(0);
+            let id = own.iter().map(|&k| gs.armies[k].id).max().unwrap_or(0);
+            groups.add(&name, gs.armies.len());
             gs.armies.push(ArmyGroup {
                 id: id.saturating_add(1),
                 owner: name,
@@ -175,36 +218,20 @@ fn join_capital(gs: &mut GameState, i: usize, kinds: &[UnitKind], round: u32) ->
 }
 
 /// Bad units leave: for each kind listed, the last such unit of the realm's first
-/// army group that has one; emptied groups are gone.
-fn desert(gs: &mut GameState, i: usize, kinds: &[UnitKind]) -> Vec<UnitKind> {
-    if kinds.is_empty() {
-        return Vec::new();
-    }
+/// army group that has one.
+fn desert(gs: &mut GameState, groups: &mut Groups, i: usize, kinds: &[UnitKind]) -> Vec<UnitKind> {
     let name = gs.realms[i].name.clone();
-    let own: Vec<usize> = (0..gs.armies.len())
-        .filter(|&k| gs.armies[k].owner == name)
-        .collect();
+    let own = groups.of(gs, &name);
     let mut gone = Vec::new();
     for &kind in kinds {
         for &k in &own {
             let units = &mut gs.armies[k].units;
             if let Some(p) = units.iter().rposition(|u| u.kind == kind) {
                 units.remove(p);
+                groups.emptied |= units.is_empty();
                 gone.push(kind);
                 break;
             }
-        }
-    }
-    let emptied: Vec<u32> = own
-        .iter()
-        .filter(|&&k| gs.armies[k].units.is_empty())
-        .map(|&k| gs.armies[k].id)
-        .collect();
-    if !emptied.is_empty() {
-        gs.armies
-            .retain(|a| !(a.owner == name && a.units.is_empty()));
-        for f in gs.fleets.iter_mut().filter(|f| f.owner == name) {
-            f.cargo.retain(|id| !emptied.contains(id));
         }
     }
     gone
