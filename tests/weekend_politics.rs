@@ -187,6 +187,30 @@ fn r_vote_1_the_vote_is_every_vote_every_rounds_the_first_in_that_round() {
 }
 
 #[test]
+fn r_vote_1_the_weekend_before_a_vote_announces_it_to_every_realm_that_votes() {
+    let mut gs = game();
+    gs.round = 3;
+    gs.realm_mut("Delta").unwrap().is_evil = true;
+    let res = weekend(&gs, &Orders::default());
+    for realm in ["Alfa", "Beta", "Gamma"] {
+        assert!(
+            told(&res.events, realm).contains(&PoliticsEvent::VoteDue {
+                realm: realm.into(),
+                round: 4
+            }),
+            "{realm}"
+        );
+    }
+    assert!(
+        told(&res.events, "Delta").is_empty(),
+        "the Evil does not vote"
+    );
+    gs.round = 2;
+    let res = weekend(&gs, &Orders::default());
+    assert!(told(&res.events, "Alfa").is_empty());
+}
+
+#[test]
 fn r_vote_2_self_vote_is_not_counted() {
     let gs = game();
     let orders = forms(vec![

@@ -60,6 +60,10 @@ pub fn lines(ev: &PoliticsEvent, _gs: &GameState, _realm: &str, lang: Lang) -> V
                 lang,
             )
         }
+        PoliticsEvent::VoteDue { round, .. } => pick(
+            format!("Omröstning i runda {round}: skriv RÖST och ett annat rikes namn på formuläret, annars −50 segerpoäng (R-VOTE-2)."),
+            format!("A vote in round {round}: write VOTE and another realm's name on the form, or lose 50 victory points (R-VOTE-2)."),
+        ),
         PoliticsEvent::Mission { text, .. } => pick(
             format!("Nytt uppdrag (hemligt): {text}"),
             format!("New mission (secret): {text}"),
@@ -242,6 +246,10 @@ mod tests {
             PoliticsEvent::RewardOpen {
                 realm: r(),
                 thresholds: vec![500, 1000],
+            },
+            PoliticsEvent::VoteDue {
+                realm: r(),
+                round: 4,
             },
             PoliticsEvent::Mission {
                 realm: r(),

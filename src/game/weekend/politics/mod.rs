@@ -58,6 +58,8 @@ pub enum PoliticsEvent {
         vp: i64,
         winner: Option<String>,
     },
+    /// R-VOTE-1: the coming round is a voting round (the GM's announcement).
+    VoteDue { realm: String, round: u32 },
     /// R-MISSION-2: the realm's new (secret) mission.
     Mission { realm: String, text: String },
     /// R-MISSION-3: the GM judged the mission done.
@@ -106,6 +108,7 @@ impl PoliticsEvent {
             | PoliticsEvent::Reward { realm, .. }
             | PoliticsEvent::RewardOpen { realm, .. }
             | PoliticsEvent::Vote { realm, .. }
+            | PoliticsEvent::VoteDue { realm, .. }
             | PoliticsEvent::Mission { realm, .. }
             | PoliticsEvent::MissionDone { realm, .. }
             | PoliticsEvent::Random { realm, .. } => realm,
@@ -183,6 +186,7 @@ pub fn after_step_9(w: &mut Weekend) {
     }
     random::run(w);
     rewards::open(w);
+    vote::announce(w);
 }
 
 /// The reward for a VP threshold, checked against the state: `None` with the rule

@@ -168,3 +168,24 @@ pub(super) fn choose(w: &mut Weekend, i: usize, benefit: RulerBenefit, o: &Order
     };
     tell(w, Step::Claims, ev);
 }
+
+/// R-VOTE-1: when the coming round is a voting round, every realm that votes reads it
+/// in this weekend's report (the form of that round carries the ballot).
+pub(super) fn announce(w: &mut Weekend) {
+    let every = w.settings.vote_every.max(1);
+    let next = w.round().saturating_add(1);
+    if !next.is_multiple_of(every) {
+        return;
+    }
+    for i in playing(w) {
+        let r = &w.state.realms[i];
+        if r.is_evil {
+            continue;
+        }
+        let ev = PoliticsEvent::VoteDue {
+            realm: r.name.clone(),
+            round: next,
+        };
+        tell(w, Step::Politics, ev);
+    }
+}
