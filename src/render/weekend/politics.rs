@@ -72,53 +72,56 @@ pub fn lines(ev: &PoliticsEvent, _gs: &GameState, _realm: &str, lang: Lang) -> V
             format!("Spelledaren har godkänt ditt uppdrag ({mission}): {vp:+} segerpoäng."),
             format!("The GM has judged your mission done ({mission}): {vp:+} victory points."),
         ),
-        PoliticsEvent::Random {
-            roll,
-            good,
-            text,
-            resources,
-            units,
-            vp,
-            by_gm,
-            ..
-        } => {
-            let mut parts = Vec::new();
-            if !resources.is_zero() {
-                parts.push(resources.describe(lang));
-            }
-            if !units.is_empty() {
-                parts.push(units_text(units, lang));
-            }
-            if *vp != 0 {
-                parts.push(pick(
-                    format!("{vp:+} segerpoäng"),
-                    format!("{vp:+} victory points"),
-                ));
-            }
-            let what = match (sv, *good) {
-                (true, true) => "vinner",
-                (true, false) => "förlorar",
-                (false, true) => "gain",
-                (false, false) => "lose",
-            };
-            let effect = if parts.is_empty() {
-                String::new()
-            } else {
-                pick(
-                    format!(" Du {what} {}.", parts.join(", ")),
-                    format!(" You {what} {}.", parts.join(", ")),
-                )
-            };
-            let head = match (sv, *by_gm) {
-                (true, false) => format!("Slumpen (T10 = {roll})"),
-                (true, true) => "Slumpen (spelledarens val)".to_string(),
-                (false, false) => format!("Chance (d10 = {roll})"),
-                (false, true) => "Chance (the GM's choice)".to_string(),
-            };
-            format!("{head}: {}{effect}", text.get(lang).trim())
-        }
+        PoliticsEvent::Random { .. } => random_line(ev, lang),
     };
     vec![line]
+}
+
+/// R-RAND-1: the die (or the GM's choice), the text, and what was gained or lost.
+fn random_line(ev: &PoliticsEvent, lang: Lang) -> String {
+    let PoliticsEvent::Random {
+        roll,
+        good,
+        text,
+        resources,
+        units,
+        vp,
+        by_gm,
+        ..
+    } = ev
+    else {
+        return String::new();
+    };
+    let sv = lang == Lang::Sv;
+    let mut parts = Vec::new();
+    if !resources.is_zero() {
+        parts.push(resources.describe(lang));
+    }
+    if !units.is_empty() {
+        parts.push(units_text(units, lang));
+    }
+    if *vp != 0 {
+        let n = vp.unsigned_abs();
+        parts.push(if sv {
+            count(n, "segerpoäng", "segerpoäng")
+        } else {
+            count(n, "victory point", "victory points")
+        });
+    }
+    let effect = match (parts.is_empty(), sv, *good) {
+        (true, ..) => String::new(),
+        (false, true, true) => format!(" Du vinner {}.", parts.join(", ")),
+        (false, true, false) => format!(" Du förlorar {}.", parts.join(", ")),
+        (false, false, true) => format!(" You gain {}.", parts.join(", ")),
+        (false, false, false) => format!(" You lose {}.", parts.join(", ")),
+    };
+    let head = match (sv, *by_gm) {
+        (true, false) => format!("Slumpen (T10 = {roll})"),
+        (true, true) => "Slumpen (spelledarens val)".to_string(),
+        (false, false) => format!("Chance (d10 = {roll})"),
+        (false, true) => "Chance (the GM's choice)".to_string(),
+    };
+    format!("{head}: {}{effect}", text.get(lang).trim())
 }
 
 fn vote_lines(
@@ -324,6 +327,32 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn r_rand_1_the_report_tells_the_die_the_text_and_what_was_lost() {
+        let ev = PoliticsEvent::Random {
+            realm: "Genogien".into(),
+            roll: 10,
+            good: false,
+            text: LocalText {
+                sv: "Stormen.".into(),
+                en: "The storm.".into(),
+            },
+            resources: Resources::from_pairs(&[(Resource::Mat, 3)]),
+            units: vec![UnitKind::LattInfanteri],
+            vp: -30,
+            by_gm: false,
+        };
+        let en = lines(&ev, &gs(), "Genogien", Lang::En);
+        assert_eq!(
+            en,
+            vec![format!(
+                "Chance (d10 = 10): The storm. You lose {}, {}, 30 victory points.",
+                Resources::from_pairs(&[(Resource::Mat, 3)]).describe(Lang::En),
+                UnitKind::LattInfanteri.count_text(1, Lang::En)
+            )]
+        );
     }
 
     #[test]
