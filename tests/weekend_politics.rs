@@ -873,3 +873,40 @@ fn r_rand_1_mercenaries_form_a_group_in_the_capital_when_none_stands_there() {
     assert_eq!(own.len(), 1);
     assert_eq!((own[0].square, own[0].units.len()), (sq("B2"), 2));
 }
+
+#[test]
+fn r_vote_2_a_vote_for_no_realm_counts_as_no_vote() {
+    let gs = game();
+    let orders = forms(vec![("Alfa", vec![vote("\u{202e}Beta\0"), vote("")])]);
+    let res = weekend(&gs, &orders);
+    let (ballot, ..) = vote_of(&res, "Alfa").unwrap();
+    assert_eq!(ballot, None);
+    assert_eq!(vp(&res.state, "Alfa"), 300 - 50 + 20);
+}
+
+#[test]
+fn r_vp_4_a_reward_with_absurd_numbers_is_not_carried_out() {
+    let mut gs = game();
+    gs.round = 2;
+    gs.realm_mut("Beta").unwrap().vp = i64::MAX;
+    let huge = vec![
+        Amount {
+            count: u32::MAX,
+            resource: Resource::Eld,
+        },
+        Amount {
+            count: u32::MAX,
+            resource: Resource::Mat,
+        },
+    ];
+    let res = weekend(
+        &gs,
+        &forms(vec![("Beta", vec![reward(Reward::Resources(huge))])]),
+    );
+    let b = res.state.realm("Beta").unwrap();
+    assert_eq!(b.stock.get(Resource::Eld), 0);
+    assert!(b.vp_rewards_taken.is_empty());
+    assert!(told(&res.events, "Beta").iter().any(
+        |e| matches!(e, PoliticsEvent::RewardOpen { thresholds, .. } if thresholds.len() == 10)
+    ));
+}
