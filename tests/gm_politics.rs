@@ -267,3 +267,17 @@ fn rulings_50_gm_event_after_the_resolution_resolves_again_before_the_results() 
         "not a correction: the first results"
     );
 }
+
+#[test]
+fn rulings_50_gm_event_after_a_later_change_is_refused_as_a_rollback_would_be() {
+    let d = Dir::start();
+    d.tick(DEADLINE);
+    d.ok(&["gm", "mission", "Afani", "done"]);
+    let before = d.state();
+    let out = failed(&d.cmd(&["gm", "event", "Mirandel", "none"], &[]));
+    assert!(
+        out.contains("the state has changed") && out.contains("gm rollback --force"),
+        "{out}"
+    );
+    assert_eq!(d.state(), before, "nothing changed");
+}

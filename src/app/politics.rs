@@ -147,7 +147,13 @@ pub async fn gm_event(app: &App, realm: &str, choice: Choice) -> Result<EventSet
         gs.phase
     };
     if phase == Phase::Resolving {
-        weekend::rollback(app, false).await?;
+        weekend::rollback(app, false).await.map_err(|e| match e {
+            AppError::Refused(m) => AppError::Refused(format!(
+                "{m} (for `gm event`: `pbemd gm rollback --force`, then `gm event`, then \
+                 `gm resolve`)"
+            )),
+            e => e,
+        })?;
         let round = set_event(app, realm, choice).await?;
         let r = weekend::gm_resolve(app).await?;
         return Ok(EventSet {
