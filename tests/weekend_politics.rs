@@ -93,7 +93,8 @@ fn forms(list: Vec<(&str, Vec<Order>)>) -> Orders {
             .enumerate()
             .map(|(i, (realm, orders))| FormOrders {
                 realm: realm.to_string(),
-                received_at: Utc.with_ymd_and_hms(2026, 11, 21, 10, i as u32, 0).unwrap(),
+                received_at: Utc.with_ymd_and_hms(2026, 11, 21, 10, 0, 0).unwrap()
+                    + chrono::Duration::seconds(i as i64),
                 orders,
             })
             .collect(),
@@ -909,4 +910,80 @@ fn r_vp_4_a_reward_with_absurd_numbers_is_not_carried_out() {
     assert!(told(&res.events, "Beta").iter().any(
         |e| matches!(e, PoliticsEvent::RewardOpen { thresholds, .. } if thresholds.len() == 10)
     ));
+}
+
+// ---- Speed (issue 8, section 7): the politics steps are linear ----------------------
+
+/// A game of `n` realms (copies of Alfa) with 100 army groups each, in a voting round,
+/// every realm voting, claiming a reward and given an event with units by the GM.
+fn big(n: usize) -> (GameState, Orders) {
+    let mut gs = game();
+    let alfa = gs.realm("Alfa").unwrap().clone();
+    let army = gs.armies[0].clone();
+    let city = gs.cities[0].clone();
+    gs.realms.clear();
+    gs.armies.clear();
+    gs.cities.clear();
+    let mut list = Vec::new();
+    for k in 0..n {
+        let mut r = alfa.clone();
+        r.name = format!("Rike{k:04}");
+        r.vp = 600;
+        let mut c = city.clone();
+        c.owner = r.name.clone();
+        gs.cities.push(c);
+        for id in 1..=100 {
+            let mut a = army.clone();
+            a.owner = r.name.clone();
+            a.id = id;
+            gs.armies.push(a);
+        }
+        let good = k % 2 == 0;
+        gs.gm_events.push(GmEvent {
+            round: gs.round,
+            realm: r.name.clone(),
+            event: Some(DrawnEvent {
+                good,
+                entry: entry("x", "x", Resources::ZERO, vec![UnitKind::LattInfanteri], 10),
+            }),
+        });
+        let orders = vec![
+            vote(&format!("Rike{:04}", (k + 1) % n)),
+            reward(Reward::Position(Position::Amiral)),
+        ];
+        list.push((r.name.clone(), orders));
+        gs.realms.push(r);
+    }
+    let orders = forms(list.iter().map(|(r, o)| (r.as_str(), o.clone())).collect());
+    (gs, orders)
+}
+
+fn time_politics(n: usize) -> std::time::Duration {
+    let (gs, orders) = big(n);
+    (0..5)
+        .map(|_| {
+            let mut w = Weekend::new(&gs, &orders, &gs.settings, 1);
+            let t = std::time::Instant::now();
+            politics::claims(&mut w);
+            politics::after_step_9(&mut w);
+            let d = t.elapsed();
+            assert_eq!(w.state.realms[0].positions.amiral, 2);
+            d
+        })
+        .min()
+        .unwrap()
+}
+
+#[test]
+#[ignore = "a measurement: cargo test --test weekend_politics -- --ignored --nocapture"]
+fn politics_steps_at_100_and_1000_realms() {
+    let small = time_politics(100);
+    let large = time_politics(1000);
+    println!(
+        "politics steps: 100 realms / 10,000 groups {small:?}; 1,000 realms / 100,000 groups {large:?}; ratio {:.1}",
+        large.as_secs_f64() / small.as_secs_f64()
+    );
+    // Linear work gives about 10× (more on a loaded machine); a step that walked every
+    // realm's groups for each realm would give about 100×.
+    assert!(large.as_secs_f64() < 40.0 * small.as_secs_f64() + 0.01);
 }

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::Weekend;
 use crate::game::event::{Step, What};
 use crate::game::orders::{Order, Reward};
-use crate::game::state::{LocalText, RulerBenefit};
+use crate::game::state::{GameState, LocalText, RulerBenefit};
 use crate::game::{Position, Resource, Resources, Square, UnitKind};
 
 /// VP for a mission the GM judged done (R-MISSION-3).
@@ -139,6 +139,26 @@ fn playing(w: &Weekend) -> Vec<usize> {
         .collect()
 }
 
+/// The cities of each realm by index, found once (when first asked) for all of a
+/// step's realms, so that no realm's lookup walks every city.
+#[derive(Default)]
+struct Cities {
+    by_owner: Option<BTreeMap<String, Vec<usize>>>,
+}
+
+impl Cities {
+    fn of(&mut self, gs: &GameState, realm: &str) -> Vec<usize> {
+        let map = self.by_owner.get_or_insert_with(|| {
+            let mut m: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+            for (k, c) in gs.cities.iter().enumerate() {
+                m.entry(c.owner.clone()).or_default().push(k);
+            }
+            m
+        });
+        map.get(realm).cloned().unwrap_or_default()
+    }
+}
+
 /// `vp + add`, capped.
 fn add_vp(vp: i64, add: i64) -> i64 {
     vp.saturating_add(add)
@@ -155,6 +175,7 @@ pub fn claims(w: &mut Weekend) {
         .enumerate()
         .map(|(i, r)| (r.name.clone(), i))
         .collect();
+    let mut cities = Cities::default();
     for form in &orders.forms {
         let Some(&i) = index.get(&form.realm) else {
             continue;
@@ -169,7 +190,7 @@ pub fn claims(w: &mut Weekend) {
                     benefit_seen = true;
                     vote::choose(w, i, *benefit, o);
                 }
-                Order::VpReward { reward } => rewards::claim(w, i, reward, o),
+                Order::VpReward { reward } => rewards::claim(w, &mut cities, i, reward, o),
                 _ => {}
             }
         }

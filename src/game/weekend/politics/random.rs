@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{add_vp, playing, tell, PoliticsEvent};
+use super::{add_vp, playing, tell, Cities, PoliticsEvent};
 use crate::game::event::Step;
 use crate::game::state::{ArmyGroup, DrawnEvent, GameState, Unit};
 use crate::game::weekend::Weekend;
@@ -22,25 +22,36 @@ pub const BAD_FACE: u32 = 10;
 /// units) for all the weekend's events; groups a bad event empties go at the end.
 #[derive(Default)]
 struct Groups {
-    built: bool,
-    by_owner: BTreeMap<String, Vec<usize>>,
+    cities: Cities,
+    /// Army indices per realm index; `None` until first asked.
+    by_realm: Option<Vec<Vec<usize>>>,
     emptied: bool,
 }
 
 impl Groups {
-    fn of(&mut self, gs: &GameState, realm: &str) -> Vec<usize> {
-        if !self.built {
+    /// The army indices of realm `i`.
+    fn of(&mut self, gs: &GameState, i: usize) -> Vec<usize> {
+        let all = self.by_realm.get_or_insert_with(|| {
+            let index: BTreeMap<&str, usize> = gs
+                .realms
+                .iter()
+                .enumerate()
+                .map(|(k, r)| (r.name.as_str(), k))
+                .collect();
+            let mut v = vec![Vec::new(); gs.realms.len()];
             for (k, a) in gs.armies.iter().enumerate() {
-                self.by_owner.entry(a.owner.clone()).or_default().push(k);
+                if let Some(&r) = index.get(a.owner.as_str()) {
+                    v[r].push(k);
+                }
             }
-            self.built = true;
-        }
-        self.by_owner.get(realm).cloned().unwrap_or_default()
+            v
+        });
+        all.get(i).cloned().unwrap_or_default()
     }
 
-    fn add(&mut self, realm: &str, k: usize) {
-        if self.built {
-            self.by_owner.entry(realm.to_string()).or_default().push(k);
+    fn add(&mut self, i: usize, k: usize) {
+        if let Some(v) = self.by_realm.as_mut().and_then(|all| all.get_mut(i)) {
+            v.push(k);
         }
     }
 
@@ -182,10 +193,12 @@ fn join_capital(
     let Some(cap) = gs.realms[i].capital else {
         return Vec::new();
     };
-    let Some(dim) = gs
-        .cities_of(&name)
-        .find(|c| c.square == cap)
-        .map(|c| c.dimension)
+    let Some(dim) = groups
+        .cities
+        .of(gs, &name)
+        .into_iter()
+        .find(|&k| gs.cities[k].square == cap)
+        .map(|k| gs.cities[k].dimension)
     else {
         return Vec::new();
     };
@@ -193,7 +206,7 @@ fn join_capital(
         kind,
         built_round: round,
     });
-    let own = groups.of(gs, &name);
+    let own = groups.of(gs, i);
     let at = own.iter().copied().find(|&k| {
         let a = &gs.armies[k];
         a.square == cap && a.dimension == dim && !a.units.is_empty()
@@ -202,7 +215,7 @@ fn join_capital(
         Some(k) => gs.armies[k].units.extend(new),
         None => {
             let id = own.iter().map(|&k| gs.armies[k].id).max().unwrap_or(0);
-            groups.add(&name, gs.armies.len());
+            groups.add(i, gs.armies.len());
             gs.armies.push(ArmyGroup {
                 id: id.saturating_add(1),
                 owner: name,
@@ -220,8 +233,7 @@ fn join_capital(
 /// Bad units leave: for each kind listed, the last such unit of the realm's first
 /// army group that has one.
 fn desert(gs: &mut GameState, groups: &mut Groups, i: usize, kinds: &[UnitKind]) -> Vec<UnitKind> {
-    let name = gs.realms[i].name.clone();
-    let own = groups.of(gs, &name);
+    let own = groups.of(gs, i);
     let mut gone = Vec::new();
     for &kind in kinds {
         for &k in &own {

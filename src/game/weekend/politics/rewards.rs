@@ -3,7 +3,7 @@
 //! form; a reward spends no VP. Claims apply before step 1 (as the form counted
 //! them); the thresholds open after the weekend are told after step 9.
 
-use super::{not_applied, playing, reward_fits, tell, Given, PoliticsEvent};
+use super::{not_applied, playing, reward_fits, tell, Cities, Given, PoliticsEvent};
 use crate::game::event::Step;
 use crate::game::orders::{Order, Reward};
 use crate::game::weekend::Weekend;
@@ -37,7 +37,7 @@ fn open_list(vp: i64, step: i64, taken: &[i64], max: usize) -> Vec<i64> {
 }
 
 /// One REWARD line of realm `i`.
-pub(super) fn claim(w: &mut Weekend, i: usize, reward: &Reward, o: &Order) {
+pub(super) fn claim(w: &mut Weekend, cities: &mut Cities, i: usize, reward: &Reward, o: &Order) {
     let r = &w.state.realms[i];
     let name = r.name.clone();
     let Some(threshold) = lowest_open(r.vp, w.settings.vp_threshold_step, &r.vp_rewards_taken)
@@ -45,7 +45,7 @@ pub(super) fn claim(w: &mut Weekend, i: usize, reward: &Reward, o: &Order) {
         not_applied(w, &name, o, "R-VP-4");
         return;
     };
-    let given = match give(w, i, reward) {
+    let given = match give(w, cities, i, reward) {
         Ok(g) => g,
         Err(rule) => {
             not_applied(w, &name, o, rule);
@@ -64,7 +64,12 @@ pub(super) fn claim(w: &mut Weekend, i: usize, reward: &Reward, o: &Order) {
 /// Apply the reward: a) +1 on a position, b) +1 production of a resource the realm
 /// already produces in one of its cities, c) 25 resources (slaves and crystals count
 /// two each).
-fn give(w: &mut Weekend, i: usize, reward: &Reward) -> Result<Given, &'static str> {
+fn give(
+    w: &mut Weekend,
+    cities: &mut Cities,
+    i: usize,
+    reward: &Reward,
+) -> Result<Given, &'static str> {
     reward_fits(reward)?;
     let name = w.state.realms[i].name.clone();
     match reward {
@@ -77,19 +82,20 @@ fn give(w: &mut Weekend, i: usize, reward: &Reward) -> Result<Given, &'static st
             })
         }
         Reward::Production { city, resource } => {
-            let produces = w
-                .state
-                .cities_of(&name)
-                .any(|c| c.production.get(*resource) > 0);
-            let c = w
-                .state
-                .cities
-                .iter_mut()
-                .find(|c| c.square == *city && c.owner == name)
+            let own = cities.of(&w.state, &name);
+            let gs = &mut w.state;
+            let produces = own
+                .iter()
+                .any(|&k| gs.cities[k].production.get(*resource) > 0);
+            let k = own
+                .iter()
+                .copied()
+                .find(|&k| gs.cities[k].square == *city)
                 .ok_or("R-VP-4")?;
             if !produces {
                 return Err("R-VP-4");
             }
+            let c = &mut gs.cities[k];
             let v = c.production.get(*resource).saturating_add(1);
             c.production.set(*resource, v);
             Ok(Given::Production {
