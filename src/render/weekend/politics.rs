@@ -44,21 +44,25 @@ pub fn lines(ev: &PoliticsEvent, _gs: &GameState, _realm: &str, lang: Lang) -> V
             )
         }
         PoliticsEvent::Vote {
+            realm,
             ballot,
             votes,
             cities,
             vp,
             winner,
-            ..
         } => {
-            return vote_lines(
+            let mut out = vote_lines(
                 ballot.as_deref(),
                 *votes,
                 *cities,
                 *vp,
                 winner.as_deref(),
                 lang,
-            )
+            );
+            if winner.as_deref() == Some(realm.as_str()) {
+                out.push(ruler_line(lang));
+            }
+            return out;
         }
         PoliticsEvent::VoteDue { round, .. } => pick(
             format!("Omröstning i runda {round}: skriv RÖST och ett annat rikes namn på formuläret, annars −50 segerpoäng (R-VOTE-2)."),
@@ -159,6 +163,14 @@ fn vote_lines(
         (false, None) => "No realm alone got the most votes: no ruler, no benefit.".to_string(),
     };
     vec![got, result]
+}
+
+/// The winner's own line: the benefits to choose from, as the form takes them.
+fn ruler_line(lang: Lang) -> String {
+    match lang {
+        Lang::Sv => "Du är härskare till nästa omröstning: skriv en av FÖRMÅN dubbla bud, FÖRMÅN först, FÖRMÅN fria spioner eller FÖRMÅN befolkning på ett formulär (R-VOTE-5).".to_string(),
+        Lang::En => "You are the ruler until the next vote: write one of BENEFIT double bids, BENEFIT first, BENEFIT free spies or BENEFIT population on a form (R-VOTE-5).".to_string(),
+    }
 }
 
 fn benefit_line(b: RulerBenefit, until: u32, cities: u32, lang: Lang) -> String {
@@ -373,5 +385,16 @@ mod tests {
         assert!(en[1].starts_with("Most votes went to Kaldor"), "{}", en[1]);
         let sv = lines(&ev, &gs(), "Genogien", Lang::Sv);
         assert!(sv[0].contains("du fick 2 röster"), "{}", sv[0]);
+        assert_eq!(en.len(), 2, "no ruler line for another realm");
+        let mine = PoliticsEvent::Vote {
+            realm: "Kaldor".into(),
+            ballot: None,
+            votes: 3,
+            cities: 1,
+            vp: 110,
+            winner: Some("Kaldor".into()),
+        };
+        let en = lines(&mine, &gs(), "Kaldor", Lang::En);
+        assert!(en[2].starts_with("You are the ruler"), "{}", en[2]);
     }
 }
