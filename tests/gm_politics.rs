@@ -182,16 +182,10 @@ fn r_mission_3_gm_mission_done_gives_300_vp_once_audited_and_told_on_the_next_fo
 
     d.tick(DEADLINE);
     d.tick(MONDAY);
-    let form = d
-        .outbox()
-        .into_iter()
-        .rev()
-        .find(|m| m.to_is("afani@game.test") && m.subject == "Afani form")
-        .expect("Afani's Monday form");
+    let form = forms_to(&d, "afani@game.test");
     assert!(
-        form.text.contains("The GM has judged your mission done") && form.text.contains("+300"),
-        "{}",
-        form.text
+        form.contains("The GM has judged your mission done") && form.contains("+300"),
+        "{form}"
     );
 }
 
@@ -255,15 +249,10 @@ fn rulings_50_gm_event_after_the_resolution_resolves_again_before_the_results() 
     let replay = d.ok(&["gm", "replay", "--round", "1"]);
     assert!(replay.contains("identical"), "{replay}");
     d.tick(MONDAY);
-    let form = d
-        .outbox()
-        .into_iter()
-        .rev()
-        .find(|m| m.to_is("mirandel@game.test") && !m.subject.starts_with("Re:"))
-        .expect("Mirandel's Monday form");
-    assert!(form.text.contains("En skandal vid hovet"), "{}", form.text);
+    let form = forms_to(&d, "mirandel@game.test");
+    assert!(form.contains("En skandal vid hovet"), "{form}");
     assert!(
-        !form.text.contains("RÄTTELSE"),
+        !form.contains("RÄTTELSE"),
         "not a correction: the first results"
     );
 }
@@ -280,4 +269,61 @@ fn rulings_50_gm_event_after_a_later_change_is_refused_as_a_rollback_would_be() 
         "{out}"
     );
     assert_eq!(d.state(), before, "nothing changed");
+}
+
+/// The forms mailed to `addr`, joined (the outbox's file order is not the mailing order).
+fn forms_to(d: &Dir, addr: &str) -> String {
+    d.outbox()
+        .into_iter()
+        .filter(|m| {
+            m.to_is(addr) && (m.subject.ends_with(" form") || m.subject.ends_with(" helgformulär"))
+        })
+        .map(|m| m.text)
+        .collect::<Vec<_>>()
+        .join("\n=====\n")
+}
+
+#[test]
+fn r_vote_3_a_month_through_the_binary_the_vote_in_round_4_is_told_on_monday() {
+    let d = Dir::start();
+    // Rounds 1–3 without forms; the Monday of round 3's results announces the vote.
+    for (deadline, monday) in [
+        (DEADLINE, MONDAY),
+        ("2026-12-06T15:00:00+01:00", "2026-12-07T12:00:00+01:00"),
+        ("2026-12-13T15:00:00+01:00", "2026-12-14T12:00:00+01:00"),
+    ] {
+        d.tick(deadline);
+        d.tick(monday);
+    }
+    assert_eq!(d.state()["round"], 4);
+    let announced = forms_to(&d, "afani@game.test");
+    assert!(announced.contains("A vote in round 4"), "{announced}");
+    d.send("afani@game.test", "Afani form", "VOTE Kaldor");
+    d.send("ostvik@game.test", "Ostvik form", "VOTE kaldor");
+    d.tick("2026-12-19T10:00:00+01:00");
+    d.tick("2026-12-20T15:00:00+01:00");
+    d.tick("2026-12-21T12:00:00+01:00");
+    let s = d.state();
+    assert_eq!(s["ruler"]["realm"], "Kaldor");
+    assert_eq!(s["ruler"]["until_round"], 8);
+    let afani = forms_to(&d, "afani@game.test");
+    assert!(
+        afani.contains("Vote: you voted for Kaldor; you received 0 votes")
+            && afani.contains("Most votes went to Kaldor"),
+        "{afani}"
+    );
+    let kaldor = forms_to(&d, "kaldor@game.test");
+    assert!(
+        kaldor.contains("du röstade inte (−50 segerpoäng); du fick 2 röster")
+            && kaldor.contains("Du är härskare"),
+        "{kaldor}"
+    );
+    let mut voters: Vec<String> = s["votes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["voter"].as_str().unwrap().to_string())
+        .collect();
+    voters.sort();
+    assert_eq!(voters, ["Afani", "Ostvik"]);
 }
