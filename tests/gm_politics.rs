@@ -309,7 +309,8 @@ fn r_vote_3_a_month_through_the_binary_the_vote_in_round_4_is_told_on_monday() {
     let afani = forms_to(&d, "afani@game.test");
     assert!(
         afani.contains("Vote: you voted for Kaldor; you received 0 votes")
-            && afani.contains("Most votes went to Kaldor"),
+            && afani.contains("Most votes went to Kaldor")
+            && afani.contains("New mission (secret):"),
         "{afani}"
     );
     let kaldor = forms_to(&d, "kaldor@game.test");
