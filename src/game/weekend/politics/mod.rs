@@ -198,7 +198,7 @@ pub fn claims(w: &mut Weekend) {
 }
 
 /// After step 9: missions the GM judged done, the vote and new missions, the random
-/// events, and the VP thresholds now open.
+/// events, the VP thresholds now open, and the announcement of a vote next round.
 pub fn after_step_9(w: &mut Weekend) {
     missions::told_done(w);
     if vote::is_vote_round(w) {
@@ -210,8 +210,8 @@ pub fn after_step_9(w: &mut Weekend) {
     vote::announce(w);
 }
 
-/// The reward for a VP threshold, checked against the state: `None` with the rule
-/// when it cannot be given.
+/// R-VP-4 c: a resource reward is worth exactly 25 (slaves and crystals count two);
+/// the rule cited when it is not.
 fn reward_fits(reward: &Reward) -> Result<(), &'static str> {
     match reward {
         Reward::Resources(v) => {
