@@ -5,6 +5,7 @@ pub mod economy;
 pub mod espionage;
 pub mod market;
 pub mod military;
+pub mod politics;
 
 use crate::game::event::{Event, What};
 use crate::game::{GameState, Lang};
@@ -19,6 +20,7 @@ pub fn report(events: &[Event], gs: &GameState, realm: &str, lang: Lang) -> Vec<
             What::Military(ev) => military::lines(ev, gs, realm, lang),
             What::Market(ev) => market::lines(ev, gs, realm, lang),
             What::Espionage(ev) => espionage::lines(ev, gs, realm, lang),
+            What::Politics(ev) => politics::lines(ev, gs, realm, lang),
         })
         .collect()
 }
