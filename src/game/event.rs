@@ -10,11 +10,14 @@ use super::weekend::espionage::EspionageEvent;
 use super::weekend::evil::EvilEvent;
 use super::weekend::market::MarketEvent;
 use super::weekend::military::MilitaryEvent;
+use super::weekend::politics::PoliticsEvent;
 
 /// The weekend's steps, in order (R-PHASE-1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Step {
+    /// Before step 1: the ruler's benefit and the VP rewards claimed on the form.
+    Claims,
     Purchases,
     /// Step 1, after the purchases (docs/rules.md, Rulings 52): free-merchant
     /// placements, the auction, engineers, research and next week's offer.
@@ -29,6 +32,8 @@ pub enum Step {
     HomeInvitations,
     /// After step 9: the passive spy rolls against foreign troops (R-SPY-9).
     Espionage,
+    /// After step 9 (Rulings 52): the vote, missions, random events, VP thresholds.
+    Politics,
     /// Relations, capital and harbour choices, trade wishes, VP and the victory check.
     WrapUp,
 }
@@ -60,4 +65,5 @@ pub enum What {
     /// Free merchants, engineers and research.
     Market(MarketEvent),
     Espionage(EspionageEvent),
+    Politics(PoliticsEvent),
 }

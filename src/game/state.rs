@@ -44,6 +44,17 @@ pub struct GameState {
     /// Envoy and merchant contacts of this round and the last (R-SPY-4 mission 5).
     #[serde(default)]
     pub contacts: Vec<Contact>,
+    /// The scenario's missions, one drawn for each realm after every vote
+    /// (R-MISSION-2); empty: the GM sets them (`gm mission REALM set`).
+    #[serde(default)]
+    pub missions: Vec<LocalText>,
+    /// Missions the GM judged done since the last weekend, told on the realm's next
+    /// Monday form (R-MISSION-3).
+    #[serde(default)]
+    pub missions_done: Vec<MissionDone>,
+    /// Random events the GM chose in place of the roll (R-RAND-1, Rulings 50).
+    #[serde(default)]
+    pub gm_events: Vec<GmEvent>,
     pub votes: Vec<Vote>,
     /// The last unique voting winner and its chosen benefit (R-VOTE-5).
     pub ruler: Option<Ruler>,
@@ -721,6 +732,33 @@ pub enum SpellTarget {
     City(Square),
     Group(GroupRef),
     Square(Square),
+}
+
+/// A mission the GM judged done (R-MISSION-3), waiting for the next weekend's report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MissionDone {
+    pub realm: String,
+    pub mission: String,
+    pub vp: i64,
+}
+
+/// The GM's choice of a realm's random event for one weekend (R-RAND-1, Rulings 50):
+/// `event` replaces what the d10 drew; `None` means no event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GmEvent {
+    pub round: u32,
+    pub realm: String,
+    pub event: Option<DrawnEvent>,
+}
+
+/// A random event: a good or a bad table entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrawnEvent {
+    pub good: bool,
+    pub entry: EventEntry,
 }
 
 /// One ballot (R-VOTE-2).

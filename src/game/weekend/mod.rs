@@ -14,6 +14,7 @@ pub mod espionage;
 pub mod evil;
 pub mod market;
 pub mod military;
+pub mod politics;
 
 use std::collections::BTreeSet;
 
@@ -137,6 +138,7 @@ pub fn resolve(
 ) -> Resolution {
     let mut w = Weekend::new(state, orders, settings, seed);
     w.state.phase = Phase::Resolving;
+    politics::claims(&mut w); // the ruler's benefit and VP rewards, before step 1
     economy::purchases(&mut w); // step 1
     market::free_merchants(&mut w); // step 1: placements, auction, engineers, research, offer
                                     // step 2, magic: the next part of the engine.
@@ -149,6 +151,7 @@ pub fn resolve(
     economy::overflow(&mut w); // step 8
     military::home_invitations(&mut w); // step 9
     espionage::passive_rolls(&mut w); // after step 9: passive spy rolls (R-SPY-9)
+    politics::after_step_9(&mut w); // vote, missions, random events, VP thresholds
     evil::end_of_weekend(&mut w); // treasures home, portals, sight (R-EVIL)
     economy::wrap_up(&mut w); // relations, capital and harbour, wishes, VP, victory
     w.finish()

@@ -6,6 +6,7 @@ pub mod espionage;
 pub mod evil;
 pub mod market;
 pub mod military;
+pub mod politics;
 
 use crate::game::event::{Event, What};
 use crate::game::{GameState, Lang};
@@ -21,6 +22,7 @@ pub fn report(events: &[Event], gs: &GameState, realm: &str, lang: Lang) -> Vec<
             What::Evil(ev) => evil::lines(ev, gs, realm, lang),
             What::Market(ev) => market::lines(ev, gs, realm, lang),
             What::Espionage(ev) => espionage::lines(ev, gs, realm, lang),
+            What::Politics(ev) => politics::lines(ev, gs, realm, lang),
         })
         .collect()
 }
