@@ -2,8 +2,12 @@
 //! rendered in its language, step by step. Pure: events in, lines out.
 
 pub mod economy;
+pub mod espionage;
+pub mod evil;
 pub mod magic;
+pub mod market;
 pub mod military;
+pub mod politics;
 
 use crate::game::event::{Event, What};
 use crate::game::{GameState, Lang};
@@ -16,6 +20,10 @@ pub fn report(events: &[Event], gs: &GameState, realm: &str, lang: Lang) -> Vec<
         .flat_map(|e| match &e.what {
             What::Economy(ev) => economy::lines(ev, gs, realm, lang),
             What::Military(ev) => military::lines(ev, gs, realm, lang),
+            What::Evil(ev) => evil::lines(ev, gs, realm, lang),
+            What::Market(ev) => market::lines(ev, gs, realm, lang),
+            What::Espionage(ev) => espionage::lines(ev, gs, realm, lang),
+            What::Politics(ev) => politics::lines(ev, gs, realm, lang),
             What::Magic(ev) => magic::lines(ev, gs, realm, lang),
         })
         .collect()
