@@ -48,11 +48,26 @@ pub fn sort(gs: &mut GameState) {
         .sort_by(|a, b| (a.owner.as_str(), a.id).cmp(&(b.owner.as_str(), b.id)));
 }
 
-/// Index of realm's army group `id` (the armies sorted, see `sort`).
+/// Index of realm's army group `id` (the armies sorted, see `sort`); None for a group
+/// that is gone.
 pub fn army_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
     gs.armies
         .binary_search_by(|a| (a.owner.as_str(), a.id).cmp(&(realm, id)))
         .ok()
+        .filter(|&i| !gone(&gs.armies[i]))
+}
+
+/// An army group removed during a step: it keeps its place (taking a group out of the
+/// middle of a long list at every loss would cost the whole list each time) with no
+/// units, and `compact` drops it at the step's end. Lookups never find it; a scan of
+/// `gs.armies` inside a military step must skip it.
+pub fn gone(a: &ArmyGroup) -> bool {
+    a.units.is_empty()
+}
+
+/// Drop the army groups removed during the step (see `gone`).
+pub fn compact(gs: &mut GameState) {
+    gs.armies.retain(|a| !gone(a));
 }
 
 pub fn fleet_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
@@ -95,18 +110,19 @@ pub fn carrier(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
 
 /// A free army id for `realm`.
 pub fn next_army_id(gs: &GameState, realm: &str) -> u32 {
-    let end = gs.armies.partition_point(|a| a.owner.as_str() <= realm);
-    gs.armies[..end]
-        .last()
-        .filter(|a| a.owner == realm)
+    gs.armies[armies_of(gs, realm)]
+        .iter()
+        .rev()
+        .find(|a| !gone(a))
         .map_or(0, |a| a.id)
         .saturating_add(1)
 }
 
-/// Remove realm's army `id` from the map and from any fleet's cargo.
+/// Remove realm's army `id` from the map and from any fleet's cargo (it is `gone`
+/// until the step's end).
 pub fn remove_army(gs: &mut GameState, realm: &str, id: u32) {
     if let Some(i) = army_at(gs, realm, id) {
-        gs.armies.remove(i);
+        gs.armies[i].units.clear();
     }
     unload(gs, realm, id);
 }
@@ -201,7 +217,7 @@ pub fn drown_excess(gs: &mut GameState, settings: &RuleSettings, owner: &str, id
 pub fn merge_on(gs: &mut GameState, realm: &str, square: Square) -> Vec<(u32, u32)> {
     let mut ids: Vec<u32> = gs.armies[armies_of(gs, realm)]
         .iter()
-        .filter(|a| a.square == square && !aboard(gs, realm, a.id))
+        .filter(|a| a.square == square && !gone(a) && !aboard(gs, realm, a.id))
         .map(|a| a.id)
         .collect();
     ids.sort_unstable();
@@ -213,10 +229,11 @@ pub fn merge_on(gs: &mut GameState, realm: &str, square: Square) -> Vec<(u32, u3
         let Some(i) = army_at(gs, realm, *id) else {
             continue;
         };
-        let moved: ArmyGroup = gs.armies.remove(i);
+        let units = std::mem::take(&mut gs.armies[i].units);
+        let treasure = std::mem::take(&mut gs.armies[i].treasure);
         if let Some(k) = army_at(gs, realm, keep) {
-            gs.armies[k].units.extend(moved.units);
-            gs.armies[k].treasure = gs.armies[k].treasure.plus(&moved.treasure);
+            gs.armies[k].units.extend(units);
+            gs.armies[k].treasure = gs.armies[k].treasure.plus(&treasure);
             merged.push((keep, *id));
         }
     }
