@@ -536,7 +536,7 @@ fn after_attack(
             .map(|(_, u)| *u)
             .collect();
         if all.is_empty() {
-            forces::remove_army(&mut w.state, &a.realm, id);
+            forces::lose_army(&mut w.state, &a.realm, id);
         } else {
             w.state.armies[i].units = all;
         }

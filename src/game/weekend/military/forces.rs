@@ -51,16 +51,20 @@ pub fn sort(gs: &mut GameState) {
 /// Index of realm's army group `id` (the armies sorted, see `sort`); None for a group
 /// that is gone.
 pub fn army_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
+    placed_at(gs, realm, id).filter(|&i| !gone(&gs.armies[i]))
+}
+
+/// Index of realm's army group `id`, gone or not.
+fn placed_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
     gs.armies
         .binary_search_by(|a| (a.owner.as_str(), a.id).cmp(&(realm, id)))
         .ok()
-        .filter(|&i| !gone(&gs.armies[i]))
 }
 
-/// An army group removed during a step: it keeps its place (taking a group out of the
-/// middle of a long list at every loss would cost the whole list each time) with no
-/// units, and `compact` drops it at the step's end. Lookups never find it; a scan of
-/// `gs.armies` inside a military step must skip it.
+/// An army group lost in a battle (`lose_army`): it keeps its place (taking a group out
+/// of the middle of a long list at every loss would cost the whole list each time) with
+/// no units, and `compact` drops it at the end of step 4 or 5. Lookups never find it; a
+/// scan of `gs.armies` inside those steps must skip it.
 pub fn gone(a: &ArmyGroup) -> bool {
     a.units.is_empty()
 }
@@ -118,9 +122,17 @@ pub fn next_army_id(gs: &GameState, realm: &str) -> u32 {
         .saturating_add(1)
 }
 
-/// Remove realm's army `id` from the map and from any fleet's cargo (it is `gone`
-/// until the step's end).
+/// Remove realm's army `id` from the map and from any fleet's cargo.
 pub fn remove_army(gs: &mut GameState, realm: &str, id: u32) {
+    if let Some(i) = placed_at(gs, realm, id) {
+        gs.armies.remove(i);
+    }
+    unload(gs, realm, id);
+}
+
+/// As `remove_army` for a group lost in step 4 or 5: it stays `gone` in its place until
+/// the step's `compact`. Only for steps that compact at their end.
+pub fn lose_army(gs: &mut GameState, realm: &str, id: u32) {
     if let Some(i) = army_at(gs, realm, id) {
         gs.armies[i].units.clear();
     }
@@ -137,7 +149,7 @@ pub fn write_back_armies(gs: &mut GameState, groups: &[(String, u32)], kept: &[T
             .map(|(_, u)| *u)
             .collect();
         if units.is_empty() {
-            remove_army(gs, owner, *id);
+            lose_army(gs, owner, *id);
         } else if let Some(i) = army_at(gs, owner, *id) {
             gs.armies[i].units = units;
         }

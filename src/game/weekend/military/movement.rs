@@ -59,7 +59,6 @@ pub fn run(w: &mut Weekend) {
     }
     fleets_left_behind(w, &mut ix);
     ix.check(&w.state);
-    forces::compact(&mut w.state);
 }
 
 /// The realm whose voting benefit lets it move first this round.
