@@ -281,9 +281,11 @@ fn form_refusal_index(r: &FR) -> usize {
         FR::TooManyPlaced { .. } => 58,
         FR::Earlier { .. } => 59,
         FR::NotRead { .. } => 60,
+        FR::NoSpiesForTheEvil => 61,
+        FR::EvilBuildsOnlyDemons => 62,
     }
 }
-const FORM_REFUSALS: usize = 61;
+const FORM_REFUSALS: usize = 63;
 
 fn arg_index(a: Arg) -> usize {
     match a {
@@ -660,6 +662,8 @@ fn rule_refusals() -> Vec<FR> {
         FR::HarbourNotCoastal { square: sq("B2") },
         FR::NoCity,
         FR::DemonsOnlyForTheEvil,
+        FR::NoSpiesForTheEvil,
+        FR::EvilBuildsOnlyDemons,
         FR::WallCap {
             city: sq("B2"),
             have: 2,

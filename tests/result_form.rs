@@ -154,6 +154,9 @@ fn fill_every_section(s: &mut GameState) {
             built_round: s.round,
         });
     }
+    for r in &mut s.realms {
+        r.unplaced_troops = vec![(UnitKind::TungtKavalleri, 10)];
+    }
     s.free_merchant = Some(FreeMerchantOffer {
         round: 1,
         lot: Lot::Resource {
@@ -180,10 +183,18 @@ fn every_branch_renders_in_strict_mode() {
     assert!(text.contains("varav 1 ny som"), "{text}");
     assert!(text.contains("bär skatt: 25 järn"));
     assert!(text.contains("De fria köpmännen erbjuder: 10 eld"));
+    assert!(
+        text.contains("Väntar på sina städer (PLACERA): 10 "),
+        "{text}"
+    );
     assert!(text.contains("Uppdrag (klart):"));
     let text = form(&r, &s, "Afani");
     assert!(text.contains("OVER THE CAP: no new ones can be acquired"));
     assert!(text.contains("carrying treasure: 25 iron"));
+    assert!(
+        text.contains("Waiting for their cities (PLACE): 10 heavy cavalry"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -1086,7 +1086,9 @@ fn r_phase_1_without_a_winner_the_phase_stays_resolving() {
 
 #[test]
 fn r_res_10_each_realm_reads_its_own_economy_on_monday_in_its_language() {
-    let gs = country_a();
+    let mut gs = country_a();
+    // No free-merchant lot, so Beta's report is its economy alone.
+    gs.settings.free_merchant_goods.clear();
     let orders = forms(vec![(
         "Alfa",
         vec![Order::BuyPopulation {

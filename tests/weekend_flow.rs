@@ -319,3 +319,24 @@ fn a_weekend_is_resolved_once_a_second_tick_changes_nothing() {
         "no result form twice"
     );
 }
+
+#[test]
+fn r_free_1_next_weeks_lot_is_announced_on_every_monday_form() {
+    let g = Game::start();
+    g.play_the_demo_weekend();
+    let after = g.state();
+    let offer = after.free_merchant.clone().expect("a lot was drawn");
+    assert_eq!(
+        offer.round, after.round,
+        "the lot is for the week that begins"
+    );
+    for realm in after.realms.iter().filter(|r| !r.eliminated) {
+        let form = g.monday_form(&realm.emails[0]);
+        let box_line = form.contains("De fria köpmännen erbjuder:")
+            || form.contains("The free merchants offer:");
+        let report = last_weekend(&form);
+        let reported = report.contains("De fria köpmännen erbjuder nästa vecka")
+            || report.contains("Next week the free merchants offer");
+        assert!(box_line && reported, "{}: {form}", realm.name);
+    }
+}

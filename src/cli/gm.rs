@@ -67,6 +67,20 @@ pub enum GmCommand {
         #[arg(long)]
         round: i64,
     },
+    /// A realm's mission: `done` (+300 VP, audited) or `set TEXT`.
+    Mission {
+        realm: String,
+        #[command(subcommand)]
+        action: super::politics::MissionAction,
+    },
+    /// Choose a realm's random event in place of the roll: `good N`, `bad N` or `none`
+    /// (without N the table is listed). Before the weekend it waits for it; between the
+    /// resolution and the results the weekend is resolved again with it.
+    Event {
+        realm: String,
+        kind: super::politics::EventKind,
+        n: Option<usize>,
+    },
     /// The audit log: every courier decision, roll and GM action.
     Log {
         #[arg(long)]
@@ -267,6 +281,14 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
                 }
                 return Ok(ExitCode::from(1));
             }
+        }
+        GmCommand::Mission { realm, action } => {
+            drop(conn);
+            return super::politics::mission(app, &realm, action).await;
+        }
+        GmCommand::Event { realm, kind, n } => {
+            drop(conn);
+            return super::politics::event(app, &realm, kind, n).await;
         }
         GmCommand::Log { realm, round } => {
             for e in crate::store::events::filtered(&mut conn, realm.as_deref(), round).await? {

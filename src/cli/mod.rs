@@ -29,6 +29,7 @@ macro_rules! print {
 
 mod battle;
 mod gm;
+mod politics;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

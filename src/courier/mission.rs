@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::game::state::{Positions, SpyMission};
+use crate::game::state::{Dimension, Positions, SpyMission};
 use crate::game::text::fold;
 use crate::game::{GameState, Resources, ShipKind, Square, UnitKind};
 
@@ -335,20 +335,30 @@ pub fn gather(
                 voters,
             }
         }
-        SpyMission::ForeignTroops => Intel::ForeignTroops {
-            armies: state
-                .armies
+        // The Evil cannot be spied on (R-EVIL-19); troops in the other dimension are
+        // not in the owner's land.
+        SpyMission::ForeignTroops => {
+            let evil = state
+                .realms
                 .iter()
-                .filter(|a| a.owner != owner)
-                .filter(|a| {
-                    state
-                        .map
-                        .get(a.square)
-                        .is_some_and(|m| m.owner.as_deref() == Some(owner))
-                })
-                .map(army_intel)
-                .collect(),
-        },
+                .find(|r| r.is_evil)
+                .map(|r| r.name.as_str());
+            Intel::ForeignTroops {
+                armies: state
+                    .armies
+                    .iter()
+                    .filter(|a| a.owner != owner && a.dimension == Dimension::Normal)
+                    .filter(|a| evil.is_none_or(|e| e != a.owner))
+                    .filter(|a| {
+                        state
+                            .map
+                            .get(a.square)
+                            .is_some_and(|m| m.owner.as_deref() == Some(owner))
+                    })
+                    .map(army_intel)
+                    .collect(),
+            }
+        }
         SpyMission::Forgery | SpyMission::Steal { .. } => return None,
     })
 }

@@ -6,13 +6,22 @@
 use serde::{Deserialize, Serialize};
 
 use super::weekend::economy::EconomyEvent;
+use super::weekend::espionage::EspionageEvent;
+use super::weekend::evil::EvilEvent;
+use super::weekend::market::MarketEvent;
 use super::weekend::military::MilitaryEvent;
+use super::weekend::politics::PoliticsEvent;
 
 /// The weekend's steps, in order (R-PHASE-1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Step {
+    /// Before step 1: the ruler's benefit and the VP rewards claimed on the form.
+    Claims,
     Purchases,
+    /// Step 1, after the purchases (docs/rules.md, Rulings 52): free-merchant
+    /// placements, the auction, engineers, research and next week's offer.
+    FreeMerchants,
     Magic,
     Movement,
     Combat,
@@ -21,6 +30,10 @@ pub enum Step {
     SlaveRevolt,
     Overflow,
     HomeInvitations,
+    /// After step 9: the passive spy rolls against foreign troops (R-SPY-9).
+    Espionage,
+    /// After step 9 (Rulings 52): the vote, missions, random events, VP thresholds.
+    Politics,
     /// Relations, capital and harbour choices, trade wishes, VP and the victory check.
     WrapUp,
 }
@@ -47,4 +60,10 @@ impl Event {
 pub enum What {
     Economy(EconomyEvent),
     Military(MilitaryEvent),
+    /// The Evil, portals, lava and treasures (R-EVIL).
+    Evil(EvilEvent),
+    /// Free merchants, engineers and research.
+    Market(MarketEvent),
+    Espionage(EspionageEvent),
+    Politics(PoliticsEvent),
 }

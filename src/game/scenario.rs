@@ -46,6 +46,9 @@ struct Doc {
     #[serde(default)]
     evil: Option<EvilDoc>,
     realms: Vec<RealmDoc>,
+    /// Missions drawn after each vote (R-MISSION-2), each in both languages.
+    #[serde(default)]
+    missions: Vec<LocalText>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -221,6 +224,9 @@ pub fn load_scenario(yaml: &str) -> Result<GameState, ScenarioError> {
         home_invitations: Vec::new(),
         courier: Default::default(),
         contacts: Vec::new(),
+        missions: doc.missions.clone(),
+        missions_done: Vec::new(),
+        gm_events: Vec::new(),
         votes: Vec::new(),
         ruler: None,
         free_merchant: None,

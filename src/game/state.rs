@@ -44,6 +44,17 @@ pub struct GameState {
     /// Envoy and merchant contacts of this round and the last (R-SPY-4 mission 5).
     #[serde(default)]
     pub contacts: Vec<Contact>,
+    /// The scenario's missions, one drawn for each realm after every vote
+    /// (R-MISSION-2); empty: the GM sets them (`gm mission REALM set`).
+    #[serde(default)]
+    pub missions: Vec<LocalText>,
+    /// Missions the GM judged done since the last weekend, told on the realm's next
+    /// Monday form (R-MISSION-3).
+    #[serde(default)]
+    pub missions_done: Vec<MissionDone>,
+    /// Random events the GM chose in place of the roll (R-RAND-1, Rulings 50).
+    #[serde(default)]
+    pub gm_events: Vec<GmEvent>,
     pub votes: Vec<Vote>,
     /// The last unique voting winner and its chosen benefit (R-VOTE-5).
     pub ruler: Option<Ruler>,
@@ -130,6 +141,42 @@ pub struct RuleSettings {
     /// Random-event tables (README, Decisions): roll 1 → good, 10 → bad.
     pub good_events: Vec<EventEntry>,
     pub bad_events: Vec<EventEntry>,
+    /// R-FREE-1: the goods the free merchants draw their weekly lot from.
+    pub free_merchant_goods: Vec<FreeMerchantGood>,
+    /// Rulings 40: taken off a bid after armed conflict the weekend before.
+    pub conflict_penalty: u32,
+    /// Rulings 41: a natural 1 fails the research roll.
+    pub research_natural_one_fails: bool,
+    /// Rulings 45: a passive spy roll at this total or more also tells the squares.
+    pub passive_spy_squares_at: u32,
+    /// Rulings 45: a natural 1 on the passive roll gives a false report.
+    pub passive_spy_false_reports: bool,
+}
+
+/// Every resource, in resource order: the default free-merchant goods.
+fn all_resources_for_sale() -> Vec<FreeMerchantGood> {
+    Resource::ALL
+        .into_iter()
+        .map(|resource| FreeMerchantGood::Resource { resource })
+        .collect()
+}
+
+fn conflict_penalty() -> u32 {
+    5
+}
+
+fn passive_spy_squares_at() -> u32 {
+    15
+}
+
+/// One kind of lot the free merchants may offer (R-FREE-1, R-FREE-4): a resource
+/// (`{resource: järn}`; the minimum bid is the lot size), or army units with the
+/// minimum bid the GM states (`{units: tungt_kavalleri, min_bid: 40}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum FreeMerchantGood {
+    Resource { resource: Resource },
+    Units { units: UnitKind, min_bid: u32 },
 }
 
 impl Default for RuleSettings {
@@ -151,6 +198,11 @@ impl Default for RuleSettings {
             secret_bonus_texts: BTreeMap::new(),
             good_events: Vec::new(),
             bad_events: Vec::new(),
+            free_merchant_goods: all_resources_for_sale(),
+            conflict_penalty: conflict_penalty(),
+            research_natural_one_fails: true,
+            passive_spy_squares_at: passive_spy_squares_at(),
+            passive_spy_false_reports: true,
         }
     }
 }
@@ -680,6 +732,33 @@ pub enum SpellTarget {
     City(Square),
     Group(GroupRef),
     Square(Square),
+}
+
+/// A mission the GM judged done (R-MISSION-3), waiting for the next weekend's report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MissionDone {
+    pub realm: String,
+    pub mission: String,
+    pub vp: i64,
+}
+
+/// The GM's choice of a realm's random event for one weekend (R-RAND-1, Rulings 50):
+/// `event` replaces what the d10 drew; `None` means no event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GmEvent {
+    pub round: u32,
+    pub realm: String,
+    pub event: Option<DrawnEvent>,
+}
+
+/// A random event: a good or a bad table entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrawnEvent {
+    pub good: bool,
+    pub entry: EventEntry,
 }
 
 /// One ballot (R-VOTE-2).

@@ -68,6 +68,9 @@ pub struct FormView {
     pub has_portals: bool,
     pub free_merchant: String,
     pub has_free_merchant: bool,
+    /// Troops won from the free merchants that wait for `PLACE` (R-FREE-9).
+    pub unplaced: String,
+    pub has_unplaced: bool,
     pub last_weekend: Vec<String>,
     pub has_last_weekend: bool,
     pub examples: Examples,
@@ -344,6 +347,7 @@ impl FormView {
         let bonuses = v.bonuses();
         let portals = v.portals();
         let free_merchant = v.free_merchant();
+        let unplaced = v.unplaced();
         let last_weekend = v.last_weekend();
         let step = state.settings.vp_threshold_step.max(1);
         Some(FormView {
@@ -388,6 +392,8 @@ impl FormView {
             portals,
             has_free_merchant: !free_merchant.is_empty(),
             free_merchant,
+            has_unplaced: !unplaced.is_empty(),
+            unplaced,
             has_last_weekend: !last_weekend.is_empty(),
             last_weekend,
             examples: v.examples(&cities),
@@ -798,6 +804,18 @@ impl Of<'_> {
             Lang::Sv => format!("{lot} (lägsta bud {})", o.min_bid),
             Lang::En => format!("{lot} (minimum bid {})", o.min_bid),
         }
+    }
+
+    /// Troops won from the free merchants still waiting for their cities, or empty.
+    fn unplaced(&self) -> String {
+        let list: Vec<String> = self
+            .realm
+            .unplaced_troops
+            .iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(kind, n)| kind.count_text(*n as usize, self.lang))
+            .collect();
+        list.join(", ")
     }
 
     /// What happened last weekend that this realm may see.

@@ -10,7 +10,11 @@
 //! steps, not as a rewrite.
 
 pub mod economy;
+pub mod espionage;
+pub mod evil;
+pub mod market;
 pub mod military;
+pub mod politics;
 
 use std::collections::BTreeSet;
 
@@ -134,15 +138,21 @@ pub fn resolve(
 ) -> Resolution {
     let mut w = Weekend::new(state, orders, settings, seed);
     w.state.phase = Phase::Resolving;
+    politics::claims(&mut w); // the ruler's benefit and VP rewards, before step 1
     economy::purchases(&mut w); // step 1
-                                // step 2, magic: the next part of the engine.
+    market::free_merchants(&mut w); // step 1: placements, auction, engineers, research, offer
+                                    // step 2, magic: the next part of the engine.
     military::movement(&mut w); // step 3
     military::combat(&mut w); // step 4
+    evil::after_combat(&mut w); // treasures found (R-EVIL-6, Rulings 52)
     military::invitations(&mut w); // step 5
     economy::production(&mut w); // step 6
     economy::slave_revolt(&mut w); // step 7
     economy::overflow(&mut w); // step 8
     military::home_invitations(&mut w); // step 9
+    espionage::passive_rolls(&mut w); // after step 9: passive spy rolls (R-SPY-9)
+    politics::after_step_9(&mut w); // vote, missions, random events, VP thresholds
+    evil::end_of_weekend(&mut w); // treasures home, portals, sight (R-EVIL)
     economy::wrap_up(&mut w); // relations, capital and harbour, wishes, VP, victory
     w.finish()
 }

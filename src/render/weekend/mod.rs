@@ -2,7 +2,11 @@
 //! rendered in its language, step by step. Pure: events in, lines out.
 
 pub mod economy;
+pub mod espionage;
+pub mod evil;
+pub mod market;
 pub mod military;
+pub mod politics;
 
 use std::collections::HashMap;
 
@@ -25,6 +29,10 @@ pub fn lines_of<'e>(
         .flat_map(|e| match &e.what {
             What::Economy(ev) => economy::lines(ev, gs, realm, lang),
             What::Military(ev) => military::lines(ev, gs, realm, lang),
+            What::Evil(ev) => evil::lines(ev, gs, realm, lang),
+            What::Market(ev) => market::lines(ev, gs, realm, lang),
+            What::Espionage(ev) => espionage::lines(ev, gs, realm, lang),
+            What::Politics(ev) => politics::lines(ev, gs, realm, lang),
         })
         .collect()
 }

@@ -1,0 +1,153 @@
+//! Espionage at the weekend: the passive spy roll (R-SPY-9, docs/rules.md Rulings 45),
+//! after step 9, so it sees every army where the weekend left it. A realm into whose
+//! land another realm's army groups came this weekend (by movement, teleport or
+//! invitation) rolls d10 once: with Informatör over 10 it learns that foreign troops
+//! are in its land; at `settings.passive_spy_squares_at` or more also their squares;
+//! a natural 1 gives a false report of troops on a random square of its own (setting
+//! `passive_spy_false_reports`). The report reads the same, true or false; the event
+//! keeps which it was for the GM. A failed roll tells the realm nothing.
+//!
+//! The Evil neither rolls nor is seen this way (R-EVIL-19, R-SPY-12): the Evil
+//! cannot be spied on, and its sight near portals replaces espionage.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::Weekend;
+use crate::game::event::{Step, What};
+use crate::game::state::{Dimension, GameState};
+use crate::game::Square;
+
+/// What the weekend's espionage did, as data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EspionageEvent {
+    /// R-SPY-9: the passive roll of `realm` (`informator + roll`) and what it was told.
+    Passive {
+        realm: String,
+        informator: u32,
+        roll: u32,
+        report: Detection,
+        /// A natural 1: the report is false (never shown to the realm).
+        false_report: bool,
+    },
+}
+
+/// What a passive roll tells the realm.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "detail", rename_all = "snake_case")]
+pub enum Detection {
+    /// The roll failed: the realm learns nothing (the event is seen by no realm).
+    Nothing,
+    /// Foreign troops are in the land, not where.
+    Troops,
+    /// Foreign troops are in the land, on these squares.
+    TroopsAt { squares: Vec<Square> },
+}
+
+/// After step 9: a passive roll for every realm foreign troops entered.
+pub fn passive_rolls(w: &mut Weekend) {
+    let entered = entered(w.start, &w.state);
+    let mut own_land: Option<BTreeMap<String, Vec<Square>>> = None;
+    for idx in 0..w.state.realms.len() {
+        let r = &w.state.realms[idx];
+        let Some(squares) = entered.get(&r.name) else {
+            continue;
+        };
+        if r.eliminated || r.is_evil {
+            continue;
+        }
+        let (realm, informator) = (r.name.clone(), r.positions.informator);
+        let mut dice = w.dice(&format!("spy/passive/{realm}"));
+        let roll = dice.d10();
+        let false_report = roll == 1 && w.settings.passive_spy_false_reports;
+        let report = if false_report {
+            let land = own_land.get_or_insert_with(|| land_of(&w.state));
+            let mine = land.get(&realm).map_or(&[][..], Vec::as_slice);
+            let sides = u32::try_from(mine.len()).unwrap_or(u32::MAX);
+            match mine.get((dice.roll(sides.max(1)) as usize).saturating_sub(1)) {
+                Some(sq) => Detection::TroopsAt { squares: vec![*sq] },
+                None => Detection::Troops,
+            }
+        } else {
+            detect(w, informator, roll, squares)
+        };
+        w.keep(dice);
+        let seen_by = match report {
+            Detection::Nothing => Vec::new(),
+            _ => vec![realm.clone()],
+        };
+        let ev = EspionageEvent::Passive {
+            realm,
+            informator,
+            roll,
+            report,
+            false_report,
+        };
+        w.emit(Step::Espionage, seen_by, What::Espionage(ev));
+    }
+}
+
+/// Rulings 45: over 10 the realm learns of troops; at the setting's total, where.
+fn detect(w: &Weekend, informator: u32, roll: u32, squares: &BTreeSet<Square>) -> Detection {
+    let total = informator.saturating_add(roll);
+    if roll == 1 || total <= 10 {
+        Detection::Nothing
+    } else if total >= w.settings.passive_spy_squares_at {
+        Detection::TroopsAt {
+            squares: squares.iter().copied().collect(),
+        }
+    } else {
+        Detection::Troops
+    }
+}
+
+/// Per realm, the squares of its land where army groups of another (not the Evil)
+/// stand now that were not in its land when the forms came in.
+fn entered(start: &GameState, end: &GameState) -> BTreeMap<String, BTreeSet<Square>> {
+    let evil: BTreeSet<&str> = end
+        .realms
+        .iter()
+        .filter(|r| r.is_evil)
+        .map(|r| r.name.as_str())
+        .collect();
+    let land_owner = |gs: &GameState, sq: Square| gs.map.get(sq).and_then(|m| m.owner.clone());
+    let before: BTreeMap<(&str, u32), String> = start
+        .armies
+        .iter()
+        .filter(|a| a.dimension == Dimension::Normal)
+        .filter_map(|a| Some(((a.owner.as_str(), a.id), land_owner(start, a.square)?)))
+        .collect();
+    let mut out: BTreeMap<String, BTreeSet<Square>> = BTreeMap::new();
+    for a in end
+        .armies
+        .iter()
+        .filter(|a| a.dimension == Dimension::Normal)
+    {
+        if evil.contains(a.owner.as_str()) {
+            continue;
+        }
+        let Some(m) = end.map.get(a.square) else {
+            continue;
+        };
+        let Some(owner) = m.owner.as_deref().filter(|o| *o != a.owner) else {
+            continue;
+        };
+        if before.get(&(a.owner.as_str(), a.id)).map(String::as_str) != Some(owner) {
+            out.entry(owner.to_string()).or_default().insert(a.square);
+        }
+    }
+    out
+}
+
+/// Each realm's own land squares (normal dimension), in square order.
+fn land_of(gs: &GameState) -> BTreeMap<String, Vec<Square>> {
+    let mut out: BTreeMap<String, Vec<Square>> = BTreeMap::new();
+    for (sq, m) in &gs.map.squares {
+        if let Some(o) = &m.owner {
+            out.entry(o.clone()).or_default().push(*sq);
+        }
+    }
+    out
+}
