@@ -10,7 +10,8 @@
 //!
 //! Then the same at ten times the size (1,000 realms, 100,000 groups), with the ratios.
 //! Targets (issue 8, section 7): pure < 100 ms, app < 1 s, 10× at most 12× the time.
-//! Env `PBEMD_BENCH_REALMS` (100) and `PBEMD_BENCH_SCALE` (10) change the sizes.
+//! Env `PBEMD_BENCH_REALMS` (100) and `PBEMD_BENCH_SCALE` (10) change the sizes;
+//! `PBEMD_BENCH_ONLY=pure` skips the app path (for profiling the engine).
 //!
 //! Run: `cargo bench --bench weekend`.
 
@@ -124,6 +125,13 @@ async fn measure(n: usize) -> Figures {
     );
     let (pure, events) = pure(&gs, &orders);
     println!("    pure resolve: {:.1} ms ({events} events)", ms(pure));
+    if std::env::var("PBEMD_BENCH_ONLY").is_ok_and(|v| v == "pure") {
+        return Figures {
+            groups: gs.armies.len(),
+            pure,
+            app: Duration::ZERO,
+        };
+    }
     let app = app_path(&gs, &orders).await;
     println!("    app deadline → Monday forms queued: {:.0} ms", ms(app));
     Figures {

@@ -444,3 +444,27 @@ fn every_realms_form_reads_as_before() {
     let expected: Vec<&str> = expected.lines().collect();
     assert_eq!(expected, actual);
 }
+
+#[test]
+fn the_bench_world_exercises_every_part_of_the_weekend() {
+    // The speed figures count only if the generated forms reach the part-two steps:
+    // spells, the free merchants, the vote, the Evil's portals and lava, espionage.
+    let gs = world::world(9);
+    let at = chrono::DateTime::from_timestamp(1_800_000_000, 0).expect("time");
+    let (orders, refused) = world::forms_of(&gs, at);
+    assert_eq!(refused, 0, "the bench's forms are all accepted");
+    let res = resolve(&gs, &orders, &gs.settings, gs.game.seed);
+    let mut seen = std::collections::BTreeSet::new();
+    for e in &res.events {
+        let v = serde_json::to_value(&e.what).expect("json");
+        let family = v["family"].as_str().unwrap_or_default().to_string();
+        let kind = v["event"]["kind"].as_str().unwrap_or_default().to_string();
+        seen.insert(format!("{family}/{kind}"));
+    }
+    for family in ["magic", "market", "politics", "evil", "military", "economy"] {
+        assert!(
+            seen.iter().any(|s| s.starts_with(&format!("{family}/"))),
+            "no {family} event in the bench world's weekend: {seen:?}"
+        );
+    }
+}

@@ -1,24 +1,39 @@
 //! The generated game of the weekend bench (and of the test that the indexed engine
 //! resolves it exactly as before): `n` realms, each with 100 army groups on a 10 × 10
-//! block, three cities, and a full form (purchases, moves, attacks on its neighbour).
+//! block, three cities, and a full form (purchases, spells, a free-merchant bid, a vote,
+//! moves, a step through a portal into the Evil's dimension, attacks on its
+//! neighbour). From three realms on, the last realm is the Evil: its groups are demons
+//! in its own dimension, and a portal it opened stands in every other realm's block.
 
 #![allow(dead_code)]
 
 use chrono::{DateTime, Utc};
 use pbemd::app::setup;
 use pbemd::forms;
-use pbemd::game::orders::{Group, Order, Outcome};
+use pbemd::game::orders::{Amount, Group, GroupSel, Order, Outcome, Target};
 use pbemd::game::state::{
-    ArmyGroup, City, Dimension, EvilTerrain, Map, MapSquare, Positions, Terrain, Unit,
+    ArmyGroup, City, Dimension, EvilInfo, EvilTerrain, FreeMerchantOffer, Lot, Map, MapSquare,
+    Portal, Positions, Terrain, Unit,
 };
 use pbemd::game::weekend::{FormOrders, Orders};
-use pbemd::game::{GameState, Lang, Position, Resource, Resources, Square, UnitKind};
+use pbemd::game::{GameState, Lang, Position, Resource, Resources, Spell, Square, UnitKind};
 
 /// Army groups per realm stand on a 10 × 10 block; the block's 11th row is free land
 /// for the moves (with the main harbour), its 12th is sea.
 pub const SIDE: u16 = 10;
 pub const BLOCK_ROWS: u16 = SIDE + 2;
 pub const GROUPS: u32 = (SIDE as u32) * (SIDE as u32);
+
+/// From three realms on, the last one is the Evil.
+pub fn is_evil(k: usize, n: usize) -> bool {
+    n >= 3 && k + 1 == n
+}
+
+/// The square of each normal realm's last army group, where the Evil's portal stands.
+pub fn portal_square(k: usize, pr: usize) -> Square {
+    let (c0, r0) = origin(k, pr);
+    sq(c0 + SIDE - 1, r0 + SIDE - 1)
+}
 
 pub fn name(k: usize) -> String {
     format!("Rike{k:04}")
@@ -111,24 +126,50 @@ pub fn world(n: usize) -> GameState {
                 plundered: false,
             });
         }
+        let evil = is_evil(k, n);
+        if n >= 3 && !evil {
+            if let Some(m) = map.squares.get_mut(&portal_square(k, pr)) {
+                m.portal = Some(Portal {
+                    opened_by: name(n - 1),
+                    opened_round: 0,
+                    closes_after_round: None,
+                });
+            }
+            if let Some(m) = map.squares.get_mut(&sq(c0 + SIDE - 1, r0 + SIDE + 1)) {
+                m.treasure = true;
+            }
+        }
+        let kinds = if evil {
+            [
+                UnitKind::HogreDemon,
+                UnitKind::LagreDemon,
+                UnitKind::LagreDemon,
+            ]
+        } else {
+            [
+                UnitKind::TungtInfanteri,
+                UnitKind::Bagskyttar,
+                UnitKind::LattInfanteri,
+            ]
+        };
         for id in 1..=GROUPS {
             let i = (id - 1) as u16;
             armies.push(ArmyGroup {
                 id,
                 owner: realm.clone(),
                 square: sq(c0 + i % SIDE, r0 + i / SIDE),
-                dimension: Dimension::Normal,
-                units: [
-                    UnitKind::TungtInfanteri,
-                    UnitKind::Bagskyttar,
-                    UnitKind::LattInfanteri,
-                ]
-                .into_iter()
-                .map(|kind| Unit {
-                    kind,
-                    built_round: 0,
-                })
-                .collect(),
+                dimension: if evil {
+                    Dimension::Evil
+                } else {
+                    Dimension::Normal
+                },
+                units: kinds
+                    .into_iter()
+                    .map(|kind| Unit {
+                        kind,
+                        built_round: 0,
+                    })
+                    .collect(),
                 treasure: Resources::ZERO,
                 no_move_until_round: None,
             });
@@ -153,6 +194,7 @@ pub fn world(n: usize) -> GameState {
         r.friends = Vec::new();
         r.invitations = Vec::new();
         r.spies = 0;
+        r.is_evil = evil;
         realms.push(r);
     }
     gs.realms = realms;
@@ -165,20 +207,40 @@ pub fn world(n: usize) -> GameState {
     gs.contacts = Vec::new();
     gs.last_weekend = Vec::new();
     gs.conquests = Vec::new();
+    gs.evil = (n >= 3).then(|| EvilInfo {
+        realm: name(n - 1),
+        leash: 5,
+    });
+    // A voting round, with a free-merchant lot on offer.
+    gs.round = gs.settings.vote_every.max(1);
+    gs.free_merchant = Some(FreeMerchantOffer {
+        round: gs.round,
+        lot: Lot::Resource {
+            resource: Resource::Jarn,
+            amount: 20,
+        },
+        min_bid: 20,
+    });
     if let Err(problems) = gs.validate() {
         panic!("the generated game is not valid: {problems:?}");
     }
     gs
 }
 
-/// Realm `k`'s full form: purchases, the bottom row of armies one step down onto the
-/// free row, the east column attacking the neighbour's west column.
+/// Realm `k`'s full form: purchases, spells, a bid and a vote, the bottom row of armies
+/// one step down onto the free row (the last of them through the Evil's portal instead),
+/// the east column attacking the neighbour's west column (with a Fireball and Attack).
 pub fn form(gs: &GameState, k: usize, pr: usize, n: usize) -> Vec<Order> {
     let (c0, r0) = origin(k, pr);
+    let evil = is_evil(k, n);
     let mut orders = vec![
         Order::BuyUnits {
-            count: 5,
-            kind: UnitKind::LattInfanteri,
+            count: if evil { 1 } else { 5 },
+            kind: if evil {
+                UnitKind::HogreDemon
+            } else {
+                UnitKind::LattInfanteri
+            },
             city: None,
         },
         Order::BuyWalls {
@@ -193,15 +255,25 @@ pub fn form(gs: &GameState, k: usize, pr: usize, n: usize) -> Vec<Order> {
             position: Position::Befalhavare,
             crystals: vec![],
         },
+        cast(Spell::Skord, Target::None),
     ];
+    if !evil {
+        orders.extend(part_two(k, n));
+    }
     for col in 0..SIDE {
         let id = (SIDE * (SIDE - 1) + col + 1) as u32;
+        // The last one goes through the portal it stands on instead.
+        let path = if col + 1 == SIDE && n >= 3 && !evil {
+            vec![portal_square(k, pr)]
+        } else {
+            vec![sq(c0 + col, r0 + SIDE)]
+        };
         orders.push(Order::Move {
             group: Group::Army(id),
-            path: vec![sq(c0 + col, r0 + SIDE)],
+            path,
         });
     }
-    let east = k % pr + 1 < pr && k + 1 < n;
+    let east = k % pr + 1 < pr && k + 1 < n && !evil && !is_evil(k + 1, n);
     for row in 0..SIDE - 1 {
         if !east {
             break;
@@ -209,6 +281,10 @@ pub fn form(gs: &GameState, k: usize, pr: usize, n: usize) -> Vec<Order> {
         let id = (row * SIDE + SIDE) as u32;
         let target = sq(c0 + SIDE, r0 + row);
         let city = gs.cities.iter().any(|c| c.square == target);
+        if row == 0 {
+            orders.push(cast(Spell::Anfall, Target::Army(GroupSel::Id(id))));
+            orders.push(cast(Spell::Eldklot, Target::Army(GroupSel::At(target))));
+        }
         orders.push(Order::Attack {
             group: Group::Army(id),
             square: target,
@@ -217,6 +293,28 @@ pub fn form(gs: &GameState, k: usize, pr: usize, n: usize) -> Vec<Order> {
         });
     }
     orders
+}
+
+fn cast(spell: Spell, target: Target) -> Order {
+    Order::Cast { spell, target }
+}
+
+/// A normal realm's part-two lines: a ban on its neighbour's food, a bid for the
+/// free merchants' lot, a vote for its neighbour.
+fn part_two(k: usize, n: usize) -> Vec<Order> {
+    let normal = if n >= 3 { n - 1 } else { n };
+    let mut out = vec![Order::Bid {
+        offer: vec![Amount {
+            count: 20 + (k % 7) as u32,
+            resource: Resource::Guld,
+        }],
+    }];
+    if normal >= 2 {
+        let next = name((k + 1) % normal);
+        out.push(cast(Spell::Svalt, Target::Realm(next.clone())));
+        out.push(Order::Vote { realm: next });
+    }
+    out
 }
 
 /// Every realm's form, keeping only the lines the form check accepts; also the number
