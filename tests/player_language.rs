@@ -282,9 +282,10 @@ fn form_refusal_index(r: &FR) -> usize {
         FR::Earlier { .. } => 59,
         FR::NotRead { .. } => 60,
         FR::NoSpiesForTheEvil => 61,
+        FR::EvilBuildsOnlyDemons => 62,
     }
 }
-const FORM_REFUSALS: usize = 62;
+const FORM_REFUSALS: usize = 63;
 
 fn arg_index(a: Arg) -> usize {
     match a {
@@ -662,6 +663,7 @@ fn rule_refusals() -> Vec<FR> {
         FR::NoCity,
         FR::DemonsOnlyForTheEvil,
         FR::NoSpiesForTheEvil,
+        FR::EvilBuildsOnlyDemons,
         FR::WallCap {
             city: sq("B2"),
             have: 2,

@@ -217,6 +217,7 @@ pub async fn results(
         .next_closing(crate::schedule::Window::Weekend, at);
     let key = format!("result:{round}:{}", clock::to_ms(at));
     let sent = enqueue_forms(app, conn, &gs, &events, deadline, &key, None).await?;
+    gm_decisions(app, conn, &events, round, &key).await?;
     if let Some(r) = standing.filter(|r| r.results_sent_at.is_none()) {
         resolutions::mark_results_sent(conn, r.id, now).await?;
         if gs.phase == Phase::Finished {
@@ -292,6 +293,33 @@ pub async fn enqueue_forms(
         sent.push(realm.name.clone());
     }
     Ok(sent)
+}
+
+/// What the weekend left to the GM (a treasure roll of 8, R-EVIL-8) is mailed to the
+/// GM with the results, in both languages.
+async fn gm_decisions(
+    app: &App,
+    conn: &mut Conn,
+    events: &[Event],
+    round: i64,
+    key: &str,
+) -> Result<()> {
+    use crate::render::weekend::evil::gm_lines;
+    let sv = gm_lines(events, crate::game::Lang::Sv);
+    if sv.is_empty() {
+        return Ok(());
+    }
+    let en = gm_lines(events, crate::game::Lang::En);
+    let o = Outgoing {
+        kind: "gm_notice",
+        dedup_key: format!("{key}:gm_decisions"),
+        to: vec![app.cfg.gm_address.clone()],
+        subject: format!("Att avgöra efter runda {} / for the GM", round - 1),
+        body: format!("{}\n\n{}\n", sv.join("\n"), en.join("\n")),
+        in_reply_to: None,
+    };
+    app.enqueue(conn, &o).await?;
+    Ok(())
 }
 
 /// A finished game: the GM is mailed the victory with the final standings (every realm

@@ -419,6 +419,9 @@ impl<'a> Run<'a> {
         if kind.is_demon() && !realm.is_evil {
             return Err(Refusal::DemonsOnlyForTheEvil);
         }
+        if realm.is_evil && !kind.is_demon() {
+            return Err(Refusal::EvilBuildsOnlyDemons);
+        }
         let sq = city.or(realm.capital).ok_or(Refusal::NoCity)?;
         self.own_city(sq)?;
         let unit = match kind.cost() {
@@ -469,6 +472,9 @@ impl<'a> Run<'a> {
         city: Option<Square>,
     ) -> Res<Resources> {
         let realm = self.s.realm(self.realm).expect("checked");
+        if realm.is_evil {
+            return Err(Refusal::EvilBuildsOnlyDemons);
+        }
         let sq = city.or(realm.main_harbour).ok_or(Refusal::NoCoastalCity)?;
         if !self.own_city(sq)?.coastal {
             return Err(Refusal::ShipyardNotCoastal { square: sq });
@@ -719,8 +725,10 @@ impl<'a> Run<'a> {
         let (w, h) = (self.s.map.width, self.s.map.height);
         let mut at = from;
         for &sq in path {
-            self.square(sq)?;
-            if !at.neighbours(w, h, diag).contains(&sq) {
+            let m = self.square(sq)?;
+            // Naming the square again steps through its portal (R-EVIL-15).
+            let through_portal = sq == at && m.portal.is_some() && group.is_army();
+            if !through_portal && !at.neighbours(w, h, diag).contains(&sq) {
                 return Err(Refusal::NotAdjacent { from: at, to: sq });
             }
             at = sq;

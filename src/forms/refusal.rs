@@ -103,6 +103,8 @@ pub enum Refusal {
     },
     NoCity,
     DemonsOnlyForTheEvil,
+    /// The Evil builds no troops but demons, and no ships (R-EVIL-9).
+    EvilBuildsOnlyDemons,
     /// R-EVIL-19: the Evil builds no spies.
     NoSpiesForTheEvil,
     WallCap {
@@ -298,7 +300,7 @@ impl Refusal {
             HarbourNotCoastal { .. } => "R-CITY-10",
             NotResearched { .. } => "R-ENG-3",
             NoResearchCost { .. } => "RULINGS 41",
-            DemonsOnlyForTheEvil => "R-EVIL-9",
+            DemonsOnlyForTheEvil | EvilBuildsOnlyDemons => "R-EVIL-9",
             NoSpiesForTheEvil => "R-EVIL-19",
             WallCap { .. } => "RULINGS 36",
             NotOwnLand { .. } | CityExists { .. } => "RULINGS 27",
@@ -458,6 +460,10 @@ impl Refusal {
             } => s("SL har inte satt priset", "the GM has not set the cost"),
             NoCity => s("ange en stad", "name a city"),
             DemonsOnlyForTheEvil => s("bara Ondskan har demoner", "only the Evil has demons"),
+            EvilBuildsOnlyDemons => s(
+                "Ondskan bygger bara demoner",
+                "the Evil builds nothing but demons",
+            ),
             NoSpiesForTheEvil => s("Ondskan bygger inga spioner", "the Evil builds no spies"),
             WallCap {
                 city,

@@ -69,12 +69,24 @@ impl Line {
     }
 
     /// Remove up to `n` pieces from the tail (R-COMBAT-9); returns how many went.
+    /// A higher demon counts as one loss and stands on as two lower demons in its
+    /// place (R-EVIL-10, docs/rules.md, Rulings 56).
     pub fn lose(&mut self, mut n: u64) -> u64 {
         let mut lost = 0;
         while n > 0 {
-            let Some((_, m)) = self.runs.last_mut() else {
+            let Some((p, m)) = self.runs.last_mut() else {
                 break;
             };
+            if *p == Piece::Unit(UnitKind::HogreDemon) {
+                *m -= 1;
+                if *m == 0 {
+                    self.runs.pop();
+                }
+                self.push(Piece::Unit(UnitKind::LagreDemon), 2);
+                n -= 1;
+                lost += 1;
+                continue;
+            }
             let take = n.min(*m);
             *m -= take;
             n -= take;

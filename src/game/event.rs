@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::weekend::economy::EconomyEvent;
 use super::weekend::espionage::EspionageEvent;
+use super::weekend::evil::EvilEvent;
 use super::weekend::market::MarketEvent;
 use super::weekend::military::MilitaryEvent;
 use super::weekend::politics::PoliticsEvent;
@@ -59,6 +60,8 @@ impl Event {
 pub enum What {
     Economy(EconomyEvent),
     Military(MilitaryEvent),
+    /// The Evil, portals, lava and treasures (R-EVIL).
+    Evil(EvilEvent),
     /// Free merchants, engineers and research.
     Market(MarketEvent),
     Espionage(EspionageEvent),

@@ -11,6 +11,7 @@
 
 pub mod economy;
 pub mod espionage;
+pub mod evil;
 pub mod market;
 pub mod military;
 pub mod politics;
@@ -143,6 +144,7 @@ pub fn resolve(
                                     // step 2, magic: the next part of the engine.
     military::movement(&mut w); // step 3
     military::combat(&mut w); // step 4
+    evil::after_combat(&mut w); // treasures found (R-EVIL-6, Rulings 52)
     military::invitations(&mut w); // step 5
     economy::production(&mut w); // step 6
     economy::slave_revolt(&mut w); // step 7
@@ -150,6 +152,7 @@ pub fn resolve(
     military::home_invitations(&mut w); // step 9
     espionage::passive_rolls(&mut w); // after step 9: passive spy rolls (R-SPY-9)
     politics::after_step_9(&mut w); // vote, missions, random events, VP thresholds
+    evil::end_of_weekend(&mut w); // treasures home, portals, sight (R-EVIL)
     economy::wrap_up(&mut w); // relations, capital and harbour, wishes, VP, victory
     w.finish()
 }

@@ -301,6 +301,10 @@ fn why_text(why: &Why, lang: Lang) -> String {
             "bara Ondskan har demoner".into(),
             "only the Evil has demons".into(),
         ),
+        Why::DemonsOnly => pick(
+            "Ondskan bygger bara demoner".into(),
+            "the Evil builds nothing but demons".into(),
+        ),
     }
 }
 
@@ -435,6 +439,7 @@ mod tests {
             },
             Why::NotAvailable,
             Why::EvilOnly,
+            Why::DemonsOnly,
         ];
         let mut out: Vec<EconomyEvent> = purchases
             .into_iter()

@@ -3,6 +3,7 @@
 
 pub mod economy;
 pub mod espionage;
+pub mod evil;
 pub mod market;
 pub mod military;
 pub mod politics;
@@ -18,6 +19,7 @@ pub fn report(events: &[Event], gs: &GameState, realm: &str, lang: Lang) -> Vec<
         .flat_map(|e| match &e.what {
             What::Economy(ev) => economy::lines(ev, gs, realm, lang),
             What::Military(ev) => military::lines(ev, gs, realm, lang),
+            What::Evil(ev) => evil::lines(ev, gs, realm, lang),
             What::Market(ev) => market::lines(ev, gs, realm, lang),
             What::Espionage(ev) => espionage::lines(ev, gs, realm, lang),
             What::Politics(ev) => politics::lines(ev, gs, realm, lang),

@@ -189,6 +189,8 @@ pub enum Why {
     NotAvailable,
     /// Only the Evil has demons.
     EvilOnly,
+    /// The Evil builds no troops but demons, and no ships (R-EVIL-9).
+    DemonsOnly,
 }
 
 /// The caps of units (R-POP-1, R-POS-4, R-WALL-3).

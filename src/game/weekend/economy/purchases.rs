@@ -51,9 +51,9 @@ impl Book {
         for (i, c) in gs.cities.iter().enumerate() {
             b.city_squares.insert(c.square);
             b.realm_cities.entry(c.owner.clone()).or_default().push(i);
-            if c.dimension == Dimension::Normal {
-                b.cities.insert(c.square, i);
-            }
+            // A square holds a city in one dimension at most (land or rock), so the
+            // Evil's cities are found here too.
+            b.cities.insert(c.square, i);
         }
         let aboard: BTreeSet<(&str, u32)> = gs
             .fleets
@@ -63,7 +63,7 @@ impl Book {
         for (i, a) in gs.armies.iter().enumerate() {
             let id = b.army_ids.entry(a.owner.clone()).or_default();
             *id = (*id).max(a.id);
-            if a.dimension == Dimension::Normal && !aboard.contains(&(a.owner.as_str(), a.id)) {
+            if !aboard.contains(&(a.owner.as_str(), a.id)) {
                 b.armies.entry((a.owner.clone(), a.square)).or_insert(i);
             }
         }
@@ -270,6 +270,9 @@ fn units(
     if kind.is_demon() && !realm.is_evil {
         return Err(("R-EVIL-9", Why::EvilOnly));
     }
+    if realm.is_evil && !kind.is_demon() {
+        return Err(("R-EVIL-9", Why::DemonsOnly));
+    }
     let sq = city.or(realm.capital).ok_or(("RULINGS 13", Why::NoCity))?;
     let unit = match kind.cost() {
         Some(c) => c,
@@ -317,7 +320,7 @@ fn units(
                 id,
                 owner: run.realm.clone(),
                 square: sq,
-                dimension: Dimension::Normal,
+                dimension: gs.cities[own_city(gs, run, sq)?].dimension,
                 units: vec![new; count as usize],
                 treasure: Resources::ZERO,
                 no_move_until_round: None,
@@ -353,6 +356,9 @@ fn ships(
     city: Option<Square>,
 ) -> Res<(Purchase, Resources)> {
     let realm = &gs.realms[run.idx];
+    if realm.is_evil {
+        return Err(("R-EVIL-9", Why::DemonsOnly));
+    }
     let sq = city
         .or(realm.main_harbour)
         .ok_or(("RULINGS 13", Why::NoCity))?;

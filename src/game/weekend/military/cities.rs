@@ -7,7 +7,7 @@ use crate::game::orders::Outcome;
 use crate::game::state::{City, Conquest, GameState};
 use crate::game::{Resource, Square};
 
-use super::super::Weekend;
+use super::super::{evil, Weekend};
 use super::forces;
 use super::index::Index;
 use super::{MilitaryEvent, Seat};
@@ -39,6 +39,11 @@ pub fn settle(
     if city.owner == attacker {
         return true;
     }
+    // R-EVIL-12: by or against the Evil, no takeover; its own plunder and razing cost.
+    let outcome = match evil::settle_city(w, attacker, &city, outcome) {
+        evil::CityOutcome::Usual(o) => o,
+        evil::CityOutcome::Done(moves_in) => return moves_in,
+    };
     match outcome.unwrap_or(Outcome::Plunder) {
         Outcome::Plunder => {
             plunder(w, attacker, &city);

@@ -12,10 +12,10 @@ use crate::game::combat::{fight, Battle, Winner};
 use crate::game::dice::Dice;
 use crate::game::event::{Step, What};
 use crate::game::orders::{Group, Order, Outcome, Wave};
-use crate::game::state::{GameState, Unit};
+use crate::game::state::{Dimension, GameState, Unit};
 use crate::game::Square;
 
-use super::super::Weekend;
+use super::super::{evil, Weekend};
 use super::forces::{self, Tagged};
 use super::index::{self, Index};
 use super::{cities, AttackRefusal, BattleReport, MilitaryEvent, MoveStop};
@@ -309,21 +309,23 @@ fn move_army(gs: &mut GameState, ix: &mut Index, realm: &str, id: u32, square: S
 fn land_defence(
     gs: &GameState,
     ix: &Index,
-    attacker: &str,
+    attacker: (&str, Dimension),
     square: Square,
     against: Option<&str>,
 ) -> (Option<String>, Vec<u32>) {
+    let (attacker, dim) = attacker;
     let city_owner = match against {
         Some(enemy) => Some(enemy.to_string()),
         None => ix
-            .city_on(gs, square, |c| c.owner != attacker)
+            .city_on(gs, square, |c| c.owner != attacker && c.dimension == dim)
             .map(|c| gs.cities[c].owner.clone()),
     };
     let ashore: Vec<&crate::game::state::ArmyGroup> = ix
         .armies_on(gs, square)
         .into_iter()
         .map(|i| &gs.armies[i])
-        .filter(|a| forces::carrier(gs, &a.owner, a.id).is_none())
+        // Only troops of the attacker's dimension fight it (R-EVIL-2).
+        .filter(|a| a.dimension == dim && forces::carrier(gs, &a.owner, a.id).is_none())
         .collect();
     let realm = city_owner.or_else(|| {
         ashore
@@ -391,10 +393,17 @@ fn land(
         (from, g.units.clone())
     });
     let (_, fighting) = ready(w, a, found, |u: &Unit| u.built_round)?;
-    let (defender, def_ids) = land_defence(&w.state, ix, &a.realm, a.square, a.against.as_deref());
+    let dim = evil::dimension_of(&w.state, &a.realm, a.group.id());
+    let (defender, def_ids) = land_defence(
+        &w.state,
+        ix,
+        (&a.realm, dim),
+        a.square,
+        a.against.as_deref(),
+    );
     let city = ix
         .city_on(&w.state, a.square, |c| {
-            c.owner != a.realm && a.against.is_none()
+            c.owner != a.realm && a.against.is_none() && c.dimension == dim
         })
         .map(|c| w.state.cities[c].clone());
     if defender.is_none() {
@@ -430,16 +439,9 @@ fn land(
     let result = fight(&battle, dice);
     let winner = result.winner;
     // The attacking line, written back onto its group; then the defender's.
-    let kept = forces::survivors(
-        &fighting,
-        |(_, u)| forces::unit_piece(u),
-        &result.attacker_left,
-    );
-    let def_kept = forces::survivors(
-        &def_units,
-        |(_, u)| forces::unit_piece(u),
-        &result.defender_left,
-    );
+    // Split higher demons come back as lower ones (R-EVIL-10).
+    let kept = evil::survivors(&fighting, &result.attacker_left);
+    let def_kept = evil::survivors(&def_units, &result.defender_left);
     forces::write_back_armies(&mut w.state, &def_groups, &def_kept);
     if let Some(c) = &city {
         if let Some(ci) = ix.city_on(&w.state, c.square, |_| true) {
@@ -520,7 +522,6 @@ fn after_attack(
     };
     let round = w.round();
     let units = w.state.armies[i].units.clone();
-    let kept_idx: Vec<usize> = kept.iter().map(|(k, _)| *k).collect();
     let survivors: Vec<Unit> = kept.iter().map(|(_, u)| *u).collect();
     let stay: Vec<Unit> = units
         .iter()
@@ -528,12 +529,7 @@ fn after_attack(
         .filter(|u| u.built_round >= round)
         .collect();
     if !moves_in {
-        let all: Vec<Unit> = units
-            .iter()
-            .enumerate()
-            .filter(|(k, u)| kept_idx.contains(k) || u.built_round >= round)
-            .map(|(_, u)| *u)
-            .collect();
+        let all = evil::kept_in_place(&units, kept, round);
         if all.is_empty() {
             forces::remove_army(&mut w.state, &a.realm, id);
         } else {

@@ -12,7 +12,7 @@ use crate::game::state::GroupRef;
 use crate::game::text::fold;
 use crate::game::Square;
 
-use super::super::Weekend;
+use super::super::{evil, Weekend};
 use super::index::{self, Index};
 use super::{combat, forces, movement, InvitationRefusal, MilitaryEvent};
 
@@ -105,8 +105,10 @@ fn bring(w: &mut Weekend, ix: &mut Index, realm: &str, group: Group, square: Squ
     let round = w.round();
     if let Group::Army(id) = group {
         forces::unload(&mut w.state, realm, id);
+        let dim = evil::arrival_dimension(&w.state, square);
         if let Some(i) = forces::army_at(&w.state, realm, id) {
             w.state.armies[i].no_move_until_round = Some(round);
+            w.state.armies[i].dimension = dim;
         }
     }
     index::relocate(&mut w.state, ix, realm, group, square);

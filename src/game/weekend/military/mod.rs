@@ -9,6 +9,9 @@ pub(crate) mod index;
 mod invitations;
 mod movement;
 
+/// For the Evil's steps (src/game/weekend/evil/): groups found and removed as the
+/// military steps do it.
+pub(super) use forces::{army_at as army_index, remove_army as remove_army_group};
 pub use movement::MoveStop;
 
 use serde::{Deserialize, Serialize};

@@ -11,10 +11,10 @@ use std::collections::BTreeMap;
 
 use crate::game::event::{Step, What};
 use crate::game::orders::{Group, Order, Piece};
-use crate::game::state::{GameState, Terrain};
+use crate::game::state::{Dimension, GameState, Terrain};
 use crate::game::{Square, UnitKind};
 
-use super::super::Weekend;
+use super::super::{evil, Weekend};
 use super::forces;
 use super::index::{self, Index};
 use super::{MilitaryEvent, MoveRefusal};
@@ -216,11 +216,22 @@ pub(super) fn enemy_on(
     sq: Square,
     army: bool,
 ) -> Option<String> {
+    enemy_on_in(gs, ix, realm, (sq, Dimension::Normal), army)
+}
+
+/// As `enemy_on`, among the armies of dimension `dim` (R-EVIL-2).
+fn enemy_on_in(
+    gs: &GameState,
+    ix: &Index,
+    realm: &str,
+    (sq, dim): (Square, Dimension),
+    army: bool,
+) -> Option<String> {
     if army {
         ix.armies_on(gs, sq)
             .into_iter()
             .map(|i| &gs.armies[i])
-            .filter(|a| forces::carrier(gs, &a.owner, a.id).is_none())
+            .filter(|a| a.dimension == dim && forces::carrier(gs, &a.owner, a.id).is_none())
             .find(|a| !ix.mutual_friends(gs, realm, &a.owner))
             .map(|a| a.owner.clone())
     } else {
@@ -243,7 +254,8 @@ fn passable(gs: &GameState, ix: &Index, realm: &str, group: Group, sq: Square) -
                 return false;
             };
             let units = &gs.armies[i].units;
-            !sea || units.iter().any(|u| u.kind == UnitKind::Vattenelementar)
+            !sea || evil::goes_anywhere(&gs.armies[i])
+                || units.iter().any(|u| u.kind == UnitKind::Vattenelementar)
                 || units.iter().all(|u| u.kind == UnitKind::Luftelementar)
         }
         Group::Fleet(_) => {
@@ -303,14 +315,31 @@ fn move_group(
             stop = Some(MoveStop::OutOfPoints);
             break;
         }
+        match evil::gate(w, realm, group, at, sq) {
+            evil::Gate::Go => {}
+            gate => {
+                // Through a portal (one point), unless troops wait beyond; or stopped.
+                let through = matches!(gate, evil::Gate::Through);
+                steps += u32::from(through);
+                stop = match through {
+                    true => met_beyond(w, ix, realm, group, sq),
+                    false => Some(MoveStop::Blocked { square: sq }),
+                };
+                if stop.is_some() {
+                    break;
+                }
+                continue;
+            }
+        }
         if !at.neighbours(w_, h_, diagonal).contains(&sq)
             || !passable(&w.state, ix, realm, group, sq)
         {
             stop = Some(MoveStop::Blocked { square: sq });
             break;
         }
+        let dim = evil::group_dimension(&w.state, realm, group);
         if group.is_army() {
-            if let Some(c) = ix.city_on(&w.state, sq, |_| true) {
+            if let Some(c) = ix.city_on(&w.state, sq, |c| c.dimension == dim) {
                 if !ix.mutual_friends(&w.state, realm, &w.state.cities[c].owner) {
                     stop = Some(MoveStop::EnemyCity { square: sq });
                     break;
@@ -319,7 +348,10 @@ fn move_group(
         }
         at = sq;
         steps += 1;
-        if let Some(enemy) = enemy_on(&w.state, ix, realm, sq, group.is_army()) {
+        if !evil::entered(w, realm, group, sq) {
+            return; // the lava took the last unit (R-EVIL-3)
+        }
+        if let Some(enemy) = enemy_on_in(&w.state, ix, realm, (sq, dim), group.is_army()) {
             stop = Some(MoveStop::Enemy { realm: enemy });
             break;
         }
@@ -339,6 +371,12 @@ fn move_group(
     );
 }
 
+/// Troops that are not a friend's on the far side of a portal stop the move (R-MOVE-6).
+fn met_beyond(w: &Weekend, ix: &Index, realm: &str, group: Group, sq: Square) -> Option<MoveStop> {
+    let dim = evil::group_dimension(&w.state, realm, group);
+    enemy_on_in(&w.state, ix, realm, (sq, dim), true).map(|realm| MoveStop::Enemy { realm })
+}
+
 /// Embark or pick up (R-MOVE-3: no points): the army on the fleet's square or next to
 /// it, within the transports' room (R-NAV-3).
 fn board(w: &mut Weekend, ix: &mut Index, realm: &str, army: u32, fleet: u32) {
@@ -350,7 +388,9 @@ fn board(w: &mut Weekend, ix: &mut Index, realm: &str, army: u32, fleet: u32) {
         return refuse(w, realm, g, MoveRefusal::NoSuchGroup);
     };
     let (asq, fsq) = (w.state.armies[ai].square, w.state.fleets[fi].square);
-    if forces::carrier(&w.state, realm, army).is_some() || !near(w, asq, fsq) {
+    // An army in the Evil's dimension never reaches a fleet (R-EVIL-4).
+    let apart = w.state.armies[ai].dimension != w.state.fleets[fi].dimension;
+    if forces::carrier(&w.state, realm, army).is_some() || !near(w, asq, fsq) || apart {
         return refuse(w, realm, g, MoveRefusal::NotAtTheFleet);
     }
     let aboard: u64 = w.state.fleets[fi]
@@ -436,9 +476,12 @@ fn merge(w: &mut Weekend, realm: &str, group: Group, other: u32) {
                 return;
             };
             let moved = w.state.armies[j].units.clone();
+            let treasure = w.state.armies[j].treasure;
             forces::remove_army(&mut w.state, realm, other);
             if let Some(i) = forces::army_at(&w.state, realm, id) {
                 w.state.armies[i].units.extend(moved);
+                // Treasure goes with the units (R-EVIL-6).
+                w.state.armies[i].treasure = w.state.armies[i].treasure.plus(&treasure);
             }
         }
         Group::Fleet(id) => {

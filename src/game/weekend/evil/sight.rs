@@ -1,0 +1,186 @@
+//! R-EVIL-19: what the Evil and its neighbours see at the end of the weekend, told as
+//! report events. The Evil sees every army within 5 squares (king moves) of a portal in
+//! the normal dimension; a realm with armies or cities within 5 squares of a portal
+//! sees the Evil's armies there; a portal is shown to the realm whose land it lies in.
+//! A normal realm's army in the Evil dimension sees the armies and cities within 5
+//! squares of it there, and the Evil sees that army when it has troops or a city
+//! within 5 squares of it. Each realm is told of each army once.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::game::event::Step;
+use crate::game::state::{Dimension, GameState};
+use crate::game::{Square, UnitKind};
+
+use super::super::Weekend;
+use super::{around, emit, evil_realm, EvilEvent};
+
+/// The realm's view radius (R-EVIL-19).
+pub const SIGHT: u16 = 5;
+
+/// Army indexes by (dimension, square).
+type Index = BTreeMap<(bool, Square), Vec<usize>>;
+
+fn index(gs: &GameState) -> Index {
+    let mut ix = Index::new();
+    for (i, a) in gs.armies.iter().enumerate() {
+        let evil = a.dimension == Dimension::Evil;
+        ix.entry((evil, a.square)).or_default().push(i);
+    }
+    ix
+}
+
+/// Who sees whom: (viewer, army index).
+type Seen = BTreeSet<(String, usize)>;
+
+pub(super) fn run(w: &mut Weekend) {
+    let Some(evil) = evil_realm(&w.state).map(str::to_string) else {
+        return;
+    };
+    let ix = index(&w.state);
+    let evil_cities: BTreeMap<Square, String> = w
+        .state
+        .cities
+        .iter()
+        .filter(|c| c.dimension == Dimension::Evil)
+        .map(|c| (c.square, c.owner.clone()))
+        .collect();
+    let mut seen = Seen::new();
+    let mut cities: BTreeSet<(String, Square)> = BTreeSet::new();
+    let portals: Vec<Square> = w
+        .state
+        .map
+        .squares
+        .iter()
+        .filter(|(_, m)| m.portal.is_some())
+        .map(|(sq, _)| *sq)
+        .collect();
+    for p in &portals {
+        near_portal(&w.state, &ix, &evil, *p, &mut seen);
+    }
+    for (i, a) in w.state.armies.iter().enumerate() {
+        if a.dimension == Dimension::Evil && a.owner != evil {
+            let ctx = (&ix, &evil_cities, evil.as_str());
+            in_the_evil_dimension(&w.state, ctx, i, &mut seen, &mut cities);
+        }
+    }
+    tell_portals(w, &portals);
+    tell(w, seen, cities);
+}
+
+fn near_portal(gs: &GameState, ix: &Index, evil: &str, p: Square, seen: &mut Seen) {
+    let near: Vec<usize> = around(gs, p, SIGHT)
+        .flat_map(|s| ix.get(&(false, s)).into_iter().flatten().copied())
+        .collect();
+    let evil_armies: Vec<usize> = near
+        .iter()
+        .copied()
+        .filter(|i| gs.armies[*i].owner == evil)
+        .collect();
+    let mut neighbours: BTreeSet<String> = near
+        .iter()
+        .map(|i| gs.armies[*i].owner.clone())
+        .filter(|o| o != evil)
+        .collect();
+    neighbours.extend(
+        gs.cities
+            .iter()
+            .filter(|c| c.dimension == Dimension::Normal && c.owner != evil)
+            .filter(|c| c.square.distance(p) <= SIGHT)
+            .map(|c| c.owner.clone()),
+    );
+    for i in near.iter().filter(|i| gs.armies[**i].owner != evil) {
+        seen.insert((evil.to_string(), *i));
+    }
+    for n in neighbours {
+        for i in &evil_armies {
+            seen.insert((n.clone(), *i));
+        }
+    }
+}
+
+fn in_the_evil_dimension(
+    gs: &GameState,
+    (ix, evil_cities, evil): (&Index, &BTreeMap<Square, String>, &str),
+    me: usize,
+    seen: &mut Seen,
+    cities: &mut BTreeSet<(String, Square)>,
+) {
+    let a = &gs.armies[me];
+    let mut evil_near = false;
+    for s in around(gs, a.square, SIGHT) {
+        for i in ix.get(&(true, s)).into_iter().flatten() {
+            let other = &gs.armies[*i];
+            evil_near |= other.owner == evil;
+            if other.owner != a.owner {
+                seen.insert((a.owner.clone(), *i));
+            }
+        }
+        if let Some(owner) = evil_cities.get(&s) {
+            evil_near |= owner == evil;
+            if *owner != a.owner {
+                cities.insert((a.owner.clone(), s));
+            }
+        }
+    }
+    if evil_near {
+        seen.insert((evil.to_string(), me));
+    }
+}
+
+fn tell_portals(w: &mut Weekend, portals: &[Square]) {
+    for p in portals {
+        let m = w.state.map.get(*p);
+        let owner = m.and_then(|m| m.owner.clone());
+        let closes = m
+            .and_then(|m| m.portal.as_ref())
+            .and_then(|p| p.closes_after_round);
+        if let Some(realm) = owner {
+            let ev = EvilEvent::PortalSeen {
+                realm: realm.clone(),
+                square: *p,
+                closes_after_round: closes,
+            };
+            emit(w, Step::WrapUp, vec![realm], ev);
+        }
+    }
+}
+
+/// Units as runs, front first.
+fn runs(units: &[crate::game::state::Unit]) -> Vec<(UnitKind, u32)> {
+    let mut out: Vec<(UnitKind, u32)> = Vec::new();
+    for u in units {
+        match out.last_mut() {
+            Some((k, n)) if *k == u.kind => *n = n.saturating_add(1),
+            _ => out.push((u.kind, 1)),
+        }
+    }
+    out
+}
+
+fn tell(w: &mut Weekend, seen: Seen, cities: BTreeSet<(String, Square)>) {
+    for (realm, i) in seen {
+        let a = &w.state.armies[i];
+        let ev = EvilEvent::Sighted {
+            realm: realm.clone(),
+            owner: a.owner.clone(),
+            army: a.id,
+            square: a.square,
+            dimension: a.dimension,
+            units: runs(&a.units),
+        };
+        emit(w, Step::WrapUp, vec![realm], ev);
+    }
+    for (realm, sq) in cities {
+        let Some(c) = w.state.city_at(sq, Dimension::Evil) else {
+            continue;
+        };
+        let ev = EvilEvent::CitySighted {
+            realm: realm.clone(),
+            owner: c.owner.clone(),
+            square: sq,
+            name: c.name.clone(),
+        };
+        emit(w, Step::WrapUp, vec![realm], ev);
+    }
+}
