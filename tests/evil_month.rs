@@ -247,7 +247,6 @@ fn r_evil_a_month_portal_army_through_treasure_home_and_a_demon_slain() {
 
 /// Weekend 1's Open Portal spell (step 2) opens a portal on E5.
 #[test]
-#[ignore = "needs the Open Portal spell of step 2 (the magic part, merged first)"]
 fn r_evil_15_the_open_portal_spell_opens_a_portal_through_the_binary() {
     let g = Game::start();
     g.weekend(0);

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::weekend::economy::EconomyEvent;
 use super::weekend::espionage::EspionageEvent;
 use super::weekend::evil::EvilEvent;
+use super::weekend::magic::MagicEvent;
 use super::weekend::market::MarketEvent;
 use super::weekend::military::MilitaryEvent;
 use super::weekend::politics::PoliticsEvent;
@@ -66,4 +67,6 @@ pub enum What {
     Market(MarketEvent),
     Espionage(EspionageEvent),
     Politics(PoliticsEvent),
+    /// Spells cast in step 2 and what they did.
+    Magic(MagicEvent),
 }

@@ -151,6 +151,10 @@ pub struct RuleSettings {
     pub passive_spy_squares_at: u32,
     /// Rulings 45: a natural 1 on the passive roll gives a false report.
     pub passive_spy_false_reports: bool,
+    /// The magic step's open points (docs/rules.md, Rulings 17, 20, 21); left out of
+    /// the stored document while it holds the defaults.
+    #[serde(default, skip_serializing_if = "SpellSettings::is_default")]
+    pub spells: SpellSettings,
 }
 
 /// Every resource, in resource order: the default free-merchant goods.
@@ -203,6 +207,36 @@ impl Default for RuleSettings {
             research_natural_one_fails: true,
             passive_spy_squares_at: passive_spy_squares_at(),
             passive_spy_false_reports: true,
+            spells: SpellSettings::default(),
+        }
+    }
+}
+
+/// How the weekend's magic reads the rulebook's open points (docs/rules.md, Rulings
+/// 17, 20, 21).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SpellSettings {
+    /// Rulings 17: a spell that fails is still paid for.
+    pub failed_cast_pays: bool,
+    /// Rulings 20: Armageddon halves fleets too, not only armies.
+    pub armageddon_fleets: bool,
+    /// Rulings 21: Antimagic also blocks the protected realm's own spells on itself.
+    pub antimagic_blocks_own: bool,
+}
+
+impl SpellSettings {
+    pub fn is_default(&self) -> bool {
+        *self == SpellSettings::default()
+    }
+}
+
+impl Default for SpellSettings {
+    fn default() -> Self {
+        SpellSettings {
+            failed_cast_pays: true,
+            armageddon_fleets: true,
+            antimagic_blocks_own: false,
         }
     }
 }

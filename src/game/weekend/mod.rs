@@ -12,6 +12,7 @@
 pub mod economy;
 pub mod espionage;
 pub mod evil;
+pub mod magic;
 pub mod market;
 pub mod military;
 pub mod politics;
@@ -69,6 +70,8 @@ pub struct Weekend<'a> {
     pub start: &'a GameState,
     /// Cities plundered in step 4 (R-CITY-5): step 6 gives their owner nothing.
     pub plundered: BTreeSet<Square>,
+    /// This round's spell effects, indexed for steps 3, 4 and 6 (set again by step 2).
+    pub magic: magic::reads::Spells,
     pub orders: &'a Orders,
     pub settings: &'a RuleSettings,
     seed: u64,
@@ -87,6 +90,7 @@ impl<'a> Weekend<'a> {
             state: state.clone(),
             start: state,
             plundered: BTreeSet::new(),
+            magic: magic::reads::Spells::of(state),
             orders,
             settings,
             seed,
@@ -141,7 +145,7 @@ pub fn resolve(
     politics::claims(&mut w); // the ruler's benefit and VP rewards, before step 1
     economy::purchases(&mut w); // step 1
     market::free_merchants(&mut w); // step 1: placements, auction, engineers, research, offer
-                                    // step 2, magic: the next part of the engine.
+    magic::run(&mut w); // step 2
     military::movement(&mut w); // step 3
     military::combat(&mut w); // step 4
     evil::after_combat(&mut w); // treasures found (R-EVIL-6, Rulings 52)

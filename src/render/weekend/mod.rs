@@ -4,6 +4,7 @@
 pub mod economy;
 pub mod espionage;
 pub mod evil;
+pub mod magic;
 pub mod market;
 pub mod military;
 pub mod politics;
@@ -23,6 +24,7 @@ pub fn report(events: &[Event], gs: &GameState, realm: &str, lang: Lang) -> Vec<
             What::Market(ev) => market::lines(ev, gs, realm, lang),
             What::Espionage(ev) => espionage::lines(ev, gs, realm, lang),
             What::Politics(ev) => politics::lines(ev, gs, realm, lang),
+            What::Magic(ev) => magic::lines(ev, gs, realm, lang),
         })
         .collect()
 }

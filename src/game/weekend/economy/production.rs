@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use super::{playing, tell, EconomyEvent};
 use crate::game::event::Step;
-use crate::game::weekend::Weekend;
+use crate::game::weekend::{magic, Weekend};
 use crate::game::{Resource, Resources, Square};
 
 pub(super) fn run(w: &mut Weekend) {
@@ -25,6 +25,7 @@ pub(super) fn run(w: &mut Weekend) {
         let Some((got, idle)) = made.remove(&realm) else {
             continue;
         };
+        let got = magic::reads::production(&w.magic, &w.state, &realm, got);
         if got.is_zero() && idle.is_empty() {
             continue;
         }

@@ -15,7 +15,7 @@ use crate::game::orders::{Group, Order, Outcome, Wave};
 use crate::game::state::{Dimension, GameState, Unit};
 use crate::game::Square;
 
-use super::super::{evil, Weekend};
+use super::super::{evil, magic, Weekend};
 use super::forces::{self, Tagged};
 use super::index::{self, Index};
 use super::{cities, AttackRefusal, BattleReport, MilitaryEvent, MoveStop};
@@ -219,6 +219,21 @@ fn bonus(gs: &GameState, ix: &Index, realm: &str, naval: bool) -> u64 {
     })
 }
 
+/// Defence (R-SPELL table 24) on any of the defending groups: the caster's Besvärjare.
+fn spell_defence(w: &Weekend, realm: &str, ids: &[u32], army: bool) -> u64 {
+    ids.iter()
+        .map(|id| {
+            let g = if army {
+                Group::Army(*id)
+            } else {
+                Group::Fleet(*id)
+            };
+            magic::reads::combat_bonus(&w.magic, &w.state, realm, g, false)
+        })
+        .max()
+        .unwrap_or(0)
+}
+
 fn mark_fought(gs: &mut GameState, ix: &Index, realms: &[&str]) {
     for name in realms {
         if let Some(i) = ix.realm_at(gs, name) {
@@ -386,6 +401,9 @@ fn land(
         refuse(w, a, AttackRefusal::AlreadyFought);
         return None;
     }
+    if magic::attack_stopped(w, &a.realm, a.group, a.square) {
+        return None;
+    }
     let found = forces::army_at(&w.state, &a.realm, a.group.id()).map(|i| {
         let g = &w.state.armies[i];
         let from = forces::carrier(&w.state, &a.realm, g.id)
@@ -418,7 +436,9 @@ fn land(
     let defended = !def_units.is_empty();
     let battle = Battle {
         attacker: forces::line_of(&fighting, |(_, u)| forces::unit_piece(u)),
-        attacker_bonus: bonus(&w.state, ix, &a.realm, false),
+        attacker_bonus: bonus(&w.state, ix, &a.realm, false).saturating_add(
+            magic::reads::combat_bonus(&w.magic, &w.state, &a.realm, a.group, true),
+        ),
         attacker_support: ctx
             .support
             .get(&(a.realm.clone(), a.square))
@@ -426,11 +446,14 @@ fn land(
             .unwrap_or(0),
         defender: forces::line_of(&def_units, |(_, u)| forces::unit_piece(u)),
         defender_bonus: if defended {
-            bonus(&w.state, ix, defender.as_deref().unwrap_or(""), false)
+            let who = defender.as_deref().unwrap_or("");
+            bonus(&w.state, ix, who, false).saturating_add(spell_defence(w, who, &def_ids, true))
         } else {
             0
         },
-        walls: city.as_ref().map_or(0, |c| u64::from(c.walls)),
+        walls: city.as_ref().map_or(0, |c| {
+            u64::from(c.walls).saturating_add(magic::reads::extra_walls(&w.magic, c.square))
+        }),
         city_population: city.as_ref().map(|c| u64::from(c.population)),
         naval: false,
         max_rounds: w.settings.max_battle_rounds,
@@ -446,7 +469,9 @@ fn land(
     if let Some(c) = &city {
         if let Some(ci) = ix.city_on(&w.state, c.square, |_| true) {
             let cm = &mut w.state.cities[ci];
-            cm.walls = u32::try_from(result.walls_left).unwrap_or(cm.walls);
+            // Mountain Wall's wall is the first a siege tower takes (Rulings 36).
+            let real = result.walls_left.min(u64::from(c.walls));
+            cm.walls = u32::try_from(real).unwrap_or(cm.walls);
         }
     }
     let shown = if defended || city.is_none() {
@@ -563,6 +588,9 @@ fn naval(w: &mut Weekend, ix: &mut Index, dice: &mut Dice, a: &Attack, ctx: &mut
     if ctx.fought.contains(&(a.realm.clone(), a.group)) {
         return refuse(w, a, AttackRefusal::AlreadyFought);
     }
+    if magic::attack_stopped(w, &a.realm, a.group, a.square) {
+        return;
+    }
     let found = forces::fleet_at(&w.state, &a.realm, a.group.id()).map(|i| {
         let f = &w.state.fleets[i];
         (f.square, f.ships.clone())
@@ -618,10 +646,13 @@ fn naval(w: &mut Weekend, ix: &mut Index, dice: &mut Dice, a: &Attack, ctx: &mut
         .collect();
     let battle = Battle {
         attacker: forces::line_of(&fighting, |(_, s)| forces::ship_piece(s)),
-        attacker_bonus: bonus(&w.state, ix, &a.realm, true),
+        attacker_bonus: bonus(&w.state, ix, &a.realm, true).saturating_add(
+            magic::reads::combat_bonus(&w.magic, &w.state, &a.realm, a.group, true),
+        ),
         attacker_support: 0,
         defender: forces::line_of(&def_ships, |(_, s)| forces::ship_piece(s)),
-        defender_bonus: bonus(&w.state, ix, &enemy, true),
+        defender_bonus: bonus(&w.state, ix, &enemy, true)
+            .saturating_add(spell_defence(w, &enemy, &def_ids, false)),
         walls: 0,
         city_population: None,
         naval: true,

@@ -14,7 +14,7 @@ use crate::game::orders::{Group, Order, Piece};
 use crate::game::state::{Dimension, GameState, Terrain};
 use crate::game::{Square, UnitKind};
 
-use super::super::{evil, Weekend};
+use super::super::{evil, magic, Weekend};
 use super::forces;
 use super::index::{self, Index};
 use super::{MilitaryEvent, MoveRefusal};
@@ -270,14 +270,15 @@ fn passable(gs: &GameState, ix: &Index, realm: &str, group: Group, sq: Square) -
 
 fn points(w: &Weekend, realm: &str, group: Group) -> u32 {
     let rule = w.settings.group_movement;
-    match group {
+    let whirlwind = magic::reads::extra_points(&w.magic, realm, group);
+    whirlwind.saturating_add(match group {
         Group::Army(id) => {
             forces::army_at(&w.state, realm, id).map_or(0, |i| w.state.armies[i].movement(rule))
         }
         Group::Fleet(id) => {
             forces::fleet_at(&w.state, realm, id).map_or(0, |i| w.state.fleets[i].movement(rule))
         }
-    }
+    })
 }
 
 fn move_group(
@@ -310,6 +311,7 @@ fn move_group(
     let mut at = from;
     let mut stop = None;
     let mut steps = 0u32;
+    let waterway = group.is_army() && magic::reads::waterway(&w.magic, realm, group.id());
     for &sq in path {
         if steps >= budget {
             stop = Some(MoveStop::OutOfPoints);
@@ -331,9 +333,9 @@ fn move_group(
                 continue;
             }
         }
-        if !at.neighbours(w_, h_, diagonal).contains(&sq)
-            || !passable(&w.state, ix, realm, group, sq)
-        {
+        let passable =
+            passable(&w.state, ix, realm, group, sq) || (waterway && is_sea(&w.state, sq));
+        if !at.neighbours(w_, h_, diagonal).contains(&sq) || !passable {
             stop = Some(MoveStop::Blocked { square: sq });
             break;
         }
