@@ -387,3 +387,60 @@ fn the_random_weekends_exercise_every_military_event() {
         );
     }
 }
+
+/// Every realm's Monday form after the bench world's weekend and the first random
+/// weekends, as `name fingerprint` lines (the forms are built from an index of the state
+/// and the events; they must read exactly as the scans of every list made them).
+fn form_fingerprints() -> Vec<String> {
+    let renderer = pbemd::render::Renderer::new().expect("templates");
+    let ctx = pbemd::render::FormContext {
+        deadline_local: "söndag 29 november 2026 15:00".to_string(),
+        game_address: "sl@game.test".to_string(),
+    };
+    let mut cases: Vec<(String, Resolution)> = Vec::new();
+    let gs = world::world(9);
+    let at = chrono::DateTime::from_timestamp(1_800_000_000, 0).expect("time");
+    let (orders, _) = world::forms_of(&gs, at);
+    cases.push((
+        "bench-9".into(),
+        resolve(&gs, &orders, &gs.settings, gs.game.seed),
+    ));
+    for seed in 0..40 {
+        let (gs, o) = random_weekend(seed);
+        cases.push((
+            format!("random-{seed}"),
+            resolve(&gs, &o, &gs.settings, seed),
+        ));
+    }
+    let mut out = Vec::new();
+    for (name, res) in cases {
+        let mut text = String::new();
+        for r in &res.state.realms {
+            let form = renderer
+                .result_form_with(&res.state, &r.name, &ctx, &res.events)
+                .expect("form");
+            text.push_str(&form);
+        }
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in text.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        out.push(format!("{name} bytes {} {h:016x}", text.len()));
+    }
+    out
+}
+
+#[test]
+fn every_realms_form_reads_as_before() {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/weekend_forms_same.txt");
+    let actual = form_fingerprints();
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, actual.join("\n") + "\n").expect("write golden");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).expect("tests/golden/weekend_forms_same.txt");
+    let expected: Vec<&str> = expected.lines().collect();
+    assert_eq!(expected, actual);
+}

@@ -16,6 +16,7 @@ use crate::game::state::Phase;
 use crate::game::weekend::{self, FormOrders, Orders, Resolution};
 use crate::game::GameState;
 use crate::mail::compose::Outgoing;
+use crate::render::view::FormIndex;
 use crate::render::FormContext;
 use crate::store::{self, events, meta, resolutions, Conn};
 
@@ -261,15 +262,14 @@ pub async fn enqueue_forms(
     correction: Option<(&str, &str)>,
 ) -> Result<Vec<String>> {
     let mut sent = Vec::new();
+    let ix = FormIndex::new(gs, events);
     for realm in gs.realms.iter().filter(|r| !r.emails.is_empty()) {
         let lang = realm.language;
         let ctx = FormContext {
             deadline_local: deadline.map(|t| app.local(t, lang)).unwrap_or_default(),
             game_address: app.cfg.game_address.clone(),
         };
-        let form = app
-            .renderer
-            .result_form_with(gs, &realm.name, &ctx, events)?;
+        let form = app.renderer.result_form_in(&ix, &realm.name, &ctx)?;
         let body = match correction {
             None => form,
             Some((sv, en)) => {
@@ -488,12 +488,14 @@ pub async fn dry_run(app: &App) -> Result<DryRun> {
     let orders = counted_orders(&mut tx, &gs, clock::to_ms(app.now())).await?;
     drop(tx);
     let resolution = run_engine(&gs, &orders);
+    let seen = crate::render::weekend::seen_by_realm(&resolution.events);
     let reports = gs
         .realms
         .iter()
         .map(|r| {
-            let lines = crate::render::weekend::report(
-                &resolution.events,
+            let which = seen.get(r.name.as_str()).map_or(&[][..], Vec::as_slice);
+            let lines = crate::render::weekend::lines_of(
+                which.iter().map(|&i| &resolution.events[i]),
                 &resolution.state,
                 &r.name,
                 r.language,
@@ -517,6 +519,7 @@ pub async fn preview(app: &App, realm: Option<&str>) -> Result<Vec<(String, Stri
     let events = last_events(&mut conn, &gs).await?;
     let deadline = super::process::round_deadline(app, &mut conn).await?;
     let mut out = Vec::new();
+    let ix = FormIndex::new(&gs, &events);
     for r in gs
         .realms
         .iter()
@@ -528,7 +531,7 @@ pub async fn preview(app: &App, realm: Option<&str>) -> Result<Vec<(String, Stri
                 .unwrap_or_default(),
             game_address: app.cfg.game_address.clone(),
         };
-        let form = app.renderer.result_form_with(&gs, &r.name, &ctx, &events)?;
+        let form = app.renderer.result_form_in(&ix, &r.name, &ctx)?;
         out.push((r.name.clone(), form));
     }
     Ok(out)

@@ -236,11 +236,22 @@ impl Renderer {
         ctx: &FormContext,
         events: &[crate::game::event::Event],
     ) -> Result<String, RenderError> {
-        let lang = state
+        self.result_form_in(&view::FormIndex::new(state, events), realm, ctx)
+    }
+
+    /// As `result_form_with`, from an index of the state and the weekend's events built
+    /// once for every realm's form.
+    pub fn result_form_in(
+        &self,
+        ix: &view::FormIndex,
+        realm: &str,
+        ctx: &FormContext,
+    ) -> Result<String, RenderError> {
+        let lang = ix
             .realm(realm)
             .ok_or_else(|| RenderError::UnknownRealm(realm.to_string()))?
             .language;
-        let view = FormView::build_with_weekend(state, realm, ctx, events)
+        let view = FormView::build_in(ix, realm, ctx)
             .ok_or_else(|| RenderError::UnknownRealm(realm.to_string()))?;
         let text = self.render("result_form", lang, &serde_json::to_value(&view)?)?;
         Ok(tidy(&text))

@@ -3,9 +3,15 @@
 //! prose and headings of one language and print these fields. Reads the
 //! state; never changes it.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
-use crate::game::state::{City, Dimension, GameState, GroupRef, Realm, UnitCount};
+use crate::game::event::Event;
+use crate::game::state::{
+    ArmyGroup, City, Dimension, Fleet, GameState, GroupRef, HomeInvitation, MapSquare, Realm,
+    SpyState, StationedSpy, UnitCount,
+};
 use crate::game::text::{wrap, wrap_items, WIDTH};
 use crate::game::units::{Position, ShipKind};
 use crate::game::{Lang, Resource, Resources, Square};
@@ -161,6 +167,132 @@ pub struct Examples {
     pub other_realm: String,
 }
 
+/// The state and a weekend's events arranged by realm, once: every realm's form built
+/// from it costs that realm's share of the game, not the whole game again (README,
+/// Throughput). Lookups give what a scan of the state's lists would find first.
+pub struct FormIndex<'a> {
+    pub state: &'a GameState,
+    events: &'a [Event],
+    realms: HashMap<&'a str, &'a Realm>,
+    armies: HashMap<&'a str, Vec<&'a ArmyGroup>>,
+    fleets: HashMap<&'a str, Vec<&'a Fleet>>,
+    cities: HashMap<&'a str, Vec<&'a City>>,
+    cities_on: HashMap<Square, Vec<&'a City>>,
+    army: HashMap<(&'a str, u32), &'a ArmyGroup>,
+    /// (owner, army) → the first of the owner's fleets carrying it.
+    aboard: HashMap<(&'a str, u32), u32>,
+    spies: HashMap<&'a str, Vec<&'a StationedSpy>>,
+    home_invitations: HashMap<&'a str, Vec<&'a HomeInvitation>>,
+    portals: Vec<(Square, &'a MapSquare)>,
+    seen: HashMap<&'a str, Vec<usize>>,
+}
+
+fn group_by<'a, T>(items: &'a [T], key: impl Fn(&'a T) -> &'a str) -> HashMap<&'a str, Vec<&'a T>> {
+    let mut out: HashMap<&str, Vec<&T>> = HashMap::new();
+    for t in items {
+        out.entry(key(t)).or_default().push(t);
+    }
+    out
+}
+
+impl<'a> FormIndex<'a> {
+    /// Arrange `state` and the weekend's `events` (empty for a form without a report).
+    pub fn new(state: &'a GameState, events: &'a [Event]) -> FormIndex<'a> {
+        let mut realms = HashMap::new();
+        for r in &state.realms {
+            realms.entry(r.name.as_str()).or_insert(r);
+        }
+        let mut army = HashMap::new();
+        for a in &state.armies {
+            army.entry((a.owner.as_str(), a.id)).or_insert(a);
+        }
+        let mut aboard = HashMap::new();
+        for f in &state.fleets {
+            for c in &f.cargo {
+                aboard.entry((f.owner.as_str(), *c)).or_insert(f.id);
+            }
+        }
+        let mut cities_on: HashMap<Square, Vec<&City>> = HashMap::new();
+        for c in &state.cities {
+            cities_on.entry(c.square).or_default().push(c);
+        }
+        let portals = state.map.squares.iter();
+        FormIndex {
+            state,
+            events,
+            realms,
+            armies: group_by(&state.armies, |a| a.owner.as_str()),
+            fleets: group_by(&state.fleets, |f| f.owner.as_str()),
+            cities: group_by(&state.cities, |c| c.owner.as_str()),
+            cities_on,
+            army,
+            aboard,
+            spies: group_by(&state.spies, |s| s.owner.as_str()),
+            home_invitations: group_by(&state.home_invitations, |h| h.realm.as_str()),
+            portals: portals
+                .filter(|(_, m)| m.portal.is_some())
+                .map(|(sq, m)| (*sq, m))
+                .collect(),
+            seen: crate::render::weekend::seen_by_realm(events),
+        }
+    }
+
+    pub fn realm(&self, name: &str) -> Option<&'a Realm> {
+        self.realms.get(name).copied()
+    }
+
+    fn list<'m, T>(map: &'m HashMap<&'a str, Vec<&'a T>>, name: &str) -> &'m [&'a T] {
+        map.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    pub fn armies(&self, name: &str) -> &[&'a ArmyGroup] {
+        Self::list(&self.armies, name)
+    }
+
+    pub fn fleets(&self, name: &str) -> &[&'a Fleet] {
+        Self::list(&self.fleets, name)
+    }
+
+    pub fn cities(&self, name: &str) -> &[&'a City] {
+        Self::list(&self.cities, name)
+    }
+
+    pub fn city_at(&self, sq: Square, dim: Dimension) -> Option<&'a City> {
+        let on = self.cities_on.get(&sq).map_or(&[][..], Vec::as_slice);
+        on.iter().find(|c| c.dimension == dim).copied()
+    }
+
+    /// What `GameState::counted_units` says, from the realm's own lists.
+    pub fn counted_units(&self, name: &str) -> UnitCount {
+        let armies = self.armies(name);
+        let army_units = armies.iter().map(|a| a.units.len() as u32).sum();
+        let elementals = armies
+            .iter()
+            .flat_map(|a| a.units.iter())
+            .filter(|u| u.kind.is_elemental())
+            .count() as u32;
+        let ships = self.fleets(name).iter().map(|f| f.ships.len() as u32).sum();
+        let held = self.realm(name).map_or(0, |r| r.spies);
+        let out = Self::list(&self.spies, name)
+            .iter()
+            .filter(|s| s.state == SpyState::Waiting)
+            .count() as u32;
+        UnitCount {
+            army_units,
+            elementals,
+            ships,
+            spies: held + out,
+            army_groups: armies.len() as u32,
+        }
+    }
+
+    /// The weekend's events `name` may know, in order.
+    fn seen_by(&self, name: &str) -> impl Iterator<Item = &'a Event> + '_ {
+        let which = self.seen.get(name).map_or(&[][..], Vec::as_slice);
+        which.iter().map(|&i| &self.events[i])
+    }
+}
+
 impl FormView {
     /// The view of `realm` with the "last weekend" section told from the weekend's
     /// `events` (only those the realm may know, in its language), after the GM's
@@ -169,30 +301,44 @@ impl FormView {
         state: &GameState,
         name: &str,
         ctx: &FormContext,
-        events: &[crate::game::event::Event],
+        events: &[Event],
     ) -> Option<FormView> {
-        let mut view = Self::build(state, name, ctx)?;
-        let lang = state.realm(name)?.language;
-        let lines = crate::render::weekend::report(events, state, name, lang);
+        Self::build_in(&FormIndex::new(state, events), name, ctx)
+    }
+
+    /// Build the view of `realm`; `None` when the realm does not exist.
+    pub fn build(state: &GameState, name: &str, ctx: &FormContext) -> Option<FormView> {
+        Self::build_in(&FormIndex::new(state, &[]), name, ctx)
+    }
+
+    /// Build the view of `realm` from an index of the state and the weekend (the
+    /// "last weekend" section tells the index's events after the GM's entries).
+    pub fn build_in(ix: &FormIndex, name: &str, ctx: &FormContext) -> Option<FormView> {
+        let mut view = Self::build_plain(ix, name, ctx)?;
+        let (state, lang) = (ix.state, ix.realm(name)?.language);
+        let lines = crate::render::weekend::lines_of(ix.seen_by(name), state, name, lang);
         view.last_weekend
             .extend(lines.iter().flat_map(|l| wrap(l, WIDTH, 2)));
         view.has_last_weekend = !view.last_weekend.is_empty();
         Some(view)
     }
 
-    /// Build the view of `realm`; `None` when the realm does not exist.
-    pub fn build(state: &GameState, name: &str, ctx: &FormContext) -> Option<FormView> {
-        let realm = state.realm(name)?;
+    fn build_plain(ix: &FormIndex, name: &str, ctx: &FormContext) -> Option<FormView> {
+        let state = ix.state;
+        let realm = ix.realm(name)?;
         let v = Of {
             state,
+            ix,
             realm,
             name,
             lang: realm.language,
         };
         let lang = v.lang;
-        let production = realm.production(state);
-        let cities: Vec<&City> = state.cities_of(name).collect();
-        let count = state.counted_units(name);
+        let cities: Vec<&City> = ix.cities(name).to_vec();
+        let production = cities
+            .iter()
+            .fold(Resources::ZERO, |acc, c| acc.plus(&c.production));
+        let count = ix.counted_units(name);
         let (prod_header, prod_rows, prod_total) = v.production_table(&cities, &production);
         let armies = v.armies();
         let fleets = v.fleets();
@@ -258,6 +404,7 @@ impl FormView {
 /// One realm's view of the state, for building its form section by section.
 struct Of<'a> {
     state: &'a GameState,
+    ix: &'a FormIndex<'a>,
     realm: &'a Realm,
     name: &'a str,
     lang: Lang,
@@ -358,7 +505,7 @@ impl Of<'_> {
 
     /// Population and the units it must carry.
     fn population(&self, count: &UnitCount) -> PopulationView {
-        let total = self.state.population(self.name);
+        let total = self.ix.cities(self.name).iter().map(|c| c.population).sum();
         PopulationView {
             total,
             cap: total / 10,
@@ -372,7 +519,7 @@ impl Of<'_> {
 
     /// ` (Genborg)` when a city stands on `sq`, else empty.
     fn city_name(&self, sq: Square, dim: Dimension) -> String {
-        self.state
+        self.ix
             .city_at(sq, dim)
             .map(|c| format!(" ({})", clip(&c.name, 20)))
             .unwrap_or_default()
@@ -381,8 +528,9 @@ impl Of<'_> {
     fn armies(&self) -> Vec<ArmyView> {
         let (state, lang) = (self.state, self.lang);
         let commander = self.realm.positions.befalhavare;
-        state
-            .armies_of(self.name)
+        self.ix
+            .armies(self.name)
+            .iter()
             .map(|a| {
                 let items: Vec<String> = runs(a.units.iter().map(|u| u.kind))
                     .iter()
@@ -401,10 +549,7 @@ impl Of<'_> {
                     movement: a.movement(state.settings.group_movement),
                     lines: wrap_items(&items, WIDTH, 4),
                     evil_dimension: a.dimension == Dimension::Evil,
-                    aboard: state
-                        .fleets_of(self.name)
-                        .find(|f| f.cargo.contains(&a.id))
-                        .map_or(0, |f| f.id),
+                    aboard: self.ix.aboard.get(&(self.name, a.id)).copied().unwrap_or(0),
                     new_units: a
                         .units
                         .iter()
@@ -420,8 +565,9 @@ impl Of<'_> {
     fn fleets(&self) -> Vec<FleetView> {
         let (state, lang, name) = (self.state, self.lang, self.name);
         let admiral = self.realm.positions.amiral;
-        state
-            .fleets_of(name)
+        self.ix
+            .fleets(name)
+            .iter()
             .map(|f| {
                 let items: Vec<String> = runs(f.ships.iter().map(|s| s.kind))
                     .iter()
@@ -430,7 +576,7 @@ impl Of<'_> {
                 let load: u32 = f
                     .cargo
                     .iter()
-                    .filter_map(|id| state.army(name, *id))
+                    .filter_map(|id| self.ix.army.get(&(name, *id)))
                     .map(|a| a.units.len() as u32)
                     .sum();
                 let army_word = match lang {
@@ -497,11 +643,8 @@ impl Of<'_> {
     fn spies(&self) -> SpyView {
         use crate::game::state::SpyState;
         let lang = self.lang;
-        let stationed: Vec<String> = self
-            .state
-            .spies
+        let stationed: Vec<String> = FormIndex::list(&self.ix.spies, self.name)
             .iter()
-            .filter(|s| s.owner == self.name)
             .map(|s| {
                 let state_word = match (lang, s.state) {
                     (Lang::Sv, SpyState::Waiting) => "väntar",
@@ -552,7 +695,7 @@ impl Of<'_> {
             .friends
             .iter()
             .filter(|f| {
-                state
+                self.ix
                     .realm(f)
                     .is_some_and(|o| o.friends.iter().any(|x| x == name))
             })
@@ -594,10 +737,9 @@ impl Of<'_> {
     /// Recalls (R-INV-8) the realm has sent, still valid.
     fn home_invitations(&self) -> Vec<String> {
         let state = self.state;
-        state
-            .home_invitations
+        FormIndex::list(&self.ix.home_invitations, self.name)
             .iter()
-            .filter(|h| h.realm == self.name && h.valid_until_round >= state.round)
+            .filter(|h| h.valid_until_round >= state.round)
             .map(|h| {
                 let (army, id) = match &h.target {
                     GroupRef::Army { id, .. } => (true, *id),
@@ -634,9 +776,8 @@ impl Of<'_> {
     /// Portals on own land or opened by the realm.
     fn portals(&self) -> Vec<String> {
         let name = self.name;
-        self.state
-            .map
-            .squares
+        self.ix
+            .portals
             .iter()
             .filter(|(_, m)| {
                 m.portal
@@ -690,7 +831,7 @@ impl Of<'_> {
     /// Squares, names and ids for the order reminder's examples.
     fn examples(&self, cities: &[&City]) -> Examples {
         let (state, realm, lang) = (self.state, self.realm, self.lang);
-        let (army, step1, step2) = match state.armies_of(self.name).next() {
+        let (army, step1, step2) = match self.ix.armies(self.name).first() {
             Some(a) => {
                 let (n1, n2) = self.two_land_steps(a.square);
                 (a.id, n1.to_string(), n2.to_string())

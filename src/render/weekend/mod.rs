@@ -9,14 +9,24 @@ pub mod market;
 pub mod military;
 pub mod politics;
 
+use std::collections::HashMap;
+
 use crate::game::event::{Event, What};
 use crate::game::{GameState, Lang};
 
 /// The lines of `realm`'s report of the weekend, in event order.
 pub fn report(events: &[Event], gs: &GameState, realm: &str, lang: Lang) -> Vec<String> {
+    lines_of(events.iter().filter(|e| e.seen_by(realm)), gs, realm, lang)
+}
+
+/// The lines telling `events` (those `realm` may know, in order) to `realm`.
+pub fn lines_of<'e>(
+    events: impl Iterator<Item = &'e Event>,
+    gs: &GameState,
+    realm: &str,
+    lang: Lang,
+) -> Vec<String> {
     events
-        .iter()
-        .filter(|e| e.seen_by(realm))
         .flat_map(|e| match &e.what {
             What::Economy(ev) => economy::lines(ev, gs, realm, lang),
             What::Military(ev) => military::lines(ev, gs, realm, lang),
@@ -27,4 +37,20 @@ pub fn report(events: &[Event], gs: &GameState, realm: &str, lang: Lang) -> Vec<
             What::Magic(ev) => magic::lines(ev, gs, realm, lang),
         })
         .collect()
+}
+
+/// For every realm named in a `seen_by`, the places in `events` of the events it may
+/// know, in order: one pass, so every realm's report together costs one look at each
+/// event and each reader.
+pub fn seen_by_realm(events: &[Event]) -> HashMap<&str, Vec<usize>> {
+    let mut out: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, e) in events.iter().enumerate() {
+        for r in &e.seen_by {
+            let list = out.entry(r.as_str()).or_default();
+            if list.last() != Some(&i) {
+                list.push(i);
+            }
+        }
+    }
+    out
 }

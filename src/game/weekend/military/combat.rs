@@ -94,6 +94,7 @@ pub fn run(w: &mut Weekend, dice: &mut Dice) {
     }
     merge_all(w);
     ix.check(&w.state);
+    forces::compact(&mut w.state);
 }
 
 /// Troops that met others in step 3 fight here, the mover attacking (R-MOVE-6,
@@ -130,7 +131,7 @@ fn contacts(w: &Weekend, ix: &Index) -> Vec<Attack> {
 fn merge_all(w: &mut Weekend) {
     // One pass to find the squares where a realm has more than one army.
     let mut count: BTreeMap<(String, Square), u32> = BTreeMap::new();
-    for a in &w.state.armies {
+    for a in w.state.armies.iter().filter(|a| !forces::gone(a)) {
         *count.entry((a.owner.clone(), a.square)).or_insert(0) += 1;
     }
     let spots: Vec<(String, Square)> = count
@@ -556,7 +557,7 @@ fn after_attack(
     if !moves_in {
         let all = evil::kept_in_place(&units, kept, round);
         if all.is_empty() {
-            forces::remove_army(&mut w.state, &a.realm, id);
+            forces::lose_army(&mut w.state, &a.realm, id);
         } else {
             w.state.armies[i].units = all;
         }

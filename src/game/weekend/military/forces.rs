@@ -48,11 +48,30 @@ pub fn sort(gs: &mut GameState) {
         .sort_by(|a, b| (a.owner.as_str(), a.id).cmp(&(b.owner.as_str(), b.id)));
 }
 
-/// Index of realm's army group `id` (the armies sorted, see `sort`).
+/// Index of realm's army group `id` (the armies sorted, see `sort`); None for a group
+/// that is gone.
 pub fn army_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
+    placed_at(gs, realm, id).filter(|&i| !gone(&gs.armies[i]))
+}
+
+/// Index of realm's army group `id`, gone or not.
+fn placed_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
     gs.armies
         .binary_search_by(|a| (a.owner.as_str(), a.id).cmp(&(realm, id)))
         .ok()
+}
+
+/// An army group lost in a battle (`lose_army`): it keeps its place (taking a group out
+/// of the middle of a long list at every loss would cost the whole list each time) with
+/// no units, and `compact` drops it at the end of step 4 or 5. Lookups never find it; a
+/// scan of `gs.armies` inside those steps must skip it.
+pub fn gone(a: &ArmyGroup) -> bool {
+    a.units.is_empty()
+}
+
+/// Drop the army groups removed during the step (see `gone`).
+pub fn compact(gs: &mut GameState) {
+    gs.armies.retain(|a| !gone(a));
 }
 
 pub fn fleet_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
@@ -95,18 +114,27 @@ pub fn carrier(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
 
 /// A free army id for `realm`.
 pub fn next_army_id(gs: &GameState, realm: &str) -> u32 {
-    let end = gs.armies.partition_point(|a| a.owner.as_str() <= realm);
-    gs.armies[..end]
-        .last()
-        .filter(|a| a.owner == realm)
+    gs.armies[armies_of(gs, realm)]
+        .iter()
+        .rev()
+        .find(|a| !gone(a))
         .map_or(0, |a| a.id)
         .saturating_add(1)
 }
 
 /// Remove realm's army `id` from the map and from any fleet's cargo.
 pub fn remove_army(gs: &mut GameState, realm: &str, id: u32) {
-    if let Some(i) = army_at(gs, realm, id) {
+    if let Some(i) = placed_at(gs, realm, id) {
         gs.armies.remove(i);
+    }
+    unload(gs, realm, id);
+}
+
+/// As `remove_army` for a group lost in step 4 or 5: it stays `gone` in its place until
+/// the step's `compact`. Only for steps that compact at their end.
+pub fn lose_army(gs: &mut GameState, realm: &str, id: u32) {
+    if let Some(i) = army_at(gs, realm, id) {
+        gs.armies[i].units.clear();
     }
     unload(gs, realm, id);
 }
@@ -121,7 +149,7 @@ pub fn write_back_armies(gs: &mut GameState, groups: &[(String, u32)], kept: &[T
             .map(|(_, u)| *u)
             .collect();
         if units.is_empty() {
-            remove_army(gs, owner, *id);
+            lose_army(gs, owner, *id);
         } else if let Some(i) = army_at(gs, owner, *id) {
             gs.armies[i].units = units;
         }
@@ -201,7 +229,7 @@ pub fn drown_excess(gs: &mut GameState, settings: &RuleSettings, owner: &str, id
 pub fn merge_on(gs: &mut GameState, realm: &str, square: Square) -> Vec<(u32, u32)> {
     let mut ids: Vec<u32> = gs.armies[armies_of(gs, realm)]
         .iter()
-        .filter(|a| a.square == square && !aboard(gs, realm, a.id))
+        .filter(|a| a.square == square && !gone(a) && !aboard(gs, realm, a.id))
         .map(|a| a.id)
         .collect();
     ids.sort_unstable();
@@ -213,10 +241,11 @@ pub fn merge_on(gs: &mut GameState, realm: &str, square: Square) -> Vec<(u32, u3
         let Some(i) = army_at(gs, realm, *id) else {
             continue;
         };
-        let moved: ArmyGroup = gs.armies.remove(i);
+        let units = std::mem::take(&mut gs.armies[i].units);
+        let treasure = std::mem::take(&mut gs.armies[i].treasure);
         if let Some(k) = army_at(gs, realm, keep) {
-            gs.armies[k].units.extend(moved.units);
-            gs.armies[k].treasure = gs.armies[k].treasure.plus(&moved.treasure);
+            gs.armies[k].units.extend(units);
+            gs.armies[k].treasure = gs.armies[k].treasure.plus(&treasure);
             merged.push((keep, *id));
         }
     }

@@ -179,7 +179,7 @@ impl Index {
         let missing = |list: Option<&Vec<Key>>, owner: &str, id: u32| {
             !list.is_some_and(|l| l.iter().any(|(o, i)| **o == *owner && *i == id))
         };
-        for a in &gs.armies {
+        for a in gs.armies.iter().filter(|a| !forces::gone(a)) {
             if missing(self.armies.get(&a.square), &a.owner, a.id) {
                 return Err(format!("{}'s army {} on {}", a.owner, a.id, a.square));
             }
@@ -234,7 +234,11 @@ pub fn insert_army(gs: &mut GameState, ix: &mut Index, g: ArmyGroup) {
     let at = gs
         .armies
         .partition_point(|a| (a.owner.as_str(), a.id) < (g.owner.as_str(), g.id));
-    gs.armies.insert(at, g);
+    // A group gone this step may still hold the number: the new one takes its place.
+    match gs.armies.get_mut(at) {
+        Some(old) if old.owner == g.owner && old.id == g.id && forces::gone(old) => *old = g,
+        _ => gs.armies.insert(at, g),
+    }
 }
 
 /// Add a fleet in its sorted place, where it stands.

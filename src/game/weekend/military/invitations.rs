@@ -37,6 +37,7 @@ pub fn arrivals(w: &mut Weekend, dice: &mut Dice) {
             arrive(w, &mut ix, dice, &realm, &from, group);
         }
         ix.check(&w.state);
+        forces::compact(&mut w.state);
     }
     let round = w.round();
     for r in &mut w.state.realms {
@@ -142,6 +143,7 @@ pub fn home(w: &mut Weekend) {
             come_home(w, &mut ix, &realm, group);
         }
         ix.check(&w.state);
+        forces::compact(&mut w.state);
     }
     w.state
         .home_invitations
