@@ -11,11 +11,12 @@
 //! `relocate` and comes into being only through `insert_army` / `insert_fleet`, all
 //! here. Removing a group needs nothing.
 //!
-//! Lookups return positions in the state's own order, so the first match is the one a
+//! The maps are hash maps, used only for lookups (never iterated), so their order
+//! cannot reach a result. Lookups return positions in the state's own order, so the first match is the one a
 //! scan of the whole list would find. The armies and fleets must be sorted by owner
 //! and number (`forces::sort`, as every military step does first).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::game::orders::Group;
@@ -29,26 +30,26 @@ type Key = (Arc<str>, u32);
 
 /// The index of one step. See the module text for how to keep it true.
 pub struct Index {
-    armies: BTreeMap<Square, Vec<Key>>,
-    fleets: BTreeMap<Square, Vec<Key>>,
-    cities: BTreeMap<Square, Vec<usize>>,
+    armies: HashMap<Square, Vec<Key>>,
+    fleets: HashMap<Square, Vec<Key>>,
+    cities: HashMap<Square, Vec<usize>>,
     /// `cities.len()` when the city index was built: cities never move, but razing
     /// shifts their places; a changed count falls back to a scan.
     city_count: usize,
-    realms: BTreeMap<String, usize>,
-    owners: BTreeSet<Arc<str>>,
+    realms: HashMap<String, usize>,
+    owners: HashSet<Arc<str>>,
 }
 
 impl Index {
     /// The index of `gs` as it stands.
     pub fn build(gs: &GameState) -> Index {
         let mut ix = Index {
-            armies: BTreeMap::new(),
-            fleets: BTreeMap::new(),
-            cities: BTreeMap::new(),
+            armies: HashMap::new(),
+            fleets: HashMap::new(),
+            cities: HashMap::new(),
             city_count: 0,
-            realms: BTreeMap::new(),
-            owners: BTreeSet::new(),
+            realms: HashMap::new(),
+            owners: HashSet::new(),
         };
         for (i, r) in gs.realms.iter().enumerate() {
             ix.realms.entry(r.name.clone()).or_insert(i);
