@@ -11,7 +11,8 @@
 //! Then the same at ten times the size (1,000 realms, 100,000 groups), with the ratios.
 //! Targets (issue 8, section 7): pure < 100 ms, app < 1 s, 10× at most 12× the time.
 //! Env `PBEMD_BENCH_REALMS` (100) and `PBEMD_BENCH_SCALE` (10) change the sizes;
-//! `PBEMD_BENCH_ONLY=pure` skips the app path (for profiling the engine).
+//! `PBEMD_BENCH_ONLY=pure` skips the app path and `PBEMD_BENCH_TRIES` (3) sets how often
+//! the engine runs (for profiling it).
 //!
 //! Run: `cargo bench --bench weekend`.
 
@@ -56,7 +57,7 @@ fn ms(d: Duration) -> f64 {
 fn pure(gs: &GameState, orders: &Orders) -> (Duration, usize) {
     let mut best = Duration::MAX;
     let mut events = 0;
-    for _ in 0..3 {
+    for _ in 0..env("PBEMD_BENCH_TRIES", 3) {
         let t = Instant::now();
         let r = resolve(gs, orders, &gs.settings, gs.game.seed);
         best = best.min(t.elapsed());

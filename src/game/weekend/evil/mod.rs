@@ -154,15 +154,14 @@ fn emit(w: &mut Weekend, step: Step, seen_by: Vec<String>, ev: EvilEvent) {
 }
 
 /// The Evil realm's name, when the game has one.
+/// (A valid state names it in `evil` exactly when one realm `is_evil`, so neither
+/// looks through the realms.)
 pub fn evil_realm(gs: &GameState) -> Option<&str> {
-    gs.realms
-        .iter()
-        .find(|r| r.is_evil)
-        .map(|r| r.name.as_str())
+    gs.evil.as_ref().map(|e| e.realm.as_str())
 }
 
 fn is_evil(gs: &GameState, realm: &str) -> bool {
-    gs.realm(realm).is_some_and(|r| r.is_evil)
+    evil_realm(gs) == Some(realm)
 }
 
 /// Movement hook: may this army stand on any square of its dimension? True in the
