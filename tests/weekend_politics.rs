@@ -464,6 +464,23 @@ fn rulings_49_the_benefit_does_not_hold_on_the_next_voting_weekend() {
 }
 
 #[test]
+fn rulings_49_the_receipt_refuses_a_benefit_after_the_term_as_the_weekend_does() {
+    let mut gs = beta_rules();
+    let line = Order::RulerBenefit {
+        benefit: RulerBenefit::MoveFirst,
+    };
+    let accepted = |gs: &GameState| {
+        pbemd::forms::check_orders(gs, "Beta", std::slice::from_ref(&line)).lines[0].accepted()
+    };
+    assert!(accepted(&gs), "in its term the ruler may choose");
+    gs.round = 8;
+    assert!(
+        !accepted(&gs),
+        "on the next voting weekend the term is over"
+    );
+}
+
+#[test]
 fn r_evil_21_the_evil_counts_in_vp_but_takes_no_part_in_the_vote() {
     let mut gs = game();
     gs.realm_mut("Delta").unwrap().is_evil = true;

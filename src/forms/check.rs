@@ -17,7 +17,7 @@ use super::extract::Source;
 use super::grammar::{parse_line, LineError, OrderKind};
 use super::refusal::{Capped, Once, Refusal};
 use crate::game::orders::{Amount, Group, GroupSel, Order, Piece, Reward, Target, Wave};
-use crate::game::state::{Positions, Researched, Terrain};
+use crate::game::state::{Positions, Researched, Ruler, Terrain};
 use crate::game::text::fold;
 use crate::game::units::{build_cost, AgentKind};
 use crate::game::{GameState, Lang, Position, Resource, Resources, Spell, Square, UnitKind};
@@ -1018,7 +1018,13 @@ impl<'a> Run<'a> {
             }
             Order::TradeWishes { .. } => self.once(Once::Wishes),
             Order::RulerBenefit { .. } => {
-                let Some(ruler) = self.s.ruler.as_ref().filter(|r| r.realm == self.realm) else {
+                // The ruler in its term (R-VOTE-5, Rulings 49): the weekend refuses the
+                // same choice from a ruler whose term has ended, so the receipt does too.
+                let round = self.s.round;
+                let in_term = |r: &&Ruler| {
+                    r.realm == self.realm && r.from_round <= round && round < r.until_round
+                };
+                let Some(ruler) = self.s.ruler.as_ref().filter(in_term) else {
                     return Err(Refusal::NotTheRuler);
                 };
                 if ruler.benefit.is_some() {
