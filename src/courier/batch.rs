@@ -22,6 +22,7 @@ use crate::game::state::{
 };
 use crate::game::text::{fold, MailKind};
 use crate::game::units::AgentKind;
+use crate::game::weekend::magic::reads::victim_of;
 use crate::game::{GameState, Resources, ShipKind, Spell, Square};
 use crate::schedule::Window;
 
@@ -1426,7 +1427,10 @@ fn to_gm(
                     state
                         .effects
                         .iter()
-                        .filter(|e| e.target == SpellTarget::Realm(m.from.clone()))
+                        // Cast by another realm on this one: its land, a city or a
+                        // group of it, as the weekend's Reveal reads it.
+                        .filter(|e| e.caster != m.from)
+                        .filter(|e| victim_of(state, &e.target).as_deref() == Some(&m.from))
                         .filter(|e| spell.is_none_or(|s| s == e.spell))
                         .max_by_key(|e| e.cast_round)
                         .map(|e| (e.spell, e.caster.clone()))

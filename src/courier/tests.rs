@@ -229,6 +229,34 @@ fn rulings_18_reveal_by_mail_once_per_round_in_the_weekday_window() {
     );
 }
 
+/// R-SPELL table 27 — the weekday Reveal finds a spell another realm cast on one of
+/// the realm's cities, not only on its land, and never the realm's own casts.
+#[test]
+fn r_spell_5_a_weekday_reveal_finds_a_spell_on_the_realms_city() {
+    let mut s = demo();
+    let city = s
+        .cities
+        .iter()
+        .find(|c| c.owner == "Mirandel")
+        .unwrap()
+        .square;
+    let mut plague = effect(Spell::Pest, "Kaldor", "Mirandel", 3);
+    plague.target = SpellTarget::City(city);
+    s.effects.push(plague);
+    s.effects
+        .push(effect(Spell::Skold, "Mirandel", "Mirandel", 3));
+    s.realm_mut("Mirandel").unwrap().stock = Spell::Avsloja.cost();
+    let mut m = mail(1, MailKind::ToGm, "Mirandel", None, "");
+    m.topic = Some("Avslöja".into());
+    let (d, _) = run(&mut s, &[m], &[5]);
+    assert_eq!(d[0].outcome, Outcome::Reveal { success: true });
+    assert!(
+        matches!(&d[0].dispatches[0], Dispatch::RevealResult { found: Some((Spell::Pest, c)), .. } if c == "Kaldor"),
+        "{:?}",
+        d[0].dispatches
+    );
+}
+
 // ---------------------------------------------------------------- spies
 
 /// Kaldor, then Mirandel, station a spy in Afani; Genogien's envoy to Afani
