@@ -8,14 +8,14 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+#[path = "weekend_common/binary_game.rs"]
+mod binary_game;
+
+use binary_game::*;
 
 use common::Sent;
 use pbemd::game::state::Dimension;
 use pbemd::game::{GameState, Resource, Square, UnitKind};
-
-const START: &str = "2026-11-23T12:30:00+01:00";
 
 /// The four weekends: Saturday, Sunday after the deadline, Monday's results.
 const WEEKENDS: [[&str; 3]; 4] = [
@@ -58,71 +58,7 @@ const FORMS: [&[((&str, &str), &str)]; 4] = [
     &[(GEN, "ANFALL armé 1 B4\n")],
 ];
 
-fn pbemd(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pbemd"))
-        .args(args)
-        .output()
-        .expect("run pbemd")
-}
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// The Evil game made and started by the binary.
-struct Game {
-    _tmp: tempfile::TempDir,
-    dir: PathBuf,
-    cfg: String,
-    seq: std::cell::Cell<u32>,
-}
-
 impl Game {
-    fn start() -> Game {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join("game");
-        let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/evil.yaml");
-        ok(&pbemd(&[
-            "new",
-            dir.to_str().unwrap(),
-            "--scenario",
-            scenario.to_str().unwrap(),
-        ]));
-        let cfg = dir.join("pbemd.yaml").to_str().unwrap().to_string();
-        ok(&pbemd(&[
-            "--config", &cfg, "init", "--quiet", "--now", START,
-        ]));
-        Game {
-            _tmp: tmp,
-            dir,
-            cfg,
-            seq: Default::default(),
-        }
-    }
-
-    fn mail(&self, from: &str, subject: &str, body: &str) {
-        let n = self.seq.get() + 1;
-        self.seq.set(n);
-        let raw = common::mail(from, subject, body, &format!("m{n}@players.test"));
-        std::fs::write(self.dir.join("inbox/new").join(format!("{n}.m")), raw).unwrap();
-    }
-
-    fn tick(&self, now: &str) {
-        ok(&pbemd(&["--config", &self.cfg, "tick", "--now", now]));
-    }
-
-    fn state(&self) -> GameState {
-        let out = ok(&pbemd(&["--config", &self.cfg, "state", "--json"]));
-        serde_json::from_str(&out).unwrap_or_else(|e| panic!("state --json: {e}\n{out}"))
-    }
-
     /// Weekend `n` (0-based): its forms on Saturday, then the deadline and Monday.
     fn weekend(&self, n: usize) {
         for ((from, subject), body) in FORMS[n] {
@@ -132,30 +68,6 @@ impl Game {
         self.tick(saturday);
         self.tick(sunday);
         self.tick(monday);
-    }
-
-    fn outbox(&self) -> Vec<Sent> {
-        let dir = self.dir.join("outbox/new");
-        let mut out: Vec<Sent> = std::fs::read_dir(dir)
-            .map(|d| {
-                d.filter_map(|e| e.ok())
-                    .map(|e| Sent::parse(&std::fs::read(e.path()).unwrap()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        out.sort_by_key(|m| m.date);
-        out
-    }
-
-    /// The latest result form mailed to `addr`.
-    fn monday_form(&self, addr: &str) -> String {
-        self.outbox()
-            .into_iter()
-            .filter(|m| m.to_is(addr) && m.text.starts_with("====="))
-            .filter(|m| m.subject.ends_with(" form") || m.subject.ends_with("helgformulär"))
-            .max_by_key(|m| m.date)
-            .map(|m| m.text)
-            .unwrap_or_else(|| panic!("no result form to {addr}"))
     }
 }
 
@@ -173,7 +85,7 @@ fn demons(gs: &GameState) -> usize {
 /// The month, weekend by weekend, with what each must show.
 #[test]
 fn r_evil_a_month_portal_army_through_treasure_home_and_a_demon_slain() {
-    let g = Game::start();
+    let g = Game::start_scenario("evil.yaml");
     g.weekend(0);
     let w1 = g.state();
     assert_eq!(w1.round, 2);
@@ -248,7 +160,7 @@ fn r_evil_a_month_portal_army_through_treasure_home_and_a_demon_slain() {
 /// Weekend 1's Open Portal spell (step 2) opens a portal on E5.
 #[test]
 fn r_evil_15_the_open_portal_spell_opens_a_portal_through_the_binary() {
-    let g = Game::start();
+    let g = Game::start_scenario("evil.yaml");
     g.weekend(0);
     let w1 = g.state();
     let p = w1
@@ -271,7 +183,7 @@ fn seed_rolling_8() -> u64 {
 /// R-EVIL-8: a treasure roll of 8 is mailed to the GM with the results.
 #[test]
 fn r_evil_8_a_treasure_roll_of_8_is_mailed_to_the_gm() {
-    let g = Game::start();
+    let g = Game::start_scenario("evil.yaml");
     let mut gs = g.state();
     gs.game.seed = seed_rolling_8();
     let i = gs

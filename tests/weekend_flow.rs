@@ -8,92 +8,18 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+#[path = "weekend_common/binary_game.rs"]
+mod binary_game;
 
-use common::Sent;
+use binary_game::*;
+
 use pbemd::game::{GameState, Square, UnitKind};
 
-const START: &str = "2026-11-23T12:30:00+01:00";
 const SATURDAY: &str = "2026-11-28T10:00:00+01:00";
 const SUNDAY_LATE: &str = "2026-11-29T16:00:00+01:00";
 const MONDAY: &str = "2026-11-30T12:00:00+01:00";
 
-fn pbemd(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pbemd"))
-        .args(args)
-        .output()
-        .expect("run pbemd")
-}
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// A demo game made and started by the binary.
-struct Game {
-    _tmp: tempfile::TempDir,
-    dir: PathBuf,
-    cfg: String,
-    seq: std::cell::Cell<u32>,
-}
-
 impl Game {
-    fn start() -> Game {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join("game");
-        ok(&pbemd(&["new", dir.to_str().unwrap()]));
-        let cfg = dir.join("pbemd.yaml").to_str().unwrap().to_string();
-        ok(&pbemd(&[
-            "--config", &cfg, "init", "--quiet", "--now", START,
-        ]));
-        Game {
-            _tmp: tmp,
-            dir,
-            cfg,
-            seq: Default::default(),
-        }
-    }
-
-    /// A player mails a form (or anything else) to the game.
-    fn mail(&self, from: &str, subject: &str, body: &str) {
-        let n = self.seq.get() + 1;
-        self.seq.set(n);
-        let raw = common::mail(from, subject, body, &format!("w{n}@players.test"));
-        std::fs::write(self.dir.join("inbox/new").join(format!("{n}.m")), raw).unwrap();
-    }
-
-    fn tick(&self, now: &str) -> String {
-        ok(&pbemd(&["--config", &self.cfg, "tick", "--now", now]))
-    }
-
-    /// `state --json`: the whole state, as the GM sees it.
-    fn state(&self) -> GameState {
-        let out = ok(&pbemd(&["--config", &self.cfg, "state", "--json"]));
-        serde_json::from_str(&out).unwrap_or_else(|e| panic!("state --json: {e}\n{out}"))
-    }
-
-    fn outbox(&self) -> Vec<Sent> {
-        read_outbox(&self.dir.join("outbox/new"))
-    }
-
-    /// The latest result form mailed to `addr`.
-    fn monday_form(&self, addr: &str) -> String {
-        self.outbox()
-            .into_iter()
-            .filter(|m| m.to_is(addr) && is_result_form(m))
-            .max_by_key(|m| m.date)
-            .map(|m| m.text)
-            .unwrap_or_else(|| panic!("no result form to {addr}"))
-    }
-
     /// The played week: the forms on Saturday, a late form on Sunday, then Monday.
     fn play_the_demo_weekend(&self) {
         for (from, subject, body) in FORMS {
@@ -108,23 +34,6 @@ impl Game {
         self.tick(SUNDAY_LATE);
         self.tick(MONDAY);
     }
-}
-
-fn read_outbox(dir: &Path) -> Vec<Sent> {
-    let mut out: Vec<Sent> = std::fs::read_dir(dir)
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .map(|e| Sent::parse(&std::fs::read(e.path()).unwrap()))
-                .collect()
-        })
-        .unwrap_or_default();
-    out.sort_by_key(|m| m.date);
-    out
-}
-
-fn is_result_form(m: &Sent) -> bool {
-    m.text.starts_with("=====")
-        && (m.subject.ends_with(" form") || m.subject.ends_with("helgformulär"))
 }
 
 /// The "last weekend" section of a result form: from its heading to the orders line.
