@@ -10,7 +10,7 @@
 //! The Evil neither rolls nor is seen this way (R-EVIL-19, R-SPY-12): the Evil
 //! cannot be spied on, and its sight near portals replaces espionage.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -112,12 +112,15 @@ fn entered(start: &GameState, end: &GameState) -> BTreeMap<String, BTreeSet<Squa
         .filter(|r| r.is_evil)
         .map(|r| r.name.as_str())
         .collect();
-    let land_owner = |gs: &GameState, sq: Square| gs.map.get(sq).and_then(|m| m.owner.clone());
-    let before: BTreeMap<(&str, u32), String> = start
+    // Whose land each group stood on when the forms came in (looked up, never iterated).
+    let before: HashMap<(&str, u32), &str> = start
         .armies
         .iter()
         .filter(|a| a.dimension == Dimension::Normal)
-        .filter_map(|a| Some(((a.owner.as_str(), a.id), land_owner(start, a.square)?)))
+        .filter_map(|a| {
+            let owner = start.map.get(a.square)?.owner.as_deref()?;
+            Some(((a.owner.as_str(), a.id), owner))
+        })
         .collect();
     let mut out: BTreeMap<String, BTreeSet<Square>> = BTreeMap::new();
     for a in end
@@ -134,7 +137,7 @@ fn entered(start: &GameState, end: &GameState) -> BTreeMap<String, BTreeSet<Squa
         let Some(owner) = m.owner.as_deref().filter(|o| *o != a.owner) else {
             continue;
         };
-        if before.get(&(a.owner.as_str(), a.id)).map(String::as_str) != Some(owner) {
+        if before.get(&(a.owner.as_str(), a.id)) != Some(&owner) {
             out.entry(owner.to_string()).or_default().insert(a.square);
         }
     }
