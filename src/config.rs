@@ -58,6 +58,8 @@ struct RawConfig {
     forms: FormSettings,
     #[serde(default)]
     courier: CourierSettings,
+    #[serde(default)]
+    season: SeasonSettings,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -233,6 +235,36 @@ pub struct CourierSettings {
     pub review: Review,
 }
 
+/// The GM's season tools (`gm pause`, `gm extend`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeasonSettings {
+    /// The longest pause, in days: a pause without `--until` ends after this long,
+    /// and `--until` may not be later (default 21).
+    #[serde(default = "default_max_pause_days")]
+    pub max_pause_days: u32,
+    /// The most hours `gm extend` may move a form deadline (default 48).
+    #[serde(default = "default_max_extend_hours")]
+    pub max_extend_hours: u32,
+}
+
+impl Default for SeasonSettings {
+    fn default() -> Self {
+        SeasonSettings {
+            max_pause_days: default_max_pause_days(),
+            max_extend_hours: default_max_extend_hours(),
+        }
+    }
+}
+
+fn default_max_pause_days() -> u32 {
+    21
+}
+
+fn default_max_extend_hours() -> u32 {
+    48
+}
+
 /// Weekend-form settings.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -387,6 +419,7 @@ pub struct Config {
     pub outbox: OutboxSettings,
     pub forms: FormSettings,
     pub courier: CourierSettings,
+    pub season: SeasonSettings,
 }
 
 impl Config {
@@ -640,6 +673,7 @@ impl Config {
             outbox: raw.outbox,
             forms: raw.forms,
             courier: raw.courier,
+            season: raw.season,
         })
     }
 }

@@ -16,6 +16,7 @@ pub mod intake;
 pub mod politics;
 pub mod process;
 pub mod scheduler;
+pub mod season_calendar;
 pub mod sender;
 pub mod setup;
 pub mod tick;
@@ -72,7 +73,8 @@ pub enum Sink {
 pub struct App {
     pub cfg: Config,
     pub store: Store,
-    pub schedule: Schedule,
+    /// The schedule file's week as the calendar (pauses, skips, extensions) moved it.
+    pub schedule: season_calendar::CalendarSchedule,
     pub renderer: Renderer,
     pub clock: Arc<dyn Clock>,
     pub sink: Sink,
@@ -105,7 +107,7 @@ impl App {
         Ok(App {
             cfg,
             store,
-            schedule,
+            schedule: season_calendar::CalendarSchedule::new(schedule),
             renderer: Renderer::new()?,
             clock,
             sink,
@@ -124,9 +126,10 @@ impl App {
         let version = store::state::latest_version(conn)
             .await?
             .ok_or(AppError::NotStarted)?;
-        if let Some((v, gs)) = self.cache().as_ref() {
-            if *v == version {
-                return Ok((version, gs.clone()));
+        if let Some((v, gs)) = self.cache().clone() {
+            if v == version {
+                self.schedule.refresh(&gs);
+                return Ok((version, gs));
             }
         }
         let row = store::state::get(conn, version)
@@ -136,6 +139,7 @@ impl App {
             serde_json::from_str(&row.doc).map_err(|e| AppError::BadState(e.to_string()))?,
         );
         *self.cache() = Some((version, state.clone()));
+        self.schedule.refresh(&state);
         Ok((version, state))
     }
 

@@ -279,7 +279,7 @@ async fn handle(
             subject: sub,
         } => {
             let received_at = from_ms(received_ms);
-            let window = app.schedule.window_at(received_at);
+            let window = super::season_calendar::window_for(app, gs, &realm, received_at);
             let decision = courier::route(&Incoming {
                 kind: sub.kind,
                 from: &realm,

@@ -38,12 +38,17 @@ pub struct Fired {
 pub async fn fire_due(app: &App, now: DateTime<Utc>) -> Result<Fired> {
     let mut conn = app.store.conn().await?;
     let last = last_now(app, &mut conn).await?;
+    // Reading the state brings the schedule up to the calendar (pauses, extensions).
+    app.state(&mut conn).await?;
     drop(conn);
+    // A pause whose end has passed ends (exactly once) before anything later fires.
+    super::season_calendar::resume_due(app, last).await?;
     if now <= last {
         return Ok(Fired::default());
     }
     let mut fired = Fired::default();
     for due in app.schedule.due(last, now) {
+        super::season_calendar::resume_due(app, due.at).await?;
         let mut tx = app.store.begin().await?;
         let claimed = schedule::claim(
             &mut tx,
@@ -68,6 +73,7 @@ pub async fn fire_due(app: &App, now: DateTime<Utc>) -> Result<Fired> {
         tracing::info!("schedule event fired");
         fired.events.push(due);
     }
+    super::season_calendar::resume_due(app, now).await?;
     let mut conn = app.store.conn().await?;
     meta::set(&mut conn, meta::LAST_NOW, &clock::to_ms(now).to_string()).await?;
     Ok(fired)

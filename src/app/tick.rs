@@ -10,7 +10,9 @@
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::{courier, intake, process, scheduler, sender, App, AppError, Result};
+use super::{
+    courier, intake, process, scheduler, season_calendar, sender, App, AppError, Result,
+};
 use crate::clock::from_ms;
 use crate::config::{CourierMode, Inbound};
 use crate::store::inbox;
@@ -78,11 +80,20 @@ pub async fn step(app: &App, now: DateTime<Utc>) -> Result<Step> {
     let mut conn = app.store.conn().await?;
     let last = scheduler::last_now(app, &mut conn).await?;
     let mail_at = inbox::next_waiting_at(&mut conn).await?.map(from_ms);
+    let (_, gs) = app.state(&mut conn).await?;
     drop(conn);
+    // Mail that came while the game stood still is handled when it goes on; the
+    // pause's own end counts as an event.
+    let mail_at = mail_at
+        .map(|m| season_calendar::handled_at(app, &gs, m))
+        .filter(|m| *m <= now);
     let event_at = app
         .schedule
         .next_after(last)
         .map(|d| d.at)
+        .into_iter()
+        .chain(season_calendar::resume_at(&gs))
+        .min()
         .filter(|at| *at <= now);
     match (mail_at, event_at) {
         (Some(m), Some(e)) if m < e => handle_mail(app).await,

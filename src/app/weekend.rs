@@ -270,6 +270,7 @@ pub async fn enqueue_forms(
             game_address: app.cfg.game_address.clone(),
         };
         let form = app.renderer.result_form_in(&ix, &realm.name, &ctx)?;
+        let form = super::season_calendar::with_form_notes(app, lang, form);
         let body = match correction {
             None => form,
             Some((sv, en)) => {

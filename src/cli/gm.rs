@@ -81,6 +81,42 @@ pub enum GmCommand {
         kind: super::politics::EventKind,
         n: Option<usize>,
     },
+    /// Pause the game: no window opens or closes, nothing is resolved or sent out;
+    /// player mail is kept, answered with a notice, and handled after the pause. Every
+    /// realm is told. It resumes by itself at --until (at most season.max_pause_days
+    /// days, also the end without --until), or with `gm resume`.
+    Pause {
+        /// When the pause ends: a date YYYY-MM-DD (00:00 that day in the game's time
+        /// zone) or an RFC 3339 time (2027-01-04T12:00:00+01:00).
+        #[arg(long)]
+        until: Option<String>,
+        /// Why (told to the players).
+        #[arg(long)]
+        reason: Option<String>,
+        /// Act as if at this RFC 3339 time (replays and tests; never before the game's
+        /// latest time).
+        #[arg(long)]
+        at: Option<String>,
+    },
+    /// End the pause now: the week goes on from where it stood, every later time moved
+    /// by the pause's length; every realm is told the new form deadline.
+    Resume {
+        /// Act as if at this RFC 3339 time (replays and tests).
+        #[arg(long)]
+        at: Option<String>,
+    },
+    /// Extend this weekend's form deadline by HOURS (local clock; at most
+    /// season.max_extend_hours) for every realm, or with --realm accept that realm's
+    /// form late; the round is resolved after the latest such deadline. Realms told.
+    Extend {
+        /// Only this realm's form is accepted late.
+        #[arg(long)]
+        realm: Option<String>,
+        hours: u32,
+        /// Act as if at this RFC 3339 time (replays and tests).
+        #[arg(long)]
+        at: Option<String>,
+    },
     /// The audit log: every courier decision, roll and GM action.
     Log {
         #[arg(long)]
@@ -289,6 +325,20 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
         GmCommand::Event { realm, kind, n } => {
             drop(conn);
             return super::politics::event(app, &realm, kind, n).await;
+        }
+        GmCommand::Pause { until, reason, at } => {
+            drop(conn);
+            let (u, r, a) = (until.as_deref(), reason.as_deref(), at.as_deref());
+            return super::season_calendar::pause(app, u, r, a).await;
+        }
+        GmCommand::Resume { at } => {
+            drop(conn);
+            return super::season_calendar::resume(app, at.as_deref()).await;
+        }
+        GmCommand::Extend { realm, hours, at } => {
+            drop(conn);
+            let (r, a) = (realm.as_deref(), at.as_deref());
+            return super::season_calendar::extend(app, r, hours, a).await;
         }
         GmCommand::Log { realm, round } => {
             for e in crate::store::events::filtered(&mut conn, realm.as_deref(), round).await? {

@@ -69,6 +69,10 @@ pub struct GameState {
     pub last_weekend: Vec<LogEntry>,
     /// Next free id for stationed spies, invitations and log entries.
     pub next_id: u64,
+    /// The GM's calendar: the pause in force, ended pauses and deadline
+    /// extensions (`gm pause`, `gm resume`, `gm extend`).
+    #[serde(default)]
+    pub calendar: crate::schedule::Calendar,
 }
 
 /// Identity and addresses of the game.

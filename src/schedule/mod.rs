@@ -27,6 +27,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use chrono::{
     DateTime, Datelike, Duration, LocalResult, NaiveDateTime, TimeZone, Timelike, Utc, Weekday,
@@ -34,8 +35,13 @@ use chrono::{
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 
+pub mod calendar;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_calendar;
+
+pub use calendar::{Calendar, Skip, Stop, StopKind, Timeline};
 
 /// The rulebook's week, compiled into the binary.
 const DEFAULT_WEEK_YAML: &str = include_str!("../../schedules/default.yaml");
@@ -232,13 +238,30 @@ pub enum ScheduleError {
         /// The missing kind.
         kind: EventKind,
     },
+    /// A `skip` entry is not a valid span of dates.
+    #[error(
+        "schedule file: skip number {position}: {problem}; write e.g. \
+         `- {{ from: 2026-12-21, to: 2027-01-03, reason: \"Jul\" }}` \
+         (dates YYYY-MM-DD, both days included, spans not overlapping)"
+    )]
+    BadSkip {
+        /// 1-based position of the entry under `skip`.
+        position: usize,
+        /// What is wrong, quoting the value.
+        problem: String,
+    },
 }
 
 /// A validated schedule: a time zone and events in file order.
 #[derive(Debug, Clone)]
 pub struct Schedule {
     timezone: Tz,
-    events: Vec<EventSpec>,
+    events: Arc<Vec<EventSpec>>,
+    /// Dates with no game (`skip:`), sorted.
+    skips: Arc<Vec<Skip>>,
+    /// The spans the schedule stands still in (skips, pauses, extensions); empty
+    /// until [`Schedule::with_stops`] is called.
+    timeline: Arc<Timeline>,
 }
 
 /// The file as written, before validation.
@@ -248,6 +271,17 @@ struct RawSchedule {
     #[serde(default = "default_timezone")]
     timezone: String,
     events: Vec<RawEvent>,
+    #[serde(default)]
+    skip: Vec<RawSkip>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSkip {
+    from: String,
+    to: String,
+    #[serde(default)]
+    reason: String,
 }
 
 #[derive(Deserialize)]
@@ -326,7 +360,40 @@ impl Schedule {
             }
         }
 
-        Ok(Schedule { timezone, events })
+        let skips = parse_skips(&raw.skip)?;
+        let mut schedule = Schedule {
+            timezone,
+            events: Arc::new(events),
+            skips: Arc::new(skips),
+            timeline: Arc::default(),
+        };
+        schedule = schedule.with_stops(&[]);
+        Ok(schedule)
+    }
+
+    /// The same schedule standing still in the file's skipped dates and in
+    /// `stops` (pauses and holds; see [`calendar`]): every question about it
+    /// answers in wall-clock time with the events moved around those spans.
+    pub fn with_stops(&self, stops: &[Stop]) -> Schedule {
+        let mut all: Vec<Stop> = self.skips.iter().map(|s| s.stop(self.timezone)).collect();
+        all.extend_from_slice(stops);
+        Schedule {
+            timezone: self.timezone,
+            events: self.events.clone(),
+            skips: self.skips.clone(),
+            timeline: Arc::new(Timeline::new(self.timezone, &all)),
+        }
+    }
+
+    /// The file's skipped dates, sorted.
+    pub fn skips(&self) -> &[Skip] {
+        &self.skips
+    }
+
+    /// The skipped span that instant `t` lies in, if any.
+    pub fn skip_at(&self, t: DateTime<Utc>) -> Option<&Skip> {
+        let day = t.with_timezone(&self.timezone).date_naive();
+        self.skips.iter().find(|s| s.from <= day && day <= s.to)
     }
 
     /// The rulebook's week (`schedules/default.yaml`, compiled in).
@@ -368,9 +435,13 @@ impl Schedule {
         self.events
             .iter()
             .enumerate()
-            .filter_map(|(index, spec)| self.instants(spec, t).next().map(|at| (at, index, spec)))
-            .min_by_key(|(at, index, _)| (*at, *index))
-            .map(|(at, _, spec)| Due {
+            .filter_map(|(index, spec)| {
+                self.instants(spec, t)
+                    .next()
+                    .map(|(at, pos)| (at, pos, index, spec))
+            })
+            .min_by_key(|(at, pos, index, _)| (*at, *pos, *index))
+            .map(|(at, _, _, spec)| Due {
                 name: spec.name.clone(),
                 kind: spec.kind,
                 at,
@@ -460,7 +531,7 @@ impl Schedule {
     ) -> Vec<(DateTime<Utc>, usize)> {
         let mut out = Vec::new();
         if up_to <= after {
-            return out;
+            return Vec::new();
         }
         for (index, spec) in self.events.iter().enumerate() {
             if !keep(spec.kind) {
@@ -468,37 +539,43 @@ impl Schedule {
             }
             out.extend(
                 self.instants(spec, after)
-                    .take_while(|at| *at <= up_to)
-                    .map(|at| (at, index)),
+                    .take_while(|(at, _)| *at <= up_to)
+                    .map(|(at, pos)| (at, pos, index)),
             );
         }
+        // Events held to one instant fire in the order of their schedule times.
         out.sort();
-        out
+        out.into_iter().map(|(at, _, index)| (at, index)).collect()
     }
 
     /// The instants, strictly after `after` and increasing, at which `spec`
-    /// fires. Each instant appears once.
+    /// fires, each with its schedule position (the cron time, local). Each
+    /// instant appears once.
     fn instants<'a>(
         &'a self,
         spec: &'a EventSpec,
         after: DateTime<Utc>,
-    ) -> impl Iterator<Item = DateTime<Utc>> + 'a {
+    ) -> impl Iterator<Item = (DateTime<Utc>, NaiveDateTime)> + 'a {
         let tz = self.timezone;
         // Enumerate wall-clock times with the cron crate, using `Utc` as a
         // zone without transitions, so it neither skips nor repeats any. The
         // wall-to-instant mapping below is non-decreasing, so starting a
         // margin earlier in wall time and dropping instants <= `after` finds
         // every firing.
-        let wall_after = after.with_timezone(&tz).naive_local();
+        let timeline = &*self.timeline;
+        let wall_after = timeline.position_of(after.with_timezone(&tz).naive_local());
         let start = wall_after
             .checked_sub_signed(Duration::hours(WALL_MARGIN_HOURS))
             .unwrap_or(wall_after);
         let mut last: Option<DateTime<Utc>> = None;
         spec.parsed
             .after_owned(Utc.from_utc_datetime(&start))
-            .map(move |wall| wall_to_instant(tz, wall.naive_utc()))
-            .skip_while(move |at| *at <= after)
-            .filter(move |at| {
+            .map(move |wall| {
+                let pos = wall.naive_utc();
+                (wall_to_instant(tz, timeline.wall_of(pos)), pos)
+            })
+            .skip_while(move |(at, _)| *at <= after)
+            .filter(move |(at, _)| {
                 // Two wall times in a gap can map to the same instant; fire
                 // once per instant.
                 let fresh = last != Some(*at);
@@ -506,6 +583,51 @@ impl Schedule {
                 fresh
             })
     }
+}
+
+/// Read and check the `skip` entries: dates `YYYY-MM-DD`, `from <= to`, a span
+/// of at most a year, no two spans overlapping. Sorted by start.
+fn parse_skips(raw: &[RawSkip]) -> Result<Vec<Skip>, ScheduleError> {
+    let mut out: Vec<(usize, Skip)> = Vec::with_capacity(raw.len());
+    for (index, r) in raw.iter().enumerate() {
+        let position = index + 1;
+        let bad = |problem: String| ScheduleError::BadSkip { position, problem };
+        let date = |key: &str, v: &str| {
+            chrono::NaiveDate::parse_from_str(v.trim(), "%Y-%m-%d")
+                .map_err(|_| bad(format!("`{key}: {v}` is not a date YYYY-MM-DD")))
+        };
+        let (from, to) = (date("from", &r.from)?, date("to", &r.to)?);
+        if to < from {
+            return Err(bad(format!("`to: {}` is before `from: {}`", r.to, r.from)));
+        }
+        if (to - from).num_days() > 366 {
+            return Err(bad(format!(
+                "`from: {}` to `to: {}` is longer than a year",
+                r.from, r.to
+            )));
+        }
+        let reason = r.reason.trim().to_string();
+        out.push((position, Skip { from, to, reason }));
+    }
+    out.sort_by_key(|(_, s)| s.from);
+    for pair in out.windows(2) {
+        if pair[1].1.from <= pair[0].1.to {
+            return Err(ScheduleError::BadSkip {
+                position: pair[1].0,
+                problem: format!(
+                    "it overlaps skip number {} ({} to {})",
+                    pair[0].0, pair[0].1.from, pair[0].1.to
+                ),
+            });
+        }
+    }
+    Ok(out.into_iter().map(|(_, s)| s).collect())
+}
+
+/// The instant a local wall-clock time in `tz` stands for (see
+/// [`wall_to_instant`]'s rules for the daylight-saving gap and overlap).
+pub fn local_to_instant(tz: Tz, wall: NaiveDateTime) -> DateTime<Utc> {
+    wall_to_instant(tz, wall)
 }
 
 /// The instant a local wall-clock time stands for: the time itself if it
