@@ -361,7 +361,7 @@ async fn finish(
         text::resumed(lang, &d)
     })
     .await?;
-    let minutes = (end - p.since).num_minutes();
+    let minutes = wall_minutes(app, p.since, end);
     let detail = json!({"by": if kind == "gm_resume" { "gm" } else { "schedule" },
         "since": p.since, "planned_until": p.until, "resumed_at": end,
         "paused_minutes": minutes, "reason": p.reason, "deadline": deadline, "told": told});
@@ -372,6 +372,13 @@ async fn finish(
         deadline,
         told,
     })
+}
+
+/// Minutes from `a` to `b` on the game zone's wall clock (how far a pause moves
+/// later times).
+pub fn wall_minutes(app: &App, a: DateTime<Utc>, b: DateTime<Utc>) -> i64 {
+    let tz = app.schedule.timezone();
+    (b.with_timezone(&tz).naive_local() - a.with_timezone(&tz).naive_local()).num_minutes()
 }
 
 /// Name and kind under which the pause's own end is claimed in `schedule_fired`.

@@ -38,7 +38,7 @@ pub async fn pause(
 pub async fn resume(app: &App, at_time: Option<&str>) -> Result<ExitCode> {
     let r = cal::resume(app, at(at_time)?).await?;
     sender::flush_all(app).await?;
-    let minutes = (r.resumed_at - r.since).num_minutes();
+    let minutes = cal::wall_minutes(app, r.since, r.resumed_at);
     println!(
         "the game resumes at {} after a pause of {} h {:02} min; every later time moves by \
          that much; next form deadline {}; told: {}",
