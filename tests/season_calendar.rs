@@ -294,7 +294,7 @@ fn extend_for_all(week: Week) {
     assert_eq!(receipts.len(), 1, "a receipt: {to_afani:?}");
     // Sunday's reminders already name the extended deadline.
     let reminder = to_afani.iter().find(|m| !m.subject.starts_with("Re:")).unwrap();
-    assert!(reminder.text.contains("Monday"), "{}", reminder.text);
+    assert!(reminder.text.contains("The deadline is Monday"), "{}", reminder.text);
     assert_eq!(audit(&d, "form_received").len(), 1, "the Monday form counts");
     d.tick(&week.at(6, 16, 0));
     fired_once_at(&d, "form_close", &week.at(6, 15, 0));
@@ -351,6 +351,8 @@ fn extend_for_one(week: Week) {
     d.tick(&week.at(6, 11, 40));
     let late = calendar_mails(&d, &seen, "afani@game.test");
     assert_eq!(late.len(), 1, "{late:?}");
+    assert!(late[0].text.contains("Your form came after your extended deadline"), "{}", late[0].text);
+    assert!(late[0].text.contains("Round 1 has already been resolved"), "{}", late[0].text);
     assert_eq!(audit(&d, "form_received").len(), 1, "after the resolve it is refused");
     d.tick(&week.at(6, 13, 0));
     fired_once_at(&d, "results", &week.at(6, 12, 0));

@@ -210,6 +210,11 @@ async fn decide_items(
 /// Run a batch in its own transaction (immediate mode, `gm approve --now`).
 pub async fn batch_now(app: &App) -> Result<BatchReport> {
     let mut tx = app.store.begin().await?;
+    // While the game stands still (a pause, skipped dates) nothing goes out; the first
+    // batch after it decides what waits.
+    if super::season_calendar::stands_still(app, &mut tx).await? {
+        return Ok(BatchReport::default());
+    }
     let r = run_batch(app, &mut tx, app.now()).await?;
     tx.commit().await.map_err(|e| StoreError::Query {
         what: "commit a courier batch",

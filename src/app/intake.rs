@@ -102,7 +102,7 @@ pub async fn store_sized(
     if let Stored::New(id) = stored {
         let truncated = size > raw.len();
         tracing::info!(inbox_id = id, source = source.as_str(), message_id = ?mid, truncated, "mail stored");
-        super::season_calendar::notice_if_paused(app, id, raw).await?;
+        super::season_calendar::notice_if_paused(app, id, raw).await;
         app.wake.notify_one();
     } else {
         tracing::info!(source = source.as_str(), message_id = ?mid, "duplicate mail ignored");

@@ -391,7 +391,13 @@ async fn handle(
                         .schedule
                         .next_opening(needed, received_at)
                         .map(|t| app.local(t, lang));
-                    let text = r.explain(lang, next.as_deref());
+                    let mut text = r.explain(lang, next.as_deref());
+                    if sub.kind == MailKind::Form {
+                        use super::season_calendar::late_form_note;
+                        if let Some(n) = late_form_note(app, gs, &realm, received_at, lang) {
+                            text = format!("{n}\n\n{text}");
+                        }
+                    }
                     let id = reply.refuse(app, conn, &base, &text).await?;
                     events::log(
                         conn,

@@ -420,6 +420,12 @@ pub fn no_game_at(app: &App, gs: &GameState, t: DateTime<Utc>) -> Option<(DateTi
         .map(|s| (s.stop(tz).to, s.reason.clone()))
 }
 
+/// Whether the game stands still now (a pause, skipped dates).
+pub async fn stands_still(app: &App, conn: &mut Conn) -> Result<bool> {
+    let (_, gs) = app.state(conn).await?;
+    Ok(no_game_at(app, &gs, app.now()).is_some())
+}
+
 /// When a mail received at `received` is handled: then, or if it came while the game
 /// stood still (a pause, skipped dates), when the game went on.
 pub fn handled_at(app: &App, gs: &GameState, received: DateTime<Utc>) -> DateTime<Utc> {
@@ -455,9 +461,33 @@ pub fn window_for(app: &App, gs: &GameState, realm: &str, t: DateTime<Utc>) -> W
     }
 }
 
+/// For a form refused after a late deadline the GM gave this realm, once the round
+/// it was for has been resolved: the note that says so.
+pub fn late_form_note(
+    app: &App,
+    gs: &GameState,
+    realm: &str,
+    t: DateTime<Utc>,
+    lang: Lang,
+) -> Option<String> {
+    let e = gs.calendar.extension.as_ref()?;
+    if e.round.checked_add(1) != Some(gs.round) {
+        return None;
+    }
+    let until = gs.calendar.late_until(e.round, realm).filter(|l| t >= *l)?;
+    Some(text::late_form_refused(lang, &app.local(until, lang), e.round))
+}
+
 /// Reply to a mail stored while the game stands still: the game is paused, why, and
 /// until when (once per stored mail). Mail from no known realm is left to the GM queue.
-pub async fn notice_if_paused(app: &App, inbox_id: i64, raw: &[u8]) -> Result<()> {
+pub async fn notice_if_paused(app: &App, inbox_id: i64, raw: &[u8]) {
+    // The mail is stored already: a failure here costs the notice, never the mail.
+    if let Err(e) = paused_notice(app, inbox_id, raw).await {
+        tracing::warn!(error = %e, inbox_id, "the paused notice could not be queued");
+    }
+}
+
+async fn paused_notice(app: &App, inbox_id: i64, raw: &[u8]) -> Result<()> {
     let mut conn = app.store.conn().await?;
     let gs = match app.state(&mut conn).await {
         Ok((_, gs)) => gs,

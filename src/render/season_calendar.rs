@@ -87,6 +87,21 @@ pub fn extended(lang: Lang, deadline: &str, only_you: bool) -> String {
     }
 }
 
+/// Above the refusal of a form that came after its extended deadline, once the round
+/// has been resolved.
+pub fn late_form_refused(lang: Lang, until: &str, round: u32) -> String {
+    match lang {
+        Lang::Sv => format!(
+            "Ert formulär kom efter er förlängda inlämningstid ({until}). Runda {round} är \
+             redan avgjord, så formuläret räknas inte."
+        ),
+        Lang::En => format!(
+            "Your form came after your extended deadline ({until}). Round {round} has already \
+             been resolved, so the form does not count."
+        ),
+    }
+}
+
 /// The line on the Monday form for skipped dates coming up.
 pub fn no_game(lang: Lang, dates: &str, reason: &str) -> String {
     let reason = if reason.trim().is_empty() {
