@@ -108,7 +108,10 @@ fn fired_once_at(d: &Dir, name: &str, at: &str) {
     keys.sort();
     keys.dedup();
     assert_eq!(keys.len(), f.len(), "no event fired twice: {f:?}");
-    let hits: Vec<_> = f.iter().filter(|(n, t)| n == name && *t == ms(at)).collect();
+    let hits: Vec<_> = f
+        .iter()
+        .filter(|(n, t)| n == name && *t == ms(at))
+        .collect();
     assert_eq!(hits.len(), 1, "{name} fired once at {at}: {f:?}");
 }
 
@@ -146,27 +149,55 @@ fn pause_and_resume(week: Week) {
     d.tick(&week.at(1, 10, 0));
     let seen = ids(&d);
     let out = d.ok(&[
-        "gm", "pause", "--reason", "the GM is ill", "--at", &week.at(1, 10, 0),
+        "gm",
+        "pause",
+        "--reason",
+        "the GM is ill",
+        "--at",
+        &week.at(1, 10, 0),
     ]);
     assert!(out.contains("the game is paused from"), "{out}");
     let en = calendar_mails(&d, &seen, "afani@game.test");
     assert_eq!(en.len(), 1);
-    assert!(en[0].text.contains("The GM has paused the game until"), "{}", en[0].text);
-    assert!(en[0].text.contains("Reason: the GM is ill"), "{}", en[0].text);
+    assert!(
+        en[0].text.contains("The GM has paused the game until"),
+        "{}",
+        en[0].text
+    );
+    assert!(
+        en[0].text.contains("Reason: the GM is ill"),
+        "{}",
+        en[0].text
+    );
     let sv = calendar_mails(&d, &seen, "genogien@game.test");
-    assert!(sv[0].text.contains("Spelledaren har pausat spelet till"), "{}", sv[0].text);
+    assert!(
+        sv[0].text.contains("Spelledaren har pausat spelet till"),
+        "{}",
+        sv[0].text
+    );
     assert_eq!(audit(&d, "gm_pause").len(), 1);
     assert!(d.state()["calendar"]["pause"].is_object());
 
     // An envoy during the pause: kept, answered with the notice, not delivered.
     let seen = ids(&d);
-    d.send("genogien@game.test", "Genogien skickar ett sändebud till Afani", "Hej");
+    d.send(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        "Hej",
+    );
     d.tick(&week.at(2, 10, 0));
     let notice = calendar_mails(&d, &seen, "genogien@game.test");
     assert_eq!(notice.len(), 1, "one notice");
-    assert!(notice[0].text.contains("Spelet är pausat till"), "{}", notice[0].text);
+    assert!(
+        notice[0].text.contains("Spelet är pausat till"),
+        "{}",
+        notice[0].text
+    );
     assert!(notice[0].text.contains("sparats"), "{}", notice[0].text);
-    assert!(calendar_mails(&d, &seen, "afani@game.test").is_empty(), "nothing delivered");
+    assert!(
+        calendar_mails(&d, &seen, "afani@game.test").is_empty(),
+        "nothing delivered"
+    );
     assert_eq!(audit(&d, "mail_while_paused").len(), 1);
 
     // Resume on Saturday 10:00: three days later; the deadline Sunday 15:00 moves to
@@ -176,11 +207,25 @@ fn pause_and_resume(week: Week) {
     assert!(out.contains("after a pause of 72 h 00 min"), "{out}");
     let deadline = week.at(8, 15, 0);
     let told = d.outbox_since(&seen);
-    assert_eq!(told.len(), players(&d), "every playing realm is told: {told:?}");
+    assert_eq!(
+        told.len(),
+        players(&d),
+        "every playing realm is told: {told:?}"
+    );
     let afani = calendar_mails(&d, &seen, "afani@game.test");
-    assert!(afani[0].text.contains("New form deadline: Wednesday"), "{}", afani[0].text);
+    assert!(
+        afani[0].text.contains("New form deadline: Wednesday"),
+        "{}",
+        afani[0].text
+    );
     let gen = calendar_mails(&d, &seen, "genogien@game.test");
-    assert!(gen[0].text.contains("Ny sista inlämning för helgformuläret: onsdag"), "{}", gen[0].text);
+    assert!(
+        gen[0]
+            .text
+            .contains("Ny sista inlämning för helgformuläret: onsdag"),
+        "{}",
+        gen[0].text
+    );
     let resumed = audit(&d, "gm_resume");
     assert_eq!(resumed.len(), 1);
     assert_eq!(resumed[0].1["paused_minutes"], 72 * 60);
@@ -190,7 +235,11 @@ fn pause_and_resume(week: Week) {
     let seen = ids(&d);
     d.tick(&week.at(4, 10, 5));
     let delivered = calendar_mails(&d, &seen, "afani@game.test");
-    assert_eq!(delivered.len(), 1, "the envoy is delivered after the resume");
+    assert_eq!(
+        delivered.len(),
+        1,
+        "the envoy is delivered after the resume"
+    );
     assert!(delivered[0].text.contains("Hej"), "{}", delivered[0].text);
 
     // Through the moved weekend: every event once, the form deadline three days on.
@@ -222,7 +271,14 @@ fn a_pause_over_the_spring_clock_change_moves_the_deadline_on_the_local_clock() 
 fn resumes_by_itself(week: Week) {
     let d = start(week, |_| {});
     d.tick(&week.at(2, 12, 0));
-    d.ok(&["gm", "pause", "--until", &week.at(7, 12, 0), "--at", &week.at(2, 12, 0)]);
+    d.ok(&[
+        "gm",
+        "pause",
+        "--until",
+        &week.at(7, 12, 0),
+        "--at",
+        &week.at(2, 12, 0),
+    ]);
     d.tick(&week.at(5, 12, 0));
     assert!(audit(&d, "calendar_resumed").is_empty(), "still paused");
     let seen = ids(&d);
@@ -233,11 +289,18 @@ fn resumes_by_itself(week: Week) {
     let told = d.outbox_since(&seen);
     assert_eq!(told.len(), players(&d), "{told:?}");
     let afani = calendar_mails(&d, &seen, "afani@game.test");
-    assert!(afani[0].text.contains("The game resumes."), "{}", afani[0].text);
+    assert!(
+        afani[0].text.contains("The game resumes."),
+        "{}",
+        afani[0].text
+    );
     d.tick(&week.at(7, 14, 0));
     d.tick(&week.at(12, 16, 0));
     assert_eq!(audit(&d, "calendar_resumed").len(), 1, "never twice");
-    let resumes = fired(&d).into_iter().filter(|(n, _)| n == "calendar_resume").count();
+    let resumes = fired(&d)
+        .into_iter()
+        .filter(|(n, _)| n == "calendar_resume")
+        .count();
     assert_eq!(resumes, 1);
     // Thursday 12:00 plus five days: the deadline Sunday 15:00 is Friday 15:00.
     fired_once_at(&d, "resolve", &week.at(10, 15, 0));
@@ -259,8 +322,21 @@ fn gm_pause_refuses_a_bad_date_quoting_it_and_a_pause_longer_than_the_setting() 
     let week = Week::of(PLAIN);
     let d = start(week, |_| {});
     let e = failed(&d.cmd(&["gm", "pause", "--until", "next friday"], &[]));
-    assert!(e.contains("`next friday` is neither a date YYYY-MM-DD"), "{e}");
-    let e = failed(&d.cmd(&["gm", "pause", "--until", "2027-06-01", "--at", &week.at(0, 10, 0)], &[]));
+    assert!(
+        e.contains("`next friday` is neither a date YYYY-MM-DD"),
+        "{e}"
+    );
+    let e = failed(&d.cmd(
+        &[
+            "gm",
+            "pause",
+            "--until",
+            "2027-06-01",
+            "--at",
+            &week.at(0, 10, 0),
+        ],
+        &[],
+    ));
     assert!(e.contains("season.max_pause_days = 21"), "{e}");
     let e = failed(&d.cmd(&["gm", "resume"], &[]));
     assert!(e.contains("the game is not paused"), "{e}");
@@ -278,10 +354,18 @@ fn extend_for_all(week: Week) {
     assert!(out.contains("extended for every realm"), "{out}");
     assert_eq!(d.outbox_since(&seen).len(), players(&d), "every realm told");
     let afani = calendar_mails(&d, &seen, "afani@game.test");
-    assert!(afani[0].text.contains("New form deadline: Monday"), "{}", afani[0].text);
+    assert!(
+        afani[0].text.contains("New form deadline: Monday"),
+        "{}",
+        afani[0].text
+    );
     assert!(afani[0].text.contains("15:00"), "{}", afani[0].text);
     let gen = calendar_mails(&d, &seen, "genogien@game.test");
-    assert!(gen[0].text.contains("Ny sista inlämning: måndag"), "{}", gen[0].text);
+    assert!(
+        gen[0].text.contains("Ny sista inlämning: måndag"),
+        "{}",
+        gen[0].text
+    );
     let e = audit(&d, "gm_extend");
     assert_eq!(e.len(), 1);
     assert_eq!(e[0].1["hours"], 24);
@@ -290,12 +374,26 @@ fn extend_for_all(week: Week) {
     d.send("afani@game.test", "Afani form", "BUY 1 spy");
     d.tick(&week.at(6, 10, 0));
     let to_afani = calendar_mails(&d, &seen, "afani@game.test");
-    let receipts: Vec<_> = to_afani.iter().filter(|m| m.subject.starts_with("Re:")).collect();
+    let receipts: Vec<_> = to_afani
+        .iter()
+        .filter(|m| m.subject.starts_with("Re:"))
+        .collect();
     assert_eq!(receipts.len(), 1, "a receipt: {to_afani:?}");
     // Sunday's reminders already name the extended deadline.
-    let reminder = to_afani.iter().find(|m| !m.subject.starts_with("Re:")).unwrap();
-    assert!(reminder.text.contains("The deadline is Monday"), "{}", reminder.text);
-    assert_eq!(audit(&d, "form_received").len(), 1, "the Monday form counts");
+    let reminder = to_afani
+        .iter()
+        .find(|m| !m.subject.starts_with("Re:"))
+        .unwrap();
+    assert!(
+        reminder.text.contains("The deadline is Monday"),
+        "{}",
+        reminder.text
+    );
+    assert_eq!(
+        audit(&d, "form_received").len(),
+        1,
+        "the Monday form counts"
+    );
     d.tick(&week.at(6, 16, 0));
     fired_once_at(&d, "form_close", &week.at(6, 15, 0));
     fired_once_at(&d, "resolve", &week.at(6, 15, 0));
@@ -323,11 +421,23 @@ fn extend_for_one(week: Week) {
     let d = start(week, |_| {});
     d.tick(&week.at(5, 10, 0));
     let seen = ids(&d);
-    d.ok(&["gm", "extend", "--realm", "afani", "20", "--at", &week.at(5, 10, 0)]);
+    d.ok(&[
+        "gm",
+        "extend",
+        "--realm",
+        "afani",
+        "20",
+        "--at",
+        &week.at(5, 10, 0),
+    ]);
     let told = d.outbox_since(&seen);
     assert_eq!(told.len(), 1, "only Afani is told");
     assert!(told[0].to_is("afani@game.test"));
-    assert!(told[0].text.contains("Your form is accepted until: Monday"), "{}", told[0].text);
+    assert!(
+        told[0].text.contains("Your form is accepted until: Monday"),
+        "{}",
+        told[0].text
+    );
     let e = audit(&d, "gm_extend");
     assert_eq!(e[0].0.as_deref(), Some("Afani"));
 
@@ -340,7 +450,11 @@ fn extend_for_one(week: Week) {
 
     d.send("afani@game.test", "Afani form", "BUY 1 spy");
     d.tick(&week.at(6, 9, 0));
-    assert_eq!(audit(&d, "form_received").len(), 1, "Afani's late form counts");
+    assert_eq!(
+        audit(&d, "form_received").len(),
+        1,
+        "Afani's late form counts"
+    );
     d.tick(&week.at(6, 11, 30));
     // The deadline's own event (the GM's list of missing forms) waits with the resolve.
     fired_once_at(&d, "form_close", &week.at(6, 11, 0));
@@ -351,9 +465,23 @@ fn extend_for_one(week: Week) {
     d.tick(&week.at(6, 11, 40));
     let late = calendar_mails(&d, &seen, "afani@game.test");
     assert_eq!(late.len(), 1, "{late:?}");
-    assert!(late[0].text.contains("Your form came after your extended deadline"), "{}", late[0].text);
-    assert!(late[0].text.contains("Round 1 has already been resolved"), "{}", late[0].text);
-    assert_eq!(audit(&d, "form_received").len(), 1, "after the resolve it is refused");
+    assert!(
+        late[0]
+            .text
+            .contains("Your form came after your extended deadline"),
+        "{}",
+        late[0].text
+    );
+    assert!(
+        late[0].text.contains("Round 1 has already been resolved"),
+        "{}",
+        late[0].text
+    );
+    assert_eq!(
+        audit(&d, "form_received").len(),
+        1,
+        "after the resolve it is refused"
+    );
     d.tick(&week.at(6, 13, 0));
     fired_once_at(&d, "results", &week.at(6, 12, 0));
 }
@@ -385,7 +513,9 @@ fn skipped_week(week: Week) {
     let d = start(week, |dir| {
         let path = dir.join("schedule.yaml");
         let mut s = std::fs::read_to_string(&path).unwrap();
-        s.push_str(&format!("\nskip:\n  - {{ from: {from}, to: {to}, reason: \"Lov\" }}\n"));
+        s.push_str(&format!(
+            "\nskip:\n  - {{ from: {from}, to: {to}, reason: \"Lov\" }}\n"
+        ));
         std::fs::write(path, s).unwrap();
     });
     let form = |addr: &str| {
@@ -395,9 +525,17 @@ fn skipped_week(week: Week) {
             .map(|m| m.text)
             .unwrap()
     };
-    assert!(form("afani@game.test").starts_with("No game "), "{}", form("afani@game.test"));
+    assert!(
+        form("afani@game.test").starts_with("No game "),
+        "{}",
+        form("afani@game.test")
+    );
     assert!(form("afani@game.test").contains("(Lov)"));
-    assert!(form("genogien@game.test").starts_with("Inget spel "), "{}", form("genogien@game.test"));
+    assert!(
+        form("genogien@game.test").starts_with("Inget spel "),
+        "{}",
+        form("genogien@game.test")
+    );
     // The weekend resolves as usual before the span.
     d.tick(&week.at(5, 16, 0));
     assert_eq!(d.state()["round"], 2);
@@ -405,11 +543,18 @@ fn skipped_week(week: Week) {
     d.send("afani@game.test", "Afani to GM", "Merry");
     d.tick(&week.at(8, 10, 0));
     let notice = calendar_mails(&d, &seen, "afani@game.test");
-    assert!(notice[0].text.contains("The game is paused until"), "{}", notice[0].text);
+    assert!(
+        notice[0].text.contains("The game is paused until"),
+        "{}",
+        notice[0].text
+    );
     assert!(notice[0].text.contains("Reason: Lov"), "{}", notice[0].text);
     d.tick(&week.at(13, 13, 0));
     let (a, b) = (ms(&week.at(6, 0, 0)), ms(&week.at(13, 0, 0)));
-    let inside: Vec<_> = fired(&d).into_iter().filter(|(_, t)| a <= *t && *t < b).collect();
+    let inside: Vec<_> = fired(&d)
+        .into_iter()
+        .filter(|(_, t)| a <= *t && *t < b)
+        .collect();
     assert!(inside.is_empty(), "nothing fires in the span: {inside:?}");
     fired_once_at(&d, "results", &week.at(13, 12, 0));
     d.tick(&week.at(19, 16, 0));

@@ -35,9 +35,7 @@ use crate::game::{GameState, Lang};
 use crate::mail::compose::Outgoing;
 use crate::render::season_calendar as text;
 use crate::schedule::calendar::{Extension, Pause};
-use crate::schedule::{
-    Calendar, Due, EventKind, EventSpec, Schedule, Stop, StopKind, Window,
-};
+use crate::schedule::{Calendar, Due, EventKind, EventSpec, Schedule, Stop, StopKind, Window};
 use crate::store::{self, events, Conn};
 
 /// The schedule file's week, and the same week moved by the calendar of the state
@@ -121,7 +119,10 @@ pub fn parse_until(s: &str, tz: Tz) -> Result<DateTime<Utc>> {
         return Ok(t.with_timezone(&Utc));
     }
     if let Ok(d) = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d") {
-        return Ok(crate::schedule::local_to_instant(tz, d.and_time(Default::default())));
+        return Ok(crate::schedule::local_to_instant(
+            tz,
+            d.and_time(Default::default()),
+        ));
     }
     Err(AppError::Refused(format!(
         "`{s}` is neither a date YYYY-MM-DD (00:00 that day, {}) nor an RFC 3339 time; \
@@ -132,7 +133,11 @@ pub fn parse_until(s: &str, tz: Tz) -> Result<DateTime<Utc>> {
 
 /// The instant the GM acts at: `at` (for replays and tests) or now, never before the
 /// game's latest time.
-async fn acting_time(app: &App, conn: &mut Conn, at: Option<DateTime<Utc>>) -> Result<DateTime<Utc>> {
+async fn acting_time(
+    app: &App,
+    conn: &mut Conn,
+    at: Option<DateTime<Utc>>,
+) -> Result<DateTime<Utc>> {
     let last = scheduler::last_now(app, conn).await?;
     match at {
         Some(t) if t < last => Err(AppError::Refused(format!(
@@ -163,7 +168,11 @@ async fn tell_all(
     body: impl Fn(Lang) -> String,
 ) -> Result<Vec<String>> {
     let mut told = Vec::new();
-    for realm in gs.realms.iter().filter(|r| !r.emails.is_empty() && !r.eliminated) {
+    for realm in gs
+        .realms
+        .iter()
+        .filter(|r| !r.emails.is_empty() && !r.eliminated)
+    {
         tell(app, conn, gs, &realm.name, key, body(realm.language)).await?;
         told.push(realm.name.clone());
     }
@@ -236,7 +245,8 @@ pub async fn pause(
         text::paused(lang, &app.local(until, lang), &reason)
     })
     .await?;
-    let detail = json!({"by": "gm", "since": since, "until": until, "reason": reason, "told": told});
+    let detail =
+        json!({"by": "gm", "since": since, "until": until, "reason": reason, "told": told});
     audit(app, &mut tx, &gs, "gm_pause", v, &detail).await?;
     commit(tx).await?;
     Ok(Paused { since, until, told })
@@ -438,9 +448,10 @@ pub fn handled_at(app: &App, gs: &GameState, received: DateTime<Utc>) -> DateTim
         .collect();
     spans.extend(app.schedule.base().skips().iter().map(|s| s.stop(tz)));
     spans.sort_by_key(|s| s.from);
-    spans
-        .iter()
-        .fold(received, |t, s| if s.from <= t && t < s.to { s.to } else { t })
+    spans.iter().fold(
+        received,
+        |t, s| if s.from <= t && t < s.to { s.to } else { t },
+    )
 }
 
 /// The window a realm's mail at `t` is judged by: the schedule's, except after an
@@ -448,7 +459,12 @@ pub fn handled_at(app: &App, gs: &GameState, received: DateTime<Utc>) -> DateTim
 /// still send their form.
 pub fn window_for(app: &App, gs: &GameState, realm: &str, t: DateTime<Utc>) -> Window {
     let w = app.schedule.window_at(t);
-    let Some(e) = gs.calendar.extension.as_ref().filter(|e| e.round == gs.round) else {
+    let Some(e) = gs
+        .calendar
+        .extension
+        .as_ref()
+        .filter(|e| e.round == gs.round)
+    else {
         return w;
     };
     if t < e.deadline {
@@ -475,7 +491,11 @@ pub fn late_form_note(
         return None;
     }
     let until = gs.calendar.late_until(e.round, realm).filter(|l| t >= *l)?;
-    Some(text::late_form_refused(lang, &app.local(until, lang), e.round))
+    Some(text::late_form_refused(
+        lang,
+        &app.local(until, lang),
+        e.round,
+    ))
 }
 
 /// Reply to a mail stored while the game stands still: the game is paused, why, and
@@ -521,7 +541,10 @@ async fn paused_notice(app: &App, inbox_id: i64, raw: &[u8]) -> Result<()> {
     let o = Outgoing {
         kind: "paused_notice",
         dedup_key: format!("paused:{inbox_id}"),
-        to: gs.realm(&realm).map(|r| r.emails.clone()).unwrap_or_default(),
+        to: gs
+            .realm(&realm)
+            .map(|r| r.emails.clone())
+            .unwrap_or_default(),
         subject: text::subject(lang, &realm),
         body,
         in_reply_to: mail.message_id.clone(),
@@ -529,7 +552,16 @@ async fn paused_notice(app: &App, inbox_id: i64, raw: &[u8]) -> Result<()> {
     app.enqueue(&mut conn, &o).await?;
     let detail = json!({"inbox_id": inbox_id, "until": until, "reason": reason}).to_string();
     let at = clock::to_ms(received);
-    events::log(&mut conn, at, i64::from(gs.round), "mail_while_paused", Some(&realm), Some(inbox_id), &detail).await?;
+    events::log(
+        &mut conn,
+        at,
+        i64::from(gs.round),
+        "mail_while_paused",
+        Some(&realm),
+        Some(inbox_id),
+        &detail,
+    )
+    .await?;
     Ok(())
 }
 
@@ -607,10 +639,12 @@ pub async fn extend(
     let until = plan.until;
     let key = format!("extend:{}:{}", gs.round, clock::to_ms(until));
     let told = match realm {
-        None => tell_all(app, &mut tx, &gs, &key, |lang| {
-            text::extended(lang, &app.local(until, lang), false)
-        })
-        .await?,
+        None => {
+            tell_all(app, &mut tx, &gs, &key, |lang| {
+                text::extended(lang, &app.local(until, lang), false)
+            })
+            .await?
+        }
         Some(r) => {
             let lang = gs.realm(r).map(|x| x.language).unwrap_or_default();
             let body = text::extended(lang, &app.local(until, lang), true);
@@ -623,7 +657,16 @@ pub async fn extend(
         "until": until, "hold": hold, "told": told});
     let d = detail.to_string();
     let at_ms = clock::to_ms(app.now());
-    events::log(&mut tx, at_ms, i64::from(gs.round), "gm_extend", realm, Some(v), &d).await?;
+    events::log(
+        &mut tx,
+        at_ms,
+        i64::from(gs.round),
+        "gm_extend",
+        realm,
+        Some(v),
+        &d,
+    )
+    .await?;
     commit(tx).await?;
     Ok(Extended {
         deadline: plan.deadline,
@@ -662,20 +705,23 @@ async fn plan_extension(
     let deadline = match &cal.extension {
         Some(e) => e.deadline,
         None => {
-            let start = super::process::round_started(conn)
-                .await?
-                .unwrap_or(last);
+            let start = super::process::round_started(conn).await?.unwrap_or(last);
             moved
                 .next_closing(Window::Weekend, start)
                 .ok_or_else(|| AppError::Refused("the schedule has no form deadline".into()))?
         }
     };
     let resolve = moved
-        .due(deadline - Duration::milliseconds(1), deadline + Duration::days(30))
+        .due(
+            deadline - Duration::milliseconds(1),
+            deadline + Duration::days(30),
+        )
         .into_iter()
         .find(|d| d.kind == EventKind::Resolve)
         .map(|d| d.at)
-        .ok_or_else(|| AppError::Refused("the schedule resolves no round after the deadline".into()))?;
+        .ok_or_else(|| {
+            AppError::Refused("the schedule resolves no round after the deadline".into())
+        })?;
     let tz = app.schedule.timezone();
     let local = deadline.with_timezone(&tz).naive_local() + Duration::hours(i64::from(hours));
     let until = crate::schedule::local_to_instant(tz, local);
@@ -700,7 +746,13 @@ async fn plan_extension(
             e.realms.insert(r.to_string(), until);
         }
     }
-    let end = e.realms.values().copied().chain(e.all_until).max().unwrap_or(until);
+    let end = e
+        .realms
+        .values()
+        .copied()
+        .chain(e.all_until)
+        .max()
+        .unwrap_or(until);
     let before_deadline = e.all_until.is_some() && deadline > last;
     let from = if before_deadline { deadline } else { resolve } - Duration::milliseconds(1);
     if before_deadline || end > resolve {

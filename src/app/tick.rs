@@ -10,9 +10,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::{
-    courier, intake, process, scheduler, season_calendar, sender, App, AppError, Result,
-};
+use super::{courier, intake, process, scheduler, season_calendar, sender, App, AppError, Result};
 use crate::clock::from_ms;
 use crate::config::{CourierMode, Inbound};
 use crate::store::inbox;

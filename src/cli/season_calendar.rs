@@ -45,7 +45,9 @@ pub async fn resume(app: &App, at_time: Option<&str>) -> Result<ExitCode> {
         app.game_time(r.resumed_at),
         minutes / 60,
         minutes % 60,
-        r.deadline.map(|d| app.game_time(d)).unwrap_or_else(|| "-".into()),
+        r.deadline
+            .map(|d| app.game_time(d))
+            .unwrap_or_else(|| "-".into()),
         list(&r.told)
     );
     Ok(ExitCode::SUCCESS)
@@ -68,7 +70,9 @@ pub async fn extend(
     };
     let e = cal::extend(app, realm.as_deref(), hours, at(at_time)?).await?;
     sender::flush_all(app).await?;
-    let whom = realm.as_deref().map_or("every realm".to_string(), |r| format!("{r}'s form"));
+    let whom = realm
+        .as_deref()
+        .map_or("every realm".to_string(), |r| format!("{r}'s form"));
     println!(
         "deadline {} extended for {whom} until {}{}; told: {}",
         app.game_time(e.deadline),

@@ -131,3 +131,52 @@ fn reason_line(lang: Lang, reason: &str) -> String {
         (Lang::En, false) => format!("Reason: {reason}\n"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every text of this module in one language, with sample values.
+    fn all(lang: Lang) -> Vec<String> {
+        let (t, r) = ("2026-12-02 15:00", "Jul");
+        vec![
+            paused(lang, t, r),
+            paused(lang, t, ""),
+            resumed(lang, t),
+            mail_while_paused(lang, "«x»", t, t, r),
+            extended(lang, t, false),
+            extended(lang, t, true),
+            late_form_refused(lang, t, 3),
+            no_game(lang, "21 dec 2026 – 3 jan 2027", r),
+            subject(lang, "Afani"),
+        ]
+    }
+
+    fn words(text: &str) -> Vec<String> {
+        text.split(|c: char| !c.is_alphabetic())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    }
+
+    #[test]
+    fn swedish_texts_hold_no_english_words_and_english_no_swedish() {
+        const EN: &[&str] = &["the", "is", "your", "game", "deadline", "paused", "form"];
+        const SV: &[&str] = &["är", "och", "ert", "spelet", "formulär", "till", "inte"];
+        for text in all(Lang::Sv) {
+            let w = words(&text);
+            assert!(!EN.iter().any(|e| w.iter().any(|x| x == e)), "{text}");
+        }
+        for text in all(Lang::En) {
+            let w = words(&text);
+            assert!(!SV.iter().any(|s| w.iter().any(|x| x == s)), "{text}");
+            assert!(!text.contains(['å', 'ä', 'ö']), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_pause_without_a_reason_prints_no_reason_line() {
+        assert!(!paused(Lang::En, "x", " ").contains("Reason"));
+        assert!(paused(Lang::Sv, "x", "Jul").contains("Skäl: Jul"));
+    }
+}

@@ -60,7 +60,11 @@ fn a_pause_moves_every_later_event_by_its_length_and_earlier_ones_not_at_all() {
     let s = base.with_stops(&[pause(from, to)]);
     let start = sthlm(2026, 11, 23, 0, 0);
     let before: Vec<_> = all(&base, start, 3);
-    assert_eq!(all(&s, start, 3), before, "events before the pause keep their times");
+    assert_eq!(
+        all(&s, start, 3),
+        before,
+        "events before the pause keep their times"
+    );
     // The weekend's deadline, Sunday 29 Nov 15:00, moves to Wednesday 2 Dec 20:00.
     assert_eq!(at_of(&s, "form_close", from), sthlm(2026, 12, 2, 20, 0));
     // Nothing fires inside the pause.
@@ -133,7 +137,10 @@ fn a_hold_fires_the_events_due_inside_it_at_its_end_in_schedule_order() {
     assert!(fired.iter().all(|x| x.1 == end));
     assert_eq!(s.window_at(end - Duration::minutes(1)), Window::Weekend);
     // The week after keeps its times.
-    assert_eq!(at_of(&s, "courier_evening", end), sthlm(2026, 11, 30, 18, 0));
+    assert_eq!(
+        at_of(&s, "courier_evening", end),
+        sthlm(2026, 11, 30, 18, 0)
+    );
     assert_eq!(at_of(&s, "form_close", end), sthlm(2026, 12, 6, 15, 0));
 }
 
@@ -146,7 +153,10 @@ fn a_hold_over_the_spring_clock_change_ends_on_the_local_hour() {
     let end = sthlm(2027, 3, 29, 11, 0);
     let s = base.with_stops(&[hold(deadline - Duration::milliseconds(1), end)]);
     assert_eq!(at_of(&s, "resolve", deadline - Duration::hours(1)), end);
-    assert_eq!(at_of(&s, "results", end - Duration::hours(1)), sthlm(2027, 3, 29, 12, 0));
+    assert_eq!(
+        at_of(&s, "results", end - Duration::hours(1)),
+        sthlm(2027, 3, 29, 12, 0)
+    );
 }
 
 #[test]
@@ -184,7 +194,10 @@ fn a_skip_over_the_spring_clock_change_keeps_the_week() {
 fn bad_skips_are_refused_naming_the_entry() {
     let base = include_str!("../../schedules/default.yaml");
     for (skip, needle) in [
-        ("{ from: 2026-12-32, to: 2027-01-03 }", "`from: 2026-12-32` is not a date"),
+        (
+            "{ from: 2026-12-32, to: 2027-01-03 }",
+            "`from: 2026-12-32` is not a date",
+        ),
         ("{ from: 2027-01-03, to: 2026-12-21 }", "is before"),
         ("{ from: 2026-01-01, to: 2027-06-01 }", "longer than a year"),
         ("{ from: jul, to: 2027-01-03 }", "`from: jul`"),
@@ -197,7 +210,10 @@ fn bad_skips_are_refused_naming_the_entry() {
         "{base}\nskip:\n  - {{ from: 2026-12-21, to: 2027-01-03 }}\n  - {{ from: 2027-01-03, to: 2027-01-05 }}\n"
     );
     let e = Schedule::from_yaml(&text).unwrap_err().to_string();
-    assert!(e.contains("skip number 2") && e.contains("overlaps skip number 1"), "{e}");
+    assert!(
+        e.contains("skip number 2") && e.contains("overlaps skip number 1"),
+        "{e}"
+    );
 }
 
 #[test]
