@@ -578,3 +578,34 @@ fn a_skipped_week_over_the_spring_clock_change() {
     // The span Monday 22 Mar to Sunday 28 Mar 2027 holds the change.
     skipped_week(Week::of((2027, 3, 16)));
 }
+
+#[test]
+fn a_flood_during_a_pause_is_kept_and_audited_but_answered_once_an_hour() {
+    let week = Week::of(PLAIN);
+    let d = start(week, |_| {});
+    d.tick(&week.at(1, 10, 0));
+    d.ok(&["gm", "pause", "--at", &week.at(1, 10, 0)]);
+    let seen = ids(&d);
+    for n in 0..60 {
+        d.send("afani@game.test", "Afani to GM", &format!("question {n}"));
+    }
+    d.tick(&week.at(1, 11, 0));
+    let notices = calendar_mails(&d, &seen, "afani@game.test");
+    assert_eq!(notices.len(), 1, "one notice for the hour");
+    assert_eq!(
+        audit(&d, "mail_while_paused").len(),
+        60,
+        "each mail audited"
+    );
+    assert!(
+        audit(&d, "gm_queued").is_empty(),
+        "none handled during the pause"
+    );
+    d.ok(&["gm", "resume", "--at", &week.at(1, 12, 0)]);
+    d.tick(&week.at(1, 12, 0));
+    assert_eq!(
+        audit(&d, "gm_queued").len(),
+        60,
+        "all handled after the resume"
+    );
+}

@@ -540,7 +540,13 @@ async fn paused_notice(app: &App, inbox_id: i64, raw: &[u8]) -> Result<()> {
     );
     let o = Outgoing {
         kind: "paused_notice",
-        dedup_key: format!("paused:{inbox_id}"),
+        // One notice per realm and hour of the pause: a flood during a pause is
+        // stored and audited mail by mail, but answered once an hour.
+        dedup_key: format!(
+            "paused:{}:{realm}:{}",
+            clock::to_ms(until),
+            clock::to_ms(received) / 3_600_000
+        ),
         to: gs
             .realm(&realm)
             .map(|r| r.emails.clone())
@@ -723,7 +729,11 @@ async fn plan_extension(
             AppError::Refused("the schedule resolves no round after the deadline".into())
         })?;
     let tz = app.schedule.timezone();
-    let local = deadline.with_timezone(&tz).naive_local() + Duration::hours(i64::from(hours));
+    let local = deadline
+        .with_timezone(&tz)
+        .naive_local()
+        .checked_add_signed(Duration::hours(i64::from(hours)))
+        .ok_or_else(|| AppError::Refused(format!("{hours} hours is beyond the calendar")))?;
     let until = crate::schedule::local_to_instant(tz, local);
     if until <= t {
         return Err(AppError::Refused(format!(

@@ -37,6 +37,8 @@ pub struct TickReport {
 pub async fn check_now(app: &App, now: DateTime<Utc>, force: bool) -> Result<()> {
     let mut conn = app.store.conn().await?;
     let last = scheduler::last_now(app, &mut conn).await?;
+    // The state brings the schedule up to the calendar (for the count below).
+    app.state(&mut conn).await?;
     drop(conn);
     if now < last {
         return Err(AppError::Refused(format!(

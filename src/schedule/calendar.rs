@@ -174,7 +174,7 @@ impl Timeline {
         let spans = merged
             .into_iter()
             .map(|(from, to, kind)| {
-                let position = from - shift;
+                let position = from.checked_sub_signed(shift).unwrap_or(from);
                 if kind == StopKind::Pause {
                     shift += to - from;
                 }
