@@ -507,6 +507,24 @@ pub async fn notice_if_paused(app: &App, inbox_id: i64, raw: &[u8]) {
     }
 }
 
+/// The mail read, and the realm it is from with its language; `None` for mail from
+/// no known realm (left to the GM queue) or no mail at all.
+fn from_realm(
+    app: &App,
+    gs: &GameState,
+    raw: &[u8],
+) -> Option<(crate::mail::parse::Inbound, String, Lang)> {
+    use crate::mail::classify::{classify, Classified};
+    let mail = crate::mail::parse::parse_inbound(raw).ok()?;
+    let dir = app.directory(gs);
+    match classify(&mail, &dir, app.cfg.limits.max_mail_bytes) {
+        Classified::Accepted { realm, lang, .. } | Classified::Refused { realm, lang, .. } => {
+            Some((mail, realm, lang))
+        }
+        _ => None,
+    }
+}
+
 async fn paused_notice(app: &App, inbox_id: i64, raw: &[u8]) -> Result<()> {
     let mut conn = app.store.conn().await?;
     let gs = match app.state(&mut conn).await {
@@ -518,16 +536,8 @@ async fn paused_notice(app: &App, inbox_id: i64, raw: &[u8]) -> Result<()> {
     let Some((until, reason)) = no_game_at(app, &gs, received) else {
         return Ok(());
     };
-    let Ok(mail) = crate::mail::parse::parse_inbound(raw) else {
+    let Some((mail, realm, lang)) = from_realm(app, &gs, raw) else {
         return Ok(());
-    };
-    let dir = app.directory(&gs);
-    use crate::mail::classify::{classify, Classified};
-    let (realm, lang) = match classify(&mail, &dir, app.cfg.limits.max_mail_bytes) {
-        Classified::Accepted { realm, lang, .. } | Classified::Refused { realm, lang, .. } => {
-            (realm, lang)
-        }
-        _ => return Ok(()),
     };
     let subject = crate::mail::subject::shown(mail.subject.as_deref().unwrap_or("").trim());
     let subject = super::fault::clean_text(&subject, 200);
