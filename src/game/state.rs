@@ -70,8 +70,9 @@ pub struct GameState {
     /// Next free id for stationed spies, invitations and log entries.
     pub next_id: u64,
     /// The GM's calendar: the pause in force, ended pauses and deadline
-    /// extensions (`gm pause`, `gm resume`, `gm extend`).
-    #[serde(default)]
+    /// extensions (`gm pause`, `gm resume`, `gm extend`). Left out of the document
+    /// while empty, so a game that never paused stores what it stored before.
+    #[serde(default, skip_serializing_if = "crate::schedule::Calendar::is_empty")]
     pub calendar: crate::schedule::Calendar,
 }
 

@@ -96,6 +96,11 @@ pub struct Calendar {
 }
 
 impl Calendar {
+    /// Nothing was ever paused or extended.
+    pub fn is_empty(&self) -> bool {
+        self == &Calendar::default()
+    }
+
     /// Every span the GM set: the decided ones and the current pause.
     pub fn all_stops(&self) -> Vec<Stop> {
         let mut out = self.stops.clone();
