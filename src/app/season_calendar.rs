@@ -249,6 +249,7 @@ pub async fn pause(
         json!({"by": "gm", "since": since, "until": until, "reason": reason, "told": told});
     audit(app, &mut tx, &gs, "gm_pause", v, &detail).await?;
     commit(tx).await?;
+    tracing::info!(%since, %until, round = gs.round, "the GM paused the game");
     Ok(Paused { since, until, told })
 }
 
@@ -376,6 +377,7 @@ async fn finish(
         "since": p.since, "planned_until": p.until, "resumed_at": end,
         "paused_minutes": minutes, "reason": p.reason, "deadline": deadline, "told": told});
     audit(app, conn, &gs, kind, v, &detail).await?;
+    tracing::info!(since = %p.since, resumed_at = %end, minutes, kind, "the game resumes");
     Ok(Resumed {
         since: p.since,
         resumed_at: end,
@@ -652,44 +654,43 @@ pub async fn extend(
     let v = app
         .save_state(&mut tx, version, &gs, "the GM extended the form deadline")
         .await?;
-    let until = plan.until;
-    let key = format!("extend:{}:{}", gs.round, clock::to_ms(until));
-    let told = match realm {
-        None => {
-            tell_all(app, &mut tx, &gs, &key, |lang| {
-                text::extended(lang, &app.local(until, lang), false)
-            })
-            .await?
-        }
-        Some(r) => {
-            let lang = gs.realm(r).map(|x| x.language).unwrap_or_default();
-            let body = text::extended(lang, &app.local(until, lang), true);
-            tell(app, &mut tx, &gs, r, &key, body).await?;
-            vec![r.to_string()]
-        }
-    };
+    let (deadline, until) = (plan.deadline, plan.until);
+    let told = tell_extension(app, &mut tx, &gs, realm, until).await?;
     let hold = plan.extension.hold.clone();
-    let detail = json!({"by": "gm", "realm": realm, "hours": hours, "deadline": plan.deadline,
-        "until": until, "hold": hold, "told": told});
-    let d = detail.to_string();
-    let at_ms = clock::to_ms(app.now());
-    events::log(
-        &mut tx,
-        at_ms,
-        i64::from(gs.round),
-        "gm_extend",
-        realm,
-        Some(v),
-        &d,
-    )
-    .await?;
+    let detail = json!({"by": "gm", "realm": realm, "hours": hours, "deadline": deadline,
+        "until": until, "hold": hold, "told": told})
+    .to_string();
+    let (at_ms, round) = (clock::to_ms(app.now()), i64::from(gs.round));
+    events::log(&mut tx, at_ms, round, "gm_extend", realm, Some(v), &detail).await?;
     commit(tx).await?;
+    tracing::info!(?realm, hours, %until, round, "the GM extended the deadline");
     Ok(Extended {
-        deadline: plan.deadline,
+        deadline,
         until,
         hold,
         told,
     })
+}
+
+/// Tell every realm the new deadline, or the one realm its late deadline.
+async fn tell_extension(
+    app: &App,
+    conn: &mut Conn,
+    gs: &GameState,
+    realm: Option<&str>,
+    until: DateTime<Utc>,
+) -> Result<Vec<String>> {
+    let key = format!("extend:{}:{}", gs.round, clock::to_ms(until));
+    let Some(r) = realm else {
+        return tell_all(app, conn, gs, &key, |lang| {
+            text::extended(lang, &app.local(until, lang), false)
+        })
+        .await;
+    };
+    let lang = gs.realm(r).map(|x| x.language).unwrap_or_default();
+    let body = text::extended(lang, &app.local(until, lang), true);
+    tell(app, conn, gs, r, &key, body).await?;
+    Ok(vec![r.to_string()])
 }
 
 struct Plan {
@@ -700,6 +701,7 @@ struct Plan {
 }
 
 /// The extension after this one, and the spans.
+/// The extension after this one, and the decided spans.
 async fn plan_extension(
     app: &App,
     conn: &mut Conn,
@@ -717,7 +719,39 @@ async fn plan_extension(
             cal.stops.extend(old.hold);
         }
     }
-    let moved = app.schedule.for_calendar(&cal);
+    let (deadline, resolve) = deadline_and_resolve(app, conn, &cal, last).await?;
+    let until = late_deadline(app, deadline, hours, t)?;
+    let mut e = cal.extension.take().unwrap_or(Extension {
+        round: gs.round,
+        deadline,
+        all_until: None,
+        realms: Default::default(),
+        hold: None,
+    });
+    match realm {
+        None => e.all_until = Some(until),
+        Some(r) => {
+            e.realms.insert(r.to_string(), until);
+        }
+    }
+    e.hold = hold_for(&e, resolve, last);
+    Ok(Plan {
+        extension: e,
+        stops: cal.stops,
+        deadline,
+        until,
+    })
+}
+
+/// This round's form deadline as the schedule has it (before any extension) and the
+/// resolve that follows it.
+async fn deadline_and_resolve(
+    app: &App,
+    conn: &mut Conn,
+    cal: &Calendar,
+    last: DateTime<Utc>,
+) -> Result<(DateTime<Utc>, DateTime<Utc>)> {
+    let moved = app.schedule.for_calendar(cal);
     let deadline = match &cal.extension {
         Some(e) => e.deadline,
         None => {
@@ -738,6 +772,16 @@ async fn plan_extension(
         .ok_or_else(|| {
             AppError::Refused("the schedule resolves no round after the deadline".into())
         })?;
+    Ok((deadline, resolve))
+}
+
+/// The deadline moved `hours` on the local clock; refused when already past at `t`.
+fn late_deadline(
+    app: &App,
+    deadline: DateTime<Utc>,
+    hours: u32,
+    t: DateTime<Utc>,
+) -> Result<DateTime<Utc>> {
     let tz = app.schedule.timezone();
     let local = deadline
         .with_timezone(&tz)
@@ -753,39 +797,19 @@ async fn plan_extension(
             app.game_time(t)
         )));
     }
-    let mut e = cal.extension.take().unwrap_or(Extension {
-        round: gs.round,
-        deadline,
-        all_until: None,
-        realms: Default::default(),
-        hold: None,
-    });
-    match realm {
-        None => e.all_until = Some(until),
-        Some(r) => {
-            e.realms.insert(r.to_string(), until);
-        }
-    }
-    let end = e
-        .realms
-        .values()
-        .copied()
-        .chain(e.all_until)
-        .max()
-        .unwrap_or(until);
-    let before_deadline = e.all_until.is_some() && deadline > last;
-    let from = if before_deadline { deadline } else { resolve } - Duration::milliseconds(1);
-    if before_deadline || end > resolve {
-        e.hold = Some(Stop {
-            from,
-            to: end,
-            kind: StopKind::Hold,
-        });
-    }
-    Ok(Plan {
-        extension: e,
-        stops: cal.stops,
-        deadline,
-        until,
+    Ok(until)
+}
+
+/// The span the schedule waits in: from the deadline (extended for all before it
+/// passed) or from the resolve, to the latest late deadline; none when the resolve
+/// comes after it anyway.
+fn hold_for(e: &Extension, resolve: DateTime<Utc>, last: DateTime<Utc>) -> Option<Stop> {
+    let end = e.realms.values().copied().chain(e.all_until).max()?;
+    let before_deadline = e.all_until.is_some() && e.deadline > last;
+    let from = if before_deadline { e.deadline } else { resolve };
+    (before_deadline || end > resolve).then(|| Stop {
+        from: from - Duration::milliseconds(1),
+        to: end,
+        kind: StopKind::Hold,
     })
 }
