@@ -609,3 +609,69 @@ fn a_flood_during_a_pause_is_kept_and_audited_but_answered_once_an_hour() {
         "all handled after the resume"
     );
 }
+
+/// `pbemd run` ends a pause by itself at `--until`, exactly once, on the real clock.
+#[test]
+fn the_daemon_ends_a_pause_by_itself_once() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration as StdDuration, Instant};
+    let now = chrono::Utc::now();
+    // A game started a minute ago on the real clock, paused for four seconds.
+    let d2 = {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("game");
+        ok(&run(&["new", dir.to_str().unwrap()], &[]));
+        let g = Dir {
+            _tmp: tmp,
+            dir,
+            mails: Default::default(),
+        };
+        g.ok(&[
+            "init",
+            "--quiet",
+            "--now",
+            &(now - Duration::minutes(1)).to_rfc3339(),
+        ]);
+        g
+    };
+    let until = (now + Duration::seconds(4)).to_rfc3339();
+    d2.ok(&["gm", "pause", "--until", &until]);
+    let cfg = d2.dir.join("pbemd.yaml");
+    let mut daemon = Command::new(env!("CARGO_BIN_EXE_pbemd"))
+        .arg("--config")
+        .arg(&cfg)
+        .arg("run")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while audit(&d2, "calendar_resumed").is_empty() && t.elapsed() < StdDuration::from_secs(30) {
+        std::thread::sleep(StdDuration::from_millis(200));
+    }
+    std::thread::sleep(StdDuration::from_secs(1));
+    Command::new("kill")
+        .arg("-TERM")
+        .arg(daemon.id().to_string())
+        .status()
+        .unwrap();
+    let t = Instant::now();
+    while daemon.try_wait().unwrap().is_none() {
+        if t.elapsed() > StdDuration::from_secs(15) {
+            let _ = daemon.kill();
+            panic!("the daemon did not stop");
+        }
+        std::thread::sleep(StdDuration::from_millis(50));
+    }
+    assert_eq!(
+        audit(&d2, "calendar_resumed").len(),
+        1,
+        "resumed by itself once"
+    );
+    assert!(d2.state()["calendar"]["pause"].is_null());
+    let resumes = fired(&d2)
+        .into_iter()
+        .filter(|(n, _)| n == "calendar_resume")
+        .count();
+    assert_eq!(resumes, 1);
+}

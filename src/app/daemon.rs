@@ -210,6 +210,12 @@ async fn next_wake(app: &App) -> Option<Duration> {
             let t = crate::clock::from_ms(ms);
             next = Some(next.map_or(t, |n| n.min(t)));
         }
+        // The pause's end by itself is due like a schedule event.
+        if let Ok((_, gs)) = app.state(&mut conn).await {
+            if let Some(t) = super::season_calendar::resume_at(&gs) {
+                next = Some(next.map_or(t, |n| n.min(t)));
+            }
+        }
     }
     let d = (next? - now).to_std().unwrap_or(Duration::ZERO);
     Some(d.min(WORKER_MAX_SLEEP))
