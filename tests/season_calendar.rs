@@ -42,9 +42,21 @@ impl Week {
 /// A game started (`init --now`) on the week's Tuesday 09:00, after `setup` edited
 /// its directory (the schedule file); the opening forms are mailed.
 fn start(week: Week, setup: impl FnOnce(&std::path::Path)) -> Dir {
+    start_on(week, None, setup)
+}
+
+/// As [`start`], on the database at `url` (default: the directory's SQLite file).
+fn start_on(week: Week, url: Option<&str>, setup: impl FnOnce(&std::path::Path)) -> Dir {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("game");
     ok(&run(&["new", dir.to_str().unwrap()], &[]));
+    if let Some(url) = url {
+        let cfg = dir.join("pbemd.yaml");
+        let text = std::fs::read_to_string(&cfg).unwrap();
+        let text = text.replace("database: sqlite:pbemd.db", &format!("database: {url}"));
+        assert!(text.contains(url), "the game runs on {url}");
+        std::fs::write(cfg, text).unwrap();
+    }
     setup(&dir);
     let d = Dir {
         _tmp: tmp,
@@ -55,6 +67,47 @@ fn start(week: Week, setup: impl FnOnce(&std::path::Path)) -> Dir {
     d
 }
 
+/// The game's store: the database its config names.
+async fn store(d: &Dir) -> pbemd::store::Store {
+    let cfg = std::fs::read_to_string(d.dir.join("pbemd.yaml")).unwrap();
+    let url = cfg
+        .lines()
+        .find_map(|l| l.strip_prefix("database: "))
+        .map(|u| u.split('#').next().unwrap().trim().to_string())
+        .unwrap();
+    if url.starts_with("postgres") {
+        pbemd::store::Store::open(&url).await.unwrap()
+    } else {
+        d.store().await
+    }
+}
+
+/// A fresh PostgreSQL database's URL, if `PBEMD_TEST_PG_URL` points at a server.
+fn pg_url() -> Option<String> {
+    let Ok(admin) = std::env::var("PBEMD_TEST_PG_URL") else {
+        common::missing("PostgreSQL (PBEMD_TEST_PG_URL)");
+        return None;
+    };
+    let name = format!(
+        "pbemd_season_{}_{}",
+        std::process::id(),
+        chrono::Utc::now().timestamp_micros() % 1_000_000_000
+    );
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        sqlx::any::install_default_drivers();
+        let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin)
+            .await
+            .expect("connect to PBEMD_TEST_PG_URL");
+        sqlx::query(&format!("CREATE DATABASE {name}"))
+            .execute(&mut conn)
+            .await
+            .expect("create test database");
+    });
+    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
+    Some(format!("{base}/{name}"))
+}
+
 /// The audit entries of `kind`, as (realm, detail).
 fn audit(d: &Dir, kind: &str) -> Vec<(Option<String>, serde_json::Value)> {
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -62,7 +115,7 @@ fn audit(d: &Dir, kind: &str) -> Vec<(Option<String>, serde_json::Value)> {
         .build()
         .unwrap();
     rt.block_on(async {
-        let store = d.store().await;
+        let store = store(d).await;
         let mut c = store.conn().await.unwrap();
         pbemd::store::events::filtered(&mut c, None, None)
             .await
@@ -84,7 +137,7 @@ fn fired(d: &Dir) -> Vec<(String, i64)> {
         .build()
         .unwrap();
     rt.block_on(async {
-        let store = d.store().await;
+        let store = store(d).await;
         let mut c = store.conn().await.unwrap();
         pbemd::store::schedule::fired(&mut c)
             .await
@@ -144,8 +197,8 @@ fn ids(d: &Dir) -> Vec<String> {
 /// A three-day pause from Wednesday 10:00: the realms are told (sv and en); a mail
 /// sent meanwhile gets the notice and is handled only after the resume; the resume
 /// moves the deadline by three days and tells every realm; each event fires once.
-fn pause_and_resume(week: Week) {
-    let d = start(week, |_| {});
+fn pause_and_resume(week: Week, url: Option<&str>) {
+    let d = start_on(week, url, |_| {});
     d.tick(&week.at(1, 10, 0));
     let seen = ids(&d);
     let out = d.ok(&[
@@ -253,17 +306,17 @@ fn pause_and_resume(week: Week) {
 
 #[test]
 fn a_pause_keeps_mail_for_later_and_the_resume_moves_the_deadline_by_its_length() {
-    pause_and_resume(Week::of(PLAIN));
+    pause_and_resume(Week::of(PLAIN), None);
 }
 
 #[test]
 fn a_pause_over_the_autumn_clock_change_moves_the_deadline_on_the_local_clock() {
-    pause_and_resume(Week::of(AUTUMN));
+    pause_and_resume(Week::of(AUTUMN), None);
 }
 
 #[test]
 fn a_pause_over_the_spring_clock_change_moves_the_deadline_on_the_local_clock() {
-    pause_and_resume(Week::of(SPRING));
+    pause_and_resume(Week::of(SPRING), None);
 }
 
 /// A pause with `--until` next Tuesday 12:00 ends by itself at that instant, exactly
@@ -417,8 +470,8 @@ fn extending_the_deadline_over_the_autumn_clock_change_keeps_the_local_hour() {
 /// `gm extend --realm Afani 20` on Sunday: only Afani is told; Genogien's form after
 /// the deadline is refused, Afani's Monday morning form is accepted, the round is
 /// resolved Monday 11:00, and Afani's form after that is refused.
-fn extend_for_one(week: Week) {
-    let d = start(week, |_| {});
+fn extend_for_one(week: Week, url: Option<&str>) {
+    let d = start_on(week, url, |_| {});
     d.tick(&week.at(5, 10, 0));
     let seen = ids(&d);
     d.ok(&[
@@ -488,12 +541,12 @@ fn extend_for_one(week: Week) {
 
 #[test]
 fn extending_one_realms_deadline_accepts_its_late_form_until_the_resolve() {
-    extend_for_one(Week::of(PLAIN));
+    extend_for_one(Week::of(PLAIN), None);
 }
 
 #[test]
 fn extending_one_realms_deadline_over_the_spring_clock_change() {
-    extend_for_one(Week::of(SPRING));
+    extend_for_one(Week::of(SPRING), None);
 }
 
 #[test]
@@ -674,4 +727,12 @@ fn the_daemon_ends_a_pause_by_itself_once() {
         .filter(|(n, _)| n == "calendar_resume")
         .count();
     assert_eq!(resumes, 1);
+}
+
+#[test]
+fn on_postgresql_a_pause_and_a_late_form_work_as_on_sqlite() {
+    let Some(url) = pg_url() else { return };
+    pause_and_resume(Week::of(AUTUMN), Some(&url));
+    let Some(url) = pg_url() else { return };
+    extend_for_one(Week::of(SPRING), Some(&url));
 }
