@@ -736,3 +736,45 @@ fn on_postgresql_a_pause_and_a_late_form_work_as_on_sqlite() {
     let Some(url) = pg_url() else { return };
     extend_for_one(Week::of(SPRING), Some(&url));
 }
+
+#[test]
+fn pausing_again_with_until_moves_the_pauses_end_and_tells_every_realm() {
+    let week = Week::of(PLAIN);
+    let d = start(week, |_| {});
+    d.tick(&week.at(1, 10, 0));
+    d.ok(&[
+        "gm",
+        "pause",
+        "--until",
+        &week.at(2, 10, 0),
+        "--reason",
+        "Jul",
+        "--at",
+        &week.at(1, 10, 0),
+    ]);
+    let e = failed(&d.cmd(&["gm", "pause", "--at", &week.at(1, 11, 0)], &[]));
+    assert!(e.contains("--until DATE` moves its end"), "{e}");
+    let seen = ids(&d);
+    d.ok(&[
+        "gm",
+        "pause",
+        "--until",
+        &week.at(3, 10, 0),
+        "--at",
+        &week.at(1, 11, 0),
+    ]);
+    assert_eq!(d.outbox_since(&seen).len(), players(&d), "every realm told");
+    let afani = calendar_mails(&d, &seen, "afani@game.test");
+    assert!(afani[0].text.contains("until Friday"), "{}", afani[0].text);
+    assert!(afani[0].text.contains("Reason: Jul"), "{}", afani[0].text);
+    assert_eq!(audit(&d, "gm_pause_moved").len(), 1);
+    d.tick(&week.at(2, 12, 0));
+    assert!(
+        audit(&d, "calendar_resumed").is_empty(),
+        "not at the first end"
+    );
+    d.tick(&week.at(3, 12, 0));
+    let resumed = audit(&d, "calendar_resumed");
+    assert_eq!(resumed.len(), 1);
+    assert_eq!(resumed[0].1["paused_minutes"], 2 * 24 * 60);
+}

@@ -220,37 +220,78 @@ pub async fn pause(
 ) -> Result<Paused> {
     let reason = super::fault::clean_text(reason.trim(), 500).replace(['\n', '\r', '\t'], " ");
     let mut tx = app.store.begin().await?;
-    let since = acting_time(app, &mut tx, at).await?;
+    let t = acting_time(app, &mut tx, at).await?;
     let (version, gs) = app.state(&mut tx).await?;
     let mut gs = (*gs).clone();
-    if let Some(p) = &gs.calendar.pause {
-        return Err(AppError::Refused(format!(
-            "the game is already paused (since {}, until {}); `pbemd gm resume` ends the pause",
-            app.game_time(p.since),
-            app.game_time(p.until)
-        )));
-    }
-    refuse_during_hold(app, &gs.calendar, since)?;
-    let until = pause_end(app, since, until)?;
-    gs.calendar.pause = Some(Pause {
-        since,
-        until,
-        reason: reason.clone(),
-    });
+    let (pause, kind) = new_pause(app, &gs.calendar, t, until, reason)?;
+    let (since, until) = (pause.since, pause.until);
+    let reason = pause.reason.clone();
+    gs.calendar.pause = Some(pause);
     let v = app
         .save_state(&mut tx, version, &gs, "the GM paused the game")
         .await?;
-    let key = format!("pause:{}", clock::to_ms(since));
+    let key = format!("pause:{}:{}", clock::to_ms(since), clock::to_ms(until));
     let told = tell_all(app, &mut tx, &gs, &key, |lang| {
         text::paused(lang, &app.local(until, lang), &reason)
     })
     .await?;
     let detail =
         json!({"by": "gm", "since": since, "until": until, "reason": reason, "told": told});
-    audit(app, &mut tx, &gs, "gm_pause", v, &detail).await?;
+    audit(app, &mut tx, &gs, kind, v, &detail).await?;
     commit(tx).await?;
-    tracing::info!(%since, %until, round = gs.round, "the GM paused the game");
+    tracing::info!(%since, %until, round = gs.round, kind, "the GM paused the game");
     Ok(Paused { since, until, told })
+}
+
+/// The pause `gm pause` sets at `t`, and its audit kind: a new one (`gm_pause`), or,
+/// when the game is paused already and `--until` is given, the same pause with its end
+/// moved (`gm_pause_moved`; the reason kept unless a new one is given).
+fn new_pause(
+    app: &App,
+    cal: &Calendar,
+    t: DateTime<Utc>,
+    until: Option<DateTime<Utc>>,
+    reason: String,
+) -> Result<(Pause, &'static str)> {
+    match (&cal.pause, until) {
+        (Some(p), None) => Err(AppError::Refused(format!(
+            "the game is already paused (since {}, until {}); `pbemd gm resume` ends the \
+             pause, `pbemd gm pause --until DATE` moves its end",
+            app.game_time(p.since),
+            app.game_time(p.until)
+        ))),
+        (Some(_), Some(u)) if u <= t => Err(AppError::Refused(format!(
+            "--until {} is already past (now {})",
+            app.game_time(u),
+            app.game_time(t)
+        ))),
+        (Some(p), Some(u)) => {
+            let until = pause_end(app, p.since, Some(u))?;
+            let reason = if reason.is_empty() {
+                p.reason.clone()
+            } else {
+                reason
+            };
+            let moved = Pause {
+                since: p.since,
+                until,
+                reason,
+            };
+            Ok((moved, "gm_pause_moved"))
+        }
+        (None, u) => {
+            refuse_during_hold(app, cal, t)?;
+            let until = pause_end(app, t, u)?;
+            Ok((
+                Pause {
+                    since: t,
+                    until,
+                    reason,
+                },
+                "gm_pause",
+            ))
+        }
+    }
 }
 
 fn refuse_during_hold(app: &App, cal: &Calendar, t: DateTime<Utc>) -> Result<()> {
