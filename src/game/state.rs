@@ -1161,13 +1161,19 @@ impl GameState {
             }
         }
         // Army groups and fleets.
-        let mut army_ids = BTreeSet::new();
+        let mut army_ids: BTreeMap<(&str, u32), &ArmyGroup> = BTreeMap::new();
+        let evil: BTreeSet<&str> = self
+            .realms
+            .iter()
+            .filter(|r| r.is_evil)
+            .map(|r| r.name.as_str())
+            .collect();
         for a in &self.armies {
             let who = format!("army {} of {}", a.id, a.owner);
             if !names.contains(a.owner.as_str()) {
                 errs.push(format!("{who}: owner is not a realm"));
             }
-            if !army_ids.insert((a.owner.as_str(), a.id)) {
+            if army_ids.insert((a.owner.as_str(), a.id), a).is_some() {
                 errs.push(format!("{who}: id used twice"));
             }
             if self.map.get(a.square).is_none() {
@@ -1176,7 +1182,7 @@ impl GameState {
             if a.units.is_empty() {
                 errs.push(format!("{who}: has no units"));
             }
-            let evil_owner = self.realm(&a.owner).is_some_and(|r| r.is_evil);
+            let evil_owner = evil.contains(a.owner.as_str());
             for u in &a.units {
                 if u.kind.is_demon() && !evil_owner {
                     errs.push(format!("{who}: only the Evil can have demons"));
@@ -1214,7 +1220,7 @@ impl GameState {
             }
             let mut load = 0;
             for id in &f.cargo {
-                match self.army(&f.owner, *id) {
+                match army_ids.get(&(f.owner.as_str(), *id)) {
                     None => errs.push(format!("{who}: cargo army {id} does not exist")),
                     Some(a) if a.square != f.square => errs.push(format!(
                         "{who}: cargo army {id} is on {}, not {}",

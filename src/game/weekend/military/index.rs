@@ -16,9 +16,9 @@
 //! scan of the whole list would find. The armies and fleets must be sorted by owner
 //! and number (`forces::sort`, as every military step does first).
 
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use crate::game::hash::{FastMap, FastSet};
 use crate::game::orders::Group;
 use crate::game::state::{ArmyGroup, Fleet, GameState, Realm};
 use crate::game::Square;
@@ -30,26 +30,26 @@ type Key = (Arc<str>, u32);
 
 /// The index of one step. See the module text for how to keep it true.
 pub struct Index {
-    armies: HashMap<Square, Vec<Key>>,
-    fleets: HashMap<Square, Vec<Key>>,
-    cities: HashMap<Square, Vec<usize>>,
+    armies: FastMap<Square, Vec<Key>>,
+    fleets: FastMap<Square, Vec<Key>>,
+    cities: FastMap<Square, Vec<usize>>,
     /// `cities.len()` when the city index was built: cities never move, but razing
     /// shifts their places; a changed count falls back to a scan.
     city_count: usize,
-    realms: HashMap<String, usize>,
-    owners: HashSet<Arc<str>>,
+    realms: FastMap<String, usize>,
+    owners: FastSet<Arc<str>>,
 }
 
 impl Index {
     /// The index of `gs` as it stands.
     pub fn build(gs: &GameState) -> Index {
         let mut ix = Index {
-            armies: HashMap::new(),
-            fleets: HashMap::new(),
-            cities: HashMap::new(),
+            armies: FastMap::default(),
+            fleets: FastMap::default(),
+            cities: FastMap::default(),
             city_count: 0,
-            realms: HashMap::new(),
-            owners: HashSet::new(),
+            realms: FastMap::default(),
+            owners: FastSet::default(),
         };
         for (i, r) in gs.realms.iter().enumerate() {
             ix.realms.entry(r.name.clone()).or_insert(i);
