@@ -1,0 +1,363 @@
+//! Absences, missed weekends, addresses and replacements through the binary
+//! (README, Running a season): what the realms and the GM receive, and what the state
+//! and the audit log hold afterwards.
+
+#![allow(dead_code)]
+
+mod common;
+
+#[path = "weekend_common/game_dir.rs"]
+mod game_dir;
+
+use game_dir::*;
+
+const GM: &str = "gm@game.test";
+/// The second week: its Tuesday, Saturday, deadline and Monday.
+const TUESDAY_2: &str = "2026-12-01T09:00:00+01:00";
+const SATURDAY_2: &str = "2026-12-05T10:00:00+01:00";
+const SUNDAY_2: &str = "2026-12-06T09:30:00+01:00";
+const DEADLINE_2: &str = "2026-12-06T15:00:00+01:00";
+const MONDAY_2: &str = "2026-12-07T12:00:00+01:00";
+const DEADLINE_3: &str = "2026-12-13T15:00:00+01:00";
+
+fn realm<'a>(state: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    state["realms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap()
+}
+
+fn ids(mails: &[common::Sent]) -> Vec<String> {
+    mails.iter().map(|m| m.message_id.clone()).collect()
+}
+
+/// The mails since `seen` addressed to `to`.
+fn to(d: &Dir, seen: &[String], to: &str) -> Vec<common::Sent> {
+    d.outbox_since(seen)
+        .into_iter()
+        .filter(|m| m.to.iter().any(|a| a == to))
+        .collect()
+}
+
+fn with_config(d: &Dir, extra: &str) {
+    let p = d.dir.join("pbemd.yaml");
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(&p, format!("{text}{extra}")).unwrap();
+}
+
+#[test]
+fn an_absence_mail_gets_a_receipt_tells_the_gm_and_the_realm_is_not_missing_or_reminded() {
+    let d = Dir::start();
+    let seen = ids(&d.outbox());
+    d.send("kaldor@game.test", "Kaldor till SL: frånvaro 2", "Semester.");
+    d.tick("2026-11-24T10:00:00+01:00");
+    let receipt = to(&d, &seen, "kaldor@game.test");
+    assert_eq!(receipt.len(), 1, "one receipt");
+    let r = &receipt[0];
+    assert_eq!(r.subject, "Re: Kaldor till SL: frånvaro 2");
+    assert!(r.in_reply_to.is_some());
+    assert!(
+        r.text.contains("Er frånvaro är noterad: Kaldor är borta 2 helger, rundorna 1–2")
+            && r.text.contains("står era arméer och flottor still")
+            && r.text.contains("frånvaro 1 av 2"),
+        "{}",
+        r.text
+    );
+    let gm = to(&d, &seen, GM);
+    assert!(
+        gm.iter().any(|m| m.subject.contains("absence: Kaldor")
+            && m.text.contains("Kaldor is away for 2 weekends, rounds 1–2")),
+        "{:?}",
+        gm.iter().map(|m| &m.subject).collect::<Vec<_>>()
+    );
+    let s = d.state();
+    let season = &realm(&s, "Kaldor")["season"];
+    assert_eq!(season["absent"]["from_round"], 1);
+    assert_eq!(season["absent"]["to_round"], 2);
+    assert_eq!(season["absences_used"], 1);
+    let log = d.ok(&["gm", "log", "--realm", "Kaldor"]);
+    assert!(log.contains("absence_granted"), "{log}");
+
+    // The weekend: no reminder for Kaldor, others are reminded; the GM's list of
+    // missing forms names Kaldor apart; Kaldor misses nothing, the others one weekend.
+    d.tick(SATURDAY);
+    let seen = ids(&d.outbox());
+    d.tick("2026-11-29T09:30:00+01:00");
+    assert!(to(&d, &seen, "kaldor@game.test").is_empty(), "no reminder while away");
+    assert_eq!(to(&d, &seen, "afani@game.test").len(), 1, "Afani is reminded");
+    let seen = ids(&d.outbox());
+    d.tick(DEADLINE);
+    let missing = to(&d, &seen, GM)
+        .into_iter()
+        .find(|m| m.subject.contains("saknas"))
+        .expect("the GM's list of missing forms");
+    assert!(
+        missing.text.contains("Borta den här helgen (frånvaro): Kaldor")
+            && !missing.text.contains("Kaldor, ")
+            && !missing.text.contains(", Kaldor"),
+        "{}",
+        missing.text
+    );
+    let s = d.state();
+    assert_eq!(realm(&s, "Kaldor")["season"]["missed_in_row"], 0);
+    assert_eq!(realm(&s, "Afani")["season"]["missed_in_row"], 1);
+    assert_eq!(realm(&s, "Kaldor")["season"]["absent"]["to_round"], 2, "still away");
+}
+
+#[test]
+fn with_reuse_last_an_absent_realms_last_orders_stand_and_the_absence_ends_after_it() {
+    let d = Dir::start();
+    with_config(&d, "forms: {missing: reuse-last}\n");
+    d.send("kaldor@game.test", "Kaldor formulär", "KÖP 1 spion");
+    d.tick(SATURDAY);
+    d.tick(DEADLINE);
+    d.tick(MONDAY);
+    let spies = realm(&d.state(), "Kaldor")["spies"].as_u64().unwrap();
+    let seen = ids(&d.outbox());
+    d.send("kaldor@game.test", "Kaldor till SL: frånvaro 1", "");
+    d.tick(TUESDAY_2);
+    let receipt = to(&d, &seen, "kaldor@game.test");
+    assert!(
+        receipt[0].text.contains("borta 1 helg, runda 2 ")
+            && receipt[0].text.contains("gäller era senaste order igen"),
+        "{}",
+        receipt[0].text
+    );
+    d.tick(SATURDAY_2);
+    d.tick(DEADLINE_2);
+    let s = d.state();
+    let k = realm(&s, "Kaldor");
+    assert_eq!(k["spies"].as_u64().unwrap(), spies + 1, "last round's order stood");
+    assert_eq!(k["season"]["missed_in_row"], 0, "away, not missed");
+    assert!(k["season"]["absent"].is_null(), "the absence is over: {k}");
+    let log = d.ok(&["gm", "log", "--realm", "Kaldor", "--round", "2"]);
+    assert!(log.contains("form_reused"), "{log}");
+}
+
+#[test]
+fn an_absence_beyond_the_cap_waits_for_the_gm_who_can_grant_it() {
+    let d = Dir::start();
+    with_config(&d, "season: {max_absences: 1}\n");
+    d.send("afani@game.test", "Afani to GM: absence 1", "");
+    d.tick("2026-11-24T10:00:00+01:00");
+    let seen = ids(&d.outbox());
+    d.send("afani@game.test", "Afani to GM: absence 2 weeks", "Again, sorry.");
+    d.tick("2026-11-24T11:00:00+01:00");
+    let reply = to(&d, &seen, "afani@game.test");
+    assert_eq!(reply.len(), 1);
+    assert!(
+        reply[0]
+            .text
+            .contains("You have already used all 1 absences this game allows. The GM decides"),
+        "{}",
+        reply[0].text
+    );
+    let gm = to(&d, &seen, GM);
+    assert!(
+        gm.iter().any(|m| m.text.contains("has used 1 of 1")),
+        "{:?}",
+        gm.iter().map(|m| &m.text).collect::<Vec<_>>()
+    );
+    let queue = d.ok(&["gm", "queue"]);
+    assert!(
+        queue.contains("gm_queue") && queue.contains("Afani to GM: absence 2 weeks"),
+        "{queue}"
+    );
+    let s = d.state();
+    assert_eq!(realm(&s, "Afani")["season"]["absences_used"], 1);
+    assert_eq!(realm(&s, "Afani")["season"]["absent"]["to_round"], 1);
+
+    let seen = ids(&d.outbox());
+    let out = d.ok(&["gm", "realm", "afani", "absence", "3"]);
+    assert!(out.contains("Afani is away for rounds 1–3"), "{out}");
+    let told = to(&d, &seen, "afani@game.test");
+    assert!(
+        told[0].text.contains("Afani is away for 3 weekends, rounds 1–3"),
+        "{}",
+        told[0].text
+    );
+    let s = d.state();
+    assert_eq!(realm(&s, "Afani")["season"]["absent"]["to_round"], 3);
+    assert_eq!(realm(&s, "Afani")["season"]["absences_used"], 2);
+    let log = d.ok(&["gm", "log", "--realm", "Afani"]);
+    assert!(log.contains("absence_held") && log.contains("\"by\":\"gm\""), "{log}");
+    d.ok(&["gm", "realm", "Afani", "absence", "0"]);
+    assert!(realm(&d.state(), "Afani")["season"]["absent"].is_null());
+}
+
+#[test]
+fn an_absence_of_an_unreadable_or_too_large_count_is_refused_with_the_right_form() {
+    let d = Dir::start();
+    for (n, subject) in ["Kaldor till SL: frånvaro 9", "Kaldor till SL: frånvaro två"]
+        .iter()
+        .enumerate()
+    {
+        let seen = ids(&d.outbox());
+        d.send("kaldor@game.test", subject, "");
+        d.tick(&format!("2026-11-24T1{n}:00:00+01:00"));
+        let reply = to(&d, &seen, "kaldor@game.test");
+        assert!(
+            reply[0].text.contains("anger ingen giltig frånvaro")
+                && reply[0].text.contains("1 till 3")
+                && reply[0].text.contains("«Kaldor till SL: frånvaro 2»"),
+            "{}",
+            reply[0].text
+        );
+    }
+    let s = d.state();
+    assert_eq!(realm(&s, "Kaldor")["season"]["absences_used"], 0);
+    assert!(realm(&s, "Kaldor")["season"]["absent"].is_null());
+    // Any other topic is still a plain mail to the GM.
+    let seen = ids(&d.outbox());
+    d.send("kaldor@game.test", "Kaldor till SL: frånvaron i sommar", "?");
+    d.tick("2026-11-24T13:00:00+01:00");
+    let ack = to(&d, &seen, "kaldor@game.test");
+    assert!(ack[0].text.contains("Ert brev till spelledaren har kommit fram"));
+}
+
+#[test]
+fn two_missed_weekends_mark_a_realm_seeking_a_replacement_and_the_gm_is_told_once() {
+    let d = Dir::start();
+    d.tick(DEADLINE);
+    d.tick(MONDAY);
+    assert_eq!(realm(&d.state(), "Kaldor")["season"]["missed_in_row"], 1);
+    assert_eq!(realm(&d.state(), "Kaldor")["season"]["seeking_replacement"], false);
+    // Afani sends a form in the second week: its count starts again.
+    d.send("afani@game.test", "Afani form", "BUY 1 spy");
+    d.tick(SATURDAY_2);
+    d.tick(DEADLINE_2);
+    let s = d.state();
+    assert_eq!(realm(&s, "Kaldor")["season"]["missed_in_row"], 2);
+    assert_eq!(realm(&s, "Kaldor")["season"]["seeking_replacement"], true);
+    assert_eq!(realm(&s, "Afani")["season"]["missed_in_row"], 0);
+    assert_eq!(realm(&s, "Afani")["season"]["seeking_replacement"], false);
+    d.tick(MONDAY_2);
+    // Kaldor's form keeps going out.
+    let forms: Vec<_> = d
+        .outbox()
+        .into_iter()
+        .filter(|m| m.to.iter().any(|a| a == "kaldor@game.test"))
+        .filter(|m| m.text.contains("round 3") || m.text.contains("runda 3"))
+        .collect();
+    assert!(!forms.is_empty(), "the Monday form of round 3 went to Kaldor");
+    d.tick(DEADLINE_3);
+    let told: Vec<_> = d
+        .outbox()
+        .into_iter()
+        .filter(|m| m.to.iter().any(|a| a == GM))
+        .filter(|m| m.subject.contains("seeking a replacement: Kaldor"))
+        .collect();
+    assert_eq!(told.len(), 1, "told once, not every week");
+    assert!(told[0].text.contains("Kaldor has sent no form for 2 weekends in a row"));
+    assert_eq!(realm(&d.state(), "Kaldor")["season"]["missed_in_row"], 3);
+    let log = d.ok(&["gm", "log", "--realm", "Kaldor"]);
+    assert_eq!(log.matches("realm_seeking_replacement").count(), 1, "{log}");
+
+    // A replacement clears the mark and the count.
+    d.ok(&["gm", "realm", "Kaldor", "replace", "ny@kaldor.example"]);
+    let k = realm(&d.state(), "Kaldor").clone();
+    assert_eq!(k["season"]["missed_in_row"], 0);
+    assert_eq!(k["season"]["seeking_replacement"], false);
+}
+
+#[test]
+fn the_gm_adds_and_removes_a_realms_address_and_mail_follows_at_once() {
+    let d = Dir::start();
+    let seen = ids(&d.outbox());
+    let out = d.ok(&["gm", "realm", "kaldor", "address", "ADD", "Kung@Kaldor.Example"]);
+    assert!(out.contains("also Kaldor's address"), "{out}");
+    let s = d.state();
+    assert_eq!(
+        realm(&s, "Kaldor")["emails"],
+        serde_json::json!(["kaldor@game.test", "kung@kaldor.example"])
+    );
+    let told = to(&d, &seen, "kung@kaldor.example");
+    assert_eq!(told.len(), 1);
+    assert!(told[0].to.contains(&"kaldor@game.test".to_string()));
+    assert!(told[0].text.contains("Spelledaren har lagt till adressen <kung@kaldor.example>"));
+    // Mail from the new address is Kaldor's.
+    let seen = ids(&d.outbox());
+    d.send("kung@kaldor.example", "Kaldor till SL: hej", "Hej!");
+    d.tick("2026-11-24T10:00:00+01:00");
+    assert_eq!(to(&d, &seen, "kung@kaldor.example").len(), 1, "acknowledged");
+
+    // Refusals: another realm's address, the last address, an unknown address.
+    let e = failed(&d.cmd(&["gm", "realm", "Kaldor", "address", "add", "afani@game.test"], &[]));
+    assert!(e.contains("already Afani's address"), "{e}");
+    let e = failed(&d.cmd(&["gm", "realm", "Afani", "address", "remove", "afani@game.test"], &[]));
+    assert!(e.contains("last address"), "{e}");
+    let e = failed(&d.cmd(&["gm", "realm", "Afani", "address", "remove", "x@y.example"], &[]));
+    assert!(e.contains("not an address of Afani"), "{e}");
+    let e = failed(&d.cmd(&["gm", "realm", "Afani", "address", "add", "not an address"], &[]));
+    assert!(e.contains("is not a mail address"), "{e}");
+
+    let seen = ids(&d.outbox());
+    d.ok(&["gm", "realm", "Kaldor", "address", "remove", "kaldor@game.test"]);
+    let told = to(&d, &seen, "kung@kaldor.example");
+    assert!(told[0].text.contains("har tagit bort adressen <kaldor@game.test>"));
+    assert!(to(&d, &seen, "kaldor@game.test").is_empty(), "the removed address is not told");
+    let seen = ids(&d.outbox());
+    d.send("kaldor@game.test", "Kaldor till SL: hej igen", "Hej!");
+    d.tick("2026-11-24T11:00:00+01:00");
+    assert!(d.outbox_since(&seen).is_empty(), "an unknown sender gets no reply");
+    let queue = d.ok(&["gm", "queue"]);
+    assert!(queue.contains("unknown_sender") && queue.contains("kaldor@game.test"), "{queue}");
+    let log = d.ok(&["gm", "log", "--realm", "Kaldor"]);
+    assert!(log.contains("gm_address_add") && log.contains("gm_address_remove"), "{log}");
+}
+
+#[test]
+fn a_replacement_takes_the_realm_over_and_gets_the_current_form_with_a_welcome() {
+    let d = Dir::start();
+    d.send("ostvik@game.test", "Ostvik to GM: hello", "Hello.");
+    d.tick("2026-11-24T10:00:00+01:00");
+    let seen = ids(&d.outbox());
+    let out = d.ok(&[
+        "gm", "realm", "Ostvik", "replace", "eva@new.example", "--display", "Eva",
+    ]);
+    assert!(out.contains("Ostvik is now played from eva@new.example"), "{out}");
+    let mails = d.outbox_since(&seen);
+    assert_eq!(mails.len(), 1, "only the new player is mailed");
+    let w = &mails[0];
+    assert_eq!(w.to, ["eva@new.example"]);
+    assert_eq!(w.subject, "Ostvik form");
+    assert!(
+        w.text.starts_with("Welcome, Eva! From now on you play Ostvik")
+            && w.text.contains("Results and weekend form for Ostvik, round 1"),
+        "{}",
+        w.text
+    );
+    let s = d.state();
+    let o = realm(&s, "Ostvik");
+    assert_eq!(o["emails"], serde_json::json!(["eva@new.example"]));
+    assert_eq!(o["season"]["player"], "Eva");
+    let log = d.ok(&["gm", "log", "--realm", "Ostvik"]);
+    assert!(
+        log.contains("gm_realm_replace") && log.contains("ostvik@game.test"),
+        "history stays with the realm: {log}"
+    );
+    assert!(log.contains("gm_queued"), "the earlier mail stays in the log: {log}");
+
+    // The old address is now an unknown sender; the new one plays the realm.
+    let seen = ids(&d.outbox());
+    d.send("ostvik@game.test", "Ostvik form", "BUY 1 spy");
+    d.send("eva@new.example", "Ostvik form", "BUY 1 spy");
+    d.tick(SATURDAY);
+    let mails = d.outbox_since(&seen);
+    assert!(mails.iter().all(|m| !m.to.contains(&"ostvik@game.test".to_string())));
+    assert!(
+        mails
+            .iter()
+            .any(|m| m.to == ["eva@new.example"] && m.subject == "Re: Ostvik form"),
+        "the new player's form gets a receipt"
+    );
+    let queue = d.ok(&["gm", "queue"]);
+    assert!(queue.contains("unknown_sender"), "{queue}");
+
+    let e = failed(&d.cmd(&["gm", "realm", "Ostvik", "replace", "afani@game.test"], &[]));
+    assert!(e.contains("already Afani's address"), "{e}");
+    let e = failed(&d.cmd(&["gm", "realm", "Ostvik", "replace", "gm@game.test"], &[]));
+    assert!(e.contains("GM's own address"), "{e}");
+}
