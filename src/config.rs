@@ -664,8 +664,14 @@ impl Config {
             ));
         }
         for (key, v) in [
-            ("season.max_absence_weekends", raw.season.max_absence_weekends),
-            ("season.missed_before_replacement", raw.season.missed_before_replacement),
+            (
+                "season.max_absence_weekends",
+                raw.season.max_absence_weekends,
+            ),
+            (
+                "season.missed_before_replacement",
+                raw.season.missed_before_replacement,
+            ),
         ] {
             if v == 0 {
                 return Err(invalid(key, "must be at least 1".into()));

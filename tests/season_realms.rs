@@ -51,7 +51,11 @@ fn with_config(d: &Dir, extra: &str) {
 fn an_absence_mail_gets_a_receipt_tells_the_gm_and_the_realm_is_not_missing_or_reminded() {
     let d = Dir::start();
     let seen = ids(&d.outbox());
-    d.send("kaldor@game.test", "Kaldor till SL: frånvaro 2", "Semester.");
+    d.send(
+        "kaldor@game.test",
+        "Kaldor till SL: frånvaro 2",
+        "Semester.",
+    );
     d.tick("2026-11-24T10:00:00+01:00");
     let receipt = to(&d, &seen, "kaldor@game.test");
     assert_eq!(receipt.len(), 1, "one receipt");
@@ -59,7 +63,8 @@ fn an_absence_mail_gets_a_receipt_tells_the_gm_and_the_realm_is_not_missing_or_r
     assert_eq!(r.subject, "Re: Kaldor till SL: frånvaro 2");
     assert!(r.in_reply_to.is_some());
     assert!(
-        r.text.contains("Er frånvaro är noterad: Kaldor är borta 2 helger, rundorna 1–2")
+        r.text
+            .contains("Er frånvaro är noterad: Kaldor är borta 2 helger, rundorna 1–2")
             && r.text.contains("står era arméer och flottor still")
             && r.text.contains("frånvaro 1 av 2"),
         "{}",
@@ -85,8 +90,15 @@ fn an_absence_mail_gets_a_receipt_tells_the_gm_and_the_realm_is_not_missing_or_r
     d.tick(SATURDAY);
     let seen = ids(&d.outbox());
     d.tick("2026-11-29T09:30:00+01:00");
-    assert!(to(&d, &seen, "kaldor@game.test").is_empty(), "no reminder while away");
-    assert_eq!(to(&d, &seen, "afani@game.test").len(), 1, "Afani is reminded");
+    assert!(
+        to(&d, &seen, "kaldor@game.test").is_empty(),
+        "no reminder while away"
+    );
+    assert_eq!(
+        to(&d, &seen, "afani@game.test").len(),
+        1,
+        "Afani is reminded"
+    );
     let seen = ids(&d.outbox());
     d.tick(DEADLINE);
     let missing = to(&d, &seen, GM)
@@ -94,7 +106,9 @@ fn an_absence_mail_gets_a_receipt_tells_the_gm_and_the_realm_is_not_missing_or_r
         .find(|m| m.subject.contains("saknas"))
         .expect("the GM's list of missing forms");
     assert!(
-        missing.text.contains("Borta den här helgen (frånvaro): Kaldor")
+        missing
+            .text
+            .contains("Borta den här helgen (frånvaro): Kaldor")
             && !missing.text.contains("Kaldor, ")
             && !missing.text.contains(", Kaldor"),
         "{}",
@@ -103,7 +117,11 @@ fn an_absence_mail_gets_a_receipt_tells_the_gm_and_the_realm_is_not_missing_or_r
     let s = d.state();
     assert_eq!(realm(&s, "Kaldor")["season"]["missed_in_row"], 0);
     assert_eq!(realm(&s, "Afani")["season"]["missed_in_row"], 1);
-    assert_eq!(realm(&s, "Kaldor")["season"]["absent"]["to_round"], 2, "still away");
+    assert_eq!(
+        realm(&s, "Kaldor")["season"]["absent"]["to_round"],
+        2,
+        "still away"
+    );
 }
 
 #[test]
@@ -129,7 +147,11 @@ fn with_reuse_last_an_absent_realms_last_orders_stand_and_the_absence_ends_after
     d.tick(DEADLINE_2);
     let s = d.state();
     let k = realm(&s, "Kaldor");
-    assert_eq!(k["spies"].as_u64().unwrap(), spies + 1, "last round's order stood");
+    assert_eq!(
+        k["spies"].as_u64().unwrap(),
+        spies + 1,
+        "last round's order stood"
+    );
     assert_eq!(k["season"]["missed_in_row"], 0, "away, not missed");
     assert!(k["season"]["absent"].is_null(), "the absence is over: {k}");
     let log = d.ok(&["gm", "log", "--realm", "Kaldor", "--round", "2"]);
@@ -143,7 +165,11 @@ fn an_absence_beyond_the_cap_waits_for_the_gm_who_can_grant_it() {
     d.send("afani@game.test", "Afani to GM: absence 1", "");
     d.tick("2026-11-24T10:00:00+01:00");
     let seen = ids(&d.outbox());
-    d.send("afani@game.test", "Afani to GM: absence 2 weeks", "Again, sorry.");
+    d.send(
+        "afani@game.test",
+        "Afani to GM: absence 2 weeks",
+        "Again, sorry.",
+    );
     d.tick("2026-11-24T11:00:00+01:00");
     let reply = to(&d, &seen, "afani@game.test");
     assert_eq!(reply.len(), 1);
@@ -174,7 +200,9 @@ fn an_absence_beyond_the_cap_waits_for_the_gm_who_can_grant_it() {
     assert!(out.contains("Afani is away for rounds 1–3"), "{out}");
     let told = to(&d, &seen, "afani@game.test");
     assert!(
-        told[0].text.contains("Afani is away for 3 weekends, rounds 1–3"),
+        told[0]
+            .text
+            .contains("Afani is away for 3 weekends, rounds 1–3"),
         "{}",
         told[0].text
     );
@@ -182,7 +210,10 @@ fn an_absence_beyond_the_cap_waits_for_the_gm_who_can_grant_it() {
     assert_eq!(realm(&s, "Afani")["season"]["absent"]["to_round"], 3);
     assert_eq!(realm(&s, "Afani")["season"]["absences_used"], 2);
     let log = d.ok(&["gm", "log", "--realm", "Afani"]);
-    assert!(log.contains("absence_held") && log.contains("\"by\":\"gm\""), "{log}");
+    assert!(
+        log.contains("absence_held") && log.contains("\"by\":\"gm\""),
+        "{log}"
+    );
     d.ok(&["gm", "realm", "Afani", "absence", "0"]);
     assert!(realm(&d.state(), "Afani")["season"]["absent"].is_null());
 }
@@ -211,10 +242,16 @@ fn an_absence_of_an_unreadable_or_too_large_count_is_refused_with_the_right_form
     assert!(realm(&s, "Kaldor")["season"]["absent"].is_null());
     // Any other topic is still a plain mail to the GM.
     let seen = ids(&d.outbox());
-    d.send("kaldor@game.test", "Kaldor till SL: frånvaron i sommar", "?");
+    d.send(
+        "kaldor@game.test",
+        "Kaldor till SL: frånvaron i sommar",
+        "?",
+    );
     d.tick("2026-11-24T13:00:00+01:00");
     let ack = to(&d, &seen, "kaldor@game.test");
-    assert!(ack[0].text.contains("Ert brev till spelledaren har kommit fram"));
+    assert!(ack[0]
+        .text
+        .contains("Ert brev till spelledaren har kommit fram"));
 }
 
 #[test]
@@ -223,7 +260,10 @@ fn two_missed_weekends_mark_a_realm_seeking_a_replacement_and_the_gm_is_told_onc
     d.tick(DEADLINE);
     d.tick(MONDAY);
     assert_eq!(realm(&d.state(), "Kaldor")["season"]["missed_in_row"], 1);
-    assert_eq!(realm(&d.state(), "Kaldor")["season"]["seeking_replacement"], false);
+    assert_eq!(
+        realm(&d.state(), "Kaldor")["season"]["seeking_replacement"],
+        false
+    );
     // Afani sends a form in the second week: its count starts again.
     d.send("afani@game.test", "Afani form", "BUY 1 spy");
     d.tick(SATURDAY_2);
@@ -241,7 +281,10 @@ fn two_missed_weekends_mark_a_realm_seeking_a_replacement_and_the_gm_is_told_onc
         .filter(|m| m.to.iter().any(|a| a == "kaldor@game.test"))
         .filter(|m| m.text.contains("round 3") || m.text.contains("runda 3"))
         .collect();
-    assert!(!forms.is_empty(), "the Monday form of round 3 went to Kaldor");
+    assert!(
+        !forms.is_empty(),
+        "the Monday form of round 3 went to Kaldor"
+    );
     d.tick(DEADLINE_3);
     let told: Vec<_> = d
         .outbox()
@@ -250,7 +293,9 @@ fn two_missed_weekends_mark_a_realm_seeking_a_replacement_and_the_gm_is_told_onc
         .filter(|m| m.subject.contains("seeking a replacement: Kaldor"))
         .collect();
     assert_eq!(told.len(), 1, "told once, not every week");
-    assert!(told[0].text.contains("Kaldor has sent no form for 2 weekends in a row"));
+    assert!(told[0]
+        .text
+        .contains("Kaldor has sent no form for 2 weekends in a row"));
     assert_eq!(realm(&d.state(), "Kaldor")["season"]["missed_in_row"], 3);
     let log = d.ok(&["gm", "log", "--realm", "Kaldor"]);
     assert_eq!(log.matches("realm_seeking_replacement").count(), 1, "{log}");
@@ -266,7 +311,14 @@ fn two_missed_weekends_mark_a_realm_seeking_a_replacement_and_the_gm_is_told_onc
 fn the_gm_adds_and_removes_a_realms_address_and_mail_follows_at_once() {
     let d = Dir::start();
     let seen = ids(&d.outbox());
-    let out = d.ok(&["gm", "realm", "kaldor", "address", "ADD", "Kung@Kaldor.Example"]);
+    let out = d.ok(&[
+        "gm",
+        "realm",
+        "kaldor",
+        "address",
+        "ADD",
+        "Kung@Kaldor.Example",
+    ]);
     assert!(out.contains("also Kaldor's address"), "{out}");
     let s = d.state();
     assert_eq!(
@@ -276,36 +328,82 @@ fn the_gm_adds_and_removes_a_realms_address_and_mail_follows_at_once() {
     let told = to(&d, &seen, "kung@kaldor.example");
     assert_eq!(told.len(), 1);
     assert!(told[0].to.contains(&"kaldor@game.test".to_string()));
-    assert!(told[0].text.contains("Spelledaren har lagt till adressen <kung@kaldor.example>"));
+    assert!(told[0]
+        .text
+        .contains("Spelledaren har lagt till adressen <kung@kaldor.example>"));
     // Mail from the new address is Kaldor's.
     let seen = ids(&d.outbox());
     d.send("kung@kaldor.example", "Kaldor till SL: hej", "Hej!");
     d.tick("2026-11-24T10:00:00+01:00");
-    assert_eq!(to(&d, &seen, "kung@kaldor.example").len(), 1, "acknowledged");
+    assert_eq!(
+        to(&d, &seen, "kung@kaldor.example").len(),
+        1,
+        "acknowledged"
+    );
 
     // Refusals: another realm's address, the last address, an unknown address.
-    let e = failed(&d.cmd(&["gm", "realm", "Kaldor", "address", "add", "afani@game.test"], &[]));
+    let e = failed(&d.cmd(
+        &["gm", "realm", "Kaldor", "address", "add", "afani@game.test"],
+        &[],
+    ));
     assert!(e.contains("already Afani's address"), "{e}");
-    let e = failed(&d.cmd(&["gm", "realm", "Afani", "address", "remove", "afani@game.test"], &[]));
+    let e = failed(&d.cmd(
+        &[
+            "gm",
+            "realm",
+            "Afani",
+            "address",
+            "remove",
+            "afani@game.test",
+        ],
+        &[],
+    ));
     assert!(e.contains("last address"), "{e}");
-    let e = failed(&d.cmd(&["gm", "realm", "Afani", "address", "remove", "x@y.example"], &[]));
+    let e = failed(&d.cmd(
+        &["gm", "realm", "Afani", "address", "remove", "x@y.example"],
+        &[],
+    ));
     assert!(e.contains("not an address of Afani"), "{e}");
-    let e = failed(&d.cmd(&["gm", "realm", "Afani", "address", "add", "not an address"], &[]));
+    let e = failed(&d.cmd(
+        &["gm", "realm", "Afani", "address", "add", "not an address"],
+        &[],
+    ));
     assert!(e.contains("is not a mail address"), "{e}");
 
     let seen = ids(&d.outbox());
-    d.ok(&["gm", "realm", "Kaldor", "address", "remove", "kaldor@game.test"]);
+    d.ok(&[
+        "gm",
+        "realm",
+        "Kaldor",
+        "address",
+        "remove",
+        "kaldor@game.test",
+    ]);
     let told = to(&d, &seen, "kung@kaldor.example");
-    assert!(told[0].text.contains("har tagit bort adressen <kaldor@game.test>"));
-    assert!(to(&d, &seen, "kaldor@game.test").is_empty(), "the removed address is not told");
+    assert!(told[0]
+        .text
+        .contains("har tagit bort adressen <kaldor@game.test>"));
+    assert!(
+        to(&d, &seen, "kaldor@game.test").is_empty(),
+        "the removed address is not told"
+    );
     let seen = ids(&d.outbox());
     d.send("kaldor@game.test", "Kaldor till SL: hej igen", "Hej!");
     d.tick("2026-11-24T11:00:00+01:00");
-    assert!(d.outbox_since(&seen).is_empty(), "an unknown sender gets no reply");
+    assert!(
+        d.outbox_since(&seen).is_empty(),
+        "an unknown sender gets no reply"
+    );
     let queue = d.ok(&["gm", "queue"]);
-    assert!(queue.contains("unknown_sender") && queue.contains("kaldor@game.test"), "{queue}");
+    assert!(
+        queue.contains("unknown_sender") && queue.contains("kaldor@game.test"),
+        "{queue}"
+    );
     let log = d.ok(&["gm", "log", "--realm", "Kaldor"]);
-    assert!(log.contains("gm_address_add") && log.contains("gm_address_remove"), "{log}");
+    assert!(
+        log.contains("gm_address_add") && log.contains("gm_address_remove"),
+        "{log}"
+    );
 }
 
 #[test]
@@ -315,17 +413,28 @@ fn a_replacement_takes_the_realm_over_and_gets_the_current_form_with_a_welcome()
     d.tick("2026-11-24T10:00:00+01:00");
     let seen = ids(&d.outbox());
     let out = d.ok(&[
-        "gm", "realm", "Ostvik", "replace", "eva@new.example", "--display", "Eva",
+        "gm",
+        "realm",
+        "Ostvik",
+        "replace",
+        "eva@new.example",
+        "--display",
+        "Eva",
     ]);
-    assert!(out.contains("Ostvik is now played from eva@new.example"), "{out}");
+    assert!(
+        out.contains("Ostvik is now played from eva@new.example"),
+        "{out}"
+    );
     let mails = d.outbox_since(&seen);
     assert_eq!(mails.len(), 1, "only the new player is mailed");
     let w = &mails[0];
     assert_eq!(w.to, ["eva@new.example"]);
     assert_eq!(w.subject, "Ostvik form");
     assert!(
-        w.text.starts_with("Welcome, Eva! From now on you play Ostvik")
-            && w.text.contains("Results and weekend form for Ostvik, round 1"),
+        w.text
+            .starts_with("Welcome, Eva! From now on you play Ostvik")
+            && w.text
+                .contains("Results and weekend form for Ostvik, round 1"),
         "{}",
         w.text
     );
@@ -338,7 +447,10 @@ fn a_replacement_takes_the_realm_over_and_gets_the_current_form_with_a_welcome()
         log.contains("gm_realm_replace") && log.contains("ostvik@game.test"),
         "history stays with the realm: {log}"
     );
-    assert!(log.contains("gm_queued"), "the earlier mail stays in the log: {log}");
+    assert!(
+        log.contains("gm_queued"),
+        "the earlier mail stays in the log: {log}"
+    );
 
     // The old address is now an unknown sender; the new one plays the realm.
     let seen = ids(&d.outbox());
@@ -346,7 +458,9 @@ fn a_replacement_takes_the_realm_over_and_gets_the_current_form_with_a_welcome()
     d.send("eva@new.example", "Ostvik form", "BUY 1 spy");
     d.tick(SATURDAY);
     let mails = d.outbox_since(&seen);
-    assert!(mails.iter().all(|m| !m.to.contains(&"ostvik@game.test".to_string())));
+    assert!(mails
+        .iter()
+        .all(|m| !m.to.contains(&"ostvik@game.test".to_string())));
     assert!(
         mails
             .iter()
@@ -356,8 +470,41 @@ fn a_replacement_takes_the_realm_over_and_gets_the_current_form_with_a_welcome()
     let queue = d.ok(&["gm", "queue"]);
     assert!(queue.contains("unknown_sender"), "{queue}");
 
-    let e = failed(&d.cmd(&["gm", "realm", "Ostvik", "replace", "afani@game.test"], &[]));
+    let e = failed(&d.cmd(
+        &["gm", "realm", "Ostvik", "replace", "afani@game.test"],
+        &[],
+    ));
     assert!(e.contains("already Afani's address"), "{e}");
     let e = failed(&d.cmd(&["gm", "realm", "Ostvik", "replace", "gm@game.test"], &[]));
     assert!(e.contains("GM's own address"), "{e}");
+}
+
+#[test]
+fn missed_weekends_roll_back_with_the_weekend_and_count_again_without_a_second_notice() {
+    let d = Dir::start();
+    d.tick(DEADLINE);
+    d.tick(MONDAY);
+    d.tick(DEADLINE_2);
+    assert_eq!(
+        realm(&d.state(), "Kaldor")["season"]["seeking_replacement"],
+        true
+    );
+    let out = d.ok(&["gm", "replay", "--round", "2"]);
+    assert!(out.contains("identical"), "{out}");
+
+    d.ok(&["gm", "rollback"]);
+    let s = d.state();
+    assert_eq!(realm(&s, "Kaldor")["season"]["missed_in_row"], 1);
+    assert_eq!(realm(&s, "Kaldor")["season"]["seeking_replacement"], false);
+
+    d.ok(&["gm", "resolve"]);
+    let s = d.state();
+    assert_eq!(realm(&s, "Kaldor")["season"]["missed_in_row"], 2);
+    assert_eq!(realm(&s, "Kaldor")["season"]["seeking_replacement"], true);
+    let told = d
+        .outbox()
+        .into_iter()
+        .filter(|m| m.subject.contains("seeking a replacement: Kaldor"))
+        .count();
+    assert_eq!(told, 1, "the GM is told once for the round");
 }

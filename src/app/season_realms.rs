@@ -137,7 +137,16 @@ async fn grant(
                    "cap": cap, "by": by, "state_version": v});
     let at = clock::to_ms(app.now());
     let kind = "absence_granted";
-    events::log(conn, at, round as i64, kind, Some(realm), Some(ref_id), &d.to_string()).await?;
+    events::log(
+        conn,
+        at,
+        round as i64,
+        kind,
+        Some(realm),
+        Some(ref_id),
+        &d.to_string(),
+    )
+    .await?;
     Ok(Granted {
         realm: realm.to_string(),
         weekends: n,
@@ -175,7 +184,16 @@ async fn absence_to_gm(
     let id = store_message(conn, m, state::GM_QUEUE, Some(&reason)).await?;
     let round = app.state(conn).await?.1.round as i64;
     let at = clock::to_ms(app.now());
-    events::log(conn, at, round, "absence_held", Some(m.realm), Some(id), &reason).await?;
+    events::log(
+        conn,
+        at,
+        round,
+        "absence_held",
+        Some(m.realm),
+        Some(id),
+        &reason,
+    )
+    .await?;
     let subject = fault::clean_text(m.subject, 200);
     let body = text::absence_beyond_cap(m.lang, &subject, cap);
     reply(app, conn, m, "absence_held", &body).await?;
@@ -198,7 +216,16 @@ async fn refuse_absence(app: &App, conn: &mut Conn, m: &AbsenceMail<'_>, max: u3
     reply(app, conn, m, "refusal", &body).await?;
     let round = app.state(conn).await?.1.round as i64;
     let at = clock::to_ms(app.now());
-    events::log(conn, at, round, "absence_refused", Some(m.realm), Some(id), &reason).await?;
+    events::log(
+        conn,
+        at,
+        round,
+        "absence_refused",
+        Some(m.realm),
+        Some(id),
+        &reason,
+    )
+    .await?;
     Ok(())
 }
 
@@ -228,7 +255,10 @@ async fn reply(
     let o = Outgoing {
         kind,
         dedup_key: format!("{kind}:{}", m.inbox_id),
-        to: gs.realm(m.realm).map(|r| r.emails.clone()).unwrap_or_default(),
+        to: gs
+            .realm(m.realm)
+            .map(|r| r.emails.clone())
+            .unwrap_or_default(),
         subject: format!("Re: {}", crate::mail::subject::shown(m.subject.trim())),
         body: body.to_string(),
         in_reply_to: m.mail.message_id.clone(),
@@ -343,7 +373,14 @@ async fn seeking_to_gm(app: &App, conn: &mut Conn, realm: &str, n: u32, round: u
     .await?;
     let subject = format!("Ersättare sökes / seeking a replacement: {realm}");
     let body = text::gm_seeking_replacement(realm, n, round);
-    to_gm(app, conn, &format!("seeking:{round}:{realm}"), &subject, &body).await
+    to_gm(
+        app,
+        conn,
+        &format!("seeking:{round}:{realm}"),
+        &subject,
+        &body,
+    )
+    .await
 }
 
 /// Whether the realm is away for the current round's weekend (reminders skip it; the
@@ -352,7 +389,6 @@ pub fn away(gs: &GameState, realm: &str) -> bool {
     gs.realm(realm)
         .is_some_and(|r| r.season.absent_in(gs.round))
 }
-
 
 // ------------------------------------------------------------ the GM's commands
 
@@ -381,7 +417,9 @@ pub fn check_address(address: &str) -> Result<String> {
     if a.chars()
         .any(|c| c.is_whitespace() || c.is_control() || "<>()[],;:\\\"".contains(c))
     {
-        return Err(bad("it holds a space, a control character or one of <>()[],;:\\\""));
+        return Err(bad(
+            "it holds a space, a control character or one of <>()[],;:\\\"",
+        ));
     }
     match a.split_once('@') {
         Some((local, domain))
@@ -438,7 +476,13 @@ async fn begin(app: &App, realm: &str) -> Result<Change> {
 impl Change {
     /// Save the changed state and log the change as `kind` with `detail` (not yet
     /// committed: the caller queues the mails first). Returns the state version.
-    async fn save(&mut self, app: &App, realm: &str, kind: &str, detail: serde_json::Value) -> Result<i64> {
+    async fn save(
+        &mut self,
+        app: &App,
+        realm: &str,
+        kind: &str,
+        detail: serde_json::Value,
+    ) -> Result<i64> {
         let reason = format!("the GM changed {realm} ({kind})");
         let v = app
             .save_state(&mut self.tx, self.version, &self.gs, &reason)
@@ -451,7 +495,14 @@ impl Change {
     }
 
     /// Queue a mail to `to` for the realm, keyed `<kind>:<realm>:<version>`.
-    async fn mail(&mut self, app: &App, key: String, to: Vec<String>, subject: String, body: String) -> Result<()> {
+    async fn mail(
+        &mut self,
+        app: &App,
+        key: String,
+        to: Vec<String>,
+        subject: String,
+        body: String,
+    ) -> Result<()> {
         let o = Outgoing {
             kind: "gm_realm",
             dedup_key: key,
@@ -491,7 +542,8 @@ pub async fn address_add(app: &App, realm: &str, address: &str) -> Result<()> {
     let v = c.save(app, realm, "gm_address_add", d).await?;
     let body = text::address_changed(lang, realm, &address, true);
     let key = format!("gm_address_add:{realm}:{v}");
-    c.mail(app, key, to, address_subject(realm, lang), body).await?;
+    c.mail(app, key, to, address_subject(realm, lang), body)
+        .await?;
     commit(c.tx).await
 }
 
@@ -520,7 +572,8 @@ pub async fn address_remove(app: &App, realm: &str, address: &str) -> Result<()>
     let v = c.save(app, realm, "gm_address_remove", d).await?;
     let body = text::address_changed(lang, realm, &removed, false);
     let key = format!("gm_address_remove:{realm}:{v}");
-    c.mail(app, key, to, address_subject(realm, lang), body).await?;
+    c.mail(app, key, to, address_subject(realm, lang), body)
+        .await?;
     commit(c.tx).await
 }
 
@@ -535,7 +588,12 @@ pub struct Replaced {
 /// only one from the next mail on; the missed count, the mark and any absence are
 /// cleared and the new player starts with the game's full allowance of absences; the
 /// new player gets the realm's current form at once, under a welcome line.
-pub async fn replace(app: &App, realm: &str, address: &str, display: Option<&str>) -> Result<Replaced> {
+pub async fn replace(
+    app: &App,
+    realm: &str,
+    address: &str,
+    display: Option<&str>,
+) -> Result<Replaced> {
     let address = check_address(address)?;
     let display = display.map(check_display).transpose()?;
     let mut c = begin(app, realm).await?;
@@ -550,8 +608,11 @@ pub async fn replace(app: &App, realm: &str, address: &str, display: Option<&str
     let d = json!({"old": old, "new": address, "display": display});
     let v = c.save(app, realm, "gm_realm_replace", d).await?;
     let form = current_form(app, &mut c.tx, &c.gs, realm).await?;
-    let body = format!("{}
-{form}", text::welcome(lang, realm, display.as_deref()));
+    let body = format!(
+        "{}
+{form}",
+        text::welcome(lang, realm, display.as_deref())
+    );
     let subject = super::scheduler::form_subject(realm, lang);
     let key = format!("gm_realm_replace:{realm}:{v}");
     c.mail(app, key, vec![address], subject, body).await?;
@@ -613,7 +674,16 @@ pub async fn gm_absence(app: &App, realm: &str, n: u32) -> Result<Option<Absence
         let v = app.save_state(&mut tx, version, &gs, &reason).await?;
         let d = json!({"ended": was, "state_version": v}).to_string();
         let at = clock::to_ms(app.now());
-        events::log(&mut tx, at, gs.round as i64, "absence_ended", Some(realm), Some(v), &d).await?;
+        events::log(
+            &mut tx,
+            at,
+            gs.round as i64,
+            "absence_ended",
+            Some(realm),
+            Some(v),
+            &d,
+        )
+        .await?;
         commit(tx).await?;
         return Ok(None);
     }

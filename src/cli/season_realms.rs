@@ -50,7 +50,10 @@ pub async fn realm(app: &App, name: &str, action: RealmAction) -> Result<ExitCod
             address,
         } => {
             season::address_add(app, &realm, &address).await?;
-            println!("{} is now also {realm}'s address; the realm was told", shown(&address));
+            println!(
+                "{} is now also {realm}'s address; the realm was told",
+                shown(&address)
+            );
         }
         RealmAction::Address {
             op: AddressOp::Remove,
@@ -75,7 +78,8 @@ pub async fn realm(app: &App, name: &str, action: RealmAction) -> Result<ExitCod
                 shown(&r.old.join(", "))
             );
         }
-        RealmAction::Absence { weekends } => match season::gm_absence(app, &realm, weekends).await? {
+        RealmAction::Absence { weekends } => match season::gm_absence(app, &realm, weekends).await?
+        {
             Some(a) => println!(
                 "{realm} is away for rounds {}–{}; the realm was told",
                 a.from_round, a.to_round

@@ -384,7 +384,10 @@ mod tests {
     fn an_absence_topic_is_read_in_either_language_and_other_topics_are_left_alone() {
         use AbsenceTopic::*;
         assert_eq!(absence_topic(Some("frånvaro 2")), Some(Weekends(2)));
-        assert_eq!(absence_topic(Some(" FRANVARO  3 helger")), Some(Weekends(3)));
+        assert_eq!(
+            absence_topic(Some(" FRANVARO  3 helger")),
+            Some(Weekends(3))
+        );
         assert_eq!(absence_topic(Some("Absence 1 weekend")), Some(Weekends(1)));
         assert_eq!(absence_topic(Some("absence 0")), Some(Weekends(0)));
         assert_eq!(
