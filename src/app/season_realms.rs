@@ -446,7 +446,7 @@ fn check_free(app: &App, gs: &GameState, realm: &str, address: &str) -> Result<(
     }
     match gs.realm_by_email(address) {
         Some(other) if other.name != realm => Err(AppError::Refused(format!(
-            "{address} is already {}'s address; remove it there first              (`pbemd gm realm {} address remove {address}`)",
+            "{address} is already {}'s address; remove it there first (`pbemd gm realm {} address remove {address}`)",
             other.name, other.name
         ))),
         _ => Ok(()),
@@ -562,7 +562,7 @@ pub async fn address_remove(app: &App, realm: &str, address: &str) -> Result<()>
     };
     if r.emails.len() == 1 {
         return Err(AppError::Refused(format!(
-            "{} is {realm}'s last address: a realm needs one;              `pbemd gm realm {realm} replace NEW_ADDRESS` hands it to another address",
+            "{} is {realm}'s last address: a realm needs one; `pbemd gm realm {realm} replace NEW_ADDRESS` hands it to another address",
             r.emails[at]
         )));
     }
@@ -600,6 +600,8 @@ pub async fn replace(
     check_free(app, &c.gs, realm, &address)?;
     let r = c.gs.realm_mut(realm).ok_or_else(|| no_realm(realm))?;
     let old = std::mem::replace(&mut r.emails, vec![address.clone()]);
+    // The old player's secret never passes to the new one.
+    r.token = None;
     r.season = RealmSeason {
         player: display.clone(),
         ..RealmSeason::default()
@@ -724,6 +726,30 @@ mod tests {
         assert_eq!(s.missed_in_row, 3);
         assert!(!missed(&mut s, true, 4, 2));
         assert_eq!((s.missed_in_row, s.seeking_replacement), (0, false));
+    }
+
+    #[test]
+    fn an_address_is_checked_and_lower_cased() {
+        assert_eq!(
+            check_address(" <Eva@New.Example> ").unwrap(),
+            "eva@new.example"
+        );
+        for bad in [
+            "",
+            "eva",
+            "eva@",
+            "@new.example",
+            "eva@new",
+            "eva@@new.example",
+            "a@b@new.example",
+            "eva smith@new.example",
+            "eva@new.example\r\nBcc: x@y.example",
+            "\"eva\"@new.example",
+            "eva@.example",
+        ] {
+            assert!(check_address(bad).is_err(), "{bad:?}");
+        }
+        assert!(check_address(&format!("{}@new.example", "a".repeat(250))).is_err());
     }
 
     #[test]
