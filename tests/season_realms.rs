@@ -29,6 +29,18 @@ fn realm<'a>(state: &'a serde_json::Value, name: &str) -> &'a serde_json::Value 
         .unwrap()
 }
 
+/// The realm's `season` fields, with their defaults where the document leaves them out.
+fn season(state: &serde_json::Value, name: &str) -> serde_json::Value {
+    let mut all = serde_json::json!({"absences_used": 0, "absent": null, "missed_in_row": 0,
+                                     "seeking_replacement": false, "player": null});
+    if let Some(set) = realm(state, name)["season"].as_object() {
+        for (k, v) in set {
+            all[k] = v.clone();
+        }
+    }
+    all
+}
+
 fn ids(mails: &[common::Sent]) -> Vec<String> {
     mails.iter().map(|m| m.message_id.clone()).collect()
 }
@@ -78,10 +90,10 @@ fn an_absence_mail_gets_a_receipt_tells_the_gm_and_the_realm_is_not_missing_or_r
         gm.iter().map(|m| &m.subject).collect::<Vec<_>>()
     );
     let s = d.state();
-    let season = &realm(&s, "Kaldor")["season"];
-    assert_eq!(season["absent"]["from_round"], 1);
-    assert_eq!(season["absent"]["to_round"], 2);
-    assert_eq!(season["absences_used"], 1);
+    let k = season(&s, "Kaldor");
+    assert_eq!(k["absent"]["from_round"], 1);
+    assert_eq!(k["absent"]["to_round"], 2);
+    assert_eq!(k["absences_used"], 1);
     let log = d.ok(&["gm", "log", "--realm", "Kaldor"]);
     assert!(log.contains("absence_granted"), "{log}");
 
@@ -115,13 +127,9 @@ fn an_absence_mail_gets_a_receipt_tells_the_gm_and_the_realm_is_not_missing_or_r
         missing.text
     );
     let s = d.state();
-    assert_eq!(realm(&s, "Kaldor")["season"]["missed_in_row"], 0);
-    assert_eq!(realm(&s, "Afani")["season"]["missed_in_row"], 1);
-    assert_eq!(
-        realm(&s, "Kaldor")["season"]["absent"]["to_round"],
-        2,
-        "still away"
-    );
+    assert_eq!(season(&s, "Kaldor")["missed_in_row"], 0);
+    assert_eq!(season(&s, "Afani")["missed_in_row"], 1);
+    assert_eq!(season(&s, "Kaldor")["absent"]["to_round"], 2, "still away");
 }
 
 #[test]
@@ -152,8 +160,11 @@ fn with_reuse_last_an_absent_realms_last_orders_stand_and_the_absence_ends_after
         spies + 1,
         "last round's order stood"
     );
-    assert_eq!(k["season"]["missed_in_row"], 0, "away, not missed");
-    assert!(k["season"]["absent"].is_null(), "the absence is over: {k}");
+    assert_eq!(season(&s, "Kaldor")["missed_in_row"], 0, "away, not missed");
+    assert!(
+        season(&s, "Kaldor")["absent"].is_null(),
+        "the absence is over: {k}"
+    );
     let log = d.ok(&["gm", "log", "--realm", "Kaldor", "--round", "2"]);
     assert!(log.contains("form_reused"), "{log}");
 }
@@ -192,8 +203,8 @@ fn an_absence_beyond_the_cap_waits_for_the_gm_who_can_grant_it() {
         "{queue}"
     );
     let s = d.state();
-    assert_eq!(realm(&s, "Afani")["season"]["absences_used"], 1);
-    assert_eq!(realm(&s, "Afani")["season"]["absent"]["to_round"], 1);
+    assert_eq!(season(&s, "Afani")["absences_used"], 1);
+    assert_eq!(season(&s, "Afani")["absent"]["to_round"], 1);
 
     let seen = ids(&d.outbox());
     let out = d.ok(&["gm", "realm", "afani", "absence", "3"]);
@@ -207,15 +218,15 @@ fn an_absence_beyond_the_cap_waits_for_the_gm_who_can_grant_it() {
         told[0].text
     );
     let s = d.state();
-    assert_eq!(realm(&s, "Afani")["season"]["absent"]["to_round"], 3);
-    assert_eq!(realm(&s, "Afani")["season"]["absences_used"], 2);
+    assert_eq!(season(&s, "Afani")["absent"]["to_round"], 3);
+    assert_eq!(season(&s, "Afani")["absences_used"], 2);
     let log = d.ok(&["gm", "log", "--realm", "Afani"]);
     assert!(
         log.contains("absence_held") && log.contains("\"by\":\"gm\""),
         "{log}"
     );
     d.ok(&["gm", "realm", "Afani", "absence", "0"]);
-    assert!(realm(&d.state(), "Afani")["season"]["absent"].is_null());
+    assert!(season(&d.state(), "Afani")["absent"].is_null());
 }
 
 #[test]
@@ -238,8 +249,8 @@ fn an_absence_of_an_unreadable_or_too_large_count_is_refused_with_the_right_form
         );
     }
     let s = d.state();
-    assert_eq!(realm(&s, "Kaldor")["season"]["absences_used"], 0);
-    assert!(realm(&s, "Kaldor")["season"]["absent"].is_null());
+    assert_eq!(season(&s, "Kaldor")["absences_used"], 0);
+    assert!(season(&s, "Kaldor")["absent"].is_null());
     // Any other topic is still a plain mail to the GM.
     let seen = ids(&d.outbox());
     d.send(
@@ -259,20 +270,17 @@ fn two_missed_weekends_mark_a_realm_seeking_a_replacement_and_the_gm_is_told_onc
     let d = Dir::start();
     d.tick(DEADLINE);
     d.tick(MONDAY);
-    assert_eq!(realm(&d.state(), "Kaldor")["season"]["missed_in_row"], 1);
-    assert_eq!(
-        realm(&d.state(), "Kaldor")["season"]["seeking_replacement"],
-        false
-    );
+    assert_eq!(season(&d.state(), "Kaldor")["missed_in_row"], 1);
+    assert_eq!(season(&d.state(), "Kaldor")["seeking_replacement"], false);
     // Afani sends a form in the second week: its count starts again.
     d.send("afani@game.test", "Afani form", "BUY 1 spy");
     d.tick(SATURDAY_2);
     d.tick(DEADLINE_2);
     let s = d.state();
-    assert_eq!(realm(&s, "Kaldor")["season"]["missed_in_row"], 2);
-    assert_eq!(realm(&s, "Kaldor")["season"]["seeking_replacement"], true);
-    assert_eq!(realm(&s, "Afani")["season"]["missed_in_row"], 0);
-    assert_eq!(realm(&s, "Afani")["season"]["seeking_replacement"], false);
+    assert_eq!(season(&s, "Kaldor")["missed_in_row"], 2);
+    assert_eq!(season(&s, "Kaldor")["seeking_replacement"], true);
+    assert_eq!(season(&s, "Afani")["missed_in_row"], 0);
+    assert_eq!(season(&s, "Afani")["seeking_replacement"], false);
     d.tick(MONDAY_2);
     // Kaldor's form keeps going out.
     let forms: Vec<_> = d
@@ -296,15 +304,15 @@ fn two_missed_weekends_mark_a_realm_seeking_a_replacement_and_the_gm_is_told_onc
     assert!(told[0]
         .text
         .contains("Kaldor has sent no form for 2 weekends in a row"));
-    assert_eq!(realm(&d.state(), "Kaldor")["season"]["missed_in_row"], 3);
+    assert_eq!(season(&d.state(), "Kaldor")["missed_in_row"], 3);
     let log = d.ok(&["gm", "log", "--realm", "Kaldor"]);
     assert_eq!(log.matches("realm_seeking_replacement").count(), 1, "{log}");
 
     // A replacement clears the mark and the count.
     d.ok(&["gm", "realm", "Kaldor", "replace", "ny@kaldor.example"]);
-    let k = realm(&d.state(), "Kaldor").clone();
-    assert_eq!(k["season"]["missed_in_row"], 0);
-    assert_eq!(k["season"]["seeking_replacement"], false);
+    let k = season(&d.state(), "Kaldor");
+    assert_eq!(k["missed_in_row"], 0);
+    assert_eq!(k["seeking_replacement"], false);
 }
 
 #[test]
@@ -441,7 +449,7 @@ fn a_replacement_takes_the_realm_over_and_gets_the_current_form_with_a_welcome()
     let s = d.state();
     let o = realm(&s, "Ostvik");
     assert_eq!(o["emails"], serde_json::json!(["eva@new.example"]));
-    assert_eq!(o["season"]["player"], "Eva");
+    assert_eq!(season(&s, "Ostvik")["player"], "Eva");
     let log = d.ok(&["gm", "log", "--realm", "Ostvik"]);
     assert!(
         log.contains("gm_realm_replace") && log.contains("ostvik@game.test"),
@@ -485,22 +493,19 @@ fn missed_weekends_roll_back_with_the_weekend_and_count_again_without_a_second_n
     d.tick(DEADLINE);
     d.tick(MONDAY);
     d.tick(DEADLINE_2);
-    assert_eq!(
-        realm(&d.state(), "Kaldor")["season"]["seeking_replacement"],
-        true
-    );
+    assert_eq!(season(&d.state(), "Kaldor")["seeking_replacement"], true);
     let out = d.ok(&["gm", "replay", "--round", "2"]);
     assert!(out.contains("identical"), "{out}");
 
     d.ok(&["gm", "rollback"]);
     let s = d.state();
-    assert_eq!(realm(&s, "Kaldor")["season"]["missed_in_row"], 1);
-    assert_eq!(realm(&s, "Kaldor")["season"]["seeking_replacement"], false);
+    assert_eq!(season(&s, "Kaldor")["missed_in_row"], 1);
+    assert_eq!(season(&s, "Kaldor")["seeking_replacement"], false);
 
     d.ok(&["gm", "resolve"]);
     let s = d.state();
-    assert_eq!(realm(&s, "Kaldor")["season"]["missed_in_row"], 2);
-    assert_eq!(realm(&s, "Kaldor")["season"]["seeking_replacement"], true);
+    assert_eq!(season(&s, "Kaldor")["missed_in_row"], 2);
+    assert_eq!(season(&s, "Kaldor")["seeking_replacement"], true);
     let told = d
         .outbox()
         .into_iter()

@@ -349,7 +349,9 @@ pub struct Realm {
     pub is_evil: bool,
     /// Absences, missed weekends and replacement (README, Running a season); set by
     /// the app at the realm's mail and the weekend's close, never by the engine.
-    #[serde(default)]
+    /// Left out of the document while nothing is set, so a state without it reads
+    /// and writes as before.
+    #[serde(default, skip_serializing_if = "RealmSeason::is_unset")]
     pub season: RealmSeason,
 }
 
@@ -385,6 +387,11 @@ pub struct Absence {
 }
 
 impl RealmSeason {
+    /// Nothing set: no absence used or running, nothing missed, no replacement.
+    pub fn is_unset(&self) -> bool {
+        self == &RealmSeason::default()
+    }
+
     /// Whether the realm is away for the weekend of `round`.
     pub fn absent_in(&self, round: u32) -> bool {
         self.absent
