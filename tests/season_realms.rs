@@ -513,3 +513,81 @@ fn missed_weekends_roll_back_with_the_weekend_and_count_again_without_a_second_n
         .count();
     assert_eq!(told, 1, "the GM is told once for the round");
 }
+
+fn wait_until(what: &str, secs: u64, mut f: impl FnMut() -> bool) {
+    let t = std::time::Instant::now();
+    while !f() {
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(secs),
+            "timed out: {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// A running daemon sees a replacement with the next mail, without a restart: the
+/// directory of senders is read from the state version current at each mail.
+#[test]
+fn a_running_daemon_follows_a_replacement_without_a_restart() {
+    use std::process::{Command, Stdio};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("game");
+    ok(&run(&["new", dir.to_str().unwrap()], &[]));
+    let cfg = dir.join("pbemd.yaml");
+    let cfg_s = cfg.to_str().unwrap();
+    let start = (chrono::Utc::now() - chrono::Duration::minutes(5)).to_rfc3339();
+    ok(&run(
+        &["--config", cfg_s, "init", "--quiet", "--now", &start],
+        &[],
+    ));
+    let d = Dir {
+        _tmp: tmp,
+        dir,
+        mails: Default::default(),
+    };
+    let mut daemon = Daemon(
+        Command::new(env!("CARGO_BIN_EXE_pbemd"))
+            .args(["--config", cfg_s, "run"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let answered = |to: &str, subject: &str| {
+        d.outbox()
+            .iter()
+            .any(|m| m.to.iter().any(|a| a == to) && m.subject == format!("Re: {subject}"))
+    };
+    d.send("kaldor@game.test", "Kaldor till SL: ett", "1");
+    wait_until("the first mail is answered", 30, || {
+        answered("kaldor@game.test", "Kaldor till SL: ett")
+    });
+    d.ok(&["gm", "realm", "Kaldor", "replace", "ny@kaldor.example"]);
+    d.send("ny@kaldor.example", "Kaldor till SL: två", "2");
+    d.send("kaldor@game.test", "Kaldor till SL: tre", "3");
+    wait_until("the new player's mail is answered", 30, || {
+        answered("ny@kaldor.example", "Kaldor till SL: två")
+    });
+    wait_until("the old address's mail is in the GM queue", 30, || {
+        d.ok(&["gm", "queue"]).contains("unknown_sender")
+    });
+    assert!(!answered("kaldor@game.test", "Kaldor till SL: tre"));
+    Command::new("kill")
+        .args(["-TERM", &daemon.0.id().to_string()])
+        .status()
+        .unwrap();
+    let status = daemon.0.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+}
+
+/// The daemon this test started; killed if the test fails before it stops it.
+struct Daemon(std::process::Child);
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if self.0.try_wait().ok().flatten().is_none() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
