@@ -225,8 +225,17 @@ fn an_absence_beyond_the_cap_waits_for_the_gm_who_can_grant_it() {
         log.contains("absence_held") && log.contains("\"by\":\"gm\""),
         "{log}"
     );
+    let seen = ids(&d.outbox());
     d.ok(&["gm", "realm", "Afani", "absence", "0"]);
     assert!(season(&d.state(), "Afani")["absent"].is_null());
+    let told = to(&d, &seen, "afani@game.test");
+    assert!(told[0]
+        .text
+        .contains("The GM has ended Afani's absence. From round 1 on"));
+    let e = failed(&d.cmd(&["gm", "realm", "Afani", "absence", "0"], &[]));
+    assert!(e.contains("Afani is not away"), "{e}");
+    let log = d.ok(&["gm", "log", "--realm", "Afani"]);
+    assert!(log.contains("absence_ended"), "{log}");
 }
 
 #[test]

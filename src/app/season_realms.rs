@@ -658,37 +658,13 @@ pub async fn gm_absence(app: &App, realm: &str, n: u32) -> Result<Option<Absence
             "an absence is at most {GM_MAX_ABSENCE_WEEKENDS} weekends; {n} is too many"
         )));
     }
+    if n == 0 {
+        return end_absence(app, realm).await.map(|()| None);
+    }
     let mut tx = app.store.begin().await?;
     let (version, gs) = app.state(&mut tx).await?;
-    let Some(r) = gs.realm(realm) else {
-        return Err(no_realm(realm));
-    };
+    let r = gs.realm(realm).ok_or_else(|| no_realm(realm))?;
     let (lang, to) = (r.language, r.emails.clone());
-    if n == 0 {
-        let Some(was) = r.season.absent else {
-            return Err(AppError::Refused(format!("{realm} is not away")));
-        };
-        let mut gs = (*gs).clone();
-        if let Some(r) = gs.realm_mut(realm) {
-            r.season.absent = None;
-        }
-        let reason = format!("the GM ended {realm}'s absence");
-        let v = app.save_state(&mut tx, version, &gs, &reason).await?;
-        let d = json!({"ended": was, "state_version": v}).to_string();
-        let at = clock::to_ms(app.now());
-        events::log(
-            &mut tx,
-            at,
-            gs.round as i64,
-            "absence_ended",
-            Some(realm),
-            Some(v),
-            &d,
-        )
-        .await?;
-        commit(tx).await?;
-        return Ok(None);
-    }
     let g = grant(app, &mut tx, realm, n, "gm", version).await?;
     let o = Outgoing {
         kind: "absence_receipt",
@@ -701,6 +677,26 @@ pub async fn gm_absence(app: &App, realm: &str, n: u32) -> Result<Option<Absence
     app.enqueue(&mut tx, &o).await?;
     commit(tx).await?;
     Ok(Some(g.absence))
+}
+
+/// `gm realm NAME absence 0`: the realm's absence ends now (audited as
+/// `absence_ended`); the realm is told its weekends count again from this round.
+async fn end_absence(app: &App, realm: &str) -> Result<()> {
+    let mut c = begin(app, realm).await?;
+    let round = c.gs.round;
+    let r = c.gs.realm_mut(realm).ok_or_else(|| no_realm(realm))?;
+    let Some(was) = r.season.absent.take() else {
+        return Err(AppError::Refused(format!("{realm} is not away")));
+    };
+    let (to, lang) = (r.emails.clone(), r.language);
+    let v = c
+        .save(app, realm, "absence_ended", json!({"ended": was}))
+        .await?;
+    let body = text::absence_ended(lang, realm, round);
+    let key = format!("absence_ended:{realm}:{v}");
+    c.mail(app, key, to, absence_subject(realm, lang), body)
+        .await?;
+    commit(c.tx).await
 }
 
 /// The subject of an absence the GM granted.

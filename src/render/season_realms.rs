@@ -117,6 +117,20 @@ pub fn absence_refusal(lang: Lang, realm: &str, topic: &str, max: u32) -> String
     }
 }
 
+/// The realm's notice that the GM ended its absence.
+pub fn absence_ended(lang: Lang, realm: &str, round: u32) -> String {
+    match lang {
+        Lang::Sv => format!(
+            "Spelledaren har avslutat frånvaron för {realm}. Från och med runda {round} gäller \
+             helgerna som vanligt: skicka ert formulär före sista tiden.\n"
+        ),
+        Lang::En => format!(
+            "The GM has ended {realm}'s absence. From round {round} on the weekends count as \
+             usual: send your form before the deadline.\n"
+        ),
+    }
+}
+
 /// The line above the form a replacement player gets at once.
 pub fn welcome(lang: Lang, realm: &str, player: Option<&str>) -> String {
     match (lang, player) {
