@@ -96,6 +96,21 @@ fn an_absence_mail_gets_a_receipt_tells_the_gm_and_the_realm_is_not_missing_or_r
     assert_eq!(k["absences_used"], 1);
     let log = d.ok(&["gm", "log", "--realm", "Kaldor"]);
     assert!(log.contains("absence_granted"), "{log}");
+    // A reply to the receipt asks for the same absence: answered again, not counted.
+    let seen = ids(&d.outbox());
+    d.send(
+        "kaldor@game.test",
+        "Re: Kaldor till SL: frånvaro 2",
+        "Tack!",
+    );
+    d.tick("2026-11-24T11:00:00+01:00");
+    assert_eq!(
+        to(&d, &seen, "kaldor@game.test").len(),
+        1,
+        "the receipt again"
+    );
+    assert!(to(&d, &seen, GM).is_empty(), "the GM is not told twice");
+    assert_eq!(season(&d.state(), "Kaldor")["absences_used"], 1);
 
     // The weekend: no reminder for Kaldor, others are reminded; the GM's list of
     // missing forms names Kaldor apart; Kaldor misses nothing, the others one weekend.

@@ -59,22 +59,38 @@ pub async fn absence_mail(
         AbsenceTopic::Unreadable(_) => return refuse_absence(app, conn, m, max).await,
     };
     let (_, gs) = app.state(conn).await?;
-    let used = gs.realm(m.realm).map_or(0, |r| r.season.absences_used);
+    let r = gs.realm(m.realm).ok_or_else(|| no_realm(m.realm))?;
+    let used = r.season.absences_used;
     let cap = app.cfg.season.max_absences;
-    if used >= cap {
+    // The same absence again (a reply to the receipt, say) is answered, not counted.
+    let repeated = r.season.absent == Some(wanted(gs.round, n));
+    if used >= cap && !repeated {
         return absence_to_gm(app, conn, m, used, cap).await;
     }
     let id = store_message(conn, m, state::ACCEPTED, None).await?;
     let g = grant(app, conn, m.realm, n, "mail", id).await?;
     let body = receipt_text(app, &g, m.lang);
     reply(app, conn, m, "absence_receipt", &body).await?;
+    if g.repeated {
+        return Ok(());
+    }
     let gm = text::gm_absence(m.realm, Some(&g.receipt(&[])), g.used, cap);
     let subject = format!("Frånvaro / absence: {}", m.realm);
     to_gm(app, conn, &format!("absence:{}", m.inbox_id), &subject, &gm).await
 }
 
+/// The absence of `n` weekends from `round` on.
+fn wanted(round: u32, n: u32) -> Absence {
+    Absence {
+        from_round: round,
+        to_round: round.saturating_add(n.saturating_sub(1)),
+    }
+}
+
 /// An absence granted: the state saved and audited.
 struct Granted {
+    /// The realm was already away for exactly these weekends: nothing changed.
+    repeated: bool,
     realm: String,
     weekends: u32,
     absence: Absence,
@@ -119,24 +135,29 @@ async fn grant(
     let (version, gs) = app.state(conn).await?;
     let mut gs = (*gs).clone();
     let round = gs.round;
-    let to_round = round
-        .checked_add(n.saturating_sub(1))
-        .ok_or_else(|| AppError::Refused(format!("{n} weekends run past the last round")))?;
+    let absence = wanted(round, n);
     let r = gs.realm_mut(realm).ok_or_else(|| no_realm(realm))?;
-    let absence = Absence {
-        from_round: round,
-        to_round,
-    };
-    r.season.absent = Some(absence);
-    r.season.absences_used = r.season.absences_used.saturating_add(1);
+    let repeated = r.season.absent == Some(absence);
+    if !repeated {
+        r.season.absent = Some(absence);
+        r.season.absences_used = r.season.absences_used.saturating_add(1);
+    }
     let used = r.season.absences_used;
-    let reason = format!("{realm} is away for rounds {round}–{to_round}");
-    let v = app.save_state(conn, version, &gs, &reason).await?;
+    let v = if repeated {
+        version
+    } else {
+        let reason = format!("{realm} is away for rounds {round}–{}", absence.to_round);
+        app.save_state(conn, version, &gs, &reason).await?
+    };
     let cap = app.cfg.season.max_absences;
-    let d = json!({"weekends": n, "from_round": round, "to_round": to_round, "used": used,
-                   "cap": cap, "by": by, "state_version": v});
+    let d = json!({"weekends": n, "from_round": round, "to_round": absence.to_round,
+                   "used": used, "cap": cap, "by": by, "state_version": v});
     let at = clock::to_ms(app.now());
-    let kind = "absence_granted";
+    let kind = if repeated {
+        "absence_repeated"
+    } else {
+        "absence_granted"
+    };
     events::log(
         conn,
         at,
@@ -148,6 +169,7 @@ async fn grant(
     )
     .await?;
     Ok(Granted {
+        repeated,
         realm: realm.to_string(),
         weekends: n,
         absence,
