@@ -58,6 +58,8 @@ struct RawConfig {
     forms: FormSettings,
     #[serde(default)]
     courier: CourierSettings,
+    #[serde(default)]
+    season: SeasonSettings,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -241,6 +243,46 @@ pub struct FormSettings {
     pub missing: MissingForm,
 }
 
+/// The GM's season: absences, missed weekends and replacements (README, Running a
+/// season).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeasonSettings {
+    /// The most weekends one absence mail (`<Realm> to GM: absence N`) may cover.
+    #[serde(default = "default_max_absence_weekends")]
+    pub max_absence_weekends: u32,
+    /// Absences a realm may announce by mail in one game; beyond them the mail waits
+    /// in the GM queue and the GM decides.
+    #[serde(default = "default_max_absences")]
+    pub max_absences: u32,
+    /// Weekends missed in a row (no form, not absent) after which a realm is marked
+    /// as seeking a replacement and the GM is told.
+    #[serde(default = "default_missed_before_replacement")]
+    pub missed_before_replacement: u32,
+}
+
+fn default_max_absence_weekends() -> u32 {
+    3
+}
+
+fn default_max_absences() -> u32 {
+    2
+}
+
+fn default_missed_before_replacement() -> u32 {
+    2
+}
+
+impl Default for SeasonSettings {
+    fn default() -> Self {
+        SeasonSettings {
+            max_absence_weekends: default_max_absence_weekends(),
+            max_absences: default_max_absences(),
+            missed_before_replacement: default_missed_before_replacement(),
+        }
+    }
+}
+
 /// Retry policy of the outbox.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -387,6 +429,7 @@ pub struct Config {
     pub outbox: OutboxSettings,
     pub forms: FormSettings,
     pub courier: CourierSettings,
+    pub season: SeasonSettings,
 }
 
 impl Config {
@@ -620,6 +663,20 @@ impl Config {
                 "must be at least 1024".into(),
             ));
         }
+        for (key, v) in [
+            (
+                "season.max_absence_weekends",
+                raw.season.max_absence_weekends,
+            ),
+            (
+                "season.missed_before_replacement",
+                raw.season.missed_before_replacement,
+            ),
+        ] {
+            if v == 0 {
+                return Err(invalid(key, "must be at least 1".into()));
+            }
+        }
         Ok(Config {
             path: path.to_path_buf(),
             game_name: raw.game.name,
@@ -640,6 +697,7 @@ impl Config {
             outbox: raw.outbox,
             forms: raw.forms,
             courier: raw.courier,
+            season: raw.season,
         })
     }
 }
@@ -814,6 +872,25 @@ database: sqlite:pbemd.db\nscenario: s.yaml\ninbound: {maildir: inbox}\noutbound
             .unwrap_err()
             .to_string();
         assert!(err.contains("guess"), "{err}");
+    }
+
+    #[test]
+    fn season_settings_have_defaults_and_refuse_zero_weekends() {
+        let c = parse(MINIMAL).unwrap();
+        assert_eq!(
+            (
+                c.season.max_absence_weekends,
+                c.season.max_absences,
+                c.season.missed_before_replacement
+            ),
+            (3, 2, 2)
+        );
+        let c = parse(&format!("{MINIMAL}season: {{max_absences: 0}}\n")).unwrap();
+        assert_eq!(c.season.max_absences, 0);
+        let err = parse(&format!("{MINIMAL}season: {{max_absence_weekends: 0}}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("season.max_absence_weekends"), "{err}");
     }
 
     #[test]

@@ -348,6 +348,18 @@ async fn handle(
                     receive_form(app, conn, gs, &form, &reply, &base).await?;
                 }
                 Route::Gm => {
+                    // An absence (`… till SL: frånvaro N`) is handled at once.
+                    if let Some(topic) = classify::absence_topic(sub.topic.as_deref()) {
+                        let m = super::season_realms::AbsenceMail {
+                            realm: &realm,
+                            lang,
+                            mail: &mail,
+                            subject: &subject,
+                            inbox_id,
+                            base: &base,
+                        };
+                        return super::season_realms::absence_mail(app, conn, &m, topic).await;
+                    }
                     // Reveal and home-invitations go through the courier; anything else
                     // waits for the GM.
                     let request = !matches!(

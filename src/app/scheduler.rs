@@ -152,6 +152,8 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
                 .realms
                 .iter()
                 .filter(|r| passed.is_none() && !r.emails.is_empty() && !r.eliminated)
+                // A realm away this weekend gets no reminder (README, Running a season).
+                .filter(|r| !super::season_realms::away(&gs, &r.name))
             {
                 if with_form.contains(&realm.name) {
                     continue;
@@ -236,6 +238,10 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
                 .filter(|r| !r.emails.is_empty() && !r.eliminated)
                 .map(|r| r.name.as_str())
                 .collect();
+            // A realm away this weekend is not missing; the GM's list names it apart.
+            let (away, players): (Vec<&str>, Vec<&str>) = players
+                .into_iter()
+                .partition(|r| super::season_realms::away(&gs, r));
             let without: Vec<&str> = players
                 .iter()
                 .copied()
@@ -257,6 +263,7 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
                 "missing": list(&without),
                 "missing_count": without.len(),
                 "reused": reused.join(", "),
+                "away": away.join(", "),
             });
             let o = Outgoing {
                 kind: "missing_forms",
@@ -274,6 +281,7 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
             app.enqueue(conn, &o).await?;
             detail["without_form"] = json!(without);
             detail["reused"] = json!(reused);
+            detail["away"] = json!(away);
         }
         EventKind::WeekdayOpen
         | EventKind::WeekdayClose

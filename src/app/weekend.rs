@@ -115,6 +115,9 @@ pub async fn resolve_round(app: &App, conn: &mut Conn, reason: &str) -> Result<R
     let res = run_engine(&gs, &orders);
     let mut next = res.state.clone();
     advance(&mut next);
+    // Missed weekends and absences (README, Running a season): app bookkeeping on the
+    // saved state, outside the engine's output that `gm replay` compares.
+    super::season_realms::count_weekend(app, conn, &gs, &mut next).await?;
     let new_version = app.save_state(conn, version, &next, reason).await?;
     let row = resolutions::NewResolution {
         round,

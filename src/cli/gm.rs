@@ -81,6 +81,13 @@ pub enum GmCommand {
         kind: super::politics::EventKind,
         n: Option<usize>,
     },
+    /// A realm's addresses, its replacement by a new player, or an absence:
+    /// `address add|remove ADDRESS`, `replace NEW_ADDRESS [--display NAME]`, `absence N`.
+    Realm {
+        realm: String,
+        #[command(subcommand)]
+        action: super::season_realms::RealmAction,
+    },
     /// The audit log: every courier decision, roll and GM action.
     Log {
         #[arg(long)]
@@ -289,6 +296,10 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
         GmCommand::Event { realm, kind, n } => {
             drop(conn);
             return super::politics::event(app, &realm, kind, n).await;
+        }
+        GmCommand::Realm { realm, action } => {
+            drop(conn);
+            return super::season_realms::realm(app, &realm, action).await;
         }
         GmCommand::Log { realm, round } => {
             for e in crate::store::events::filtered(&mut conn, realm.as_deref(), round).await? {

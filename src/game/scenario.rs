@@ -383,6 +383,7 @@ pub fn load_scenario(yaml: &str) -> Result<GameState, ScenarioError> {
             fought_last_weekend: false,
             eliminated: false,
             is_evil: rd.evil,
+            season: Default::default(),
         });
     }
 

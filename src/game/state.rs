@@ -347,6 +347,56 @@ pub struct Realm {
     pub fought_last_weekend: bool,
     pub eliminated: bool,
     pub is_evil: bool,
+    /// Absences, missed weekends and replacement (README, Running a season); set by
+    /// the app at the realm's mail and the weekend's close, never by the engine.
+    /// Left out of the document while nothing is set, so a state without it reads
+    /// and writes as before.
+    #[serde(default, skip_serializing_if = "RealmSeason::is_unset")]
+    pub season: RealmSeason,
+}
+
+/// A realm's standing with the GM over the season: its absences, the weekends it
+/// missed in a row, whether it seeks a replacement player.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RealmSeason {
+    /// Absences granted in this game (by mail within the cap, or by the GM).
+    #[serde(default)]
+    pub absences_used: u32,
+    /// The weekends the realm is away for, if any.
+    #[serde(default)]
+    pub absent: Option<Absence>,
+    /// Weekends in a row that closed with no form of the realm's own (not absent).
+    #[serde(default)]
+    pub missed_in_row: u32,
+    /// Marked after `season.missed_before_replacement` missed weekends; cleared by a
+    /// form or a replacement.
+    #[serde(default)]
+    pub seeking_replacement: bool,
+    /// The player's name the GM gave at the last replacement (`--display`).
+    #[serde(default)]
+    pub player: Option<String>,
+}
+
+/// An announced absence: the weekends of rounds `from_round..=to_round`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Absence {
+    pub from_round: u32,
+    pub to_round: u32,
+}
+
+impl RealmSeason {
+    /// Nothing set: no absence used or running, nothing missed, no replacement.
+    pub fn is_unset(&self) -> bool {
+        self == &RealmSeason::default()
+    }
+
+    /// Whether the realm is away for the weekend of `round`.
+    pub fn absent_in(&self, round: u32) -> bool {
+        self.absent
+            .is_some_and(|a| a.from_round <= round && round <= a.to_round)
+    }
 }
 
 impl Realm {

@@ -161,6 +161,46 @@ pub fn classify(mail: &Inbound, dir: &Directory, max_size: usize) -> Classified 
     }
 }
 
+/// An absence announced in a to-GM subject: `<Land> till SL: frånvaro N` /
+/// `<Realm> to GM: absence N` (README, Running a season). Only the subject counts,
+/// never the body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AbsenceTopic {
+    /// N weekends, as written; the app checks N against its setting.
+    Weekends(u32),
+    /// The topic names an absence but no readable count: the topic, for quoting.
+    Unreadable(String),
+}
+
+/// Words accepted after the count (`frånvaro 2 helger`, `absence 2 weekends`).
+const ABSENCE_UNITS: &[&str] = &[
+    "helg", "helger", "helgen", "vecka", "veckor", "weekend", "weekends", "week", "weeks",
+];
+
+/// Reads a to-GM topic as an absence: `None` when its first word is not `frånvaro`
+/// (`franvaro`) or `absence`, so every other topic stays a plain mail to the GM.
+pub fn absence_topic(topic: Option<&str>) -> Option<AbsenceTopic> {
+    let topic = topic?.trim();
+    let folded = crate::game::text::fold(topic);
+    let mut words = folded.split(' ');
+    if !matches!(words.next(), Some("franvaro" | "absence")) {
+        return None;
+    }
+    let rest: Vec<&str> = words.collect();
+    let count = match rest.as_slice() {
+        [n] => Some(*n),
+        [n, unit] if ABSENCE_UNITS.contains(unit) => Some(*n),
+        _ => None,
+    };
+    let n = count
+        .filter(|n| n.len() <= 9 && n.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|n| n.parse::<u32>().ok());
+    Some(match n {
+        Some(n) => AbsenceTopic::Weekends(n),
+        None => AbsenceTopic::Unreadable(quote(topic)),
+    })
+}
+
 fn normalize_addr(a: &str) -> String {
     a.trim().trim_matches(['<', '>']).to_lowercase()
 }
@@ -339,6 +379,33 @@ fn quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_absence_topic_is_read_in_either_language_and_other_topics_are_left_alone() {
+        use AbsenceTopic::*;
+        assert_eq!(absence_topic(Some("frånvaro 2")), Some(Weekends(2)));
+        assert_eq!(
+            absence_topic(Some(" FRANVARO  3 helger")),
+            Some(Weekends(3))
+        );
+        assert_eq!(absence_topic(Some("Absence 1 weekend")), Some(Weekends(1)));
+        assert_eq!(absence_topic(Some("absence 0")), Some(Weekends(0)));
+        assert_eq!(
+            absence_topic(Some("frånvaro två")),
+            Some(Unreadable("frånvaro två".into()))
+        );
+        assert_eq!(
+            absence_topic(Some("absence 99999999999999")),
+            Some(Unreadable("absence 99999999999999".into()))
+        );
+        assert_eq!(
+            absence_topic(Some("absence")),
+            Some(Unreadable("absence".into()))
+        );
+        assert_eq!(absence_topic(Some("frånvaron i sommar")), None);
+        assert_eq!(absence_topic(Some("a question")), None);
+        assert_eq!(absence_topic(None), None);
+    }
     use crate::mail::parse::{parse_inbound, ParseMailError};
     use MailKind::*;
 
