@@ -81,6 +81,12 @@ pub enum GmCommand {
         kind: super::politics::EventKind,
         n: Option<usize>,
     },
+    /// The GM's report of a resolved round (default: the latest), as it was mailed to
+    /// the GM after the resolution: forms, battles, VP, parked and failed, deadlines.
+    Report {
+        #[arg(long)]
+        round: Option<i64>,
+    },
     /// The audit log: every courier decision, roll and GM action.
     Log {
         #[arg(long)]
@@ -289,6 +295,10 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
         GmCommand::Event { realm, kind, n } => {
             drop(conn);
             return super::politics::event(app, &realm, kind, n).await;
+        }
+        GmCommand::Report { round } => {
+            drop(conn);
+            return super::season_report::report(app, round).await;
         }
         GmCommand::Log { realm, round } => {
             for e in crate::store::events::filtered(&mut conn, realm.as_deref(), round).await? {

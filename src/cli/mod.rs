@@ -30,6 +30,7 @@ macro_rules! print {
 mod battle;
 mod gm;
 mod politics;
+mod season_report;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -4,6 +4,7 @@
 //! Reads no files at run time; sends nothing.
 
 pub mod battle;
+pub mod season_report;
 pub mod view;
 pub mod weekend;
 
