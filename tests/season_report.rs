@@ -375,3 +375,62 @@ fn the_template_unit_passes_systemd_analyze_verify_when_available() {
         "systemd-analyze verify:\n{err}"
     );
 }
+
+/// A fresh PostgreSQL database URL, if `PBEMD_TEST_PG_URL` points at a server.
+fn pg_url() -> Option<String> {
+    let Ok(admin) = std::env::var("PBEMD_TEST_PG_URL") else {
+        common::missing("PostgreSQL (PBEMD_TEST_PG_URL)");
+        return None;
+    };
+    let name = format!(
+        "pbemd_season_report_{}_{}",
+        std::process::id(),
+        chrono::Utc::now().timestamp_micros() % 1_000_000_000
+    );
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        sqlx::any::install_default_drivers();
+        let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin)
+            .await
+            .expect("connect to PBEMD_TEST_PG_URL");
+        sqlx::query(&format!("CREATE DATABASE {name}"))
+            .execute(&mut conn)
+            .await
+            .expect("create test database");
+    });
+    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
+    Some(format!("{base}/{name}"))
+}
+
+#[test]
+fn on_postgres_the_report_goes_out_once_and_gm_report_prints_it() {
+    let Some(url) = pg_url() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("game");
+    ok(&run(&["new", dir.to_str().unwrap()], &[]));
+    let cfg = dir.join("pbemd.yaml");
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("database: sqlite:pbemd.db", &format!("database: {url}"));
+    std::fs::write(&cfg, text).unwrap();
+    let d = Dir {
+        _tmp: tmp,
+        dir,
+        mails: Default::default(),
+    };
+    d.ok(&["init", "--quiet", "--now", TUESDAY]);
+    first_weekend(&d);
+    d.tick(DEADLINE);
+    let reports = gm_reports(&d);
+    assert_eq!(reports.len(), 1);
+    assert!(
+        reports[0]
+            .text
+            .contains("Skickade inget (4): Genogien, Fugandri, Mirandel, Ostvik"),
+        "{}",
+        reports[0].text
+    );
+    let printed = d.ok(&["gm", "report", "--round", "1"]);
+    assert_eq!(printed.trim_end(), reports[0].text.trim_end());
+    assert_eq!(audit_reports(&d, "1"), 1);
+}
