@@ -78,8 +78,7 @@ pub async fn text(app: &App, round: Option<i64>) -> Result<(i64, String)> {
     let stored = events::filtered(&mut conn, None, Some(res.round))
         .await?
         .into_iter()
-        .filter(|e| e.kind == EVENT && e.ref_id == Some(res.id))
-        .next_back();
+        .rfind(|e| e.kind == EVENT && e.ref_id == Some(res.id));
     if let Some(e) = stored {
         let d: serde_json::Value = serde_json::from_str(&e.detail).map_err(json_err)?;
         if let Some(body) = d["body"].as_str() {
