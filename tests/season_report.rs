@@ -192,6 +192,27 @@ fn gm_report_before_any_resolution_exits_1_with_a_clear_line() {
     assert!(err.contains("no round has been resolved yet"), "{err}");
 }
 
+#[tokio::test]
+async fn gm_report_writes_a_report_for_a_round_resolved_before_reports_were_kept() {
+    let d = Dir::start();
+    first_weekend(&d);
+    let mailed = gm_reports(&d).remove(0).text;
+    let store = d.store().await;
+    sqlx::query("DELETE FROM events WHERE kind = 'gm_report'")
+        .execute(store.pool())
+        .await
+        .unwrap();
+    store.close().await;
+    let printed = d.ok(&["gm", "report", "--round", "1"]);
+    assert!(
+        printed.starts_with("SL-RAPPORT — runda 1 (avgörande 1, "),
+        "{printed}"
+    );
+    // Written again from the stored resolution: the same forms, battle and VP.
+    let part = |t: &str| t[..t.find("-- PARKERAT").unwrap()].to_string();
+    assert_eq!(part(&printed), part(&mailed));
+}
+
 #[test]
 fn a_rollback_and_gm_resolve_send_a_report_of_the_new_resolution() {
     let d = Dir::start();
@@ -201,6 +222,11 @@ fn a_rollback_and_gm_resolve_send_a_report_of_the_new_resolution() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("rolled back"), "{err}");
+    // With the only resolution rolled back, no round is resolved.
+    let none = d.cmd(&["gm", "report"], &[]);
+    assert_eq!(none.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&none.stderr);
+    assert!(err.contains("no round has been resolved yet"), "{err}");
     d.ok(&["gm", "resolve"]);
     let reports = gm_reports(&d);
     assert_eq!(reports.len(), 2, "the new resolution is reported too");

@@ -92,19 +92,20 @@ pub async fn text(app: &App, round: Option<i64>) -> Result<(i64, String)> {
 
 /// The standing resolution of `round`, or of the latest round resolved.
 async fn which(conn: &mut Conn, round: Option<i64>) -> Result<Resolution> {
-    let round = match round {
-        Some(n) => n,
-        None => match resolutions::latest(conn).await? {
-            Some(r) if r.rolled_back_at.is_none() => r.round,
-            Some(r) => r.round.saturating_sub(1),
-            None => {
-                return Err(AppError::Refused(
-                    "no round has been resolved yet: the GM's report comes with the first \
-                     resolution"
-                        .into(),
-                ))
-            }
-        },
+    let latest = match round {
+        Some(n) => Some(n),
+        None => resolutions::latest(conn)
+            .await?
+            .map(|r| match r.rolled_back_at {
+                None => r.round,
+                Some(_) => r.round.saturating_sub(1),
+            }),
+    };
+    let Some(round) = latest.filter(|n| round.is_some() || *n >= 1) else {
+        return Err(AppError::Refused(
+            "no round has been resolved yet: the GM's report comes with the first resolution"
+                .into(),
+        ));
     };
     if let Some(r) = resolutions::standing(conn, round).await? {
         return Ok(r);

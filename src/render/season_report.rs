@@ -432,5 +432,6 @@ mod tests {
         assert!(en.contains("no battles"), "{en}");
         assert!(en.contains("form deadline:"), "{en}");
         assert!(!en.contains("Skickade"), "{en}");
+        assert!(!sv.contains("Sent") && !sv.contains("deadline"), "{sv}");
     }
 }
