@@ -73,6 +73,10 @@ struct RawGame {
     display_name: String,
     #[serde(default)]
     seed: Option<u64>,
+    /// The language of the GM's own mail (the report after each resolution): `sv`
+    /// (default) or `en`.
+    #[serde(default)]
+    gm_language: crate::game::Lang,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -411,6 +415,8 @@ pub struct Config {
     /// Seeds the game state's dice at `init` (over the scenario's own seed);
     /// every roll afterwards comes from the seed stored in the state.
     pub seed: Option<u64>,
+    /// The language of the GM's report after each resolution (`game.gm_language`).
+    pub gm_language: crate::game::Lang,
     pub database_url: String,
     pub scenario: PathBuf,
     /// `None`: the built-in rulebook week (`schedules/default.yaml`).
@@ -684,6 +690,7 @@ impl Config {
             gm_address: raw.game.gm_address.to_lowercase(),
             display_name: raw.game.display_name,
             seed: raw.game.seed,
+            gm_language: raw.game.gm_language,
             database_url,
             scenario: resolve(&raw.scenario),
             schedule: raw.schedule.as_deref().map(resolve),
@@ -891,6 +898,23 @@ database: sqlite:pbemd.db\nscenario: s.yaml\ninbound: {maildir: inbox}\noutbound
             .unwrap_err()
             .to_string();
         assert!(err.contains("season.max_absence_weekends"), "{err}");
+    }
+
+    #[test]
+    fn the_gm_reads_swedish_unless_the_config_says_english() {
+        assert_eq!(parse(MINIMAL).unwrap().gm_language, crate::game::Lang::Sv);
+        let en = MINIMAL.replace(
+            "gm_address: gm@game.test",
+            "gm_address: gm@game.test, gm_language: en",
+        );
+        assert_eq!(parse(&en).unwrap().gm_language, crate::game::Lang::En);
+        let err = parse(&MINIMAL.replace(
+            "gm_address: gm@game.test",
+            "gm_address: gm@game.test, gm_language: fi",
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("fi"), "{err}");
     }
 
     #[test]

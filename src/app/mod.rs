@@ -17,6 +17,7 @@ pub mod politics;
 pub mod process;
 pub mod scheduler;
 pub mod season_realms;
+pub mod season_report;
 pub mod sender;
 pub mod setup;
 pub mod tick;

@@ -447,6 +447,10 @@ pub async fn gm_resolve(app: &App) -> Result<Reresolved> {
     }
     let reason = format!("weekend of round {round} resolved again by the GM");
     let resolved = resolve_round(app, &mut tx, &reason).await?;
+    // The GM's report of the new resolution, in the same transaction (once).
+    // Its deadlines are the schedule events not yet fired.
+    let after = super::scheduler::last_now(app, &mut tx).await?;
+    super::season_report::queue(app, &mut tx, round, after).await?;
     let correction = resolutions::results_went_out(&mut tx, round).await?;
     let held = meta::get_i64(&mut tx, RESULTS_HELD).await? == Some(round);
     let mut mailed = Vec::new();

@@ -88,6 +88,12 @@ pub enum GmCommand {
         #[command(subcommand)]
         action: super::season_realms::RealmAction,
     },
+    /// The GM's report of a resolved round (default: the latest), as it was mailed to
+    /// the GM after the resolution: forms, battles, VP, parked and failed, deadlines.
+    Report {
+        #[arg(long)]
+        round: Option<i64>,
+    },
     /// The audit log: every courier decision, roll and GM action.
     Log {
         #[arg(long)]
@@ -300,6 +306,10 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
         GmCommand::Realm { realm, action } => {
             drop(conn);
             return super::season_realms::realm(app, &realm, action).await;
+        }
+        GmCommand::Report { round } => {
+            drop(conn);
+            return super::season_report::report(app, round).await;
         }
         GmCommand::Log { realm, round } => {
             for e in crate::store::events::filtered(&mut conn, realm.as_deref(), round).await? {

@@ -31,6 +31,7 @@ mod battle;
 mod gm;
 mod politics;
 mod season_realms;
+mod season_report;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -5,6 +5,7 @@
 
 pub mod battle;
 pub mod season_realms;
+pub mod season_report;
 pub mod view;
 pub mod weekend;
 
