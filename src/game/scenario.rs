@@ -234,6 +234,7 @@ pub fn load_scenario(yaml: &str) -> Result<GameState, ScenarioError> {
         evil: None,
         last_weekend: Vec::new(),
         next_id: 1,
+        realm_places: Default::default(),
     };
 
     for rd in &doc.realms {

@@ -69,6 +69,50 @@ pub struct GameState {
     pub last_weekend: Vec<LogEntry>,
     /// Next free id for stationed spies, invitations and log entries.
     pub next_id: u64,
+    /// Where each realm stands in `realms`, found once: not part of the document.
+    #[serde(skip)]
+    pub realm_places: RealmPlaces,
+}
+
+/// A cache of each realm's place in `GameState::realms`, built on the first lookup by
+/// name. Every hit is checked against the realm's name, and a miss falls back to the
+/// scan, so a cache made stale by a change to `realms` can slow a lookup but never
+/// make it wrong. A clone starts empty; two caches always compare equal.
+#[derive(Default)]
+pub struct RealmPlaces(std::sync::OnceLock<crate::game::hash::FastMap<String, usize>>);
+
+impl RealmPlaces {
+    fn place(&self, realms: &[Realm], name: &str) -> Option<usize> {
+        let map = self.0.get_or_init(|| {
+            let mut m = crate::game::hash::FastMap::default();
+            for (i, r) in realms.iter().enumerate().rev() {
+                m.insert(r.name.clone(), i);
+            }
+            m
+        });
+        match map.get(name) {
+            Some(&i) if realms.get(i).is_some_and(|r| r.name == name) => Some(i),
+            _ => realms.iter().position(|r| r.name == name),
+        }
+    }
+}
+
+impl Clone for RealmPlaces {
+    fn clone(&self) -> Self {
+        RealmPlaces::default()
+    }
+}
+
+impl PartialEq for RealmPlaces {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for RealmPlaces {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RealmPlaces")
+    }
 }
 
 /// Identity and addresses of the game.
@@ -933,11 +977,13 @@ pub struct LogEntry {
 impl GameState {
     /// The realm with exactly this canonical name.
     pub fn realm(&self, name: &str) -> Option<&Realm> {
-        self.realms.iter().find(|r| r.name == name)
+        let i = self.realm_places.place(&self.realms, name)?;
+        self.realms.get(i)
     }
 
     pub fn realm_mut(&mut self, name: &str) -> Option<&mut Realm> {
-        self.realms.iter_mut().find(|r| r.name == name)
+        let i = self.realm_places.place(&self.realms, name)?;
+        self.realms.get_mut(i)
     }
 
     /// The realm that registered `addr` (ASCII case-insensitive).
