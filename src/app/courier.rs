@@ -259,7 +259,7 @@ async fn apply(
                 body: app.renderer.render("refusal", sender_lang, &data)?,
                 in_reply_to: q.mail_message_id.clone(),
             };
-            app.enqueue(conn, &o).await?;
+            super::season_notices::flood::enqueue_reply(app, conn, &d.sender, &o).await?;
             report.refused += 1;
         }
         Outcome::ToGm => messages::set_state(conn, m.id, state::GM_QUEUE, None, now).await?,
@@ -278,7 +278,7 @@ async fn apply(
             )?,
             in_reply_to: q.mail_message_id.clone(),
         };
-        app.enqueue(conn, &o).await?;
+        super::season_notices::flood::enqueue_reply(app, conn, &d.sender, &o).await?;
     }
     for (i, dispatch) in d.dispatches.iter().enumerate() {
         if let Some(o) = dispatch_mail(app, gs, q, dispatch, i)? {

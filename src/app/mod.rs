@@ -16,6 +16,7 @@ pub mod intake;
 pub mod politics;
 pub mod process;
 pub mod scheduler;
+pub mod season_notices;
 pub mod sender;
 pub mod setup;
 pub mod tick;

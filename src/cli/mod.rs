@@ -30,6 +30,7 @@ macro_rules! print {
 mod battle;
 mod gm;
 mod politics;
+mod season_notices;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

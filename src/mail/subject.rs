@@ -176,6 +176,24 @@ pub fn parse_subject(subject: &str, realms: &[&str]) -> Result<Subject, SubjectE
     })
 }
 
+/// A realm asking for its latest form again: `<Land> formulär igen` /
+/// `<Land> helgformulär igen` / `<Realm> form again` / `<Realm> weekend form again`
+/// (case and diacritics ignored, reply prefixes and a trailing `.` or `!` allowed).
+/// Returns the realm named and the language of the subject. Checked before
+/// [`parse_subject`], which would otherwise refuse it as no known form.
+pub fn parse_resend(subject: &str, realms: &[&str]) -> Option<(String, Lang)> {
+    let body = strip_prefixes(subject).trim_end_matches(['.', '!']).trim_end();
+    let tokens = tokenize(body);
+    let folded: Vec<&str> = tokens.iter().map(|t| t.folded.as_str()).collect();
+    let (realm, n) = RealmNames::new(realms).prefix(&folded)?;
+    let lang = match &folded[n..] {
+        ["formular" | "helgformular", "igen"] | ["helg", "formular", "igen"] => Lang::Sv,
+        ["form", "again"] | ["weekend", "form", "again"] | ["weekendform", "again"] => Lang::En,
+        _ => return None,
+    };
+    Some((realm, lang))
+}
+
 /// Removes any number of leading `Re:`-style prefixes (also `Re[2]:`, `SV :`).
 fn strip_prefixes(subject: &str) -> &str {
     let mut s = subject.trim();
