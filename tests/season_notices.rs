@@ -301,6 +301,8 @@ fn a_flood_of_5000_envoys_gets_exactly_the_hours_replies_and_one_gm_notice_and_a
     assert_eq!(count(&d, undecided), 0, "and decided by the courier");
     let delivered = mails.iter().filter(|m| m.to == ["genogien@game.test"]).count();
     assert!(delivered > 0, "envoys the rules allow are still delivered");
+    let versions = count(&d, "SELECT COUNT(*) FROM game_state");
+    assert!(versions < 100, "refused envoys write no state: {versions} versions");
     let held = "SELECT COUNT(*) FROM outbox WHERE state = 'held'";
     assert_eq!(count(&d, held), 4970);
     let queue = d.ok(&["gm", "queue"]);

@@ -460,6 +460,47 @@ Message-ID: <m1@example.se>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{b
     }
 
     #[test]
+    fn a_request_for_the_form_again_is_a_resend_not_a_weekend_form() {
+        let want = |realm: &str, lang| {
+            Ok(Classified::Resend {
+                realm: realm.into(),
+                lang,
+            })
+        };
+        assert_eq!(
+            run(&mail("ostvik@example.se", "Re: Östvik formulär igen", "")),
+            want("Ostvik", Lang::Sv)
+        );
+        assert_eq!(
+            run(&mail("AFANI@example.com", "Afani form again", "x")),
+            want("Afani", Lang::En)
+        );
+        // The shared address: the realm named in the subject.
+        assert_eq!(
+            run(&mail("shared@example.se", "Stora Öar form again", "")),
+            want("Stora Öar", Lang::En)
+        );
+        let (_, _, form) = accepted(&mail("ostvik@example.se", "Östvik formulär", "KÖP 1 spion"));
+        assert_eq!(form.kind, Form);
+        assert_eq!(
+            run(&mail("afani@example.com", "Ostvik formulär igen", "")),
+            refused(
+                "Afani",
+                Lang::En,
+                Refusal::WrongSender {
+                    subject_realm: "Ostvik".into()
+                }
+            )
+        );
+        assert_eq!(
+            run(&mail("stranger@example.org", "Afani form again", "")),
+            Ok(Classified::UnknownSender {
+                from: Some("stranger@example.org".into())
+            })
+        );
+    }
+
+    #[test]
     fn every_swedish_and_english_form_is_accepted_with_prefixes_case_and_diacritics() {
         let cases: &[(&str, MailKind, Option<&str>, Lang)] = &[
             (

@@ -577,4 +577,36 @@ mod tests {
             }
         );
     }
+
+    #[test]
+    fn a_request_for_the_form_again_parses_in_both_languages_and_nothing_else_does() {
+        for (s, realm, lang) in [
+            ("Östvik formulär igen", "Ostvik", Lang::Sv),
+            ("Re: SV: ostvik FORMULAR IGEN!", "Ostvik", Lang::Sv),
+            ("Nya Ostvik helgformulär igen.", "Nya Ostvik", Lang::Sv),
+            ("Afani form again", "Afani", Lang::En),
+            ("Fwd: Afani  weekend form again", "Afani", Lang::En),
+            ("Stora Oar form again", "Stora Öar", Lang::En),
+        ] {
+            assert_eq!(
+                parse_resend(s, REALMS),
+                Some((realm.to_string(), lang)),
+                "{s:?}"
+            );
+        }
+        for s in [
+            "Ostvik formulär",
+            "Afani form",
+            "Afani form again please",
+            "Afani again form",
+            "Atlantis form again",
+            "formulär igen",
+            "",
+            "Afani to GM: form again",
+        ] {
+            assert_eq!(parse_resend(s, REALMS), None, "{s:?}");
+        }
+        // The weekend form subject is still the form.
+        assert_eq!(ok("Ostvik formulär").kind, MailKind::Form);
+    }
 }
