@@ -62,15 +62,17 @@ fn assert_on_top(m: &common::Sent, realm: &str, text: &str) {
 }
 
 #[test]
-fn a_notice_for_every_realm_tops_the_next_monday_forms_survives_a_rollback_and_is_printed_once()
-{
+fn a_notice_for_every_realm_tops_the_next_monday_forms_survives_a_rollback_and_is_printed_once() {
     let d = Dir::start();
     let out = d.ok(&["gm", "notice", NOTICE]);
     assert!(out.contains("waits for the next Monday forms"), "{out}");
     let preview = d.ok(&["gm", "preview", "--realm", "Afani"]);
     let top = format!("{}\n{NOTICE}\n", heading("Afani"));
     let at = preview.find(&top).expect(&preview);
-    assert!(at < preview.find("Results and weekend form").unwrap(), "{preview}");
+    assert!(
+        at < preview.find("Results and weekend form").unwrap(),
+        "{preview}"
+    );
 
     // Resolved, rolled back and resolved again before the results: still waiting.
     d.tick(DEADLINE);
@@ -113,7 +115,9 @@ fn a_notice_for_every_realm_tops_the_next_monday_forms_survives_a_rollback_and_i
 #[test]
 fn a_notice_for_one_realm_is_on_that_realms_form_only() {
     let d = Dir::start();
-    let out = d.ok(&["gm", "notice", "--realm", "östvik", "Your", "capital", "is", "safe."]);
+    let out = d.ok(&[
+        "gm", "notice", "--realm", "östvik", "Your", "capital", "is", "safe.",
+    ]);
     assert!(out.contains("Ostvik"), "{out}");
     d.tick(DEADLINE);
     d.tick(MONDAY);
@@ -136,7 +140,11 @@ fn a_notice_with_now_is_mailed_at_once_to_each_realm_in_its_language_and_not_on_
     let out = d.ok(&["gm", "notice", "--now", text]);
     assert!(out.contains("mailed now"), "{out}");
     let mails = d.outbox();
-    assert_eq!(mails.len(), REALMS.len(), "one mail per realm, nothing else");
+    assert_eq!(
+        mails.len(),
+        REALMS.len(),
+        "one mail per realm, nothing else"
+    );
     for realm in REALMS {
         let m = mails.iter().find(|m| m.to == [address(realm)]).unwrap();
         let subject = match realm {
@@ -168,29 +176,52 @@ fn write_raw(d: &Dir, name: &str, from: &str, reply_to: &str, subject: &str) {
 }
 
 #[test]
-fn a_realm_asking_for_its_form_again_gets_the_latest_form_as_sent_at_its_registered_addresses_only(
-) {
+fn a_realm_asking_for_its_form_again_gets_the_latest_form_as_sent_at_its_registered_addresses_only()
+{
     let d = Dir::start();
     d.tick(DEADLINE);
     d.tick(MONDAY);
     let before = d.outbox();
     let forms = result_forms(&before);
     let original = form_of(&forms, "Afani").text.replace("\r\n", "\n");
-    write_raw(&d, "again1", "afani@game.test", "thief@evil.test", "Re: AFANI Form Again!");
+    write_raw(
+        &d,
+        "again1",
+        "afani@game.test",
+        "thief@evil.test",
+        "Re: AFANI Form Again!",
+    );
     d.send("stranger@evil.test", "Afani form again", "me too");
     d.send("genogien@game.test", "Afani formulär igen", "");
     d.tick("2026-11-30T13:00:00+01:00");
     let new = d.outbox_since(&ids(&before));
-    assert_eq!(new.len(), 2, "Afani's form and Genogien's refusal: {new:#?}");
-    let again = new.iter().find(|m| m.to.iter().any(|a| a.contains("afani"))).unwrap();
+    assert_eq!(
+        new.len(),
+        2,
+        "Afani's form and Genogien's refusal: {new:#?}"
+    );
+    let again = new
+        .iter()
+        .find(|m| m.to.iter().any(|a| a.contains("afani")))
+        .unwrap();
     assert_eq!(again.to, ["afani@game.test"], "never the Reply-To");
     assert_eq!(again.subject, "Afani form", "a reply to it is Afani's form");
     assert_eq!(again.in_reply_to.as_deref(), Some("again1@players.test"));
     let body = again.text.replace("\r\n", "\n");
-    assert!(body.starts_with("Here is your latest form again, as it was sent"), "{body}");
-    assert!(body.ends_with(&original), "the form exactly as sent:\n{body}");
+    assert!(
+        body.starts_with("Here is your latest form again, as it was sent"),
+        "{body}"
+    );
+    assert!(
+        body.ends_with(&original),
+        "the form exactly as sent:\n{body}"
+    );
     let refusal = new.iter().find(|m| m.to == ["genogien@game.test"]).unwrap();
-    assert!(refusal.text.contains("din adress hör inte till Afani"), "{}", refusal.text);
+    assert!(
+        refusal.text.contains("din adress hör inte till Afani"),
+        "{}",
+        refusal.text
+    );
     assert!(!refusal.text.contains("Results and weekend form"));
     assert!(new.iter().all(|m| m.to.iter().all(|a| !a.contains("evil"))));
     let log = d.ok(&["gm", "log", "--realm", "Afani"]);
@@ -209,8 +240,15 @@ fn a_realm_gets_its_form_again_at_most_the_days_limit_then_a_short_refusal() {
     d.tick("2026-11-30T13:00:00+01:00");
     let new = d.outbox_since(&seen);
     assert_eq!(new.len(), 4, "{new:#?}");
-    assert_eq!(result_forms(&new).len(), 3, "three forms (limits.max_resends_per_day)");
-    let refusals: Vec<_> = new.iter().filter(|m| m.subject.starts_with("Re:")).collect();
+    assert_eq!(
+        result_forms(&new).len(),
+        3,
+        "three forms (limits.max_resends_per_day)"
+    );
+    let refusals: Vec<_> = new
+        .iter()
+        .filter(|m| m.subject.starts_with("Re:"))
+        .collect();
     assert_eq!(refusals.len(), 1);
     assert!(
         refusals[0].text.contains("högst 3 gånger om dagen"),
@@ -228,7 +266,11 @@ fn a_realm_gets_its_form_again_at_most_the_days_limit_then_a_short_refusal() {
 #[test]
 fn the_resend_subject_is_not_taken_for_a_weekend_form_nor_the_form_for_a_resend() {
     let d = Dir::start();
-    d.send("genogien@game.test", "Genogien formulär igen", "KÖP 1 spion");
+    d.send(
+        "genogien@game.test",
+        "Genogien formulär igen",
+        "KÖP 1 spion",
+    );
     d.send("genogien@game.test", "Genogien formulär", "KÖP 1 spion");
     d.tick(SATURDAY);
     let mails = d.outbox();
@@ -238,7 +280,9 @@ fn the_resend_subject_is_not_taken_for_a_weekend_form_nor_the_form_for_a_resend(
         .find(|m| m.subject == "Re: Genogien formulär igen")
         .unwrap();
     assert!(
-        to_resend.text.contains("Inget formulär har skickats till er ännu"),
+        to_resend
+            .text
+            .contains("Inget formulär har skickats till er ännu"),
         "no Monday form was mailed yet (init --quiet): {}",
         to_resend.text
     );
@@ -294,19 +338,32 @@ fn a_flood_of_5000_envoys_gets_exactly_the_hours_replies_and_one_gm_notice_and_a
     assert_eq!(to_afani, 30, "limits.max_replies_per_hour");
     let to_gm: Vec<_> = mails.iter().filter(|m| m.to == ["gm@game.test"]).collect();
     assert_eq!(to_gm.len(), 1, "{to_gm:#?}");
-    assert!(to_gm[0].subject.contains("flood from Afani"), "{}", to_gm[0].subject);
+    assert!(
+        to_gm[0].subject.contains("flood from Afani"),
+        "{}",
+        to_gm[0].subject
+    );
     let envoys = "SELECT COUNT(*) FROM messages WHERE realm = 'Afani' AND kind = 'envoy'";
     assert_eq!(count(&d, envoys), 5000, "every envoy is stored");
     let undecided = "SELECT COUNT(*) FROM messages WHERE state IN ('queued', 'held', 'parked')";
     assert_eq!(count(&d, undecided), 0, "and decided by the courier");
-    let delivered = mails.iter().filter(|m| m.to == ["genogien@game.test"]).count();
+    let delivered = mails
+        .iter()
+        .filter(|m| m.to == ["genogien@game.test"])
+        .count();
     assert!(delivered > 0, "envoys the rules allow are still delivered");
     let versions = count(&d, "SELECT COUNT(*) FROM game_state");
-    assert!(versions < 100, "refused envoys write no state: {versions} versions");
+    assert!(
+        versions < 100,
+        "refused envoys write no state: {versions} versions"
+    );
     let held = "SELECT COUNT(*) FROM outbox WHERE state = 'held'";
     assert_eq!(count(&d, held), 4970);
     let queue = d.ok(&["gm", "queue"]);
-    assert!(queue.contains("Afani") && queue.contains("4970 held"), "{queue}");
+    assert!(
+        queue.contains("Afani") && queue.contains("4970 held"),
+        "{queue}"
+    );
 }
 
 #[test]
@@ -346,11 +403,15 @@ on_both_backends!(
     notices_counters_and_held_replies_are_stored,
     |store: Store| async move {
         let mut c = store.conn().await.unwrap();
-        let all = notices::add(&mut c, None, "för alla", 1, None).await.unwrap();
+        let all = notices::add(&mut c, None, "för alla", 1, None)
+            .await
+            .unwrap();
         let one = notices::add(&mut c, Some("Afani"), "only Afani", 2, None)
             .await
             .unwrap();
-        notices::add(&mut c, None, "mailed", 3, Some(3)).await.unwrap();
+        notices::add(&mut c, None, "mailed", 3, Some(3))
+            .await
+            .unwrap();
         let waiting = notices::for_round(&mut c, 2).await.unwrap();
         assert_eq!(waiting.iter().map(|n| n.id).collect::<Vec<_>>(), [all, one]);
         notices::mark_printed(&mut c, 2, 9).await.unwrap();
@@ -371,13 +432,27 @@ on_both_backends!(
             raw: key.as_bytes(),
             at: 5,
         };
-        let a1 = outbox::enqueue(&mut c, &form("result:1:0:Afani")).await.unwrap();
-        outbox::enqueue(&mut c, &form("result:1:0:Nya Afani")).await.unwrap();
-        outbox::enqueue(&mut c, &form("result:1:0:A_ani")).await.unwrap();
-        let latest = notices::latest_form(&mut c, "Afani").await.unwrap().unwrap();
+        let a1 = outbox::enqueue(&mut c, &form("result:1:0:Afani"))
+            .await
+            .unwrap();
+        outbox::enqueue(&mut c, &form("result:1:0:Nya Afani"))
+            .await
+            .unwrap();
+        outbox::enqueue(&mut c, &form("result:1:0:A_ani"))
+            .await
+            .unwrap();
+        let latest = notices::latest_form(&mut c, "Afani")
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!((latest.0, latest.2), (a1, b"result:1:0:Afani".to_vec()));
-        assert!(notices::latest_form(&mut c, "Kaldor").await.unwrap().is_none());
-        assert!(notices::queued_before(&mut c, "result:1:0:A_ani").await.unwrap());
+        assert!(notices::latest_form(&mut c, "Kaldor")
+            .await
+            .unwrap()
+            .is_none());
+        assert!(notices::queued_before(&mut c, "result:1:0:A_ani")
+            .await
+            .unwrap());
         assert!(!notices::queued_before(&mut c, "nope").await.unwrap());
 
         notices::hold(&mut c, a1, "Afani", 6).await.unwrap();

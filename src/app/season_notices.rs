@@ -67,7 +67,16 @@ pub async fn give(app: &App, realm: Option<&str>, text: &str, now: bool) -> Resu
         }
     }
     let d = json!({"text": text, "realms": realms, "now": now}).to_string();
-    events::log(&mut tx, at, gs.round as i64, "gm_notice", realm, Some(id), &d).await?;
+    events::log(
+        &mut tx,
+        at,
+        gs.round as i64,
+        "gm_notice",
+        realm,
+        Some(id),
+        &d,
+    )
+    .await?;
     tx.commit().await.map_err(|source| StoreError::Query {
         what: "commit a GM notice",
         source,
@@ -160,7 +169,10 @@ impl FormNotices {
         if texts.is_empty() {
             return Ok(form);
         }
-        Ok(format!("{}\n\n{form}", block(app, lang, &texts)?.trim_end()))
+        Ok(format!(
+            "{}\n\n{form}",
+            block(app, lang, &texts)?.trim_end()
+        ))
     }
 
     /// The forms went out: the waiting notices are printed now, on this round's forms,

@@ -182,7 +182,9 @@ pub fn parse_subject(subject: &str, realms: &[&str]) -> Result<Subject, SubjectE
 /// Returns the realm named and the language of the subject. Checked before
 /// [`parse_subject`], which would otherwise refuse it as no known form.
 pub fn parse_resend(subject: &str, realms: &[&str]) -> Option<(String, Lang)> {
-    let body = strip_prefixes(subject).trim_end_matches(['.', '!']).trim_end();
+    let body = strip_prefixes(subject)
+        .trim_end_matches(['.', '!'])
+        .trim_end();
     let tokens = tokenize(body);
     let folded: Vec<&str> = tokens.iter().map(|t| t.folded.as_str()).collect();
     let (realm, n) = RealmNames::new(realms).prefix(&folded)?;

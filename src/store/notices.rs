@@ -101,12 +101,7 @@ pub async fn queued_before(conn: &mut Conn, dedup_key: &str) -> Result<bool, Sto
 }
 
 /// Hold a queued reply back: it is not sent until the GM releases it.
-pub async fn hold(
-    conn: &mut Conn,
-    outbox_id: i64,
-    realm: &str,
-    at: i64,
-) -> Result<(), StoreError> {
+pub async fn hold(conn: &mut Conn, outbox_id: i64, realm: &str, at: i64) -> Result<(), StoreError> {
     sqlx::query("UPDATE outbox SET state = 'held' WHERE id = $1 AND state = 'pending'")
         .bind(outbox_id)
         .execute(&mut *conn)

@@ -32,7 +32,16 @@ pub async fn enqueue_reply(app: &App, conn: &mut Conn, realm: &str, o: &Outgoing
     }
     notices::hold(conn, id, realm, now).await?;
     let round = app.state(conn).await?.1.round as i64;
-    events::log(conn, now, round, "reply_held", Some(realm), Some(id), o.kind).await?;
+    events::log(
+        conn,
+        now,
+        round,
+        "reply_held",
+        Some(realm),
+        Some(id),
+        o.kind,
+    )
+    .await?;
     if n == limit.saturating_add(1) {
         flood_started(app, conn, realm, slot, round).await?;
     }

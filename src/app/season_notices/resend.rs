@@ -104,7 +104,16 @@ async fn send_form(
     let d = json!({"form_outbox_id": outbox_id, "outbox_id": out}).to_string();
     let now = clock::to_ms(app.now());
     let round = gs.round as i64;
-    events::log(conn, now, round, "form_resent", Some(req.realm), Some(message_id), &d).await?;
+    events::log(
+        conn,
+        now,
+        round,
+        "form_resent",
+        Some(req.realm),
+        Some(message_id),
+        &d,
+    )
+    .await?;
     Ok(())
 }
 
@@ -130,8 +139,16 @@ async fn refuse(
     flood::enqueue_reply(app, conn, req.realm, &o).await?;
     let now = clock::to_ms(app.now());
     let round = gs.round as i64;
-    events::log(conn, now, round, "form_again_refused", Some(req.realm), Some(message_id), text)
-        .await?;
+    events::log(
+        conn,
+        now,
+        round,
+        "form_again_refused",
+        Some(req.realm),
+        Some(message_id),
+        text,
+    )
+    .await?;
     Ok(())
 }
 
