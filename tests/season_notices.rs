@@ -131,6 +131,21 @@ fn a_notice_for_one_realm_is_on_that_realms_form_only() {
     }
     let log = d.ok(&["gm", "log", "--realm", "Ostvik"]);
     assert!(log.contains("gm_notice"), "{log}");
+
+    // The form still reads back with the notice on top: a reply with an order counts.
+    let form = form_of(&forms, "Ostvik").text.replace("\r\n", "\n");
+    let marker = "=== ORDRAR / ORDERS: skriv nedanför denna rad ===";
+    let filled = form.replacen(marker, &format!("{marker}\nBUY 1 spy"), 1);
+    let seen = ids(&mails);
+    d.send("ostvik@game.test", "Re: Ostvik form", &filled);
+    d.tick("2026-12-05T10:00:00+01:00");
+    let receipt = d.outbox_since(&seen);
+    assert_eq!(receipt.len(), 1, "{receipt:#?}");
+    assert!(
+        receipt[0].text.contains("1 order accepted"),
+        "{}",
+        receipt[0].text
+    );
 }
 
 #[test]
