@@ -481,3 +481,24 @@ on_both_backends!(
         assert_eq!(outbox::counts(&mut c).await.unwrap().2, 3, "pending again");
     }
 );
+
+#[test]
+fn in_batches_mode_the_replies_of_one_courier_batch_keep_to_the_hours_limit() {
+    let d = Dir::start();
+    let cfg = d.dir.join("pbemd.yaml");
+    let mut text = std::fs::read_to_string(&cfg).unwrap();
+    text.push_str("courier:\n  mode: batches\n");
+    std::fs::write(&cfg, text).unwrap();
+    envoys(&d, 200, "batch");
+    d.tick("2026-11-24T10:00:00+01:00");
+    assert!(d.outbox().is_empty(), "nothing is decided before the batch");
+    d.tick("2026-11-24T18:30:00+01:00");
+    let mails = d.outbox();
+    assert_eq!(
+        mails.iter().filter(|m| m.to == ["afani@game.test"]).count(),
+        30
+    );
+    assert_eq!(mails.iter().filter(|m| m.to == ["gm@game.test"]).count(), 1);
+    let held = "SELECT COUNT(*) FROM outbox WHERE state = 'held'";
+    assert_eq!(count(&d, held), 170);
+}

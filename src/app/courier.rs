@@ -173,8 +173,11 @@ async fn decide_items(
     let now = clock::to_ms(app.now());
     let round = gs.round as i64;
     let mut report = BatchReport::default();
+    // By id, so a batch of n messages (a flood in `batches` mode) is not n² lookups.
+    let by_id: std::collections::HashMap<u64, &QueuedMessage> =
+        waiting.iter().map(|q| (q.message.id as u64, q)).collect();
     for d in &decisions {
-        let Some(q) = waiting.iter().find(|q| q.message.id as u64 == d.mail) else {
+        let Some(&q) = by_id.get(&d.mail) else {
             continue;
         };
         report.decided += 1;
