@@ -170,32 +170,9 @@ async fn decide_items(
     let mut dice = Dice::new(gs.game.seed, gs.round, &purpose);
     let decisions = batch::route_batch(&mut gs, &queued, &mut ctx, &mut dice);
 
+    let report = apply_all(app, conn, &gs, waiting, &decisions).await?;
     let now = clock::to_ms(app.now());
     let round = gs.round as i64;
-    let mut report = BatchReport::default();
-    // By id, so a batch of n messages (a flood in `batches` mode) is not n² lookups.
-    let by_id: std::collections::HashMap<u64, &QueuedMessage> =
-        waiting.iter().map(|q| (q.message.id as u64, q)).collect();
-    for d in &decisions {
-        let Some(&q) = by_id.get(&d.mail) else {
-            continue;
-        };
-        report.decided += 1;
-        apply(app, conn, &gs, q, d, &mut report).await?;
-        for e in &d.events {
-            let detail = serde_json::to_string(e).unwrap_or_default();
-            events::log(
-                conn,
-                now,
-                round,
-                "courier",
-                Some(&d.sender),
-                Some(q.message.id),
-                &detail,
-            )
-            .await?;
-        }
-    }
     let rolls = serde_json::to_string(dice.rolls()).unwrap_or_default();
     events::log(conn, now, round, "courier_dice", None, None, &rolls).await?;
     gs.contacts = ctx.contacts;
@@ -210,6 +187,43 @@ async fn decide_items(
             &format!("courier batch at {}", at.to_rfc3339()),
         )
         .await?;
+    }
+    Ok(report)
+}
+
+/// Apply every decision of a batch, with its audit events.
+async fn apply_all(
+    app: &App,
+    conn: &mut Conn,
+    gs: &GameState,
+    waiting: &[QueuedMessage],
+    decisions: &[Decision],
+) -> Result<BatchReport> {
+    let now = clock::to_ms(app.now());
+    let round = gs.round as i64;
+    let mut report = BatchReport::default();
+    // By id, so a batch of n messages (a flood in `batches` mode) is not n² lookups.
+    let by_id: std::collections::HashMap<u64, &QueuedMessage> =
+        waiting.iter().map(|q| (q.message.id as u64, q)).collect();
+    for d in decisions {
+        let Some(&q) = by_id.get(&d.mail) else {
+            continue;
+        };
+        report.decided += 1;
+        apply(app, conn, gs, q, d, &mut report).await?;
+        for e in &d.events {
+            let detail = serde_json::to_string(e).unwrap_or_default();
+            events::log(
+                conn,
+                now,
+                round,
+                "courier",
+                Some(&d.sender),
+                Some(q.message.id),
+                &detail,
+            )
+            .await?;
+        }
     }
     Ok(report)
 }
