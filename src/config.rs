@@ -180,6 +180,13 @@ pub struct Limits {
     /// `--force` (a mistyped date would fire weeks of events at once).
     #[serde(default = "default_max_tick_span_days")]
     pub max_tick_span_days: u32,
+    /// Flood control: at most this many replies (refusals, receipts, acknowledgements,
+    /// resent forms) to one realm's mail per clock hour; the rest are held for the GM.
+    #[serde(default = "default_max_replies_per_hour")]
+    pub max_replies_per_hour: u32,
+    /// A realm may ask for its latest form again this many times a day.
+    #[serde(default = "default_max_resends_per_day")]
+    pub max_resends_per_day: u32,
 }
 
 impl Default for Limits {
@@ -187,6 +194,8 @@ impl Default for Limits {
         Limits {
             max_mail_bytes: default_max_mail(),
             max_tick_span_days: default_max_tick_span_days(),
+            max_replies_per_hour: default_max_replies_per_hour(),
+            max_resends_per_day: default_max_resends_per_day(),
         }
     }
 }
@@ -350,6 +359,12 @@ fn default_max_mail() -> usize {
 }
 fn default_max_tick_span_days() -> u32 {
     14
+}
+fn default_max_replies_per_hour() -> u32 {
+    30
+}
+fn default_max_resends_per_day() -> u32 {
+    3
 }
 fn default_backoff() -> i64 {
     30

@@ -1231,3 +1231,33 @@ fn every_absence_and_replacement_text_is_in_the_realms_language() {
     }
     assert_clean(&texts);
 }
+
+#[test]
+fn every_notice_and_resend_text_is_in_the_realms_language_and_counts_agree() {
+    use pbemd::app::season_notices::notice_subject;
+    use pbemd::app::season_notices::resend::{refusal_text, resend_note, NoForm};
+    let r = Renderer::new().unwrap();
+    let mut texts = Vec::new();
+    for why in [NoForm::TooMany(1), NoForm::TooMany(3), NoForm::NoneYet] {
+        texts.extend(both(|lang| {
+            let data = serde_json::json!({"realm": "Afani", "subject": "x", "reason": refusal_text(lang, why)});
+            r.render("refusal", lang, &data).unwrap()
+        }));
+    }
+    texts.extend(both(|lang| {
+        let sent = match lang {
+            Lang::Sv => "måndag 30 november 2026 12:00",
+            Lang::En => "Monday 30 November 2026 12:00",
+        };
+        resend_note(lang, sent)
+    }));
+    texts.extend(both(|lang| notice_subject(lang).to_string()));
+    texts.extend(both(|lang| {
+        let data = serde_json::json!({"notices": ["«the GM's own words»"]});
+        r.render("gm_notice", lang, &data).unwrap()
+    }));
+    assert_clean(&texts);
+    assert!(refusal_text(Lang::Sv, NoForm::TooMany(1)).contains("högst 1 gång om dagen"));
+    assert!(refusal_text(Lang::En, NoForm::TooMany(1)).contains("at most 1 time a day"));
+    assert!(refusal_text(Lang::En, NoForm::TooMany(3)).contains("at most 3 times a day"));
+}

@@ -16,6 +16,7 @@ pub mod intake;
 pub mod politics;
 pub mod process;
 pub mod scheduler;
+pub mod season_notices;
 pub mod season_realms;
 pub mod season_report;
 pub mod sender;

@@ -273,6 +273,16 @@ async fn handle(
             )
             .await?;
         }
+        Classified::Resend { realm, lang } => {
+            let req = super::season_notices::resend::Request {
+                inbox_id,
+                realm: &realm,
+                lang,
+                mail: &mail,
+                subject: &subject,
+            };
+            super::season_notices::resend::handle(app, conn, gs, &req).await?;
+        }
         Classified::Accepted {
             realm,
             lang,
@@ -486,7 +496,7 @@ impl Reply<'_> {
             body,
             in_reply_to: self.mail.message_id.clone(),
         };
-        app.enqueue(conn, &o).await?;
+        super::season_notices::flood::enqueue_reply(app, conn, self.realm, &o).await?;
         Ok(())
     }
 
@@ -506,7 +516,7 @@ impl Reply<'_> {
             body: body.to_string(),
             in_reply_to: self.mail.message_id.clone(),
         };
-        app.enqueue(conn, &o).await?;
+        super::season_notices::flood::enqueue_reply(app, conn, self.realm, &o).await?;
         Ok(())
     }
 

@@ -285,7 +285,8 @@ async fn reply(
         body: body.to_string(),
         in_reply_to: m.mail.message_id.clone(),
     };
-    app.enqueue(conn, &o).await?;
+    // A reply to a player's mail: flood control counts it with the others.
+    super::season_notices::flood::enqueue_reply(app, conn, m.realm, &o).await?;
     Ok(())
 }
 

@@ -266,6 +266,7 @@ pub async fn enqueue_forms(
 ) -> Result<Vec<String>> {
     let mut sent = Vec::new();
     let ix = FormIndex::new(gs, events);
+    let notices = super::season_notices::FormNotices::load(conn, gs.round as i64).await?;
     for realm in gs.realms.iter().filter(|r| !r.emails.is_empty()) {
         let lang = realm.language;
         let ctx = FormContext {
@@ -273,6 +274,7 @@ pub async fn enqueue_forms(
             game_address: app.cfg.game_address.clone(),
         };
         let form = app.renderer.result_form_in(&ix, &realm.name, &ctx)?;
+        let form = notices.on_top(app, &realm.name, lang, form)?;
         let body = match correction {
             None => form,
             Some((sv, en)) => {
@@ -295,6 +297,7 @@ pub async fn enqueue_forms(
         app.enqueue(conn, &o).await?;
         sent.push(realm.name.clone());
     }
+    notices.printed(app, conn).await?;
     Ok(sent)
 }
 
@@ -527,6 +530,7 @@ pub async fn preview(app: &App, realm: Option<&str>) -> Result<Vec<(String, Stri
     let deadline = super::process::round_deadline(app, &mut conn).await?;
     let mut out = Vec::new();
     let ix = FormIndex::new(&gs, &events);
+    let notices = super::season_notices::FormNotices::load(&mut conn, gs.round as i64).await?;
     for r in gs
         .realms
         .iter()
@@ -539,6 +543,7 @@ pub async fn preview(app: &App, realm: Option<&str>) -> Result<Vec<(String, Stri
             game_address: app.cfg.game_address.clone(),
         };
         let form = app.renderer.result_form_in(&ix, &r.name, &ctx)?;
+        let form = notices.on_top(app, &r.name, r.language, form)?;
         out.push((r.name.clone(), form));
     }
     Ok(out)

@@ -94,6 +94,11 @@ pub enum GmCommand {
         #[arg(long)]
         round: Option<i64>,
     },
+    /// A notice from the GM at the top of the next Monday forms (every realm's, or one),
+    /// or mailed now with --now.
+    Notice(super::season_notices::NoticeArgs),
+    /// Send replies held by flood control (outbox ids, --realm NAME or --all).
+    Release(super::season_notices::ReleaseArgs),
     /// The audit log: every courier decision, roll and GM action.
     Log {
         #[arg(long)]
@@ -140,6 +145,7 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
                     one_line(&m.subject, 60)
                 );
             }
+            super::season_notices::print_held(app, &mut conn).await?;
             let failed = outbox::failed_or_retrying(&mut conn).await?;
             if !failed.is_empty() {
                 println!("\noutgoing mail not yet delivered:");
@@ -310,6 +316,14 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
         GmCommand::Report { round } => {
             drop(conn);
             return super::season_report::report(app, round).await;
+        }
+        GmCommand::Notice(a) => {
+            drop(conn);
+            return super::season_notices::notice(app, a).await;
+        }
+        GmCommand::Release(a) => {
+            drop(conn);
+            return super::season_notices::release(app, a).await;
         }
         GmCommand::Log { realm, round } => {
             for e in crate::store::events::filtered(&mut conn, realm.as_deref(), round).await? {

@@ -30,6 +30,7 @@ macro_rules! print {
 mod battle;
 mod gm;
 mod politics;
+mod season_notices;
 mod season_realms;
 mod season_report;
 

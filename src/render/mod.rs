@@ -141,6 +141,16 @@ pub const TEMPLATES: &[(&str, Lang, &str)] = &[
         Lang::En,
         include_str!("../../templates/en/reveal_result.hbs"),
     ),
+    (
+        "gm_notice",
+        Lang::Sv,
+        include_str!("../../templates/sv/gm_notice.hbs"),
+    ),
+    (
+        "gm_notice",
+        Lang::En,
+        include_str!("../../templates/en/gm_notice.hbs"),
+    ),
 ];
 
 /// Why rendering failed. These are program errors (a template bug or a
