@@ -73,6 +73,10 @@ struct RawGame {
     display_name: String,
     #[serde(default)]
     seed: Option<u64>,
+    /// The language of the GM's own mail (the report after each resolution): `sv`
+    /// (default) or `en`.
+    #[serde(default)]
+    gm_language: crate::game::Lang,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -176,6 +180,13 @@ pub struct Limits {
     /// `--force` (a mistyped date would fire weeks of events at once).
     #[serde(default = "default_max_tick_span_days")]
     pub max_tick_span_days: u32,
+    /// Flood control: at most this many replies (refusals, receipts, acknowledgements,
+    /// resent forms) to one realm's mail per clock hour; the rest are held for the GM.
+    #[serde(default = "default_max_replies_per_hour")]
+    pub max_replies_per_hour: u32,
+    /// A realm may ask for its latest form again this many times a day.
+    #[serde(default = "default_max_resends_per_day")]
+    pub max_resends_per_day: u32,
 }
 
 impl Default for Limits {
@@ -183,6 +194,8 @@ impl Default for Limits {
         Limits {
             max_mail_bytes: default_max_mail(),
             max_tick_span_days: default_max_tick_span_days(),
+            max_replies_per_hour: default_max_replies_per_hour(),
+            max_resends_per_day: default_max_resends_per_day(),
         }
     }
 }
@@ -235,28 +248,6 @@ pub struct CourierSettings {
     pub review: Review,
 }
 
-/// The GM's season tools (`gm pause`, `gm extend`).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SeasonSettings {
-    /// The longest pause, in days: a pause without `--until` ends after this long,
-    /// and `--until` may not be later (default 21).
-    #[serde(default = "default_max_pause_days")]
-    pub max_pause_days: u32,
-    /// The most hours `gm extend` may move a form deadline (default 48).
-    #[serde(default = "default_max_extend_hours")]
-    pub max_extend_hours: u32,
-}
-
-impl Default for SeasonSettings {
-    fn default() -> Self {
-        SeasonSettings {
-            max_pause_days: default_max_pause_days(),
-            max_extend_hours: default_max_extend_hours(),
-        }
-    }
-}
-
 fn default_max_pause_days() -> u32 {
     21
 }
@@ -271,6 +262,55 @@ fn default_max_extend_hours() -> u32 {
 pub struct FormSettings {
     #[serde(default)]
     pub missing: MissingForm,
+}
+
+/// The GM's season: absences, missed weekends and replacements (README, Running a
+/// season).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeasonSettings {
+    /// The most weekends one absence mail (`<Realm> to GM: absence N`) may cover.
+    #[serde(default = "default_max_absence_weekends")]
+    pub max_absence_weekends: u32,
+    /// Absences a realm may announce by mail in one game; beyond them the mail waits
+    /// in the GM queue and the GM decides.
+    #[serde(default = "default_max_absences")]
+    pub max_absences: u32,
+    /// Weekends missed in a row (no form, not absent) after which a realm is marked
+    /// as seeking a replacement and the GM is told.
+    #[serde(default = "default_missed_before_replacement")]
+    pub missed_before_replacement: u32,
+    /// The longest pause, in days: a `gm pause` without `--until` ends after this
+    /// long, and a later `--until` is refused (default 21).
+    #[serde(default = "default_max_pause_days")]
+    pub max_pause_days: u32,
+    /// The most hours `gm extend` may move a form deadline (default 48).
+    #[serde(default = "default_max_extend_hours")]
+    pub max_extend_hours: u32,
+}
+
+fn default_max_absence_weekends() -> u32 {
+    3
+}
+
+fn default_max_absences() -> u32 {
+    2
+}
+
+fn default_missed_before_replacement() -> u32 {
+    2
+}
+
+impl Default for SeasonSettings {
+    fn default() -> Self {
+        SeasonSettings {
+            max_absence_weekends: default_max_absence_weekends(),
+            max_absences: default_max_absences(),
+            missed_before_replacement: default_missed_before_replacement(),
+            max_pause_days: default_max_pause_days(),
+            max_extend_hours: default_max_extend_hours(),
+        }
+    }
 }
 
 /// Retry policy of the outbox.
@@ -337,6 +377,12 @@ fn default_max_mail() -> usize {
 fn default_max_tick_span_days() -> u32 {
     14
 }
+fn default_max_replies_per_hour() -> u32 {
+    30
+}
+fn default_max_resends_per_day() -> u32 {
+    3
+}
 fn default_backoff() -> i64 {
     30
 }
@@ -401,6 +447,8 @@ pub struct Config {
     /// Seeds the game state's dice at `init` (over the scenario's own seed);
     /// every roll afterwards comes from the seed stored in the state.
     pub seed: Option<u64>,
+    /// The language of the GM's report after each resolution (`game.gm_language`).
+    pub gm_language: crate::game::Lang,
     pub database_url: String,
     pub scenario: PathBuf,
     /// `None`: the built-in rulebook week (`schedules/default.yaml`).
@@ -653,6 +701,22 @@ impl Config {
                 "must be at least 1024".into(),
             ));
         }
+        for (key, v) in [
+            (
+                "season.max_absence_weekends",
+                raw.season.max_absence_weekends,
+            ),
+            (
+                "season.missed_before_replacement",
+                raw.season.missed_before_replacement,
+            ),
+            ("season.max_pause_days", raw.season.max_pause_days),
+            ("season.max_extend_hours", raw.season.max_extend_hours),
+        ] {
+            if v == 0 {
+                return Err(invalid(key, "must be at least 1".into()));
+            }
+        }
         Ok(Config {
             path: path.to_path_buf(),
             game_name: raw.game.name,
@@ -660,6 +724,7 @@ impl Config {
             gm_address: raw.game.gm_address.to_lowercase(),
             display_name: raw.game.display_name,
             seed: raw.game.seed,
+            gm_language: raw.game.gm_language,
             database_url,
             scenario: resolve(&raw.scenario),
             schedule: raw.schedule.as_deref().map(resolve),
@@ -848,6 +913,42 @@ database: sqlite:pbemd.db\nscenario: s.yaml\ninbound: {maildir: inbox}\noutbound
             .unwrap_err()
             .to_string();
         assert!(err.contains("guess"), "{err}");
+    }
+
+    #[test]
+    fn season_settings_have_defaults_and_refuse_zero_weekends() {
+        let c = parse(MINIMAL).unwrap();
+        assert_eq!(
+            (
+                c.season.max_absence_weekends,
+                c.season.max_absences,
+                c.season.missed_before_replacement
+            ),
+            (3, 2, 2)
+        );
+        let c = parse(&format!("{MINIMAL}season: {{max_absences: 0}}\n")).unwrap();
+        assert_eq!(c.season.max_absences, 0);
+        let err = parse(&format!("{MINIMAL}season: {{max_absence_weekends: 0}}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("season.max_absence_weekends"), "{err}");
+    }
+
+    #[test]
+    fn the_gm_reads_swedish_unless_the_config_says_english() {
+        assert_eq!(parse(MINIMAL).unwrap().gm_language, crate::game::Lang::Sv);
+        let en = MINIMAL.replace(
+            "gm_address: gm@game.test",
+            "gm_address: gm@game.test, gm_language: en",
+        );
+        assert_eq!(parse(&en).unwrap().gm_language, crate::game::Lang::En);
+        let err = parse(&MINIMAL.replace(
+            "gm_address: gm@game.test",
+            "gm_address: gm@game.test, gm_language: fi",
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("fi"), "{err}");
     }
 
     #[test]

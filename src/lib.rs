@@ -20,3 +20,9 @@ pub mod schedule;
 pub mod store;
 pub mod transport;
 pub mod web;
+
+/// Every binary linking pbemd (the daemon, the tests, the benches) allocates with
+/// mimalloc: a weekend builds and drops hundreds of thousands of small objects, and the
+/// system allocator's cost per object grows with the size of the heap.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

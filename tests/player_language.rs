@@ -1191,3 +1191,73 @@ fn r_move_1_refusal_counts_agree_with_their_nouns() {
     let sv = refusal.text(Lang::Sv);
     assert!(sv.contains("2 steg men bara 1 förflyttningspoäng"), "{sv}");
 }
+
+#[test]
+fn every_absence_and_replacement_text_is_in_the_realms_language() {
+    use pbemd::render::season_realms as s;
+    let mut texts = Vec::new();
+    for (weekends, to_round, reuse_last, cap) in [(1, 3, false, 2), (2, 4, true, 0)] {
+        texts.extend(both(|lang| {
+            let deadlines = match lang {
+                Lang::Sv => vec!["söndag 6 december 2026 15:00".to_string()],
+                Lang::En => vec!["Sunday 6 December 2026 15:00".to_string()],
+            };
+            let r = s::AbsenceReceipt {
+                realm: "Afani",
+                weekends,
+                from_round: 3,
+                to_round,
+                deadlines: &deadlines,
+                reuse_last,
+                used: 1,
+                cap: 2,
+            };
+            s::absence_receipt(lang, &r)
+        }));
+        texts.extend(both(|lang| {
+            s::absence_beyond_cap(lang, "Afani to GM: absence 2", cap)
+        }));
+    }
+    texts.extend(both(|lang| {
+        s::absence_refusal(lang, "Afani", "frånvaro två", 3)
+    }));
+    for player in [Some("Eva"), None] {
+        texts.extend(both(|lang| s::welcome(lang, "Afani", player)));
+    }
+    for added in [true, false] {
+        texts.extend(both(|lang| {
+            s::address_changed(lang, "Afani", "eva@new.example", added)
+        }));
+    }
+    assert_clean(&texts);
+}
+
+#[test]
+fn every_notice_and_resend_text_is_in_the_realms_language_and_counts_agree() {
+    use pbemd::app::season_notices::notice_subject;
+    use pbemd::app::season_notices::resend::{refusal_text, resend_note, NoForm};
+    let r = Renderer::new().unwrap();
+    let mut texts = Vec::new();
+    for why in [NoForm::TooMany(1), NoForm::TooMany(3), NoForm::NoneYet] {
+        texts.extend(both(|lang| {
+            let data = serde_json::json!({"realm": "Afani", "subject": "x", "reason": refusal_text(lang, why)});
+            r.render("refusal", lang, &data).unwrap()
+        }));
+    }
+    texts.extend(both(|lang| {
+        let sent = match lang {
+            Lang::Sv => "måndag 30 november 2026 12:00",
+            Lang::En => "Monday 30 November 2026 12:00",
+        };
+        resend_note(lang, sent)
+    }));
+    texts.extend(both(|lang| notice_subject(lang).to_string()));
+    texts.extend(both(|lang| {
+        let data = serde_json::json!({"notices": ["«the GM's own words»"]});
+        r.render("gm_notice", lang, &data).unwrap()
+    }));
+    assert_clean(&texts);
+    assert!(refusal_text(Lang::Sv, NoForm::TooMany(1)).contains("högst 1 gång om dagen"));
+    assert!(refusal_text(Lang::En, NoForm::TooMany(1)).contains("at most 1 time a day"));
+    assert!(refusal_text(Lang::En, NoForm::TooMany(3)).contains("at most 3 times a day"));
+}

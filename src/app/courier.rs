@@ -136,8 +136,8 @@ async fn decide_items(
     for q in waiting {
         fault::courier_hook(&q.message.subject)?;
     }
-    let (version, gs) = app.state(conn).await?;
-    let mut gs = (*gs).clone();
+    let (version, before) = app.state(conn).await?;
+    let mut gs = (*before).clone();
     let names: Vec<&str> = gs.realm_names();
     let queued: Vec<Queued> = waiting
         .iter()
@@ -170,15 +170,47 @@ async fn decide_items(
     let mut dice = Dice::new(gs.game.seed, gs.round, &purpose);
     let decisions = batch::route_batch(&mut gs, &queued, &mut ctx, &mut dice);
 
+    let report = apply_all(app, conn, &gs, waiting, &decisions).await?;
+    let now = clock::to_ms(app.now());
+    let round = gs.round as i64;
+    let rolls = serde_json::to_string(dice.rolls()).unwrap_or_default();
+    events::log(conn, now, round, "courier_dice", None, None, &rolls).await?;
+    gs.contacts = ctx.contacts;
+    gs.courier = ctx.ledger;
+    // A batch that changed nothing (every mail refused: a flood) writes no new version,
+    // so handling a mail stays a few small rows, not a copy of the whole state.
+    if gs != *before {
+        app.save_state(
+            conn,
+            version,
+            &gs,
+            &format!("courier batch at {}", at.to_rfc3339()),
+        )
+        .await?;
+    }
+    Ok(report)
+}
+
+/// Apply every decision of a batch, with its audit events.
+async fn apply_all(
+    app: &App,
+    conn: &mut Conn,
+    gs: &GameState,
+    waiting: &[QueuedMessage],
+    decisions: &[Decision],
+) -> Result<BatchReport> {
     let now = clock::to_ms(app.now());
     let round = gs.round as i64;
     let mut report = BatchReport::default();
-    for d in &decisions {
-        let Some(q) = waiting.iter().find(|q| q.message.id as u64 == d.mail) else {
+    // By id, so a batch of n messages (a flood in `batches` mode) is not n² lookups.
+    let by_id: std::collections::HashMap<u64, &QueuedMessage> =
+        waiting.iter().map(|q| (q.message.id as u64, q)).collect();
+    for d in decisions {
+        let Some(&q) = by_id.get(&d.mail) else {
             continue;
         };
         report.decided += 1;
-        apply(app, conn, &gs, q, d, &mut report).await?;
+        apply(app, conn, gs, q, d, &mut report).await?;
         for e in &d.events {
             let detail = serde_json::to_string(e).unwrap_or_default();
             events::log(
@@ -193,17 +225,6 @@ async fn decide_items(
             .await?;
         }
     }
-    let rolls = serde_json::to_string(dice.rolls()).unwrap_or_default();
-    events::log(conn, now, round, "courier_dice", None, None, &rolls).await?;
-    gs.contacts = ctx.contacts;
-    gs.courier = ctx.ledger;
-    app.save_state(
-        conn,
-        version,
-        &gs,
-        &format!("courier batch at {}", at.to_rfc3339()),
-    )
-    .await?;
     Ok(report)
 }
 
@@ -264,7 +285,7 @@ async fn apply(
                 body: app.renderer.render("refusal", sender_lang, &data)?,
                 in_reply_to: q.mail_message_id.clone(),
             };
-            app.enqueue(conn, &o).await?;
+            super::season_notices::flood::enqueue_reply(app, conn, &d.sender, &o).await?;
             report.refused += 1;
         }
         Outcome::ToGm => messages::set_state(conn, m.id, state::GM_QUEUE, None, now).await?,
@@ -283,7 +304,7 @@ async fn apply(
             )?,
             in_reply_to: q.mail_message_id.clone(),
         };
-        app.enqueue(conn, &o).await?;
+        super::season_notices::flood::enqueue_reply(app, conn, &d.sender, &o).await?;
     }
     for (i, dispatch) in d.dispatches.iter().enumerate() {
         if let Some(o) = dispatch_mail(app, gs, q, dispatch, i)? {

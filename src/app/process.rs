@@ -273,6 +273,16 @@ async fn handle(
             )
             .await?;
         }
+        Classified::Resend { realm, lang } => {
+            let req = super::season_notices::resend::Request {
+                inbox_id,
+                realm: &realm,
+                lang,
+                mail: &mail,
+                subject: &subject,
+            };
+            super::season_notices::resend::handle(app, conn, gs, &req).await?;
+        }
         Classified::Accepted {
             realm,
             lang,
@@ -348,6 +358,18 @@ async fn handle(
                     receive_form(app, conn, gs, &form, &reply, &base).await?;
                 }
                 Route::Gm => {
+                    // An absence (`… till SL: frånvaro N`) is handled at once.
+                    if let Some(topic) = classify::absence_topic(sub.topic.as_deref()) {
+                        let m = super::season_realms::AbsenceMail {
+                            realm: &realm,
+                            lang,
+                            mail: &mail,
+                            subject: &subject,
+                            inbox_id,
+                            base: &base,
+                        };
+                        return super::season_realms::absence_mail(app, conn, &m, topic).await;
+                    }
                     // Reveal and home-invitations go through the courier; anything else
                     // waits for the GM.
                     let request = !matches!(
@@ -480,7 +502,7 @@ impl Reply<'_> {
             body,
             in_reply_to: self.mail.message_id.clone(),
         };
-        app.enqueue(conn, &o).await?;
+        super::season_notices::flood::enqueue_reply(app, conn, self.realm, &o).await?;
         Ok(())
     }
 
@@ -500,7 +522,7 @@ impl Reply<'_> {
             body: body.to_string(),
             in_reply_to: self.mail.message_id.clone(),
         };
-        app.enqueue(conn, &o).await?;
+        super::season_notices::flood::enqueue_reply(app, conn, self.realm, &o).await?;
         Ok(())
     }
 

@@ -116,6 +116,8 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
                 round + 1
             );
             let r = super::weekend::resolve_round(app, conn, &reason).await?;
+            // The GM's report of this resolution, in the same transaction (once).
+            super::season_report::queue(app, conn, r.round, due.at).await?;
             gs.round = (round + 1) as u32;
             detail["forms_from"] = json!(r.forms_from);
             detail["orders_applied"] = json!(true);
@@ -158,6 +160,8 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
                 .realms
                 .iter()
                 .filter(|r| passed.is_none() && !r.emails.is_empty() && !r.eliminated)
+                // A realm away this weekend gets no reminder (README, Running a season).
+                .filter(|r| !super::season_realms::away(&gs, &r.name))
             {
                 if with_form.contains(&realm.name) {
                     continue;
@@ -242,6 +246,10 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
                 .filter(|r| !r.emails.is_empty() && !r.eliminated)
                 .map(|r| r.name.as_str())
                 .collect();
+            // A realm away this weekend is not missing; the GM's list names it apart.
+            let (away, players): (Vec<&str>, Vec<&str>) = players
+                .into_iter()
+                .partition(|r| super::season_realms::away(&gs, r));
             let without: Vec<&str> = players
                 .iter()
                 .copied()
@@ -263,6 +271,7 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
                 "missing": list(&without),
                 "missing_count": without.len(),
                 "reused": reused.join(", "),
+                "away": away.join(", "),
             });
             let o = Outgoing {
                 kind: "missing_forms",
@@ -280,6 +289,7 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
             app.enqueue(conn, &o).await?;
             detail["without_form"] = json!(without);
             detail["reused"] = json!(reused);
+            detail["away"] = json!(away);
         }
         EventKind::WeekdayOpen
         | EventKind::WeekdayClose

@@ -569,8 +569,8 @@ fn from_realm(
 }
 
 async fn paused_notice(app: &App, inbox_id: i64, raw: &[u8]) -> Result<()> {
-    let mut conn = app.store.conn().await?;
-    let gs = match app.state(&mut conn).await {
+    let mut tx = app.store.begin().await?;
+    let gs = match app.state(&mut tx).await {
         Ok((_, gs)) => gs,
         Err(AppError::NotStarted) => return Ok(()),
         Err(e) => return Err(e),
@@ -608,11 +608,12 @@ async fn paused_notice(app: &App, inbox_id: i64, raw: &[u8]) -> Result<()> {
         body,
         in_reply_to: mail.message_id.clone(),
     };
-    app.enqueue(&mut conn, &o).await?;
+    // Counted with the realm's other replies (flood control).
+    super::season_notices::flood::enqueue_reply(app, &mut tx, &realm, &o).await?;
     let detail = json!({"inbox_id": inbox_id, "until": until, "reason": reason}).to_string();
     let at = clock::to_ms(received);
     events::log(
-        &mut conn,
+        &mut tx,
         at,
         i64::from(gs.round),
         "mail_while_paused",
@@ -621,7 +622,7 @@ async fn paused_notice(app: &App, inbox_id: i64, raw: &[u8]) -> Result<()> {
         &detail,
     )
     .await?;
-    Ok(())
+    commit(tx).await
 }
 
 /// The Monday form's lines for skipped dates starting within four weeks of `now`

@@ -115,6 +115,9 @@ pub async fn resolve_round(app: &App, conn: &mut Conn, reason: &str) -> Result<R
     let res = run_engine(&gs, &orders);
     let mut next = res.state.clone();
     advance(&mut next);
+    // Missed weekends and absences (README, Running a season): app bookkeeping on the
+    // saved state, outside the engine's output that `gm replay` compares.
+    super::season_realms::count_weekend(app, conn, &gs, &mut next).await?;
     let new_version = app.save_state(conn, version, &next, reason).await?;
     let row = resolutions::NewResolution {
         round,
@@ -263,6 +266,7 @@ pub async fn enqueue_forms(
 ) -> Result<Vec<String>> {
     let mut sent = Vec::new();
     let ix = FormIndex::new(gs, events);
+    let notices = super::season_notices::FormNotices::load(conn, gs.round as i64).await?;
     for realm in gs.realms.iter().filter(|r| !r.emails.is_empty()) {
         let lang = realm.language;
         let ctx = FormContext {
@@ -271,6 +275,7 @@ pub async fn enqueue_forms(
         };
         let form = app.renderer.result_form_in(&ix, &realm.name, &ctx)?;
         let form = super::season_calendar::with_form_notes(app, lang, form);
+        let form = notices.on_top(app, &realm.name, lang, form)?;
         let body = match correction {
             None => form,
             Some((sv, en)) => {
@@ -293,6 +298,7 @@ pub async fn enqueue_forms(
         app.enqueue(conn, &o).await?;
         sent.push(realm.name.clone());
     }
+    notices.printed(app, conn).await?;
     Ok(sent)
 }
 
@@ -445,6 +451,10 @@ pub async fn gm_resolve(app: &App) -> Result<Reresolved> {
     }
     let reason = format!("weekend of round {round} resolved again by the GM");
     let resolved = resolve_round(app, &mut tx, &reason).await?;
+    // The GM's report of the new resolution, in the same transaction (once).
+    // Its deadlines are the schedule events not yet fired.
+    let after = super::scheduler::last_now(app, &mut tx).await?;
+    super::season_report::queue(app, &mut tx, round, after).await?;
     let correction = resolutions::results_went_out(&mut tx, round).await?;
     let held = meta::get_i64(&mut tx, RESULTS_HELD).await? == Some(round);
     let mut mailed = Vec::new();
@@ -521,6 +531,7 @@ pub async fn preview(app: &App, realm: Option<&str>) -> Result<Vec<(String, Stri
     let deadline = super::process::round_deadline(app, &mut conn).await?;
     let mut out = Vec::new();
     let ix = FormIndex::new(&gs, &events);
+    let notices = super::season_notices::FormNotices::load(&mut conn, gs.round as i64).await?;
     for r in gs
         .realms
         .iter()
@@ -533,6 +544,7 @@ pub async fn preview(app: &App, realm: Option<&str>) -> Result<Vec<(String, Stri
             game_address: app.cfg.game_address.clone(),
         };
         let form = app.renderer.result_form_in(&ix, &r.name, &ctx)?;
+        let form = notices.on_top(app, &r.name, r.language, form)?;
         out.push((r.name.clone(), form));
     }
     Ok(out)

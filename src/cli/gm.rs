@@ -117,6 +117,24 @@ pub enum GmCommand {
         #[arg(long)]
         at: Option<String>,
     },
+    /// A realm's addresses, its replacement by a new player, or an absence:
+    /// `address add|remove ADDRESS`, `replace NEW_ADDRESS [--display NAME]`, `absence N`.
+    Realm {
+        realm: String,
+        #[command(subcommand)]
+        action: super::season_realms::RealmAction,
+    },
+    /// The GM's report of a resolved round (default: the latest), as it was mailed to
+    /// the GM after the resolution: forms, battles, VP, parked and failed, deadlines.
+    Report {
+        #[arg(long)]
+        round: Option<i64>,
+    },
+    /// A notice from the GM at the top of the next Monday forms (every realm's, or one),
+    /// or mailed now with --now.
+    Notice(super::season_notices::NoticeArgs),
+    /// Send replies held by flood control (outbox ids, --realm NAME or --all).
+    Release(super::season_notices::ReleaseArgs),
     /// The audit log: every courier decision, roll and GM action.
     Log {
         #[arg(long)]
@@ -163,6 +181,7 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
                     one_line(&m.subject, 60)
                 );
             }
+            super::season_notices::print_held(app, &mut conn).await?;
             let failed = outbox::failed_or_retrying(&mut conn).await?;
             if !failed.is_empty() {
                 println!("\noutgoing mail not yet delivered:");
@@ -339,6 +358,22 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
             drop(conn);
             let (r, a) = (realm.as_deref(), at.as_deref());
             return super::season_calendar::extend(app, r, hours, a).await;
+        }
+        GmCommand::Realm { realm, action } => {
+            drop(conn);
+            return super::season_realms::realm(app, &realm, action).await;
+        }
+        GmCommand::Report { round } => {
+            drop(conn);
+            return super::season_report::report(app, round).await;
+        }
+        GmCommand::Notice(a) => {
+            drop(conn);
+            return super::season_notices::notice(app, a).await;
+        }
+        GmCommand::Release(a) => {
+            drop(conn);
+            return super::season_notices::release(app, a).await;
         }
         GmCommand::Log { realm, round } => {
             for e in crate::store::events::filtered(&mut conn, realm.as_deref(), round).await? {

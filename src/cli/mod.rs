@@ -31,6 +31,9 @@ mod battle;
 mod gm;
 mod politics;
 mod season_calendar;
+mod season_notices;
+mod season_realms;
+mod season_report;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -16,8 +16,9 @@ use serde::{Deserialize, Serialize};
 use super::extract::Source;
 use super::grammar::{parse_line, LineError, OrderKind};
 use super::refusal::{Capped, Once, Refusal};
+use crate::game::hash::FastMap;
 use crate::game::orders::{Amount, Group, GroupSel, Order, Piece, Reward, Target, Wave};
-use crate::game::state::{Positions, Researched, Ruler, Terrain};
+use crate::game::state::{ArmyGroup, Fleet, Positions, Researched, Ruler, Terrain};
 use crate::game::text::fold;
 use crate::game::units::{build_cost, AgentKind};
 use crate::game::{GameState, Lang, Position, Resource, Resources, Spell, Square, UnitKind};
@@ -106,6 +107,10 @@ fn total_of(it: impl IntoIterator<Item = u32>) -> u32 {
 struct Run<'a> {
     s: &'a GameState,
     realm: &'a str,
+    /// The realm's own army groups by number and its fleets, found once per form so
+    /// that an order line never scans every realm's groups.
+    armies: FastMap<u32, &'a ArmyGroup>,
+    fleets: Vec<&'a Fleet>,
     stock: Resources,
     positions: Positions,
     upgraded: BTreeSet<Position>,
@@ -189,6 +194,8 @@ fn check_parsed(
     let mut run = Run {
         s: state,
         realm,
+        armies: state.armies_of(realm).map(|a| (a.id, a)).collect(),
+        fleets: state.fleets_of(realm).collect(),
         stock,
         positions: r.map(|r| r.positions).unwrap_or_default(),
         upgraded: BTreeSet::new(),
@@ -314,19 +321,22 @@ impl<'a> Run<'a> {
         Ok(n)
     }
 
+    /// An own army group by number.
+    fn army(&self, id: u32) -> Option<&'a ArmyGroup> {
+        self.armies.get(&id).copied()
+    }
+
+    /// An own fleet by number.
+    fn fleet(&self, id: u32) -> Option<&'a Fleet> {
+        self.fleets.iter().copied().find(|f| f.id == id)
+    }
+
     /// The square and movement of an own group.
     fn group(&self, g: Group) -> Res<(Square, u32)> {
         let rule = self.s.settings.group_movement;
         let found = match g {
-            Group::Army(id) => self
-                .s
-                .army(self.realm, id)
-                .map(|a| (a.square, a.movement(rule))),
-            Group::Fleet(id) => self
-                .s
-                .fleets_of(self.realm)
-                .find(|f| f.id == id)
-                .map(|f| (f.square, f.movement(rule))),
+            Group::Army(id) => self.army(id).map(|a| (a.square, a.movement(rule))),
+            Group::Fleet(id) => self.fleet(id).map(|f| (f.square, f.movement(rule))),
         };
         found.ok_or(Refusal::NoSuchGroup { group: g })
     }
@@ -432,7 +442,7 @@ impl<'a> Run<'a> {
             let cap = 3 * self.positions.besvarjare;
             self.pos_cap(Capped::Elementals, self.elementals, count, cap)?;
         }
-        let new_group = !self.s.armies_of(self.realm).any(|a| a.square == sq)
+        let new_group = !self.armies.values().copied().any(|a| a.square == sq)
             && !self.new_group_at.contains(&sq);
         if new_group {
             let cap = 2 * self.positions.befalhavare;
@@ -681,7 +691,7 @@ impl<'a> Run<'a> {
             Order::Embark { army, fleet } => self.embark(*army, *fleet),
             Order::Disembark { army, square } => {
                 self.group(Group::Army(*army))?;
-                if !self.s.fleets_of(self.realm).any(|f| f.cargo.contains(army)) {
+                if !self.fleets.iter().copied().any(|f| f.cargo.contains(army)) {
                     return Err(Refusal::NotAboard { army: *army });
                 }
                 if let Some(sq) = square {
@@ -711,7 +721,7 @@ impl<'a> Run<'a> {
         let (from, mp) = self.group(group)?;
         self.not_moved(group)?;
         if let Group::Army(id) = group {
-            let a = self.s.army(self.realm, id).expect("checked");
+            let a = self.army(id).expect("checked");
             if a.no_move_until_round.is_some_and(|r| r >= self.s.round) {
                 return Err(Refusal::CameByInvitation);
             }
@@ -745,18 +755,14 @@ impl<'a> Run<'a> {
     fn embark(&mut self, army: u32, fleet: u32) -> Res<()> {
         self.group(Group::Army(army))?;
         self.group(Group::Fleet(fleet))?;
-        let f = self
-            .s
-            .fleets_of(self.realm)
-            .find(|f| f.id == fleet)
-            .expect("checked");
+        let f = self.fleet(fleet).expect("checked");
         let aboard: u32 = f
             .cargo
             .iter()
-            .filter_map(|id| self.s.army(self.realm, *id))
+            .filter_map(|id| self.army(*id))
             .map(|a| a.units.len() as u32)
             .sum();
-        let n = self.s.army(self.realm, army).expect("checked").units.len() as u32;
+        let n = self.army(army).expect("checked").units.len() as u32;
         let cap = f.capacity(&self.s.settings);
         if aboard + n > cap {
             return Err(Refusal::FleetFull { cap, aboard });
@@ -820,16 +826,12 @@ impl<'a> Run<'a> {
         let mut m = BTreeMap::new();
         match g {
             Group::Army(id) => {
-                for u in &self.s.army(self.realm, id).expect("checked").units {
+                for u in &self.army(id).expect("checked").units {
                     *m.entry(Piece::Unit(u.kind)).or_insert(0) += 1;
                 }
             }
             Group::Fleet(id) => {
-                let f = self
-                    .s
-                    .fleets_of(self.realm)
-                    .find(|f| f.id == id)
-                    .expect("checked");
+                let f = self.fleet(id).expect("checked");
                 for s in &f.ships {
                     *m.entry(Piece::Ship(s.kind)).or_insert(0) += 1;
                 }

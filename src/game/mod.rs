@@ -5,6 +5,7 @@
 pub mod combat;
 pub mod dice;
 pub mod event;
+pub mod hash;
 pub mod lang;
 pub mod orders;
 pub use lang::Lang;

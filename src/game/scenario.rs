@@ -235,6 +235,7 @@ pub fn load_scenario(yaml: &str) -> Result<GameState, ScenarioError> {
         last_weekend: Vec::new(),
         next_id: 1,
         calendar: Default::default(),
+        realm_places: Default::default(),
     };
 
     for rd in &doc.realms {
@@ -384,6 +385,7 @@ pub fn load_scenario(yaml: &str) -> Result<GameState, ScenarioError> {
             fought_last_weekend: false,
             eliminated: false,
             is_evil: rd.evil,
+            season: Default::default(),
         });
     }
 

@@ -74,6 +74,50 @@ pub struct GameState {
     /// while empty, so a game that never paused stores what it stored before.
     #[serde(default, skip_serializing_if = "crate::schedule::Calendar::is_empty")]
     pub calendar: crate::schedule::Calendar,
+    /// Where each realm stands in `realms`, found once: not part of the document.
+    #[serde(skip)]
+    pub realm_places: RealmPlaces,
+}
+
+/// A cache of each realm's place in `GameState::realms`, built on the first lookup by
+/// name. Every hit is checked against the realm's name, and a miss falls back to the
+/// scan, so a cache made stale by a change to `realms` can slow a lookup but never
+/// make it wrong. A clone starts empty; two caches always compare equal.
+#[derive(Default)]
+pub struct RealmPlaces(std::sync::OnceLock<crate::game::hash::FastMap<String, usize>>);
+
+impl RealmPlaces {
+    fn place(&self, realms: &[Realm], name: &str) -> Option<usize> {
+        let map = self.0.get_or_init(|| {
+            let mut m = crate::game::hash::FastMap::default();
+            for (i, r) in realms.iter().enumerate().rev() {
+                m.insert(r.name.clone(), i);
+            }
+            m
+        });
+        match map.get(name) {
+            Some(&i) if realms.get(i).is_some_and(|r| r.name == name) => Some(i),
+            _ => realms.iter().position(|r| r.name == name),
+        }
+    }
+}
+
+impl Clone for RealmPlaces {
+    fn clone(&self) -> Self {
+        RealmPlaces::default()
+    }
+}
+
+impl PartialEq for RealmPlaces {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for RealmPlaces {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RealmPlaces")
+    }
 }
 
 /// Identity and addresses of the game.
@@ -352,6 +396,56 @@ pub struct Realm {
     pub fought_last_weekend: bool,
     pub eliminated: bool,
     pub is_evil: bool,
+    /// Absences, missed weekends and replacement (README, Running a season); set by
+    /// the app at the realm's mail and the weekend's close, never by the engine.
+    /// Left out of the document while nothing is set, so a state without it reads
+    /// and writes as before.
+    #[serde(default, skip_serializing_if = "RealmSeason::is_unset")]
+    pub season: RealmSeason,
+}
+
+/// A realm's standing with the GM over the season: its absences, the weekends it
+/// missed in a row, whether it seeks a replacement player.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RealmSeason {
+    /// Absences granted in this game (by mail within the cap, or by the GM).
+    #[serde(default)]
+    pub absences_used: u32,
+    /// The weekends the realm is away for, if any.
+    #[serde(default)]
+    pub absent: Option<Absence>,
+    /// Weekends in a row that closed with no form of the realm's own (not absent).
+    #[serde(default)]
+    pub missed_in_row: u32,
+    /// Marked after `season.missed_before_replacement` missed weekends; cleared by a
+    /// form or a replacement.
+    #[serde(default)]
+    pub seeking_replacement: bool,
+    /// The player's name the GM gave at the last replacement (`--display`).
+    #[serde(default)]
+    pub player: Option<String>,
+}
+
+/// An announced absence: the weekends of rounds `from_round..=to_round`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Absence {
+    pub from_round: u32,
+    pub to_round: u32,
+}
+
+impl RealmSeason {
+    /// Nothing set: no absence used or running, nothing missed, no replacement.
+    pub fn is_unset(&self) -> bool {
+        self == &RealmSeason::default()
+    }
+
+    /// Whether the realm is away for the weekend of `round`.
+    pub fn absent_in(&self, round: u32) -> bool {
+        self.absent
+            .is_some_and(|a| a.from_round <= round && round <= a.to_round)
+    }
 }
 
 impl Realm {
@@ -888,11 +982,13 @@ pub struct LogEntry {
 impl GameState {
     /// The realm with exactly this canonical name.
     pub fn realm(&self, name: &str) -> Option<&Realm> {
-        self.realms.iter().find(|r| r.name == name)
+        let i = self.realm_places.place(&self.realms, name)?;
+        self.realms.get(i)
     }
 
     pub fn realm_mut(&mut self, name: &str) -> Option<&mut Realm> {
-        self.realms.iter_mut().find(|r| r.name == name)
+        let i = self.realm_places.place(&self.realms, name)?;
+        self.realms.get_mut(i)
     }
 
     /// The realm that registered `addr` (ASCII case-insensitive).
@@ -1166,13 +1262,19 @@ impl GameState {
             }
         }
         // Army groups and fleets.
-        let mut army_ids = BTreeSet::new();
+        let mut army_ids: BTreeMap<(&str, u32), &ArmyGroup> = BTreeMap::new();
+        let evil: BTreeSet<&str> = self
+            .realms
+            .iter()
+            .filter(|r| r.is_evil)
+            .map(|r| r.name.as_str())
+            .collect();
         for a in &self.armies {
             let who = format!("army {} of {}", a.id, a.owner);
             if !names.contains(a.owner.as_str()) {
                 errs.push(format!("{who}: owner is not a realm"));
             }
-            if !army_ids.insert((a.owner.as_str(), a.id)) {
+            if army_ids.insert((a.owner.as_str(), a.id), a).is_some() {
                 errs.push(format!("{who}: id used twice"));
             }
             if self.map.get(a.square).is_none() {
@@ -1181,7 +1283,7 @@ impl GameState {
             if a.units.is_empty() {
                 errs.push(format!("{who}: has no units"));
             }
-            let evil_owner = self.realm(&a.owner).is_some_and(|r| r.is_evil);
+            let evil_owner = evil.contains(a.owner.as_str());
             for u in &a.units {
                 if u.kind.is_demon() && !evil_owner {
                     errs.push(format!("{who}: only the Evil can have demons"));
@@ -1219,7 +1321,7 @@ impl GameState {
             }
             let mut load = 0;
             for id in &f.cargo {
-                match self.army(&f.owner, *id) {
+                match army_ids.get(&(f.owner.as_str(), *id)) {
                     None => errs.push(format!("{who}: cargo army {id} does not exist")),
                     Some(a) if a.square != f.square => errs.push(format!(
                         "{who}: cargo army {id} is on {}, not {}",

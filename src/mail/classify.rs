@@ -47,6 +47,9 @@ pub enum Classified {
         lang: Lang,
         subject: Subject,
     },
+    /// A realm asks for its latest form again (`<Land> formulär igen` / `<Realm> form
+    /// again`); the mail's From is one of the realm's addresses.
+    Resend { realm: String, lang: Lang },
     /// A realm's mail that fits no kind or is wrong: the realm gets a reply explaining it.
     Refused {
         realm: String,
@@ -110,6 +113,9 @@ pub fn classify(mail: &Inbound, dir: &Directory, max_size: usize) -> Classified 
     }
 
     let names: Vec<&str> = dir.realms.iter().map(|r| r.name.as_str()).collect();
+    if let Some(resend) = resend_of(mail, &owners, &names, max_size) {
+        return resend;
+    }
     let parsed = mail.subject.as_deref().map(|s| parse_subject(s, &names));
     let owner = match &parsed {
         Some(Ok(s)) => owners
@@ -159,6 +165,86 @@ pub fn classify(mail: &Inbound, dir: &Directory, max_size: usize) -> Classified 
         lang: owner.lang,
         subject,
     }
+}
+
+/// An absence announced in a to-GM subject: `<Land> till SL: frånvaro N` /
+/// `<Realm> to GM: absence N` (README, Running a season). Only the subject counts,
+/// never the body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AbsenceTopic {
+    /// N weekends, as written; the app checks N against its setting.
+    Weekends(u32),
+    /// The topic names an absence but no readable count: the topic, for quoting.
+    Unreadable(String),
+}
+
+/// Words accepted after the count (`frånvaro 2 helger`, `absence 2 weekends`).
+const ABSENCE_UNITS: &[&str] = &[
+    "helg", "helger", "helgen", "vecka", "veckor", "weekend", "weekends", "week", "weeks",
+];
+
+/// Reads a to-GM topic as an absence: `None` when its first word is not `frånvaro`
+/// (`franvaro`) or `absence`, so every other topic stays a plain mail to the GM.
+pub fn absence_topic(topic: Option<&str>) -> Option<AbsenceTopic> {
+    let topic = topic?.trim();
+    let folded = crate::game::text::fold(topic);
+    let mut words = folded.split(' ');
+    if !matches!(words.next(), Some("franvaro" | "absence")) {
+        return None;
+    }
+    let rest: Vec<&str> = words.collect();
+    let count = match rest.as_slice() {
+        [n] => Some(*n),
+        [n, unit] if ABSENCE_UNITS.contains(unit) => Some(*n),
+        _ => None,
+    };
+    let n = count
+        .filter(|n| n.len() <= 9 && n.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|n| n.parse::<u32>().ok());
+    Some(match n {
+        Some(n) => AbsenceTopic::Weekends(n),
+        None => AbsenceTopic::Unreadable(quote(topic)),
+    })
+}
+
+/// A resend request (checked before the other subjects, so `<Land> formulär igen` is
+/// never read as a weekend form): the realm's, or refused when the subject names
+/// another realm than the sender's or the mail is too large.
+fn resend_of(
+    mail: &Inbound,
+    owners: &[&DirEntry],
+    names: &[&str],
+    max_size: usize,
+) -> Option<Classified> {
+    let (named, _) = mail
+        .subject
+        .as_deref()
+        .and_then(|s| crate::mail::subject::parse_resend(s, names))?;
+    let owner = owners.iter().find(|o| o.name == named);
+    let refused = |o: &DirEntry, reason| Classified::Refused {
+        realm: o.name.clone(),
+        lang: o.lang,
+        reason,
+    };
+    Some(match owner {
+        None => refused(
+            owners[0],
+            Refusal::WrongSender {
+                subject_realm: named,
+            },
+        ),
+        Some(o) if mail.size > max_size => refused(
+            o,
+            Refusal::TooLarge {
+                size: mail.size,
+                limit: max_size,
+            },
+        ),
+        Some(o) => Classified::Resend {
+            realm: o.name.clone(),
+            lang: o.lang,
+        },
+    })
 }
 
 fn normalize_addr(a: &str) -> String {
@@ -339,6 +425,33 @@ fn quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_absence_topic_is_read_in_either_language_and_other_topics_are_left_alone() {
+        use AbsenceTopic::*;
+        assert_eq!(absence_topic(Some("frånvaro 2")), Some(Weekends(2)));
+        assert_eq!(
+            absence_topic(Some(" FRANVARO  3 helger")),
+            Some(Weekends(3))
+        );
+        assert_eq!(absence_topic(Some("Absence 1 weekend")), Some(Weekends(1)));
+        assert_eq!(absence_topic(Some("absence 0")), Some(Weekends(0)));
+        assert_eq!(
+            absence_topic(Some("frånvaro två")),
+            Some(Unreadable("frånvaro två".into()))
+        );
+        assert_eq!(
+            absence_topic(Some("absence 99999999999999")),
+            Some(Unreadable("absence 99999999999999".into()))
+        );
+        assert_eq!(
+            absence_topic(Some("absence")),
+            Some(Unreadable("absence".into()))
+        );
+        assert_eq!(absence_topic(Some("frånvaron i sommar")), None);
+        assert_eq!(absence_topic(Some("a question")), None);
+        assert_eq!(absence_topic(None), None);
+    }
     use crate::mail::parse::{parse_inbound, ParseMailError};
     use MailKind::*;
 
@@ -411,6 +524,47 @@ Message-ID: <m1@example.se>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{b
                 error,
             },
         )
+    }
+
+    #[test]
+    fn a_request_for_the_form_again_is_a_resend_not_a_weekend_form() {
+        let want = |realm: &str, lang| {
+            Ok(Classified::Resend {
+                realm: realm.into(),
+                lang,
+            })
+        };
+        assert_eq!(
+            run(&mail("ostvik@example.se", "Re: Östvik formulär igen", "")),
+            want("Ostvik", Lang::Sv)
+        );
+        assert_eq!(
+            run(&mail("AFANI@example.com", "Afani form again", "x")),
+            want("Afani", Lang::En)
+        );
+        // The shared address: the realm named in the subject.
+        assert_eq!(
+            run(&mail("shared@example.se", "Stora Öar form again", "")),
+            want("Stora Öar", Lang::En)
+        );
+        let (_, _, form) = accepted(&mail("ostvik@example.se", "Östvik formulär", "KÖP 1 spion"));
+        assert_eq!(form.kind, Form);
+        assert_eq!(
+            run(&mail("afani@example.com", "Ostvik formulär igen", "")),
+            refused(
+                "Afani",
+                Lang::En,
+                Refusal::WrongSender {
+                    subject_realm: "Ostvik".into()
+                }
+            )
+        );
+        assert_eq!(
+            run(&mail("stranger@example.org", "Afani form again", "")),
+            Ok(Classified::UnknownSender {
+                from: Some("stranger@example.org".into())
+            })
+        );
     }
 
     #[test]

@@ -176,6 +176,26 @@ pub fn parse_subject(subject: &str, realms: &[&str]) -> Result<Subject, SubjectE
     })
 }
 
+/// A realm asking for its latest form again: `<Land> formulär igen` /
+/// `<Land> helgformulär igen` / `<Realm> form again` / `<Realm> weekend form again`
+/// (case and diacritics ignored, reply prefixes and a trailing `.` or `!` allowed).
+/// Returns the realm named and the language of the subject. Checked before
+/// [`parse_subject`], which would otherwise refuse it as no known form.
+pub fn parse_resend(subject: &str, realms: &[&str]) -> Option<(String, Lang)> {
+    let body = strip_prefixes(subject)
+        .trim_end_matches(['.', '!'])
+        .trim_end();
+    let tokens = tokenize(body);
+    let folded: Vec<&str> = tokens.iter().map(|t| t.folded.as_str()).collect();
+    let (realm, n) = RealmNames::new(realms).prefix(&folded)?;
+    let lang = match &folded[n..] {
+        ["formular" | "helgformular", "igen"] | ["helg", "formular", "igen"] => Lang::Sv,
+        ["form", "again"] | ["weekend", "form", "again"] | ["weekendform", "again"] => Lang::En,
+        _ => return None,
+    };
+    Some((realm, lang))
+}
+
 /// Removes any number of leading `Re:`-style prefixes (also `Re[2]:`, `SV :`).
 fn strip_prefixes(subject: &str) -> &str {
     let mut s = subject.trim();
@@ -558,5 +578,37 @@ mod tests {
                 word: "Ostvik".into()
             }
         );
+    }
+
+    #[test]
+    fn a_request_for_the_form_again_parses_in_both_languages_and_nothing_else_does() {
+        for (s, realm, lang) in [
+            ("Östvik formulär igen", "Ostvik", Lang::Sv),
+            ("Re: SV: ostvik FORMULAR IGEN!", "Ostvik", Lang::Sv),
+            ("Nya Ostvik helgformulär igen.", "Nya Ostvik", Lang::Sv),
+            ("Afani form again", "Afani", Lang::En),
+            ("Fwd: Afani  weekend form again", "Afani", Lang::En),
+            ("Stora Oar form again", "Stora Öar", Lang::En),
+        ] {
+            assert_eq!(
+                parse_resend(s, REALMS),
+                Some((realm.to_string(), lang)),
+                "{s:?}"
+            );
+        }
+        for s in [
+            "Ostvik formulär",
+            "Afani form",
+            "Afani form again please",
+            "Afani again form",
+            "Atlantis form again",
+            "formulär igen",
+            "",
+            "Afani to GM: form again",
+        ] {
+            assert_eq!(parse_resend(s, REALMS), None, "{s:?}");
+        }
+        // The weekend form subject is still the form.
+        assert_eq!(ok("Ostvik formulär").kind, MailKind::Form);
     }
 }

@@ -5,6 +5,8 @@
 
 pub mod battle;
 pub mod season_calendar;
+pub mod season_realms;
+pub mod season_report;
 pub mod view;
 pub mod weekend;
 
@@ -139,6 +141,16 @@ pub const TEMPLATES: &[(&str, Lang, &str)] = &[
         "reveal_result",
         Lang::En,
         include_str!("../../templates/en/reveal_result.hbs"),
+    ),
+    (
+        "gm_notice",
+        Lang::Sv,
+        include_str!("../../templates/sv/gm_notice.hbs"),
+    ),
+    (
+        "gm_notice",
+        Lang::En,
+        include_str!("../../templates/en/gm_notice.hbs"),
     ),
 ];
 

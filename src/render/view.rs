@@ -3,11 +3,10 @@
 //! prose and headings of one language and print these fields. Reads the
 //! state; never changes it.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 
 use crate::game::event::Event;
+use crate::game::hash::FastMap;
 use crate::game::state::{
     ArmyGroup, City, Dimension, Fleet, GameState, GroupRef, HomeInvitation, MapSquare, Realm,
     SpyState, StationedSpy, UnitCount,
@@ -173,22 +172,22 @@ pub struct Examples {
 pub struct FormIndex<'a> {
     pub state: &'a GameState,
     events: &'a [Event],
-    realms: HashMap<&'a str, &'a Realm>,
-    armies: HashMap<&'a str, Vec<&'a ArmyGroup>>,
-    fleets: HashMap<&'a str, Vec<&'a Fleet>>,
-    cities: HashMap<&'a str, Vec<&'a City>>,
-    cities_on: HashMap<Square, Vec<&'a City>>,
-    army: HashMap<(&'a str, u32), &'a ArmyGroup>,
+    realms: FastMap<&'a str, &'a Realm>,
+    armies: FastMap<&'a str, Vec<&'a ArmyGroup>>,
+    fleets: FastMap<&'a str, Vec<&'a Fleet>>,
+    cities: FastMap<&'a str, Vec<&'a City>>,
+    cities_on: FastMap<Square, Vec<&'a City>>,
+    army: FastMap<(&'a str, u32), &'a ArmyGroup>,
     /// (owner, army) → the first of the owner's fleets carrying it.
-    aboard: HashMap<(&'a str, u32), u32>,
-    spies: HashMap<&'a str, Vec<&'a StationedSpy>>,
-    home_invitations: HashMap<&'a str, Vec<&'a HomeInvitation>>,
+    aboard: FastMap<(&'a str, u32), u32>,
+    spies: FastMap<&'a str, Vec<&'a StationedSpy>>,
+    home_invitations: FastMap<&'a str, Vec<&'a HomeInvitation>>,
     portals: Vec<(Square, &'a MapSquare)>,
-    seen: HashMap<&'a str, Vec<usize>>,
+    seen: FastMap<&'a str, Vec<usize>>,
 }
 
-fn group_by<'a, T>(items: &'a [T], key: impl Fn(&'a T) -> &'a str) -> HashMap<&'a str, Vec<&'a T>> {
-    let mut out: HashMap<&str, Vec<&T>> = HashMap::new();
+fn group_by<'a, T>(items: &'a [T], key: impl Fn(&'a T) -> &'a str) -> FastMap<&'a str, Vec<&'a T>> {
+    let mut out: FastMap<&str, Vec<&T>> = FastMap::default();
     for t in items {
         out.entry(key(t)).or_default().push(t);
     }
@@ -198,21 +197,21 @@ fn group_by<'a, T>(items: &'a [T], key: impl Fn(&'a T) -> &'a str) -> HashMap<&'
 impl<'a> FormIndex<'a> {
     /// Arrange `state` and the weekend's `events` (empty for a form without a report).
     pub fn new(state: &'a GameState, events: &'a [Event]) -> FormIndex<'a> {
-        let mut realms = HashMap::new();
+        let mut realms = FastMap::default();
         for r in &state.realms {
             realms.entry(r.name.as_str()).or_insert(r);
         }
-        let mut army = HashMap::new();
+        let mut army = FastMap::default();
         for a in &state.armies {
             army.entry((a.owner.as_str(), a.id)).or_insert(a);
         }
-        let mut aboard = HashMap::new();
+        let mut aboard = FastMap::default();
         for f in &state.fleets {
             for c in &f.cargo {
                 aboard.entry((f.owner.as_str(), *c)).or_insert(f.id);
             }
         }
-        let mut cities_on: HashMap<Square, Vec<&City>> = HashMap::new();
+        let mut cities_on: FastMap<Square, Vec<&City>> = FastMap::default();
         for c in &state.cities {
             cities_on.entry(c.square).or_default().push(c);
         }
@@ -241,7 +240,7 @@ impl<'a> FormIndex<'a> {
         self.realms.get(name).copied()
     }
 
-    fn list<'m, T>(map: &'m HashMap<&'a str, Vec<&'a T>>, name: &str) -> &'m [&'a T] {
+    fn list<'m, T>(map: &'m FastMap<&'a str, Vec<&'a T>>, name: &str) -> &'m [&'a T] {
         map.get(name).map_or(&[], Vec::as_slice)
     }
 

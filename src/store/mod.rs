@@ -11,6 +11,7 @@ pub mod forms;
 pub mod inbox;
 pub mod messages;
 pub mod meta;
+pub mod notices;
 pub mod outbox;
 pub mod resolutions;
 pub mod schedule;
@@ -174,6 +175,9 @@ impl Store {
         let mut tx = self.begin().await?;
         for t in [
             "resolutions",
+            "notices",
+            "rate_counts",
+            "held_replies",
             "forms",
             "deliveries",
             "outbox",

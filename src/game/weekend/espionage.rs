@@ -10,12 +10,13 @@
 //! The Evil neither rolls nor is seen this way (R-EVIL-19, R-SPY-12): the Evil
 //! cannot be spied on, and its sight near portals replaces espionage.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
 use super::Weekend;
 use crate::game::event::{Step, What};
+use crate::game::hash::FastMap;
 use crate::game::state::{Dimension, GameState};
 use crate::game::Square;
 
@@ -113,7 +114,7 @@ fn entered(start: &GameState, end: &GameState) -> BTreeMap<String, BTreeSet<Squa
         .map(|r| r.name.as_str())
         .collect();
     // Whose land each group stood on when the forms came in (looked up, never iterated).
-    let before: HashMap<(&str, u32), &str> = start
+    let before: FastMap<(&str, u32), &str> = start
         .armies
         .iter()
         .filter(|a| a.dimension == Dimension::Normal)

@@ -9,9 +9,8 @@ pub mod market;
 pub mod military;
 pub mod politics;
 
-use std::collections::HashMap;
-
 use crate::game::event::{Event, What};
+use crate::game::hash::FastMap;
 use crate::game::{GameState, Lang};
 
 /// The lines of `realm`'s report of the weekend, in event order.
@@ -42,8 +41,8 @@ pub fn lines_of<'e>(
 /// For every realm named in a `seen_by`, the places in `events` of the events it may
 /// know, in order: one pass, so every realm's report together costs one look at each
 /// event and each reader.
-pub fn seen_by_realm(events: &[Event]) -> HashMap<&str, Vec<usize>> {
-    let mut out: HashMap<&str, Vec<usize>> = HashMap::new();
+pub fn seen_by_realm(events: &[Event]) -> FastMap<&str, Vec<usize>> {
+    let mut out: FastMap<&str, Vec<usize>> = FastMap::default();
     for (i, e) in events.iter().enumerate() {
         for r in &e.seen_by {
             let list = out.entry(r.as_str()).or_default();

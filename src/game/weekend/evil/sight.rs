@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::game::event::Step;
+use crate::game::hash::FastMap;
 use crate::game::state::{Dimension, GameState};
 use crate::game::{Square, UnitKind};
 
@@ -18,11 +19,13 @@ use super::{around, emit, evil_realm, EvilEvent};
 /// The realm's view radius (R-EVIL-19).
 pub const SIGHT: u16 = 5;
 
-/// Army indexes by (dimension, square).
-type Index = BTreeMap<(bool, Square), Vec<usize>>;
+/// Army indexes by (dimension, square), and the owners of the normal dimension's
+/// cities by square.
+type Index = FastMap<(bool, Square), Vec<usize>>;
+type CityOwners<'a> = FastMap<Square, Vec<&'a str>>;
 
 fn index(gs: &GameState) -> Index {
-    let mut ix = Index::new();
+    let mut ix = Index::default();
     for (i, a) in gs.armies.iter().enumerate() {
         let evil = a.dimension == Dimension::Evil;
         ix.entry((evil, a.square)).or_default().push(i);
@@ -55,8 +58,14 @@ pub(super) fn run(w: &mut Weekend) {
         .filter(|(_, m)| m.portal.is_some())
         .map(|(sq, _)| *sq)
         .collect();
+    let mut normal_cities = CityOwners::default();
+    for c in w.state.cities.iter() {
+        if c.dimension == Dimension::Normal && c.owner != evil {
+            normal_cities.entry(c.square).or_default().push(&c.owner);
+        }
+    }
     for p in &portals {
-        near_portal(&w.state, &ix, &evil, *p, &mut seen);
+        near_portal(&w.state, (&ix, &normal_cities), &evil, *p, &mut seen);
     }
     for (i, a) in w.state.armies.iter().enumerate() {
         if a.dimension == Dimension::Evil && a.owner != evil {
@@ -68,7 +77,13 @@ pub(super) fn run(w: &mut Weekend) {
     tell(w, seen, cities);
 }
 
-fn near_portal(gs: &GameState, ix: &Index, evil: &str, p: Square, seen: &mut Seen) {
+fn near_portal(
+    gs: &GameState,
+    (ix, cities): (&Index, &CityOwners<'_>),
+    evil: &str,
+    p: Square,
+    seen: &mut Seen,
+) {
     let near: Vec<usize> = around(gs, p, SIGHT)
         .flat_map(|s| ix.get(&(false, s)).into_iter().flatten().copied())
         .collect();
@@ -83,11 +98,9 @@ fn near_portal(gs: &GameState, ix: &Index, evil: &str, p: Square, seen: &mut See
         .filter(|o| o != evil)
         .collect();
     neighbours.extend(
-        gs.cities
-            .iter()
-            .filter(|c| c.dimension == Dimension::Normal && c.owner != evil)
-            .filter(|c| c.square.distance(p) <= SIGHT)
-            .map(|c| c.owner.clone()),
+        around(gs, p, SIGHT)
+            .flat_map(|s| cities.get(&s).into_iter().flatten())
+            .map(|o| o.to_string()),
     );
     for i in near.iter().filter(|i| gs.armies[**i].owner != evil) {
         seen.insert((evil.to_string(), *i));

@@ -16,40 +16,74 @@
 //! scan of the whole list would find. The armies and fleets must be sorted by owner
 //! and number (`forces::sort`, as every military step does first).
 
-use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
-
+use crate::game::hash::FastMap;
 use crate::game::orders::Group;
 use crate::game::state::{ArmyGroup, Fleet, GameState, Realm};
 use crate::game::Square;
 
 use super::forces;
 
-/// A group's owner and number.
-type Key = (Arc<str>, u32);
+/// A group's owner (its place in `Index::names`) and number.
+type Key = (u32, u32);
+
+/// The groups noted on one square: most squares hold one, which needs no allocation.
+#[derive(Debug)]
+enum Slot {
+    One(Key),
+    Many(Vec<Key>),
+}
+
+impl Slot {
+    fn push(&mut self, k: Key) {
+        match self {
+            Slot::One(first) => *self = Slot::Many(vec![*first, k]),
+            Slot::Many(v) => v.push(k),
+        }
+    }
+
+    fn keys(&self) -> &[Key] {
+        match self {
+            Slot::One(k) => std::slice::from_ref(k),
+            Slot::Many(v) => v,
+        }
+    }
+}
+
+/// Note `k` on `square`.
+fn note(map: &mut FastMap<Square, Slot>, square: Square, k: Key) {
+    match map.entry(square) {
+        std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().push(k),
+        std::collections::hash_map::Entry::Vacant(e) => {
+            e.insert(Slot::One(k));
+        }
+    }
+}
 
 /// The index of one step. See the module text for how to keep it true.
 pub struct Index {
-    armies: HashMap<Square, Vec<Key>>,
-    fleets: HashMap<Square, Vec<Key>>,
-    cities: HashMap<Square, Vec<usize>>,
+    armies: FastMap<Square, Slot>,
+    fleets: FastMap<Square, Slot>,
+    cities: FastMap<Square, Vec<usize>>,
     /// `cities.len()` when the city index was built: cities never move, but razing
     /// shifts their places; a changed count falls back to a scan.
     city_count: usize,
-    realms: HashMap<String, usize>,
-    owners: HashSet<Arc<str>>,
+    realms: FastMap<String, usize>,
+    /// Owners of noted groups by name, and their names by place.
+    owners: FastMap<String, u32>,
+    names: Vec<String>,
 }
 
 impl Index {
     /// The index of `gs` as it stands.
     pub fn build(gs: &GameState) -> Index {
         let mut ix = Index {
-            armies: HashMap::new(),
-            fleets: HashMap::new(),
-            cities: HashMap::new(),
+            armies: FastMap::default(),
+            fleets: FastMap::default(),
+            cities: FastMap::default(),
             city_count: 0,
-            realms: HashMap::new(),
-            owners: HashSet::new(),
+            realms: FastMap::default(),
+            owners: FastMap::default(),
+            names: Vec::new(),
         };
         for (i, r) in gs.realms.iter().enumerate() {
             ix.realms.entry(r.name.clone()).or_insert(i);
@@ -65,25 +99,23 @@ impl Index {
     }
 
     fn key(&mut self, owner: &str, id: u32) -> Key {
-        let name = match self.owners.get(owner) {
-            Some(n) => n.clone(),
-            None => {
-                let n: Arc<str> = Arc::from(owner);
-                self.owners.insert(n.clone());
-                n
-            }
-        };
-        (name, id)
+        if let Some(&o) = self.owners.get(owner) {
+            return (o, id);
+        }
+        let o = self.names.len() as u32;
+        self.names.push(owner.to_string());
+        self.owners.insert(owner.to_string(), o);
+        (o, id)
     }
 
     fn note_army(&mut self, owner: &str, id: u32, square: Square) {
         let k = self.key(owner, id);
-        self.armies.entry(square).or_default().push(k);
+        note(&mut self.armies, square, k);
     }
 
     fn note_fleet(&mut self, owner: &str, id: u32, square: Square) {
         let k = self.key(owner, id);
-        self.fleets.entry(square).or_default().push(k);
+        note(&mut self.fleets, square, k);
     }
 
     /// Rebuild the city index (after cities were removed).
@@ -98,9 +130,10 @@ impl Index {
     /// Places in `gs.armies` of the army groups on `square` (aboard a fleet or not, any
     /// dimension), in the state's order.
     pub fn armies_on(&self, gs: &GameState, square: Square) -> Vec<usize> {
-        let found = self.armies.get(&square).into_iter().flatten();
+        let found = self.armies.get(&square).map_or(&[][..], Slot::keys);
         let mut out: Vec<usize> = found
-            .filter_map(|(o, id)| forces::army_at(gs, o, *id))
+            .iter()
+            .filter_map(|&(o, id)| forces::army_at(gs, &self.names[o as usize], id))
             .filter(|&i| gs.armies[i].square == square)
             .collect();
         out.sort_unstable();
@@ -110,9 +143,10 @@ impl Index {
 
     /// Places in `gs.fleets` of the fleets on `square`, in the state's order.
     pub fn fleets_on(&self, gs: &GameState, square: Square) -> Vec<usize> {
-        let found = self.fleets.get(&square).into_iter().flatten();
+        let found = self.fleets.get(&square).map_or(&[][..], Slot::keys);
         let mut out: Vec<usize> = found
-            .filter_map(|(o, id)| forces::fleet_at(gs, o, *id))
+            .iter()
+            .filter_map(|&(o, id)| forces::fleet_at(gs, &self.names[o as usize], id))
             .filter(|&i| gs.fleets[i].square == square)
             .collect();
         out.sort_unstable();
@@ -177,8 +211,12 @@ impl Index {
     /// Every group stands where the index can find it (tests and debug builds check it
     /// at the end of each step: a group moved around `relocate` fails here).
     pub fn covers(&self, gs: &GameState) -> Result<(), String> {
-        let missing = |list: Option<&Vec<Key>>, owner: &str, id: u32| {
-            !list.is_some_and(|l| l.iter().any(|(o, i)| **o == *owner && *i == id))
+        let missing = |list: Option<&Slot>, owner: &str, id: u32| {
+            !list.is_some_and(|l| {
+                l.keys()
+                    .iter()
+                    .any(|&(o, i)| self.names[o as usize] == owner && i == id)
+            })
         };
         for a in gs.armies.iter().filter(|a| !forces::gone(a)) {
             if missing(self.armies.get(&a.square), &a.owner, a.id) {

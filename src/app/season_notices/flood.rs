@@ -1,0 +1,108 @@
+//! Flood control: the one place every reply to a realm's own mail is queued (refusals,
+//! receipts, acknowledgements, resent forms). A realm gets at most
+//! `limits.max_replies_per_hour` replies in one clock hour; beyond it each reply is
+//! still rendered and stored in the outbox, but held (`gm queue` shows it, `gm release`
+//! sends it), and the GM is told once per realm and hour. The mail itself is handled as
+//! always: envoys are still decided and delivered by the rules.
+
+use serde_json::json;
+
+use crate::app::{App, Result};
+use crate::clock;
+use crate::mail::compose::Outgoing;
+use crate::store::{events, notices, Conn};
+
+/// One slot of the reply counter.
+const HOUR_MS: i64 = 3_600_000;
+
+/// Queue `o`, a reply to a mail of `realm`, counting it against the realm's hourly
+/// limit. Returns the outbox row's id (held or not). A reply queued before under the
+/// same key is not counted again.
+pub async fn enqueue_reply(app: &App, conn: &mut Conn, realm: &str, o: &Outgoing) -> Result<i64> {
+    if notices::queued_before(conn, &o.dedup_key).await? {
+        return app.enqueue(conn, o).await;
+    }
+    let now = clock::to_ms(app.now());
+    let slot = now.div_euclid(HOUR_MS);
+    let n = notices::bump(conn, &format!("replies:{realm}"), slot).await?;
+    let id = app.enqueue(conn, o).await?;
+    let limit = i64::from(app.cfg.limits.max_replies_per_hour);
+    if n <= limit {
+        return Ok(id);
+    }
+    notices::hold(conn, id, realm, now).await?;
+    let round = app.state(conn).await?.1.round as i64;
+    events::log(
+        conn,
+        now,
+        round,
+        "reply_held",
+        Some(realm),
+        Some(id),
+        o.kind,
+    )
+    .await?;
+    if n == limit.saturating_add(1) {
+        flood_started(app, conn, realm, slot, round).await?;
+    }
+    Ok(id)
+}
+
+/// The first held reply of a realm in an hour: audited, and the GM is told (once).
+async fn flood_started(
+    app: &App,
+    conn: &mut Conn,
+    realm: &str,
+    slot: i64,
+    round: i64,
+) -> Result<()> {
+    let now = clock::to_ms(app.now());
+    let limit = app.cfg.limits.max_replies_per_hour;
+    let hour = app.game_time(clock::from_ms(slot.saturating_mul(HOUR_MS)));
+    let d = json!({"limit": limit, "hour_from": hour}).to_string();
+    events::log(conn, now, round, "flood_held", Some(realm), None, &d).await?;
+    let gm = app.cfg.gm_address.trim();
+    if gm.is_empty() || gm.eq_ignore_ascii_case(&app.cfg.game_address) {
+        return Ok(());
+    }
+    let o = Outgoing {
+        kind: "gm_notice",
+        dedup_key: format!("flood:{realm}:{slot}"),
+        to: vec![gm.to_string()],
+        subject: format!("Flod från {realm} / flood from {realm}"),
+        body: format!(
+            "{realm} har fått {limit} svar sedan {hour}; fler svar denna timme hålls kvar. \
+             Breven tas emot och hanteras som vanligt. `pbemd gm queue` visar de kvarhållna \
+             svaren, `pbemd gm release --realm {realm}` skickar dem.\n\n\
+             {realm} has had {limit} replies since {hour}; further replies this hour are \
+             held. Its mails are still stored and handled. `pbemd gm queue` shows the held \
+             replies, `pbemd gm release --realm {realm}` sends them.\n"
+        ),
+        in_reply_to: None,
+    };
+    app.enqueue(conn, &o).await?;
+    Ok(())
+}
+
+/// `gm release`: send held replies (all, one realm's, or one outbox row), audited.
+/// Returns how many were released.
+pub async fn release(app: &App, which: &notices::Release<'_>) -> Result<u64> {
+    let mut tx = app.store.begin().await?;
+    let now = clock::to_ms(app.now());
+    let n = notices::release(&mut tx, which, now).await?;
+    let round = app.state(&mut tx).await?.1.round as i64;
+    let (realm, id) = match which {
+        notices::Release::All => (None, None),
+        notices::Release::Realm(r) => (Some(*r), None),
+        notices::Release::One(id) => (None, Some(*id)),
+    };
+    let d = json!({"released": n, "realm": realm, "outbox_id": id}).to_string();
+    events::log(&mut tx, now, round, "gm_release", realm, id, &d).await?;
+    tx.commit()
+        .await
+        .map_err(|source| crate::store::StoreError::Query {
+            what: "commit released replies",
+            source,
+        })?;
+    Ok(n)
+}

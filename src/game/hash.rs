@@ -1,0 +1,9 @@
+//! Hash maps for the engine's and the renderer's own indexes. Their keys are squares,
+//! group numbers and realm names taken from the state (the GM's scenario), never a
+//! number of keys a player chooses, so a fast fixed hasher is safe here; mail-side maps
+//! keep the standard hasher.
+
+use std::collections::HashMap;
+
+/// A map with the fast fixed hasher.
+pub type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
