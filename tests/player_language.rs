@@ -1261,3 +1261,29 @@ fn every_notice_and_resend_text_is_in_the_realms_language_and_counts_agree() {
     assert!(refusal_text(Lang::En, NoForm::TooMany(1)).contains("at most 1 time a day"));
     assert!(refusal_text(Lang::En, NoForm::TooMany(3)).contains("at most 3 times a day"));
 }
+
+#[test]
+fn every_calendar_text_is_in_the_realms_language() {
+    use pbemd::render::season_calendar as c;
+    let when = |lang: Lang| match lang {
+        Lang::Sv => "onsdag 2 december 2026 15:00 (Europe/Stockholm)".to_string(),
+        Lang::En => "Wednesday 2 December 2026 15:00 (Europe/Stockholm)".to_string(),
+    };
+    let mut texts = Vec::new();
+    for reason in ["«Jul»", ""] {
+        texts.extend(both(|lang| c::paused(lang, &when(lang), reason)));
+        texts.extend(both(|lang| {
+            c::mail_while_paused(lang, "«Afani form»", &when(lang), &when(lang), reason)
+        }));
+        texts.extend(both(|lang| {
+            c::no_game(lang, "21 dec 2026 – 3 jan 2027", reason)
+        }));
+    }
+    texts.extend(both(|lang| c::resumed(lang, &when(lang))));
+    for only_you in [false, true] {
+        texts.extend(both(|lang| c::extended(lang, &when(lang), only_you)));
+    }
+    texts.extend(both(|lang| c::late_form_refused(lang, &when(lang), 3)));
+    texts.extend(both(|lang| c::subject(lang, "Afani")));
+    assert_clean(&texts);
+}
