@@ -84,11 +84,12 @@ pub enum GmCommand {
     /// Pause the game: no window opens or closes, nothing is resolved or sent out;
     /// player mail is kept, answered with a notice, and handled after the pause. Every
     /// realm is told. It resumes by itself at --until (at most season.max_pause_days
-    /// days, also the end without --until), or with `gm resume`.
+    /// days, also the end without --until), or with `gm resume`. While paused,
+    /// `gm pause --until DATE` moves the end.
     Pause {
         /// When the pause ends: a date YYYY-MM-DD (00:00 that day in the game's time
         /// zone) or an RFC 3339 time (2027-01-04T12:00:00+01:00).
-        #[arg(long)]
+        #[arg(long, value_name = "DATE")]
         until: Option<String>,
         /// Why (told to the players).
         #[arg(long)]
@@ -110,8 +111,9 @@ pub enum GmCommand {
     /// form late; the round is resolved after the latest such deadline. Realms told.
     Extend {
         /// Only this realm's form is accepted late.
-        #[arg(long)]
+        #[arg(long, value_name = "NAME")]
         realm: Option<String>,
+        /// Hours after the schedule's deadline (1 to season.max_extend_hours).
         hours: u32,
         /// Act as if at this RFC 3339 time (replays and tests).
         #[arg(long)]
