@@ -20,8 +20,12 @@
 //! - a courier batch, a reminder or a delivery due during the pause waits with the
 //!   rest of the week;
 //! - `gm extend` holds the form deadline (for all) or the resolve (for one realm's
-//!   late form): what was due in the held span fires at its end, in order; later
-//!   times do not move.
+//!   late form; the deadline's own event, the GM's list of missing forms, waits with
+//!   it when both share an instant): what was due in the held span fires at its end,
+//!   in order; later times do not move. During the hold only the realms given the
+//!   late deadline may still send their form;
+//! - `gm pause --until` while paused moves the pause's end; a pause cannot begin
+//!   inside a running extension, and `gm extend` is refused while paused.
 
 use std::sync::RwLock;
 
