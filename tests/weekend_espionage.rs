@@ -306,3 +306,30 @@ fn r_evil_19_the_evil_makes_no_passive_roll() {
     assert!(res.state.armies_of("Beta").any(|a| a.square == sq("D3")));
     assert!(passive(&res).is_none());
 }
+
+/// A stored state whose groups are not in (owner, number) order: Beta's army first.
+fn beta_first(gs: &mut GameState) {
+    let beta = gs.armies.pop().expect("Beta's army");
+    assert!(
+        gs.armies.iter().any(|a| a.owner.as_str() < "Beta"),
+        "the test needs a group that sorts before Beta's"
+    );
+    gs.armies.insert(0, beta);
+}
+
+#[test]
+fn r_spy_9_troops_already_in_the_land_bring_no_new_roll_from_an_unsorted_state() {
+    let mut gs = border(14);
+    gs.armies.last_mut().expect("Beta's army").square = sq("D3");
+    beta_first(&mut gs);
+    let res = resolve(&gs, &forms(vec![]), &gs.settings, 7);
+    assert!(passive(&res).is_none());
+}
+
+#[test]
+fn r_spy_9_troops_marching_in_bring_a_roll_from_an_unsorted_state() {
+    let mut gs = border(14);
+    beta_first(&mut gs);
+    let res = resolve(&gs, &march(), &gs.settings, 7);
+    assert!(passive(&res).is_some());
+}

@@ -113,16 +113,7 @@ fn entered(start: &GameState, end: &GameState) -> BTreeMap<String, BTreeSet<Squa
         .filter(|r| r.is_evil)
         .map(|r| r.name.as_str())
         .collect();
-    // Whose land each group stood on when the forms came in (looked up, never iterated).
-    let before: FastMap<(&str, u32), &str> = start
-        .armies
-        .iter()
-        .filter(|a| a.dimension == Dimension::Normal)
-        .filter_map(|a| {
-            let owner = start.map.get(a.square)?.owner.as_deref()?;
-            Some(((a.owner.as_str(), a.id), owner))
-        })
-        .collect();
+    let before = Before::of(start);
     let mut out: BTreeMap<String, BTreeSet<Square>> = BTreeMap::new();
     for a in end
         .armies
@@ -138,11 +129,46 @@ fn entered(start: &GameState, end: &GameState) -> BTreeMap<String, BTreeSet<Squa
         let Some(owner) = m.owner.as_deref().filter(|o| *o != a.owner) else {
             continue;
         };
-        if before.get(&(a.owner.as_str(), a.id)) != Some(&owner) {
+        if before.land(start, &a.owner, a.id) != Some(owner) {
             out.entry(owner.to_string()).or_default().insert(a.square);
         }
     }
     out
+}
+
+/// Finds an army group as the forms found it. The stored state keeps its groups sorted
+/// by owner and number, so a binary search does; a state in another order is indexed
+/// once instead.
+enum Before<'g> {
+    Sorted,
+    Indexed(FastMap<(&'g str, u32), usize>),
+}
+
+impl<'g> Before<'g> {
+    fn of(start: &'g GameState) -> Self {
+        let key = |a: &'g crate::game::state::ArmyGroup| (a.owner.as_str(), a.id);
+        if start.armies.is_sorted_by(|a, b| key(a) <= key(b)) {
+            return Before::Sorted;
+        }
+        let places = start.armies.iter().enumerate();
+        Before::Indexed(places.map(|(i, a)| (key(a), i)).rev().collect())
+    }
+
+    /// Whose land `owner`'s army `id` stood on when the forms came in (normal dimension).
+    fn land<'s>(&self, start: &'s GameState, owner: &str, id: u32) -> Option<&'s str> {
+        let i = match self {
+            Before::Sorted => start
+                .armies
+                .binary_search_by(|a| (a.owner.as_str(), a.id).cmp(&(owner, id)))
+                .ok()?,
+            Before::Indexed(m) => *m.get(&(owner, id))?,
+        };
+        let a = &start.armies[i];
+        if a.dimension != Dimension::Normal {
+            return None;
+        }
+        start.map.get(a.square)?.owner.as_deref()
+    }
 }
 
 /// Each realm's own land squares (normal dimension), in square order.

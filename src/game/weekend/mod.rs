@@ -79,6 +79,12 @@ pub struct Weekend<'a> {
     rolls: Vec<Roll>,
 }
 
+/// Army groups, fleets and realms of a state, plus some: what the lists of a weekend
+/// are reserved for.
+fn groups(state: &GameState) -> usize {
+    state.armies.len() + state.fleets.len() + 16 * state.realms.len()
+}
+
 impl<'a> Weekend<'a> {
     pub fn new(
         state: &'a GameState,
@@ -94,8 +100,10 @@ impl<'a> Weekend<'a> {
             orders,
             settings,
             seed,
-            events: Vec::new(),
-            rolls: Vec::new(),
+            // About one event and a few rolls per group: reserved at once, so a large
+            // weekend does not copy its growing lists over and over.
+            events: Vec::with_capacity(groups(state)),
+            rolls: Vec::with_capacity(groups(state)),
         }
     }
 

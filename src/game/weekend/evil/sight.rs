@@ -33,8 +33,46 @@ fn index(gs: &GameState) -> Index {
     ix
 }
 
-/// Who sees whom: (viewer, army index).
-type Seen = BTreeSet<(String, usize)>;
+/// Who sees whom: (viewer's place in `realms`, army index), gathered unordered and
+/// put in (viewer's name, army) order once.
+struct Seen<'g> {
+    place: FastMap<&'g str, u32>,
+    pairs: Vec<(u32, usize)>,
+}
+
+impl<'g> Seen<'g> {
+    fn new(gs: &'g GameState) -> Self {
+        let place = gs.realms.iter().enumerate();
+        Seen {
+            place: place.map(|(k, r)| (r.name.as_str(), k as u32)).collect(),
+            pairs: Vec::new(),
+        }
+    }
+
+    fn insert(&mut self, viewer: &str, army: usize) {
+        if let Some(&k) = self.place.get(viewer) {
+            self.pairs.push((k, army));
+        }
+    }
+
+    /// The pairs in (viewer's name, army) order, each once.
+    fn finish(self, gs: &GameState) -> Vec<(u32, usize)> {
+        let mut by_name: Vec<u32> = (0..gs.realms.len() as u32).collect();
+        by_name.sort_by(|a, b| {
+            gs.realms[*a as usize]
+                .name
+                .cmp(&gs.realms[*b as usize].name)
+        });
+        let mut rank = vec![0u32; by_name.len()];
+        for (r, k) in by_name.into_iter().enumerate() {
+            rank[k as usize] = r as u32;
+        }
+        let mut pairs = self.pairs;
+        pairs.sort_unstable_by_key(|&(k, i)| (rank[k as usize], i));
+        pairs.dedup();
+        pairs
+    }
+}
 
 pub(super) fn run(w: &mut Weekend) {
     let Some(evil) = evil_realm(&w.state).map(str::to_string) else {
@@ -48,7 +86,7 @@ pub(super) fn run(w: &mut Weekend) {
         .filter(|c| c.dimension == Dimension::Evil)
         .map(|c| (c.square, c.owner.clone()))
         .collect();
-    let mut seen = Seen::new();
+    let mut seen = Seen::new(&w.state);
     let mut cities: BTreeSet<(String, Square)> = BTreeSet::new();
     let portals: Vec<Square> = w
         .state
@@ -73,6 +111,7 @@ pub(super) fn run(w: &mut Weekend) {
             in_the_evil_dimension(&w.state, ctx, i, &mut seen, &mut cities);
         }
     }
+    let seen = seen.finish(&w.state);
     tell_portals(w, &portals);
     tell(w, seen, cities);
 }
@@ -103,11 +142,11 @@ fn near_portal(
             .map(|o| o.to_string()),
     );
     for i in near.iter().filter(|i| gs.armies[**i].owner != evil) {
-        seen.insert((evil.to_string(), *i));
+        seen.insert(evil, *i);
     }
     for n in neighbours {
         for i in &evil_armies {
-            seen.insert((n.clone(), *i));
+            seen.insert(&n, *i);
         }
     }
 }
@@ -126,7 +165,7 @@ fn in_the_evil_dimension(
             let other = &gs.armies[*i];
             evil_near |= other.owner == evil;
             if other.owner != a.owner {
-                seen.insert((a.owner.clone(), *i));
+                seen.insert(&a.owner, *i);
             }
         }
         if let Some(owner) = evil_cities.get(&s) {
@@ -137,7 +176,7 @@ fn in_the_evil_dimension(
         }
     }
     if evil_near {
-        seen.insert((evil.to_string(), me));
+        seen.insert(evil, me);
     }
 }
 
@@ -171,8 +210,9 @@ fn runs(units: &[crate::game::state::Unit]) -> Vec<(UnitKind, u32)> {
     out
 }
 
-fn tell(w: &mut Weekend, seen: Seen, cities: BTreeSet<(String, Square)>) {
-    for (realm, i) in seen {
+fn tell(w: &mut Weekend, seen: Vec<(u32, usize)>, cities: BTreeSet<(String, Square)>) {
+    for (k, i) in seen {
+        let realm = w.state.realms[k as usize].name.clone();
         let a = &w.state.armies[i];
         let ev = EvilEvent::Sighted {
             realm: realm.clone(),
