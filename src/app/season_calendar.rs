@@ -58,6 +58,13 @@ impl CalendarSchedule {
         }
     }
 
+    /// Whether the calendar last read from the state holds a pause (the GM pauses by a
+    /// command that writes the state, and the scheduler reads the state before it fires
+    /// anything, so a pause is never missed for long).
+    pub fn paused(&self) -> bool {
+        self.read().0.pause.is_some()
+    }
+
     /// Follow the state's calendar (called whenever the app reads the state).
     pub fn refresh(&self, gs: &GameState) {
         if self.read().0 == gs.calendar {
@@ -449,6 +456,10 @@ pub fn resume_at(gs: &GameState) -> Option<DateTime<Utc>> {
 /// End the pause by itself if its end is at or before `up_to`: exactly once (its
 /// firing is claimed with the schedule's events), in its own transaction.
 pub async fn resume_due(app: &App, up_to: DateTime<Utc>) -> Result<bool> {
+    if !app.schedule.paused() {
+        // No pause known: the state (large in a large game) is not read again for it.
+        return Ok(false);
+    }
     let mut tx = app.store.begin().await?;
     let (version, gs) = app.state(&mut tx).await?;
     let Some(until) = resume_at(&gs).filter(|u| *u <= up_to) else {
