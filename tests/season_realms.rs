@@ -141,6 +141,15 @@ fn an_absence_mail_gets_a_receipt_tells_the_gm_and_the_realm_is_not_missing_or_r
         "{}",
         missing.text
     );
+    let report = to(&d, &seen, GM)
+        .into_iter()
+        .find(|m| m.text.contains("Skickade inget"))
+        .expect("the GM's report");
+    assert!(
+        report.text.contains("Kaldor (frånvarande)") && report.text.contains("Afani"),
+        "the report marks the absent realm: {}",
+        report.text
+    );
     let s = d.state();
     assert_eq!(season(&s, "Kaldor")["missed_in_row"], 0);
     assert_eq!(season(&s, "Afani")["missed_in_row"], 1);

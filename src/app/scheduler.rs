@@ -115,9 +115,8 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
                 "weekend of round {round} resolved; round {} begins",
                 round + 1
             );
-            let r = super::weekend::resolve_round(app, conn, &reason).await?;
-            // The GM's report of this resolution, in the same transaction (once).
-            super::season_report::queue(app, conn, r.round, due.at).await?;
+            // The GM's report goes with it, its deadlines those after this event.
+            let r = super::weekend::resolve_round(app, conn, &reason, due.at).await?;
             gs.round = (round + 1) as u32;
             detail["forms_from"] = json!(r.forms_from);
             detail["orders_applied"] = json!(true);

@@ -16,6 +16,7 @@ use serde_json::json;
 
 use super::{App, AppError, Result};
 use crate::clock::{self, from_ms};
+use crate::game::event::{Event, What};
 use crate::game::weekend::Orders;
 use crate::game::GameState;
 use crate::mail::compose::Outgoing;
@@ -45,28 +46,22 @@ fn json_err(e: serde_json::Error) -> AppError {
     AppError::BadState(e.to_string())
 }
 
-/// Queue the GM's report of round `round`'s standing resolution, inside the caller's
-/// transaction (the one that stored the resolution); the next deadlines are those
-/// after `at` (the `resolve` event's instant, or now for `gm resolve`).
-pub async fn queue(app: &App, conn: &mut Conn, round: i64, at: DateTime<Utc>) -> Result<()> {
-    let res = resolutions::standing(conn, round)
-        .await?
-        .ok_or_else(|| AppError::BadState(format!("round {round} has no standing resolution")))?;
+/// Mail the GM the report and keep its text in the audit log.
+async fn send(app: &App, conn: &mut Conn, round: i64, id: i64, view: &ReportView) -> Result<()> {
     let lang = app.cfg.gm_language;
-    let view = gather(app, conn, &res, at).await?;
-    let body = render::report(&view, lang);
+    let body = render::report(view, lang);
     let o = Outgoing {
         kind: "gm_report",
-        dedup_key: format!("gm_report:{}", res.id),
+        dedup_key: format!("gm_report:{id}"),
         to: vec![app.cfg.gm_address.clone()],
         subject: render::subject(round, lang),
         body: body.clone(),
         in_reply_to: None,
     };
     let outbox_id = app.enqueue(conn, &o).await?;
-    let d = json!({"resolution": res.id, "outbox": outbox_id, "lang": lang.code(), "body": body});
+    let d = json!({"resolution": id, "outbox": outbox_id, "lang": lang.code(), "body": body});
     let now = clock::to_ms(app.now());
-    events::log(conn, now, round, EVENT, None, Some(res.id), &d.to_string()).await?;
+    events::log(conn, now, round, EVENT, None, Some(id), &d.to_string()).await?;
     Ok(())
 }
 
@@ -129,15 +124,62 @@ async fn gather(
     res: &Resolution,
     at: DateTime<Utc>,
 ) -> Result<ReportView> {
-    let lang = app.cfg.gm_language;
     let base = crate::store::state::get(conn, res.base_version)
         .await?
         .ok_or_else(|| AppError::BadState(format!("state version {} is gone", res.base_version)))?;
     let base: GameState = serde_json::from_str(&base.doc).map_err(json_err)?;
     let after: GameState = serde_json::from_str(&res.output_state).map_err(json_err)?;
     let orders: Orders = serde_json::from_str(&res.orders).map_err(json_err)?;
-    let reused = reused_forms(conn, res.round).await?;
-    let forms: Vec<FormLine> = orders
+    let events: Vec<Event> = serde_json::from_str(&res.events).map_err(json_err)?;
+    let w = Weekend {
+        round: res.round,
+        id: res.id,
+        created_at: res.created_at,
+        base: &base,
+        after: &after,
+        orders: &orders,
+        events: &events,
+    };
+    gather_from(app, conn, &w, at).await
+}
+
+/// A resolution as the engine left it in memory (the report of a resolution just made
+/// reads nothing back from the store).
+pub struct Weekend<'a> {
+    pub round: i64,
+    /// The resolution row's id.
+    pub id: i64,
+    /// When it was stored (ms).
+    pub created_at: i64,
+    pub base: &'a GameState,
+    pub after: &'a GameState,
+    pub orders: &'a Orders,
+    pub events: &'a [Event],
+}
+
+/// Queue the GM's report of a resolution just made, from what the engine returned,
+/// inside the transaction that stores it (so exactly once); the next deadlines are
+/// those after `at` (the `resolve` event's instant, or the game's time for `gm resolve`).
+pub async fn queue_fresh(
+    app: &App,
+    conn: &mut Conn,
+    w: &Weekend<'_>,
+    at: DateTime<Utc>,
+) -> Result<()> {
+    let view = gather_from(app, conn, w, at).await?;
+    send(app, conn, w.round, w.id, &view).await
+}
+
+async fn gather_from(
+    app: &App,
+    conn: &mut Conn,
+    w: &Weekend<'_>,
+    at: DateTime<Utc>,
+) -> Result<ReportView> {
+    let lang = app.cfg.gm_language;
+    let reused = reused_forms(conn, w.round).await?;
+    let forms: Vec<FormLine> = w
+        .orders
         .forms
         .iter()
         .map(|f| FormLine {
@@ -147,22 +189,35 @@ async fn gather(
             reused: reused.contains(&f.realm),
         })
         .collect();
-    let sent: HashSet<&str> = orders.forms.iter().map(|f| f.realm.as_str()).collect();
-    let missing = base
+    let sent: HashSet<&str> = w.orders.forms.iter().map(|f| f.realm.as_str()).collect();
+    let missing = w
+        .base
         .realms
         .iter()
         .filter(|r| !r.emails.is_empty() && !r.eliminated && !sent.contains(r.name.as_str()))
-        .map(|r| r.name.clone())
+        .map(|r| match r.season.absent_in(w.base.round) {
+            // An absence the realm announced (README, Running a season).
+            true if lang == crate::game::Lang::Sv => format!("{} (frånvarande)", r.name),
+            true => format!("{} (away)", r.name),
+            false => r.name.clone(),
+        })
         .collect();
     let (parked, failed, waiting) = trouble(conn).await?;
+    // Only battles and city changes are told: the rest is not copied.
+    let events = w
+        .events
+        .iter()
+        .filter(|e| matches!(e.what, What::Military(_)))
+        .cloned()
+        .collect();
     Ok(ReportView {
-        round: res.round,
-        resolution: res.id,
-        resolved_at: app.game_time(from_ms(res.created_at)),
+        round: w.round,
+        resolution: w.id,
+        resolved_at: app.game_time(from_ms(w.created_at)),
         forms,
         missing,
-        events: serde_json::from_str(&res.events).map_err(json_err)?,
-        standings: standings(&base, &after),
+        events,
+        standings: standings(w.base, w.after),
         parked,
         failed,
         waiting,

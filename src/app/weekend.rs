@@ -102,7 +102,12 @@ pub struct Resolved {
 /// Resolve the current round and store it, inside the caller's transaction: the engine's
 /// result plus the round advance as a new state version, and the resolution row. Refused
 /// when a resolution of the round already stands (exactly once).
-pub async fn resolve_round(app: &App, conn: &mut Conn, reason: &str) -> Result<Resolved> {
+pub async fn resolve_round(
+    app: &App,
+    conn: &mut Conn,
+    reason: &str,
+    report_at: chrono::DateTime<chrono::Utc>,
+) -> Result<Resolved> {
     let (version, gs) = app.state(conn).await?;
     let round = gs.round as i64;
     if resolutions::standing(conn, round).await?.is_some() {
@@ -147,6 +152,17 @@ pub async fn resolve_round(app: &App, conn: &mut Conn, reason: &str) -> Result<R
         &d.to_string(),
     )
     .await?;
+    // The GM's report of this resolution, in the same transaction (once).
+    let w = super::season_report::Weekend {
+        round,
+        id,
+        created_at: at,
+        base: &gs,
+        after: &res.state,
+        orders: &orders,
+        events: &res.events,
+    };
+    super::season_report::queue_fresh(app, conn, &w, report_at).await?;
     Ok(Resolved {
         id,
         round,
@@ -450,11 +466,9 @@ pub async fn gm_resolve(app: &App) -> Result<Reresolved> {
         )));
     }
     let reason = format!("weekend of round {round} resolved again by the GM");
-    let resolved = resolve_round(app, &mut tx, &reason).await?;
-    // The GM's report of the new resolution, in the same transaction (once).
-    // Its deadlines are the schedule events not yet fired.
+    // The GM's report's deadlines are the schedule events not yet fired.
     let after = super::scheduler::last_now(app, &mut tx).await?;
-    super::season_report::queue(app, &mut tx, round, after).await?;
+    let resolved = resolve_round(app, &mut tx, &reason, after).await?;
     let correction = resolutions::results_went_out(&mut tx, round).await?;
     let held = meta::get_i64(&mut tx, RESULTS_HELD).await? == Some(round);
     let mut mailed = Vec::new();
