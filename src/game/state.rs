@@ -981,6 +981,11 @@ pub struct LogEntry {
 
 impl GameState {
     /// The realm with exactly this canonical name.
+    /// The place of the realm named `name` in `realms`.
+    pub fn realm_index(&self, name: &str) -> Option<usize> {
+        self.realm_places.place(&self.realms, name)
+    }
+
     pub fn realm(&self, name: &str) -> Option<&Realm> {
         let i = self.realm_places.place(&self.realms, name)?;
         self.realms.get(i)

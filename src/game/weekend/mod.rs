@@ -82,7 +82,9 @@ pub struct Weekend<'a> {
 /// Army groups, fleets and realms of a state, plus some: what the lists of a weekend
 /// are reserved for.
 fn groups(state: &GameState) -> usize {
-    state.armies.len() + state.fleets.len() + 16 * state.realms.len()
+    let n = state.armies.len() + state.fleets.len() + 16 * state.realms.len();
+    // Reserved memory is only paid for when used: room for twice that many.
+    n.saturating_mul(2)
 }
 
 impl<'a> Weekend<'a> {
@@ -100,7 +102,7 @@ impl<'a> Weekend<'a> {
             orders,
             settings,
             seed,
-            // About one event and a few rolls per group: reserved at once, so a large
+            // About one event and a roll or two per group: reserved at once, so a large
             // weekend does not copy its growing lists over and over.
             events: Vec::with_capacity(groups(state)),
             rolls: Vec::with_capacity(groups(state)),

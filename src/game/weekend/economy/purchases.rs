@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::tally::{populations, unit_counts};
 use super::{tell, Cap, EconomyEvent, Purchase, Why};
 use crate::game::event::Step;
+use crate::game::hash::FastMap;
 use crate::game::orders::{Amount, Order};
 use crate::game::state::{
     ArmyGroup, City, Dimension, Fleet, Positions, Researched, Ship, Terrain, Unit, UnitCount,
@@ -32,8 +33,8 @@ struct Book {
     /// Each realm's cities.
     realm_cities: BTreeMap<String, Vec<usize>>,
     /// The first army group of a realm on a square that is not aboard a fleet.
-    armies: BTreeMap<(String, Square), usize>,
-    fleets: BTreeMap<(String, Square), usize>,
+    armies: Places,
+    fleets: Places,
     /// The highest army group and fleet numbers per realm.
     army_ids: BTreeMap<String, u32>,
     fleet_ids: BTreeMap<String, u32>,
@@ -61,18 +62,42 @@ impl Book {
             .flat_map(|f| f.cargo.iter().map(move |id| (f.owner.as_str(), *id)))
             .collect();
         for (i, a) in gs.armies.iter().enumerate() {
-            let id = b.army_ids.entry(a.owner.clone()).or_default();
-            *id = (*id).max(a.id);
+            highest(&mut b.army_ids, &a.owner, a.id);
             if !aboard.contains(&(a.owner.as_str(), a.id)) {
-                b.armies.entry((a.owner.clone(), a.square)).or_insert(i);
+                note(&mut b.armies, &a.owner, a.square, i);
             }
         }
         for (i, f) in gs.fleets.iter().enumerate() {
-            let id = b.fleet_ids.entry(f.owner.clone()).or_default();
-            *id = (*id).max(f.id);
-            b.fleets.entry((f.owner.clone(), f.square)).or_insert(i);
+            highest(&mut b.fleet_ids, &f.owner, f.id);
+            note(&mut b.fleets, &f.owner, f.square, i);
         }
         b
+    }
+}
+
+/// Places in the state's list of each realm's group by square (the first group there).
+type Places = FastMap<String, FastMap<Square, usize>>;
+
+fn place(m: &Places, realm: &str, sq: Square) -> Option<usize> {
+    m.get(realm)?.get(&sq).copied()
+}
+
+/// Note group `i` on `sq` unless a group of the realm is noted there already.
+fn note(m: &mut Places, realm: &str, sq: Square, i: usize) {
+    let squares = match m.get_mut(realm) {
+        Some(squares) => squares,
+        None => m.entry(realm.to_string()).or_default(),
+    };
+    squares.entry(sq).or_insert(i);
+}
+
+/// Raise realm's highest group number to `id`.
+fn highest(ids: &mut BTreeMap<String, u32>, realm: &str, id: u32) {
+    match ids.get_mut(realm) {
+        Some(top) => *top = (*top).max(id),
+        None => {
+            ids.insert(realm.to_string(), id);
+        }
     }
 }
 
@@ -97,7 +122,7 @@ pub(super) fn run(w: &mut Weekend) {
     let orders = w.orders;
     let mut book = Book::new(&w.state);
     for form in &orders.forms {
-        let found = w.state.realms.iter().position(|r| r.name == form.realm);
+        let found = w.state.realm_index(&form.realm);
         let Some(idx) = found.filter(|i| !w.state.realms[*i].eliminated) else {
             continue;
         };
@@ -295,8 +320,7 @@ fn units(
             limit,
         )?;
     }
-    let key = (run.realm.clone(), sq);
-    let group = run.book.armies.get(&key).copied();
+    let group = place(&run.book.armies, &run.realm, sq);
     if group.is_none() {
         let limit = pos.befalhavare.saturating_mul(2);
         cap("R-POS-4", Cap::ArmyGroups, run.count.army_groups, 1, limit)?;
@@ -314,7 +338,7 @@ fn units(
         }
         None => {
             let id = next_id(&mut run.book.army_ids, &run.realm);
-            run.book.armies.insert(key, gs.armies.len());
+            note(&mut run.book.armies, &run.realm, sq, gs.armies.len());
             run.count.army_groups += 1;
             gs.armies.push(ArmyGroup {
                 id,
@@ -383,15 +407,14 @@ fn ships(
         kind,
         built_round: run.round,
     };
-    let key = (run.realm.clone(), sq);
-    let id = match run.book.fleets.get(&key).copied() {
+    let id = match place(&run.book.fleets, &run.realm, sq) {
         Some(i) => {
             gs.fleets[i].ships.extend((0..count).map(|_| new));
             gs.fleets[i].id
         }
         None => {
             let id = next_id(&mut run.book.fleet_ids, &run.realm);
-            run.book.fleets.insert(key, gs.fleets.len());
+            note(&mut run.book.fleets, &run.realm, sq, gs.fleets.len());
             gs.fleets.push(Fleet {
                 id,
                 owner: run.realm.clone(),
