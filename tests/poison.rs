@@ -408,30 +408,9 @@ fn sigterm_stops_the_daemon_mid_mail_and_the_mail_is_handled_on_the_next_start()
     assert_eq!(acks.len(), 1, "handled exactly once");
 }
 
-/// A fresh PostgreSQL database URL, if `PBEMD_TEST_PG_URL` points at a server.
+/// A fresh PostgreSQL database's URL, if `PBEMD_TEST_PG_URL` points at a server.
 fn pg_url() -> Option<String> {
-    let Ok(admin) = std::env::var("PBEMD_TEST_PG_URL") else {
-        common::missing("PostgreSQL (PBEMD_TEST_PG_URL)");
-        return None;
-    };
-    let name = format!(
-        "pbemd_poison_{}_{}",
-        std::process::id(),
-        chrono::Utc::now().timestamp_micros() % 1_000_000_000
-    );
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    rt.block_on(async {
-        sqlx::any::install_default_drivers();
-        let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin)
-            .await
-            .expect("connect to PBEMD_TEST_PG_URL");
-        sqlx::query(&format!("CREATE DATABASE {name}"))
-            .execute(&mut conn)
-            .await
-            .expect("create test database");
-    });
-    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
-    Some(format!("{base}/{name}"))
+    common::pg_database_url_blocking()
 }
 
 /// A game on a fresh PostgreSQL database (with `extra` config), started quietly.

@@ -20,6 +20,13 @@ pub async fn sqlite_store() -> (Store, tempfile::TempDir) {
 
 /// A fresh PostgreSQL database, if `PBEMD_TEST_PG_URL` points at a server.
 pub async fn pg_store() -> Option<Store> {
+    let url = pg_database_url().await?;
+    Some(Store::open(&url).await.expect("open postgres"))
+}
+
+/// The URL of a fresh, empty PostgreSQL database on the server `PBEMD_TEST_PG_URL`
+/// names; `None` (after `missing`) when there is none.
+pub async fn pg_database_url() -> Option<String> {
     let Ok(admin) = std::env::var("PBEMD_TEST_PG_URL") else {
         missing("PostgreSQL (PBEMD_TEST_PG_URL)");
         return None;
@@ -44,11 +51,13 @@ pub async fn pg_store() -> Option<Store> {
         .await
         .expect("create test database");
     let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
-    Some(
-        Store::open(&format!("{base}/{name}"))
-            .await
-            .expect("open postgres"),
-    )
+    Some(format!("{base}/{name}"))
+}
+
+/// `pg_database_url` for a test outside a runtime (one that drives the binary).
+pub fn pg_database_url_blocking() -> Option<String> {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    rt.block_on(pg_database_url())
 }
 
 /// Run the same async test body against SQLite and PostgreSQL.
