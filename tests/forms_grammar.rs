@@ -595,6 +595,7 @@ fn every_spell_has_a_target_shape_that_round_trips() {
     for spell in Spell::ALL {
         let target = match TargetShape::of(spell) {
             TargetShape::NoTarget => Target::None,
+            TargetShape::SpellOrNothing => Target::Spell(Spell::Pest),
             TargetShape::Realm | TargetShape::RealmOrGroup => Target::Realm("Kaldor".into()),
             TargetShape::City | TargetShape::Square => {
                 if TargetShape::of(spell) == TargetShape::City {
@@ -848,6 +849,8 @@ fn cast() -> impl Strategy<Value = Order> {
         .prop_map(|(spell, realm, sq, sel, flag)| {
             let target = match T::of(spell) {
                 T::NoTarget => Target::None,
+                T::SpellOrNothing if flag => Target::None,
+                T::SpellOrNothing => Target::Spell(Spell::OppnaPortal),
                 T::Realm => Target::Realm(realm),
                 T::City => Target::City(sq),
                 T::Square => Target::Square(sq),
@@ -1084,4 +1087,41 @@ fn stored_orders_json_from_before_the_move_still_reads() {
     let again = serde_json::to_value(&read).unwrap();
     let old: serde_json::Value = serde_json::from_str(fixture).unwrap();
     assert_eq!(again, old);
+}
+
+#[test]
+fn r_spell_5_reveal_on_the_form_may_name_the_spell_it_looks_for() {
+    let want = |target| {
+        Ok(Order::Cast {
+            spell: Spell::Avsloja,
+            target,
+        })
+    };
+    assert_eq!(parse_line("FORMEL avslöja", None), want(Target::None));
+    assert_eq!(
+        parse_line("FORMEL avslöja pest", None),
+        want(Target::Spell(Spell::Pest))
+    );
+    assert_eq!(
+        parse_line("SPELL reveal open portal", None),
+        want(Target::Spell(Spell::OppnaPortal))
+    );
+    let e = parse_line("FORMEL avslöja Kaldor", None).expect_err("not a spell");
+    assert!(
+        matches!(
+            e.kind,
+            ErrorKind::SpellTarget {
+                spell: Spell::Avsloja,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(
+        e.message(Lang::Sv).contains("en trollformels namn")
+            && e.message(Lang::En).contains("a spell's name"),
+        "{} / {}",
+        e.message(Lang::Sv),
+        e.message(Lang::En)
+    );
 }

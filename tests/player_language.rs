@@ -341,9 +341,10 @@ fn shape_index(s: TargetShape) -> usize {
         TargetShape::RealmOrGroup => 6,
         TargetShape::ArmyAndSquare => 7,
         TargetShape::Square => 8,
+        TargetShape::SpellOrNothing => 9,
     }
 }
-const SHAPES: [TargetShape; 9] = [
+const SHAPES: [TargetShape; 10] = [
     TargetShape::NoTarget,
     TargetShape::Realm,
     TargetShape::City,
@@ -353,6 +354,7 @@ const SHAPES: [TargetShape; 9] = [
     TargetShape::RealmOrGroup,
     TargetShape::ArmyAndSquare,
     TargetShape::Square,
+    TargetShape::SpellOrNothing,
 ];
 
 const MAIL_KINDS: [MailKind; 5] = [

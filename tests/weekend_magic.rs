@@ -792,6 +792,64 @@ fn r_spell_5_reveal_at_the_weekend_names_the_latest_caster_on_you() {
     );
 }
 
+#[test]
+fn r_spell_5_reveal_naming_a_spell_on_the_form_finds_that_spell_not_the_latest() {
+    let mut gs = game();
+    mage(&mut gs, "Kaldor", 5);
+    mage(&mut gs, "Mirandel", 5);
+    gs.effects.push(SpellEffect {
+        spell: Spell::Svalt,
+        caster: "Afani".into(),
+        target: SpellTarget::Realm("Mirandel".into()),
+        cast_round: ROUND - 1,
+        expires_round: ROUND,
+    });
+    army(
+        &mut gs,
+        "Mirandel",
+        1,
+        "D11",
+        units(&[(2, LattInfanteri)], false),
+    );
+    let forms = [
+        ("Kaldor", vec![cast(Spell::Eldklot, army_at("D11"))]),
+        (
+            "Mirandel",
+            vec![cast(Spell::Avsloja, Target::Spell(Spell::Svalt))],
+        ),
+    ];
+    let (_, ev) = magic_with(&gs, &forms, &[6, 6]);
+    assert_eq!(
+        casts(&ev)[1].2,
+        Some(Effect::Revealed {
+            found: Some((Spell::Svalt, "Afani".into()))
+        })
+    );
+}
+
+#[test]
+fn r_spell_5_reveal_naming_a_spell_nobody_cast_on_you_finds_nothing() {
+    let mut gs = game();
+    mage(&mut gs, "Kaldor", 5);
+    mage(&mut gs, "Mirandel", 5);
+    army(
+        &mut gs,
+        "Mirandel",
+        1,
+        "D11",
+        units(&[(2, LattInfanteri)], false),
+    );
+    let forms = [
+        ("Kaldor", vec![cast(Spell::Eldklot, army_at("D11"))]),
+        (
+            "Mirandel",
+            vec![cast(Spell::Avsloja, Target::Spell(Spell::Pest))],
+        ),
+    ];
+    let (_, ev) = magic_with(&gs, &forms, &[6, 6]);
+    assert_eq!(casts(&ev)[1].2, Some(Effect::Revealed { found: None }));
+}
+
 // ------------------------------------------------------------- Antimagic (R-SPELL-12)
 
 #[test]

@@ -636,7 +636,8 @@ impl<'a> Run<'a> {
             return Err(Refusal::SpellCast { spell });
         }
         match target {
-            Target::None => {}
+            // Reveal may name the spell it looks for (the grammar gives no other spell one).
+            Target::None | Target::Spell(_) => {}
             Target::Realm(r) => {
                 self.realm_name(r, OrderKind::Spell)?;
             }

@@ -469,6 +469,8 @@ pub enum TargetShape {
     RealmOrGroup,
     ArmyAndSquare,
     Square,
+    /// Reveal: nothing (the latest spell cast on the realm), or the spell to look for.
+    SpellOrNothing,
 }
 
 impl TargetShape {
@@ -486,6 +488,7 @@ impl TargetShape {
             Virvelstrom => TargetShape::Fleet,
             Teleportera => TargetShape::ArmyAndSquare,
             OppnaPortal => TargetShape::Square,
+            Avsloja => TargetShape::SpellOrNothing,
             _ => TargetShape::NoTarget,
         }
     }
@@ -510,6 +513,8 @@ impl TargetShape {
             (TargetShape::ArmyAndSquare, Lang::En) => "army <no> and a square",
             (TargetShape::Square, Lang::Sv) => "en ruta",
             (TargetShape::Square, Lang::En) => "a square",
+            (TargetShape::SpellOrNothing, Lang::Sv) => "inget mål, eller en trollformels namn",
+            (TargetShape::SpellOrNothing, Lang::En) => "no target, or a spell's name",
         }
     }
 }
@@ -1026,6 +1031,11 @@ impl<'a> Parser<'a> {
         let next_group = self.peek().and_then(is_group_word);
         let t = match shape {
             TargetShape::NoTarget => Target::None,
+            TargetShape::SpellOrNothing if self.done() => Target::None,
+            TargetShape::SpellOrNothing => {
+                let named = self.name(Arg::Spell, |s| Spell::parse(s).ok());
+                Target::Spell(named.map_err(|_| bad(self))?)
+            }
             TargetShape::Realm => {
                 if self.done() || next_group.is_some() || self.peek().is_some_and(is_number) {
                     return Err(bad(self));
@@ -1500,6 +1510,7 @@ impl Order {
                 let name = spell.name(lang).to_lowercase();
                 let t = match target {
                     Target::None => String::new(),
+                    Target::Spell(s) => format!(" {}", s.name(lang).to_lowercase()),
                     Target::Realm(r) => format!(" {r}"),
                     Target::City(sq) | Target::Square(sq) => format!(" {sq}"),
                     Target::Army(s) => format!(" {} {}", group_word(true, lang), s.render()),

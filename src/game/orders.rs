@@ -193,6 +193,8 @@ pub enum Target {
     Army(GroupSel),
     Fleet(GroupSel),
     Square(Square),
+    /// Reveal: the spell to look for (R-SPELL table: the latest, or a named spell).
+    Spell(Spell),
     /// Teleport: an army and where it lands.
     ArmyTo {
         army: GroupSel,

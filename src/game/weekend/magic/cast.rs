@@ -176,6 +176,8 @@ fn aim(gs: &GameState, cx: &Cx, l: &Line) -> Result<Aim, Why> {
     }
     match &l.target {
         Target::None => Ok(Aim::Own),
+        Target::Spell(_) if l.spell == Spell::Avsloja => Ok(Aim::Own),
+        Target::Spell(_) => Err(Why::NoTarget),
         Target::Realm(r) => cx
             .ix
             .realm(gs, r)

@@ -6,6 +6,7 @@
 use super::cast::{record, victim, Aim};
 use super::reads::victim_of;
 use super::{Effect, Line};
+use crate::game::orders::Target;
 use crate::game::state::SpellTarget;
 use crate::game::weekend::Weekend;
 use crate::game::{Resource, Resources, Spell};
@@ -40,7 +41,7 @@ pub(super) fn apply(w: &mut Weekend, l: &Line, aim: &Aim, conjurer: u32) -> Effe
             Effect::Ward { realm }
         }
         (Spell::Forskingring | Spell::Malstrom, _) => stock(w, l, realm),
-        (Spell::Avsloja, _) => reveal(w, &l.realm),
+        (Spell::Avsloja, _) => reveal(w, &l.realm, named(&l.target)),
         _ => Effect::Nothing,
     }
 }
@@ -86,15 +87,24 @@ fn stock(w: &mut Weekend, l: &Line, realm: String) -> Effect {
     Effect::Stock { realm, lost }
 }
 
+/// The spell a Reveal names on the form, if it names one.
+fn named(target: &Target) -> Option<Spell> {
+    match target {
+        Target::Spell(s) => Some(*s),
+        _ => None,
+    }
+}
+
 /// Reveal: the latest spell another realm cast on the caster (its realm, a city or a
-/// group of it) that is still kept.
-fn reveal(w: &Weekend, caster: &str) -> Effect {
+/// group of it) that is still kept — or the latest of the spell the form names.
+fn reveal(w: &Weekend, caster: &str, spell: Option<Spell>) -> Effect {
     let found = w
         .state
         .effects
         .iter()
         .rev()
         .filter(|e| e.caster != caster)
+        .filter(|e| spell.is_none_or(|s| e.spell == s))
         .find(|e| victim_of(&w.state, &e.target).as_deref() == Some(caster))
         .map(|e| (e.spell, e.caster.clone()));
     Effect::Revealed { found }
