@@ -36,27 +36,27 @@ fn index(gs: &GameState) -> Index {
 /// Who sees whom: (viewer's place in `realms`, army index), gathered unordered and
 /// put in (viewer's name, army) order once.
 struct Seen<'g> {
-    place: FastMap<&'g str, u32>,
+    gs: &'g GameState,
     pairs: Vec<(u32, usize)>,
 }
 
 impl<'g> Seen<'g> {
     fn new(gs: &'g GameState) -> Self {
-        let place = gs.realms.iter().enumerate();
         Seen {
-            place: place.map(|(k, r)| (r.name.as_str(), k as u32)).collect(),
+            gs,
             pairs: Vec::new(),
         }
     }
 
     fn insert(&mut self, viewer: &str, army: usize) {
-        if let Some(&k) = self.place.get(viewer) {
-            self.pairs.push((k, army));
+        if let Some(k) = self.gs.realm_index(viewer) {
+            self.pairs.push((k as u32, army));
         }
     }
 
     /// The pairs in (viewer's name, army) order, each once.
-    fn finish(self, gs: &GameState) -> Vec<(u32, usize)> {
+    fn finish(self) -> Vec<(u32, usize)> {
+        let gs = self.gs;
         let mut by_name: Vec<u32> = (0..gs.realms.len() as u32).collect();
         by_name.sort_by(|a, b| {
             gs.realms[*a as usize]
@@ -111,7 +111,7 @@ pub(super) fn run(w: &mut Weekend) {
             in_the_evil_dimension(&w.state, ctx, i, &mut seen, &mut cities);
         }
     }
-    let seen = seen.finish(&w.state);
+    let seen = seen.finish();
     tell_portals(w, &portals);
     tell(w, seen, cities);
 }

@@ -67,7 +67,6 @@ pub struct Index {
     /// `cities.len()` when the city index was built: cities never move, but razing
     /// shifts their places; a changed count falls back to a scan.
     city_count: usize,
-    realms: FastMap<String, usize>,
     /// Owners of noted groups by name, and their names by place.
     owners: FastMap<String, u32>,
     names: Vec<String>,
@@ -81,13 +80,9 @@ impl Index {
             fleets: FastMap::default(),
             cities: FastMap::default(),
             city_count: 0,
-            realms: FastMap::default(),
             owners: FastMap::default(),
             names: Vec::new(),
         };
-        for (i, r) in gs.realms.iter().enumerate() {
-            ix.realms.entry(r.name.clone()).or_insert(i);
-        }
         for a in &gs.armies {
             ix.note_army(&a.owner, a.id, a.square);
         }
@@ -186,10 +181,7 @@ impl Index {
 
     /// Place in `gs.realms` of the realm named `name`.
     pub fn realm_at(&self, gs: &GameState, name: &str) -> Option<usize> {
-        match self.realms.get(name) {
-            Some(&i) if gs.realms.get(i).is_some_and(|r| r.name == name) => Some(i),
-            _ => gs.realms.iter().position(|r| r.name == name),
-        }
+        gs.realm_index(name)
     }
 
     pub fn realm<'g>(&self, gs: &'g GameState, name: &str) -> Option<&'g Realm> {
