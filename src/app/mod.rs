@@ -203,6 +203,31 @@ impl App {
         }
     }
 
+    /// Queue a notice to the GM at `game.gm_address` (kind `gm_notice`, once per
+    /// `key`); nothing when that address is empty or the game's own.
+    pub async fn notify_gm(
+        &self,
+        conn: &mut Conn,
+        key: &str,
+        subject: &str,
+        body: &str,
+    ) -> Result<()> {
+        let gm = self.cfg.gm_address.trim();
+        if gm.is_empty() || gm.eq_ignore_ascii_case(&self.cfg.game_address) {
+            return Ok(());
+        }
+        let o = Outgoing {
+            kind: "gm_notice",
+            dedup_key: key.to_string(),
+            to: vec![gm.to_string()],
+            subject: subject.to_string(),
+            body: body.to_string(),
+            in_reply_to: None,
+        };
+        self.enqueue(conn, &o).await?;
+        Ok(())
+    }
+
     /// Format a mail and queue it in the outbox (inside the caller's transaction).
     pub async fn enqueue(&self, conn: &mut Conn, o: &Outgoing) -> Result<i64> {
         let now = self.now();

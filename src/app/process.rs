@@ -576,27 +576,17 @@ async fn notify_gm(
     subject: &str,
     body: &str,
 ) -> Result<()> {
-    let gm = app.cfg.gm_address.trim();
-    if gm.is_empty() || gm.eq_ignore_ascii_case(&app.cfg.game_address) {
-        return Ok(());
-    }
-    let o = Outgoing {
-        kind: "gm_notice",
-        dedup_key: format!("gm_notice:{inbox_id}"),
-        to: vec![gm.to_string()],
-        subject: format!(
-            "SL-post från {realm} / GM mail from {realm}: {}",
-            fault::clean_text(subject, 120).replace(['\n', '\t'], " ")
-        ),
-        body: format!(
-            "{realm} skrev till spelledaren / wrote to the GM (meddelande / message {message_id}; \
-             `pbemd gm show {message_id}`):\n\n{}\n",
-            fault::clean_text(body, 100_000)
-        ),
-        in_reply_to: None,
-    };
-    app.enqueue(conn, &o).await?;
-    Ok(())
+    let subject = format!(
+        "SL-post från {realm} / GM mail from {realm}: {}",
+        fault::clean_text(subject, 120).replace(['\n', '\t'], " ")
+    );
+    let body = format!(
+        "{realm} skrev till spelledaren / wrote to the GM (meddelande / message {message_id}; \
+         `pbemd gm show {message_id}`):\n\n{}\n",
+        fault::clean_text(body, 100_000)
+    );
+    app.notify_gm(conn, &format!("gm_notice:{inbox_id}"), &subject, &body)
+        .await
 }
 
 fn realm_addresses(gs: &GameState, realm: &str) -> Vec<String> {

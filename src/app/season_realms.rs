@@ -76,7 +76,8 @@ pub async fn absence_mail(
     }
     let gm = text::gm_absence(m.realm, Some(&g.receipt(&[])), g.used, cap);
     let subject = format!("Frånvaro / absence: {}", m.realm);
-    to_gm(app, conn, &format!("absence:{}", m.inbox_id), &subject, &gm).await
+    app.notify_gm(conn, &format!("absence:{}", m.inbox_id), &subject, &gm)
+        .await
 }
 
 /// The absence of `n` weekends from `round` on.
@@ -224,7 +225,8 @@ async fn absence_to_gm(
         text::gm_absence(m.realm, None, used, cap)
     );
     let subject = format!("Frånvaro / absence: {} (SL avgör / GM decides)", m.realm);
-    to_gm(app, conn, &format!("absence:{}", m.inbox_id), &subject, &gm).await
+    app.notify_gm(conn, &format!("absence:{}", m.inbox_id), &subject, &gm)
+        .await
 }
 
 /// An absence whose count is missing, unreadable or out of range: refused with the
@@ -287,24 +289,6 @@ async fn reply(
     };
     // A reply to a player's mail: flood control counts it with the others.
     super::season_notices::flood::enqueue_reply(app, conn, m.realm, &o).await?;
-    Ok(())
-}
-
-/// A notice to the GM at `game.gm_address` (none when it is empty or the game's own).
-async fn to_gm(app: &App, conn: &mut Conn, key: &str, subject: &str, body: &str) -> Result<()> {
-    let gm = app.cfg.gm_address.trim();
-    if gm.is_empty() || gm.eq_ignore_ascii_case(&app.cfg.game_address) {
-        return Ok(());
-    }
-    let o = Outgoing {
-        kind: "gm_notice",
-        dedup_key: key.to_string(),
-        to: vec![gm.to_string()],
-        subject: subject.to_string(),
-        body: body.to_string(),
-        in_reply_to: None,
-    };
-    app.enqueue(conn, &o).await?;
     Ok(())
 }
 
@@ -396,14 +380,8 @@ async fn seeking_to_gm(app: &App, conn: &mut Conn, realm: &str, n: u32, round: u
     .await?;
     let subject = format!("Ersättare sökes / seeking a replacement: {realm}");
     let body = text::gm_seeking_replacement(realm, n, round);
-    to_gm(
-        app,
-        conn,
-        &format!("seeking:{round}:{realm}"),
-        &subject,
-        &body,
-    )
-    .await
+    app.notify_gm(conn, &format!("seeking:{round}:{realm}"), &subject, &body)
+        .await
 }
 
 /// Whether the realm is away for the current round's weekend (reminders skip it; the

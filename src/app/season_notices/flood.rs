@@ -61,27 +61,17 @@ async fn flood_started(
     let hour = app.game_time(clock::from_ms(slot.saturating_mul(HOUR_MS)));
     let d = json!({"limit": limit, "hour_from": hour}).to_string();
     events::log(conn, now, round, "flood_held", Some(realm), None, &d).await?;
-    let gm = app.cfg.gm_address.trim();
-    if gm.is_empty() || gm.eq_ignore_ascii_case(&app.cfg.game_address) {
-        return Ok(());
-    }
-    let o = Outgoing {
-        kind: "gm_notice",
-        dedup_key: format!("flood:{realm}:{slot}"),
-        to: vec![gm.to_string()],
-        subject: format!("Flod från {realm} / flood from {realm}"),
-        body: format!(
-            "{realm} har fått {limit} svar sedan {hour}; fler svar denna timme hålls kvar. \
-             Breven tas emot och hanteras som vanligt. `pbemd gm queue` visar de kvarhållna \
-             svaren, `pbemd gm release --realm {realm}` skickar dem.\n\n\
-             {realm} has had {limit} replies since {hour}; further replies this hour are \
-             held. Its mails are still stored and handled. `pbemd gm queue` shows the held \
-             replies, `pbemd gm release --realm {realm}` sends them.\n"
-        ),
-        in_reply_to: None,
-    };
-    app.enqueue(conn, &o).await?;
-    Ok(())
+    let key = format!("flood:{realm}:{slot}");
+    let subject = format!("Flod från {realm} / flood from {realm}");
+    let body = format!(
+        "{realm} har fått {limit} svar sedan {hour}; fler svar denna timme hålls kvar. \
+         Breven tas emot och hanteras som vanligt. `pbemd gm queue` visar de kvarhållna \
+         svaren, `pbemd gm release --realm {realm}` skickar dem.\n\n\
+         {realm} has had {limit} replies since {hour}; further replies this hour are \
+         held. Its mails are still stored and handled. `pbemd gm queue` shows the held \
+         replies, `pbemd gm release --realm {realm}` sends them.\n"
+    );
+    app.notify_gm(conn, &key, &subject, &body).await
 }
 
 /// `gm release`: send held replies (all, one realm's, or one outbox row), audited.
