@@ -2,6 +2,9 @@
 //! each test a small state built on the Evil scenario, the orders and fixed dice, and
 //! the numbers the rule gives.
 
+#[path = "weekend_common/military.rs"]
+mod military_cases;
+use military_cases::{orders, sq};
 use pbemd::game::combat::Line;
 use pbemd::game::dice::Dice;
 use pbemd::game::event::{Event, What};
@@ -10,7 +13,7 @@ use pbemd::game::state::{ArmyGroup, Dimension, EvilTerrain, Portal, Positions, U
 use pbemd::game::weekend::economy::{self, EconomyEvent, Why};
 use pbemd::game::weekend::evil::{self, EvilEvent};
 use pbemd::game::weekend::military;
-use pbemd::game::weekend::{FormOrders, Orders, Weekend};
+use pbemd::game::weekend::{Orders, Weekend};
 use pbemd::game::{load_scenario, GameState, Lang, Resource, Resources, Square, UnitKind};
 
 use UnitKind::{HogreDemon, LagreDemon, LattInfanteri, TungtInfanteri};
@@ -18,10 +21,6 @@ use UnitKind::{HogreDemon, LagreDemon, LattInfanteri, TungtInfanteri};
 const ROUND: u32 = 3;
 const EVIL: &str = "Ondskan";
 const GEN: &str = "Genogien";
-
-fn sq(s: &str) -> Square {
-    Square::parse(s).expect("square")
-}
 
 /// The Evil scenario without troops, positions 0, no friends, round 3; the portal on
 /// B4 opened in round 1.
@@ -77,21 +76,6 @@ fn group<'a>(gs: &'a GameState, owner: &str, id: u32) -> &'a ArmyGroup {
 
 fn kinds(g: &ArmyGroup) -> Vec<UnitKind> {
     g.units.iter().map(|u| u.kind).collect()
-}
-
-fn orders(forms: &[(&str, Vec<Order>)]) -> Orders {
-    let t0 = chrono::DateTime::from_timestamp(1_800_000_000, 0).expect("time");
-    Orders {
-        forms: forms
-            .iter()
-            .enumerate()
-            .map(|(i, (realm, o))| FormOrders {
-                realm: realm.to_string(),
-                received_at: t0 + chrono::Duration::minutes(i as i64),
-                orders: o.clone(),
-            })
-            .collect(),
-    }
 }
 
 fn mv(id: u32, path: &[&str]) -> Order {

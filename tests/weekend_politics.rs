@@ -2,15 +2,17 @@
 //! VP threshold rewards (R-VP-4), missions (R-MISSION-1..4) and random events
 //! (R-RAND-1), one test per case, named by rule ID (docs/rules.md cites them).
 
-use chrono::{TimeZone, Utc};
+#[path = "weekend_common/economy.rs"]
+mod economy;
+use economy::{forms, sq};
 
 use pbemd::game::dice::Dice;
 use pbemd::game::event::{Event, What};
 use pbemd::game::orders::{Amount, Order, Reward};
 use pbemd::game::state::{DrawnEvent, EventEntry, GmEvent, LocalText, MissionDone, RulerBenefit};
 use pbemd::game::weekend::politics::{self, Given, PoliticsEvent};
-use pbemd::game::weekend::{resolve, FormOrders, Orders, Resolution, Weekend};
-use pbemd::game::{load_scenario, GameState, Position, Resource, Resources, Square, UnitKind};
+use pbemd::game::weekend::{resolve, Orders, Resolution, Weekend};
+use pbemd::game::{load_scenario, GameState, Position, Resource, Resources, UnitKind};
 
 const SCENARIO: &str = r#"
 game: {name: Politik, address: sl@game.test, gm: gm@game.test, seed: 11}
@@ -80,25 +82,6 @@ realms:
 
 fn game() -> GameState {
     load_scenario(SCENARIO).expect("the test scenario loads")
-}
-
-fn sq(s: &str) -> Square {
-    Square::parse(s).expect("square")
-}
-
-fn forms(list: Vec<(&str, Vec<Order>)>) -> Orders {
-    Orders {
-        forms: list
-            .into_iter()
-            .enumerate()
-            .map(|(i, (realm, orders))| FormOrders {
-                realm: realm.to_string(),
-                received_at: Utc.with_ymd_and_hms(2026, 11, 21, 10, 0, 0).unwrap()
-                    + chrono::Duration::seconds(i as i64),
-                orders,
-            })
-            .collect(),
-    }
 }
 
 fn vote(realm: &str) -> Order {
