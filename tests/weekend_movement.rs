@@ -81,6 +81,32 @@ fn r_move_10_an_army_does_not_walk_into_the_sea() {
     );
 }
 
+/// Fugandri's army 1 on C7, of `troops`, ordered onto the sea square C6: where it ends.
+fn onto_the_sea(troops: &[(u32, UnitKind)]) -> pbemd::game::Square {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "C7", units(troops, false));
+    let o = orders(&[("Fugandri", vec![mv(Group::Army(1), &["C6"])])]);
+    let (after, _) = move_and_fight(&gs, &o, &[]);
+    group_of(&after, "Fugandri", 1).unwrap().square
+}
+
+#[test]
+fn r_unit_4_a_group_with_a_water_elemental_crosses_water() {
+    let troops = [(1, LattKavalleri), (1, UnitKind::Vattenelementar)];
+    assert_eq!(onto_the_sea(&troops), sq("C6"));
+}
+
+#[test]
+fn r_unit_5_a_group_of_air_elementals_only_crosses_water() {
+    assert_eq!(onto_the_sea(&[(2, UnitKind::Luftelementar)]), sq("C6"));
+}
+
+#[test]
+fn r_unit_5_air_elementals_with_other_troops_stay_on_land() {
+    let troops = [(1, LattKavalleri), (1, UnitKind::Luftelementar)];
+    assert_eq!(onto_the_sea(&troops), sq("C7"));
+}
+
 #[test]
 fn r_move_6_a_move_stops_on_enemy_troops_and_they_fight_in_step_4() {
     let mut gs = game();
