@@ -771,3 +771,32 @@ fn r_vp_4_a_resource_reward_adds_to_the_stock_left() {
         before.get(Resource::Slavar) + 5
     );
 }
+
+#[test]
+fn r_pop_1_army_units_ships_and_spies_count_against_the_cap_envoys_and_merchants_do_not() {
+    let mut s = demo();
+    let count = |s: &GameState| s.counted_units("Genogien").counted();
+    let before = count(&s);
+    s.realm_mut("Genogien").expect("Genogien").spies += 2;
+    assert_eq!(count(&s), before + 2, "spies count");
+    let fleet = s
+        .fleets
+        .iter_mut()
+        .find(|f| f.owner == "Genogien")
+        .expect("a fleet of Genogien's");
+    let ship = fleet.ships[0];
+    fleet.ships.push(ship);
+    assert_eq!(count(&s), before + 3, "ships count");
+    let army = s
+        .armies
+        .iter_mut()
+        .find(|a| a.owner == "Genogien")
+        .expect("an army of Genogien's");
+    let unit = army.units[0];
+    army.units.push(unit);
+    assert_eq!(count(&s), before + 4, "army units count");
+    let sent = &mut s.realm_mut("Genogien").expect("Genogien").sent;
+    sent.envoys += 5;
+    sent.merchants += 5;
+    assert_eq!(count(&s), before + 4, "envoys and merchants do not count");
+}
