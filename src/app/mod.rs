@@ -88,6 +88,8 @@ pub struct App {
     /// The last state document read, by version: a version is never changed once
     /// written, so it is parsed once, not once per mail.
     state_cache: std::sync::Mutex<Option<(i64, Arc<GameState>)>>,
+    /// The web site's signing key (sessions, CSRF tokens, realm links), read once.
+    site_secret: tokio::sync::OnceCell<[u8; 32]>,
 }
 
 impl App {
@@ -117,7 +119,33 @@ impl App {
             wake: Arc::new(Notify::new()),
             health: Arc::default(),
             state_cache: std::sync::Mutex::new(None),
+            site_secret: tokio::sync::OnceCell::new(),
         })
+    }
+
+    /// The web site's signing key: 32 random bytes made the first time any replica
+    /// asks, kept in the game's database so every replica and restart agrees.
+    pub async fn site_secret(&self) -> Result<[u8; 32]> {
+        let key = self
+            .site_secret
+            .get_or_try_init(|| async {
+                use rand_core::RngCore;
+                let mut fresh = [0u8; 32];
+                rand_core::OsRng.fill_bytes(&mut fresh);
+                let mut conn = self.store.conn().await?;
+                let stored = store::meta::get_or_init(
+                    &mut conn,
+                    store::meta::SITE_SECRET,
+                    &hex::encode(fresh),
+                )
+                .await?;
+                let mut key = [0u8; 32];
+                hex::decode_to_slice(stored.trim(), &mut key)
+                    .map_err(|e| AppError::BadState(format!("meta site_secret: {e}")))?;
+                Ok::<_, AppError>(key)
+            })
+            .await?;
+        Ok(*key)
     }
 
     pub fn now(&self) -> DateTime<Utc> {

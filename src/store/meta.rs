@@ -32,6 +32,21 @@ pub async fn set(conn: &mut Conn, key: &str, value: &str) -> Result<(), StoreErr
     Ok(())
 }
 
+/// The key of the web site's signing secret (hex), made once per game.
+pub const SITE_SECRET: &str = "site_secret";
+
+/// Write `value` under `key` unless the key already has one, and return the value that
+/// is stored afterwards: of two replicas racing, both get the first one's.
+pub async fn get_or_init(conn: &mut Conn, key: &str, value: &str) -> Result<String, StoreError> {
+    sqlx::query("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING")
+        .bind(key)
+        .bind(value)
+        .execute(&mut *conn)
+        .await
+        .ctx("write game metadata")?;
+    Ok(get(conn, key).await?.unwrap_or_else(|| value.to_string()))
+}
+
 pub async fn get_i64(conn: &mut Conn, key: &str) -> Result<Option<i64>, StoreError> {
     match get(conn, key).await? {
         None => Ok(None),

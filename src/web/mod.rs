@@ -16,6 +16,8 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use tokio_util::sync::CancellationToken;
 
+pub mod site;
+
 use crate::app::{intake, App};
 use crate::store::inbox::{self, Source, Stored};
 use crate::store::{messages, outbox};
@@ -28,6 +30,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/inbound", post(inbound))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
+        .merge(site::routes())
         .layer(axum::extract::DefaultBodyLimit::max(limit))
         .with_state(app)
 }

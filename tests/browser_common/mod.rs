@@ -1,0 +1,136 @@
+//! Headless Chromium (Debian's `chromium` + `chromium-driver`) driven through
+//! chromedriver with fantoccini, for the web site's tests. Each test starts its own
+//! chromedriver on a free loopback port and saves screenshots under
+//! `target/screenshots/`. Include with
+//! `#[path = "browser_common/mod.rs"] mod browser;` next to `mod common;`.
+//!
+//! A missing Chromium fails the test unless skipping was asked for
+//! (`PBEMD_SKIP_SERVER_TESTS=1`, never under `CI=true`), like every server test.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use fantoccini::{Client, ClientBuilder};
+
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// A headless browser session; `finish` ends it (and chromedriver with it).
+pub struct Browser {
+    pub client: Client,
+    driver: Child,
+}
+
+impl Browser {
+    /// A new browser, or `None` when Chromium is missing and skipping was asked for.
+    pub async fn start() -> Option<Browser> {
+        if !Path::new(CHROMIUM).exists() || !Path::new(CHROMEDRIVER).exists() {
+            crate::common::servers::missing(
+                "Chromium and its driver (Debian packages chromium, chromium-driver)",
+            );
+            return None;
+        }
+        let port = free_port();
+        let driver = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start chromedriver");
+        wait_for_port(port).await;
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            serde_json::json!({
+                "binary": CHROMIUM,
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                         "--disable-dev-shm-usage", "--window-size=1280,1000"],
+            }),
+        );
+        // fantoccini's HTTP client goes through rustls, which needs one crypto provider.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = ClientBuilder::rustls()
+            .expect("TLS roots")
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("connect to chromedriver");
+        Some(Browser { client, driver })
+    }
+
+    /// Save a screenshot of the current page as `target/screenshots/<name>.png`.
+    pub async fn screenshot(&self, name: &str) -> PathBuf {
+        let png = self.client.screenshot().await.expect("take a screenshot");
+        let dir = screenshot_dir();
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{name}.png"));
+        std::fs::write(&path, png).unwrap();
+        path
+    }
+
+    /// The text of the whole page as the browser shows it.
+    pub async fn page_text(&self) -> String {
+        let body = self
+            .client
+            .find(fantoccini::Locator::Css("body"))
+            .await
+            .expect("the page has a body");
+        body.text().await.expect("read the page's text")
+    }
+
+    /// Close the browser and stop chromedriver.
+    pub async fn finish(mut self) {
+        let _ = self.client.clone().close().await;
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.driver.kill();
+    }
+}
+
+/// `target/screenshots/` of this build.
+pub fn screenshot_dir() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    target.join("screenshots")
+}
+
+/// Serve `app`'s whole HTTP router (webhook, site) on a free loopback port.
+pub async fn serve(app: Arc<pbemd::app::App>) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let router = pbemd::web::router(app);
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    addr
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+async fn wait_for_port(port: u16) {
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("chromedriver did not listen on port {port} within 5 s");
+}
