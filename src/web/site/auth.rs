@@ -75,15 +75,25 @@ pub async fn realm_cookie(
     ))
 }
 
-/// Refuse a state-changing request whose form token is not the session's.
-pub fn check_csrf(expected: &str, given: Option<&str>) -> Result<(), Response> {
-    match given {
-        Some(g) if !g.is_empty() && constant_time_eq(g.as_bytes(), expected.as_bytes()) => Ok(()),
-        _ => Err((
+/// A state-changing request whose form token is not the session's: answered 403.
+#[derive(Debug, Clone, Copy)]
+pub struct CsrfRefused;
+
+impl IntoResponse for CsrfRefused {
+    fn into_response(self) -> Response {
+        (
             StatusCode::FORBIDDEN,
             "the form's CSRF token is missing or wrong",
         )
-            .into_response()),
+            .into_response()
+    }
+}
+
+/// Refuse a state-changing request whose form token is not the session's.
+pub fn check_csrf(expected: &str, given: Option<&str>) -> Result<(), CsrfRefused> {
+    match given {
+        Some(g) if !g.is_empty() && constant_time_eq(g.as_bytes(), expected.as_bytes()) => Ok(()),
+        _ => Err(CsrfRefused),
     }
 }
 
