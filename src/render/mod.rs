@@ -4,6 +4,7 @@
 //! Reads no files at run time; sends nothing.
 
 pub mod battle;
+pub mod map;
 pub mod season_calendar;
 pub mod season_realms;
 pub mod season_report;
