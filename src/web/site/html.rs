@@ -37,6 +37,19 @@ pub fn url_part(text: &str) -> String {
 /// The links across the top of a page: (href, label), both plain text (escaped here).
 pub type Nav<'a> = &'a [(&'a str, &'a str)];
 
+/// The GM's desk: every page's links across the top. The URLs are the site's contract.
+pub const DESK_NAV: Nav<'static> = &[
+    ("/gm", "Week"),
+    ("/gm/queue", "Queue"),
+    ("/gm/drafts", "Monday results"),
+    ("/gm/realms", "Realms"),
+    ("/gm/map", "Map"),
+    ("/gm/audit", "Audit log"),
+    ("/gm/season", "Season"),
+    ("/board", "Trade board"),
+    ("/gm/logout", "Log out"),
+];
+
 /// A whole page: `title` is plain text (escaped here), `body` is markup the caller built
 /// from escaped parts. `lang` is the page's language (`sv` or `en`).
 pub fn page(lang: &str, title: &str, nav: Nav<'_>, body: &str) -> Html<String> {
