@@ -300,18 +300,21 @@ pub fn take_token(subject: Option<&str>, text: &str, token: &str) -> Option<Stri
     })
 }
 
-/// The subject without its `[token]`, spaces tidied; `None` when it holds none.
+/// The subject without its `[token]`, spaces tidied; `None` when it holds none. Each
+/// `[` looks at most a few bytes ahead for its `]`, so the scan stays linear.
 fn cut_from_subject(subject: &str, token: &str) -> Option<String> {
-    let mut from = 0;
-    while let Some(open) = subject[from..].find('[').map(|i| i + from) {
-        let Some(close) = subject[open..].find(']').map(|i| i + open) else {
-            break;
+    const WINDOW: usize = TOKEN_LEN + 8;
+    let bytes = subject.as_bytes();
+    for (open, _) in subject.match_indices('[') {
+        let end = bytes.len().min(open + 1 + WINDOW);
+        let Some(close) = bytes[open + 1..end].iter().position(|&b| b == b']') else {
+            continue;
         };
+        let close = open + 1 + close;
         if tokens_equal(subject[open + 1..close].trim(), token) {
             let rest = format!("{} {}", &subject[..open], &subject[close + 1..]);
             return Some(rest.split_whitespace().collect::<Vec<_>>().join(" "));
         }
-        from = open + 1;
     }
     None
 }

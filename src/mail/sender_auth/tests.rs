@@ -153,3 +153,17 @@ fn a_token_elsewhere_in_the_body_does_not_count() {
     assert!(take_token(None, "", T).is_none());
     assert!(take_token(Some("[ABCDE23456]"), "x", "SHORT").is_none());
 }
+
+#[test]
+fn a_hostile_subject_or_body_is_scanned_in_linear_time() {
+    let subject = format!("{}{}", "[".repeat(2_000_000), "] x");
+    let started = std::time::Instant::now();
+    assert!(take_token(Some(&subject), &"A".repeat(2_000_000), T).is_none());
+    let with = format!("{}[ABCDE23456]", "[".repeat(1_000_000));
+    assert!(take_token(Some(&with), "", T).is_some());
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    // Multi-byte characters next to brackets never split a character.
+    assert!(take_token(Some("[åäö] [ÅÄÖABCDE2345]"), "ö[ABCD", T).is_none());
+    let s = take_token(Some("[åäö]"), "ö[ABCDE23456]ö", T).unwrap();
+    assert_eq!(s.text, "öö");
+}
