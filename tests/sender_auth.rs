@@ -11,7 +11,7 @@ mod common;
 #[path = "weekend_common/game_dir.rs"]
 mod game_dir;
 
-use game_dir::{ok, run, Dir, TUESDAY};
+use game_dir::{ok, run, Dir, SATURDAY, TUESDAY};
 
 const LATER: &str = "2026-11-24T10:00:00+01:00";
 const ENVOY: &str = "Afani sends an envoy to Genogien";
@@ -288,4 +288,26 @@ fn from_only_games_get_no_token_note_and_dkim_needs_an_authserv_id() {
     std::fs::write(&cfg, text).unwrap();
     let err = game_dir::failed(&d.cmd(&["gm", "queue"], &[]));
     assert!(err.contains("authserv_id"), "{err}");
+}
+
+#[test]
+fn the_token_is_cut_out_before_a_weekend_form_is_read() {
+    let d = game("token");
+    let token = opening_token(&d, "afani@game.test");
+    let before = ids(&d.outbox());
+    d.send("afani@game.test", "Afani form", &format!("[{token}]\nBUY 1 spy"));
+    d.tick(SATURDAY);
+    let receipt = d
+        .outbox_since(&before)
+        .into_iter()
+        .find(|m| m.to == vec!["afani@game.test".to_string()] && m.subject.contains("Afani form"))
+        .expect("a receipt");
+    assert!(!receipt.raw.to_uppercase().contains(&token), "{}", receipt.raw);
+    assert!(receipt.text.contains("1 order accepted, 0 refused"), "{}", receipt.text);
+    // The form as stored (and read) has no token; only the raw mail kept for the GM does.
+    let shown = d.ok(&["gm", "show", "1"]);
+    let (stored, raw) = shown.split_once("----- raw mail").unwrap();
+    assert!(stored.contains("BUY 1 spy") && !stored.contains(&token), "{stored}");
+    assert!(raw.contains(&token));
+    assert!(unproven(&d).is_empty());
 }
