@@ -718,8 +718,8 @@ impl Config {
                 "the webhook needs a listener: add `http: {listen: \"127.0.0.1:8025\"}`".into(),
             ));
         }
-        let authserv_id =
-            check_authserv_id(raw.sender_check, &raw.authserv_id).map_err(|m| invalid("authserv_id", m))?;
+        let authserv_id = check_authserv_id(raw.sender_check, &raw.authserv_id)
+            .map_err(|m| invalid("authserv_id", m))?;
         if raw.limits.max_mail_bytes < 1024 {
             return Err(invalid(
                 "limits.max_mail_bytes",
@@ -780,8 +780,15 @@ fn check_authserv_id(mode: SenderCheck, id: &Option<String>) -> Result<Option<St
              headers it adds)",
             mode.as_str()
         )),
-        Some(i) if i.len() > 255 || i.chars().any(|c| c.is_whitespace() || c.is_control() || matches!(c, ';' | '"' | '(' | ')')) => {
-            Err(format!("`{i}` is not an authserv-id; write the server's name, e.g. mx.example.org"))
+        Some(i)
+            if i.len() > 255
+                || i.chars().any(|c| {
+                    c.is_whitespace() || c.is_control() || matches!(c, ';' | '"' | '(' | ')')
+                }) =>
+        {
+            Err(format!(
+                "`{i}` is not an authserv-id; write the server's name, e.g. mx.example.org"
+            ))
         }
         id => Ok(id.map(str::to_ascii_lowercase)),
     }
@@ -1006,16 +1013,24 @@ database: sqlite:pbemd.db\nscenario: s.yaml\ninbound: {maildir: inbox}\noutbound
             let err = parse(&format!("{MINIMAL}sender_check: {mode}\n"))
                 .unwrap_err()
                 .to_string();
-            assert!(err.contains("key `authserv_id`") && err.contains(mode), "{err}");
+            assert!(
+                err.contains("key `authserv_id`") && err.contains(mode),
+                "{err}"
+            );
         }
-        let c = parse(&format!("{MINIMAL}sender_check: dkim-or-token\nauthserv_id: MX.Game.test\n")).unwrap();
+        let c = parse(&format!(
+            "{MINIMAL}sender_check: dkim-or-token\nauthserv_id: MX.Game.test\n"
+        ))
+        .unwrap();
         assert_eq!(c.sender_check, SenderCheck::DkimOrToken);
         assert_eq!(c.authserv_id.as_deref(), Some("mx.game.test"));
         let c = parse(&format!("{MINIMAL}sender_check: token\n")).unwrap();
         assert!(c.sender_check.uses_token() && !c.sender_check.uses_dkim());
-        let err = parse(&format!("{MINIMAL}sender_check: dkim\nauthserv_id: \"mx; dkim=pass\"\n"))
-            .unwrap_err()
-            .to_string();
+        let err = parse(&format!(
+            "{MINIMAL}sender_check: dkim\nauthserv_id: \"mx; dkim=pass\"\n"
+        ))
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("is not an authserv-id"), "{err}");
     }
 }

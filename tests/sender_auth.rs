@@ -42,7 +42,12 @@ fn send_with_headers(d: &Dir, headers: &str, from: &str, subject: &str, body: &s
     let n = d.mails.get() + 1;
     d.mails.set(n);
     let mut raw = headers.replace('\n', "\r\n").into_bytes();
-    raw.extend(common::mail(from, subject, body, &format!("a{n}@players.test")));
+    raw.extend(common::mail(
+        from,
+        subject,
+        body,
+        &format!("a{n}@players.test"),
+    ));
     std::fs::write(d.dir.join("inbox/new").join(format!("{n}.m")), raw).unwrap();
 }
 
@@ -65,7 +70,8 @@ fn token_in(text: &str) -> Option<String> {
     text.match_indices('[').find_map(|(i, _)| {
         let t = text.get(i + 1..i + 11)?;
         (text.get(i + 11..i + 12) == Some("]")
-            && t.bytes().all(|b| b.is_ascii_uppercase() || (b'2'..=b'7').contains(&b)))
+            && t.bytes()
+                .all(|b| b.is_ascii_uppercase() || (b'2'..=b'7').contains(&b)))
         .then(|| t.to_string())
     })
 }
@@ -99,7 +105,11 @@ fn a_forged_from_without_our_servers_dkim_pass_is_held_with_the_reason_and_nobod
     let out = d.tick(LATER);
     assert!(out.contains("3 handled"), "{out}");
     let sent = d.outbox_since(&before);
-    assert!(sent.is_empty(), "no reply, no delivery, no hint: {:?}", ids(&sent));
+    assert!(
+        sent.is_empty(),
+        "no reply, no delivery, no hint: {:?}",
+        ids(&sent)
+    );
     assert_eq!(unproven(&d).len(), 3, "{}", d.ok(&["gm", "queue"]));
     let shown = show_first_unproven(&d);
     assert!(
@@ -174,8 +184,19 @@ fn the_token_is_cut_out_before_the_envoy_is_delivered() {
 fn a_missing_or_wrong_token_is_held_and_only_the_registered_addresses_get_a_hint() {
     let d = game("token");
     let token = opening_token(&d, "afani@game.test");
-    let wrong = if token.starts_with('A') { "BBBBBBBBBB" } else { "AAAAAAAAAA" };
-    d.ok(&["gm", "realm", "Afani", "address", "add", "afani.home@game.test"]);
+    let wrong = if token.starts_with('A') {
+        "BBBBBBBBBB"
+    } else {
+        "AAAAAAAAAA"
+    };
+    d.ok(&[
+        "gm",
+        "realm",
+        "Afani",
+        "address",
+        "add",
+        "afani.home@game.test",
+    ]);
     let before = ids(&d.outbox());
     let reply_to = "Reply-To: attacker@evil.test\n";
     send_with_headers(&d, reply_to, "afani@game.test", ENVOY, "Surrender!");
@@ -194,7 +215,8 @@ fn a_missing_or_wrong_token_is_held_and_only_the_registered_addresses_get_a_hint
         assert!(!hint.raw.contains("attacker@evil.test"), "{}", hint.raw);
         assert!(!hint.raw.to_uppercase().contains(&token), "{}", hint.raw);
         assert!(
-            hint.subject.contains("Afani: a mail without the right token"),
+            hint.subject
+                .contains("Afani: a mail without the right token"),
             "{}",
             hint.subject
         );
@@ -219,18 +241,36 @@ fn gm_token_new_mails_the_new_token_to_the_registered_addresses_only_and_the_old
     let sent = d.outbox_since(&before);
     assert_eq!(sent.len(), 1, "{:?}", ids(&sent));
     assert_eq!(sent[0].to, vec!["afani@game.test".to_string()]);
-    assert!(sent[0].subject.contains("Afani: new secret token"), "{}", sent[0].subject);
+    assert!(
+        sent[0].subject.contains("Afani: new secret token"),
+        "{}",
+        sent[0].subject
+    );
     let new = token_in(&sent[0].text).expect("the new token");
     assert_ne!(new, old);
     assert!(out.contains(&new), "{out}");
-    assert_eq!(d.ok(&["gm", "token", "Afani"]).trim(), format!("Afani's token: {new}"));
+    assert_eq!(
+        d.ok(&["gm", "token", "Afani"]).trim(),
+        format!("Afani's token: {new}")
+    );
     let log = d.ok(&["gm", "log", "--realm", "Afani"]);
     assert!(log.contains("gm_token_new"), "{log}");
-    assert!(!log.contains(&new) && !log.contains(&old), "no token in the audit log: {log}");
+    assert!(
+        !log.contains(&new) && !log.contains(&old),
+        "no token in the audit log: {log}"
+    );
 
     let before = ids(&d.outbox());
-    d.send("afani@game.test", &format!("[{old}] {ENVOY}"), "With the old token.");
-    d.send("afani@game.test", &format!("[{new}] {ENVOY}"), "With the new token.");
+    d.send(
+        "afani@game.test",
+        &format!("[{old}] {ENVOY}"),
+        "With the old token.",
+    );
+    d.send(
+        "afani@game.test",
+        &format!("[{new}] {ENVOY}"),
+        "With the new token.",
+    );
     d.tick(LATER);
     let sent = d.outbox_since(&before);
     let envoys: Vec<_> = sent
@@ -249,7 +289,11 @@ fn dkim_or_token_lets_either_pass_and_holds_a_mail_with_neither() {
     let before = ids(&d.outbox());
     let ar = "Authentication-Results: mx.game.test; dmarc=pass header.from=game.test\n";
     send_with_headers(&d, ar, "afani@game.test", ENVOY, "By DMARC.");
-    d.send("afani@game.test", &format!("[{token}] {ENVOY}"), "By token.");
+    d.send(
+        "afani@game.test",
+        &format!("[{token}] {ENVOY}"),
+        "By token.",
+    );
     d.send("afani@game.test", ENVOY, "By nothing.");
     d.tick(LATER);
     let sent = d.outbox_since(&before);
@@ -280,7 +324,10 @@ fn from_only_games_get_no_token_note_and_dkim_needs_an_authserv_id() {
     let before = d.outbox().len();
     assert_eq!(before, 0, "init --quiet mails nothing");
     let out = d.ok(&["gm", "token", "Afani"]);
-    assert!(out.contains("Afani has no token") && out.contains("from-only"), "{out}");
+    assert!(
+        out.contains("Afani has no token") && out.contains("from-only"),
+        "{out}"
+    );
     let cfg = d.dir.join("pbemd.yaml");
     let text = std::fs::read_to_string(&cfg)
         .unwrap()
@@ -295,19 +342,34 @@ fn the_token_is_cut_out_before_a_weekend_form_is_read() {
     let d = game("token");
     let token = opening_token(&d, "afani@game.test");
     let before = ids(&d.outbox());
-    d.send("afani@game.test", "Afani form", &format!("[{token}]\nBUY 1 spy"));
+    d.send(
+        "afani@game.test",
+        "Afani form",
+        &format!("[{token}]\nBUY 1 spy"),
+    );
     d.tick(SATURDAY);
     let receipt = d
         .outbox_since(&before)
         .into_iter()
         .find(|m| m.to == vec!["afani@game.test".to_string()] && m.subject.contains("Afani form"))
         .expect("a receipt");
-    assert!(!receipt.raw.to_uppercase().contains(&token), "{}", receipt.raw);
-    assert!(receipt.text.contains("1 order accepted, 0 refused"), "{}", receipt.text);
+    assert!(
+        !receipt.raw.to_uppercase().contains(&token),
+        "{}",
+        receipt.raw
+    );
+    assert!(
+        receipt.text.contains("1 order accepted, 0 refused"),
+        "{}",
+        receipt.text
+    );
     // The form as stored (and read) has no token; only the raw mail kept for the GM does.
     let shown = d.ok(&["gm", "show", "1"]);
     let (stored, raw) = shown.split_once("----- raw mail").unwrap();
-    assert!(stored.contains("BUY 1 spy") && !stored.contains(&token), "{stored}");
+    assert!(
+        stored.contains("BUY 1 spy") && !stored.contains(&token),
+        "{stored}"
+    );
     assert!(raw.contains(&token));
     assert!(unproven(&d).is_empty());
 }

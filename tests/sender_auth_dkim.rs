@@ -39,12 +39,18 @@ fn doveadm(args: &[&str]) -> String {
         .args(args)
         .output()
         .expect("run doveadm");
-    assert!(out.status.success(), "doveadm {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "doveadm {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn messages_in(user: &str) -> u32 {
-    let out = doveadm(&["-f", "flow", "mailbox", "status", "-u", user, "messages", "INBOX"]);
+    let out = doveadm(&[
+        "-f", "flow", "mailbox", "status", "-u", user, "messages", "INBOX",
+    ]);
     out.split_whitespace()
         .find_map(|w| w.strip_prefix("messages="))
         .and_then(|v| v.parse().ok())
@@ -54,7 +60,11 @@ fn messages_in(user: &str) -> u32 {
 fn wait_for(user: &str, n: u32) {
     let t = Instant::now();
     while messages_in(user) < n {
-        assert!(t.elapsed() < Duration::from_secs(15), "{user} has {} of {n} mails", messages_in(user));
+        assert!(
+            t.elapsed() < Duration::from_secs(15),
+            "{user} has {} of {n} mails",
+            messages_in(user)
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -106,7 +116,9 @@ fn game_dir(tmp: &Path) -> PathBuf {
     let cfg = pbemd::app::setup::new_game_dir(&dir, None).unwrap();
     std::fs::write(dir.join("imap.pw"), "sldkim-pass\n").unwrap();
     let scenario = dir.join("scenario.yaml");
-    let s = std::fs::read_to_string(&scenario).unwrap().replace("afani@game.test", PLAYER);
+    let s = std::fs::read_to_string(&scenario)
+        .unwrap()
+        .replace("afani@game.test", PLAYER);
     std::fs::write(&scenario, s).unwrap();
     let text = std::fs::read_to_string(&cfg)
         .unwrap()
@@ -126,31 +138,48 @@ fn pbemd(cfg: &Path, args: &[&str]) -> String {
         .args(args)
         .output()
         .unwrap();
-    assert!(out.status.success(), "pbemd {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "pbemd {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn outbox(cfg: &Path) -> Vec<common::Sent> {
     let dir = cfg.parent().unwrap().join("outbox/new");
-    let mut names: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut names: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     names.sort();
-    names.iter().map(|p| common::Sent::parse(&std::fs::read(p).unwrap())).collect()
+    names
+        .iter()
+        .map(|p| common::Sent::parse(&std::fs::read(p).unwrap()))
+        .collect()
 }
 
 fn envoy(id: &str, body: &str, extra_headers: &str) -> Vec<u8> {
     let mut raw = extra_headers.replace('\n', "\r\n").into_bytes();
     raw.extend(common::mail(PLAYER, ENVOY, body, id));
-    let text = String::from_utf8(raw).unwrap().replace("To: sl@game.test", &format!("To: {GAME_BOX}"));
+    let text = String::from_utf8(raw)
+        .unwrap()
+        .replace("To: sl@game.test", &format!("To: {GAME_BOX}"));
     text.into_bytes()
 }
 
 /// The signed mail as the signer sent it on (from its DKIM-Signature down), with the
 /// body changed after signing and a new Message-ID (not a signed header).
 fn tampered(delivered: &str) -> Vec<u8> {
-    let start = delivered.find("DKIM-Signature:").expect("the mail was signed");
+    let start = delivered
+        .find("DKIM-Signature:")
+        .expect("the mail was signed");
     delivered[start..]
         .replace("Peace and trade!", "Surrender at once!")
-        .replace("Message-ID: <signed-1@player.test>", "Message-ID: <tampered-1@player.test>")
+        .replace(
+            "Message-ID: <signed-1@player.test>",
+            "Message-ID: <tampered-1@player.test>",
+        )
         .replace('\n', "\r\n")
         .into_bytes()
 }
@@ -163,7 +192,10 @@ async fn a_signed_envoy_passes_and_a_forged_or_tampered_one_is_held_read_back_ov
     doveadm(&["expunge", "-u", GAME_BOX, "mailbox", "INBOX", "all"]);
     let tmp = tempfile::tempdir().unwrap();
     let cfg = game_dir(tmp.path());
-    pbemd(&cfg, &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"]);
+    pbemd(
+        &cfg,
+        &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"],
+    );
 
     submit(2527, &envoy("signed-1@player.test", "Peace and trade!", "")).await;
     wait_for(GAME_BOX, 1);
@@ -173,30 +205,59 @@ async fn a_signed_envoy_passes_and_a_forged_or_tampered_one_is_held_read_back_ov
         "{signed}"
     );
     let forged_pass = "Authentication-Results: mx.game.test; dkim=pass header.d=player.test\n";
-    submit(2526, &envoy("forged-1@player.test", "Surrender!", forged_pass)).await;
+    submit(
+        2526,
+        &envoy("forged-1@player.test", "Surrender!", forged_pass),
+    )
+    .await;
     submit(2526, &tampered(&signed)).await;
     wait_for(GAME_BOX, 3);
     let all = game_box().await;
-    assert!(all[1].contains("dkim=none") && !all[1].contains("dkim=pass"), "{}", all[1]);
+    assert!(
+        all[1].contains("dkim=none") && !all[1].contains("dkim=pass"),
+        "{}",
+        all[1]
+    );
     assert!(all[2].contains("dkim=fail"), "{}", all[2]);
 
     let out = pbemd(&cfg, &["tick", "--now", "2026-11-24T10:00:00+01:00"]);
     assert!(out.contains("3 stored, 3 handled"), "{out}");
     let sent = outbox(&cfg);
-    let to_genogien: Vec<_> = sent.iter().filter(|m| m.to == vec!["genogien@game.test"]).collect();
+    let to_genogien: Vec<_> = sent
+        .iter()
+        .filter(|m| m.to == vec!["genogien@game.test"])
+        .collect();
     assert_eq!(to_genogien.len(), 1, "only the signed envoy is delivered");
-    assert!(to_genogien[0].text.contains("Peace and trade!"), "{}", to_genogien[0].text);
+    assert!(
+        to_genogien[0].text.contains("Peace and trade!"),
+        "{}",
+        to_genogien[0].text
+    );
     assert!(sent.iter().all(|m| !m.text.contains("Surrender")));
     let to_player = sent.iter().filter(|m| m.to == vec![PLAYER]).count();
-    assert_eq!(to_player, 1, "the signed envoy's receipt only; no reply to the forgeries");
+    assert_eq!(
+        to_player, 1,
+        "the signed envoy's receipt only; no reply to the forgeries"
+    );
 
     let queue = pbemd(&cfg, &["gm", "queue"]);
-    let held: Vec<&str> = queue.lines().filter(|l| l.contains("unproven_sender")).collect();
+    let held: Vec<&str> = queue
+        .lines()
+        .filter(|l| l.contains("unproven_sender"))
+        .collect();
     assert_eq!(held.len(), 2, "{queue}");
     let reasons: Vec<String> = held
         .iter()
         .map(|l| pbemd(&cfg, &["gm", "show", l.split_whitespace().next().unwrap()]))
         .collect();
-    assert!(reasons.iter().any(|r| r.contains("dkim=none")), "{reasons:?}");
-    assert!(reasons.iter().any(|r| r.contains("dkim=fail for player.test")), "{reasons:?}");
+    assert!(
+        reasons.iter().any(|r| r.contains("dkim=none")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("dkim=fail for player.test")),
+        "{reasons:?}"
+    );
 }

@@ -203,7 +203,12 @@ async fn hint(
 
 /// The note that gives a realm its token at the top of its opening form (token modes
 /// only; forms mailed under any other key than the opening one carry none).
-pub fn opening_note(app: &App, key: &str, realm: &crate::game::state::Realm, form: String) -> String {
+pub fn opening_note(
+    app: &App,
+    key: &str,
+    realm: &crate::game::state::Realm,
+    form: String,
+) -> String {
     match realm.token.as_deref() {
         Some(token) if app.cfg.sender_check.uses_token() && key.starts_with("opening:") => {
             let note = crate::render::sender_auth::token_note(realm.language, &realm.name, token);
@@ -237,8 +242,16 @@ pub async fn rotate(app: &App, realm: &str) -> Result<Rotated> {
     let v = app.save_state(&mut tx, version, &gs, &reason).await?;
     let now = clock::to_ms(app.now());
     let detail = json!({"mailed_to": to, "mode": app.cfg.sender_check.as_str()}).to_string();
-    events::log(&mut tx, now, gs.round as i64, "gm_token_new", Some(realm), Some(v), &detail)
-        .await?;
+    events::log(
+        &mut tx,
+        now,
+        gs.round as i64,
+        "gm_token_new",
+        Some(realm),
+        Some(v),
+        &detail,
+    )
+    .await?;
     if !to.is_empty() {
         let (subject, body) = crate::render::sender_auth::new_token(lang, realm, &token);
         let o = Outgoing {
@@ -251,10 +264,12 @@ pub async fn rotate(app: &App, realm: &str) -> Result<Rotated> {
         };
         app.enqueue(&mut tx, &o).await?;
     }
-    tx.commit().await.map_err(|source| crate::store::StoreError::Query {
-        what: "commit a new token",
-        source,
-    })?;
+    tx.commit()
+        .await
+        .map_err(|source| crate::store::StoreError::Query {
+            what: "commit a new token",
+            source,
+        })?;
     Ok(Rotated {
         token,
         mailed_to: to,

@@ -198,7 +198,11 @@ pub fn aligned(signing: &str, from: &str) -> bool {
 /// DKIM pass aligned with the `From` address, or a DMARC pass for its domain;
 /// `Err(why)` otherwise. Only the topmost such header counts: the game's server adds
 /// its own above whatever the mail brought along (and should remove those).
-pub fn dkim_check(headers: &[String], authserv_id: &str, from: Option<&str>) -> Result<String, String> {
+pub fn dkim_check(
+    headers: &[String],
+    authserv_id: &str,
+    from: Option<&str>,
+) -> Result<String, String> {
     let Some(from) = from.filter(|f| f.contains('@')) else {
         return Err("the mail has no From address".into());
     };
@@ -350,7 +354,10 @@ fn first_line_cut(text: &str, token: &str) -> Option<String> {
 /// run of letters and digits).
 fn find_word(line: &str, token: &str) -> Option<(usize, usize)> {
     let mut run_start = None;
-    for (i, c) in line.char_indices().chain(std::iter::once((line.len(), ' '))) {
+    for (i, c) in line
+        .char_indices()
+        .chain(std::iter::once((line.len(), ' ')))
+    {
         match (c.is_ascii_alphanumeric(), run_start) {
             (true, None) => run_start = Some(i),
             (false, Some(s)) => {

@@ -21,7 +21,10 @@ fn an_aligned_dkim_pass_from_our_server_counts() {
 fn a_header_with_a_foreign_authserv_id_is_ignored() {
     let forged = "evil.example; dkim=pass header.d=player.test";
     let err = check(&[forged], "afani@player.test").unwrap_err();
-    assert!(err.contains("no Authentication-Results header from mx.game.test"), "{err}");
+    assert!(
+        err.contains("no Authentication-Results header from mx.game.test"),
+        "{err}"
+    );
     // Ours says fail; a foreign pass above it changes nothing.
     let ours = "mx.game.test; dkim=fail header.d=player.test";
     let err = check(&[forged, ours], "afani@player.test").unwrap_err();
@@ -32,7 +35,10 @@ fn a_header_with_a_foreign_authserv_id_is_ignored() {
 fn a_misaligned_signing_domain_does_not_count() {
     let h = "mx.game.test; dkim=pass header.d=attacker.test";
     let err = check(&[h], "afani@player.test").unwrap_err();
-    assert!(err.contains("no DKIM or DMARC pass aligned with player.test"), "{err}");
+    assert!(
+        err.contains("no DKIM or DMARC pass aligned with player.test"),
+        "{err}"
+    );
     assert!(err.contains("dkim=pass for attacker.test"), "{err}");
     // Look-alike suffixes are not subdomains.
     assert!(!aligned("yer.test", "afani@player.test"));
@@ -69,8 +75,14 @@ fn comments_and_quotes_are_read_per_rfc_8601() {
     assert_eq!(r.results.len(), 2);
     assert_eq!(r.results[0].method, "dkim");
     assert_eq!(r.results[0].result, "pass");
-    assert_eq!(r.results[0].props, vec![("header.d".into(), "player.test".into())]);
-    assert_eq!(r.results[1].props, vec![("smtp.auth".into(), "a;b=c".into())]);
+    assert_eq!(
+        r.results[0].props,
+        vec![("header.d".into(), "player.test".into())]
+    );
+    assert_eq!(
+        r.results[1].props,
+        vec![("smtp.auth".into(), "a;b=c".into())]
+    );
     // A pass inside a comment is no pass.
     let tricky = "mx.game.test; dkim=fail (dkim=pass header.d=player.test) header.d=player.test";
     assert!(check(&[tricky], "afani@player.test").is_err());
@@ -85,13 +97,23 @@ fn a_quoted_authserv_id_and_none_are_understood() {
 
 #[test]
 fn broken_or_huge_headers_count_for_nothing() {
-    assert_eq!(parse_auth_results("mx.game.test; dkim=pass (unterminated"), None);
+    assert_eq!(
+        parse_auth_results("mx.game.test; dkim=pass (unterminated"),
+        None
+    );
     assert_eq!(parse_auth_results("\"mx.game.test; dkim=pass"), None);
     assert_eq!(parse_auth_results(""), None);
-    let huge = format!("mx.game.test; dkim=pass header.d=player.test x.y={}", "a".repeat(MAX_HEADER_BYTES));
+    let huge = format!(
+        "mx.game.test; dkim=pass header.d=player.test x.y={}",
+        "a".repeat(MAX_HEADER_BYTES)
+    );
     assert!(check(&[&huge], "afani@player.test").is_err());
     // Deep nesting is read in one pass without recursion.
-    let deep = format!("mx.game.test {}{}; dkim=pass header.d=player.test", "(".repeat(3000), ")".repeat(3000));
+    let deep = format!(
+        "mx.game.test {}{}; dkim=pass header.d=player.test",
+        "(".repeat(3000),
+        ")".repeat(3000)
+    );
     assert!(check(&[&deep], "afani@player.test").is_ok());
     // Results after a syntax error are not read.
     let bad = "mx.game.test; dkim=; dkim=pass header.d=player.test";
@@ -125,13 +147,24 @@ const T: &str = "ABCDE23456";
 
 #[test]
 fn a_token_in_the_subject_is_cut_out() {
-    let s = take_token(Some("[abcde23456] Afani sends an envoy to Borland"), "Hello", T).unwrap();
-    assert_eq!(s.subject.as_deref(), Some("Afani sends an envoy to Borland"));
+    let s = take_token(
+        Some("[abcde23456] Afani sends an envoy to Borland"),
+        "Hello",
+        T,
+    )
+    .unwrap();
+    assert_eq!(
+        s.subject.as_deref(),
+        Some("Afani sends an envoy to Borland")
+    );
     assert_eq!(s.text, "Hello");
     let s = take_token(Some("Afani form [x] [ ABCDE23456 ]"), "", T).unwrap();
     assert_eq!(s.subject.as_deref(), Some("Afani form [x]"));
     assert!(take_token(Some("Afani form [ABCDE23457]"), "", T).is_none());
-    assert!(take_token(Some("Afani form ABCDE23456"), "", T).is_none(), "the subject needs brackets");
+    assert!(
+        take_token(Some("Afani form ABCDE23456"), "", T).is_none(),
+        "the subject needs brackets"
+    );
 }
 
 #[test]
