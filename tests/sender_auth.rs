@@ -373,3 +373,31 @@ fn the_token_is_cut_out_before_a_weekend_form_is_read() {
     assert!(raw.contains(&token));
     assert!(unproven(&d).is_empty());
 }
+
+#[test]
+fn a_mail_not_proven_during_a_pause_gets_no_paused_notice() {
+    let d = game("dkim");
+    let out = d.ok(&[
+        "gm",
+        "pause",
+        "--reason",
+        "ill",
+        "--at",
+        "2026-11-24T09:30:00+01:00",
+    ]);
+    assert!(out.contains("paused"), "{out}");
+    let before = ids(&d.outbox());
+    d.send("afani@game.test", ENVOY, "Surrender!");
+    let ar = "Authentication-Results: mx.game.test; dkim=pass header.d=game.test\n";
+    let to_afani = "Genogien skickar ett sändebud till Afani";
+    send_with_headers(&d, ar, "genogien@game.test", to_afani, "Hej");
+    d.tick(LATER);
+    let sent = d.outbox_since(&before);
+    let to = |a: &str| sent.iter().filter(|m| m.to == vec![a.to_string()]).count();
+    assert_eq!(to("afani@game.test"), 0, "{:?}", ids(&sent));
+    assert_eq!(
+        to("genogien@game.test"),
+        1,
+        "the proven mail gets its notice"
+    );
+}
