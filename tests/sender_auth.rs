@@ -401,3 +401,28 @@ fn a_mail_not_proven_during_a_pause_gets_no_paused_notice() {
         "the proven mail gets its notice"
     );
 }
+
+#[test]
+fn a_replacement_player_gets_a_fresh_token_with_the_welcome_and_the_old_one_stops_counting() {
+    let d = game("token");
+    let old = opening_token(&d, "afani@game.test");
+    let before = ids(&d.outbox());
+    d.ok(&["gm", "realm", "Afani", "replace", "new.afani@game.test"]);
+    let welcome = d.outbox_since(&before);
+    assert_eq!(welcome.len(), 1, "{:?}", ids(&welcome));
+    assert_eq!(welcome[0].to, vec!["new.afani@game.test".to_string()]);
+    let new = token_in(&welcome[0].text).expect("the welcome mail gives the new token");
+    assert_ne!(new, old, "the old player's token never passes to the new one");
+    let before = ids(&d.outbox());
+    d.send("new.afani@game.test", &format!("[{old}] {ENVOY}"), "With the old key.");
+    d.send("new.afani@game.test", &format!("[{new}] {ENVOY}"), "With the new key.");
+    d.tick(LATER);
+    let envoys: Vec<_> = d
+        .outbox_since(&before)
+        .into_iter()
+        .filter(|m| m.to == vec!["genogien@game.test".to_string()])
+        .collect();
+    assert_eq!(envoys.len(), 1);
+    assert!(envoys[0].text.contains("With the new key."));
+    assert_eq!(unproven(&d).len(), 1, "the mail with the old token is held");
+}
