@@ -1,6 +1,7 @@
 //! `/gm`: the week at a glance — the round and phase, a pause, which realms sent their
-//! weekend form (with its receipt time) and who is missing, and the next deadlines in
-//! the game's time zone (the same list as the GM's report).
+//! weekend form (with its receipt time) and who is missing (between the resolution and
+//! the results: of the weekend just resolved), and the next deadlines in the game's
+//! time zone (the same list as the GM's report).
 
 use std::fmt::Write;
 use std::sync::Arc;
@@ -11,6 +12,7 @@ use axum::response::Response;
 use super::{plain, respond};
 use crate::app::{season_calendar, season_report, App, Result};
 use crate::clock::from_ms;
+use crate::game::state::Phase;
 use crate::game::GameState;
 use crate::web::site::auth::GmSession;
 use crate::web::site::html::{escape, table};
@@ -30,8 +32,17 @@ async fn body(app: &App) -> Result<String> {
         escape(&app.game_time(app.now()))
     );
     out.push_str(&pause_line(app, &gs));
-    out.push_str("<h2>Weekend forms</h2>\n");
-    out.push_str(&forms(app, &mut conn, &gs).await?);
+    // Between the resolution and the results the state is in the next round already:
+    // the forms that matter are those of the weekend just resolved.
+    let (round, note) = match gs.phase {
+        Phase::Resolving => (
+            gs.round.saturating_sub(1),
+            " (resolved; results not yet sent)",
+        ),
+        _ => (gs.round, ""),
+    };
+    let _ = writeln!(out, "<h2>Weekend forms of round {round}{note}</h2>");
+    out.push_str(&forms(app, &mut conn, &gs, round).await?);
     out.push_str("<h2>Next deadlines</h2>\n");
     let rows: Vec<Vec<String>> = season_report::deadlines(app, app.now(), app.cfg.gm_language)
         .into_iter()
@@ -65,13 +76,17 @@ fn pause_line(app: &App, gs: &GameState) -> String {
 
 /// Every playing realm: its standing form of this round and when it came, or missing
 /// (an absence marked).
-async fn forms(app: &App, conn: &mut crate::store::Conn, gs: &GameState) -> Result<String> {
-    let round = gs.round as i64;
+async fn forms(
+    app: &App,
+    conn: &mut crate::store::Conn,
+    gs: &GameState,
+    round: u32,
+) -> Result<String> {
     let mut rows = Vec::new();
     let (mut sent, mut missing) = (0, 0);
     for r in gs.realms.iter().filter(|r| !r.eliminated) {
-        let standing = crate::store::forms::standing(conn, &r.name, round).await?;
-        let away = r.season.absent_in(gs.round);
+        let standing = crate::store::forms::standing(conn, &r.name, i64::from(round)).await?;
+        let away = r.season.absent_in(round);
         let (status, when) = match &standing {
             Some(f) => {
                 sent += 1;
