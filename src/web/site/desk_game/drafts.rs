@@ -61,9 +61,9 @@ async fn status(app: &App) -> Result<String> {
     match resolutions::latest(&mut conn).await? {
         None => out.push_str("<p>No weekend has been resolved yet.</p>\n"),
         Some(r) => {
-            let _ = write!(
+            let _ = writeln!(
                 out,
-                "<p id=\"resolution\">The last resolution ({}) resolved round {} at {}; {}.</p>\n",
+                "<p id=\"resolution\">The last resolution ({}) resolved round {} at {}; {}.</p>",
                 r.id,
                 r.round,
                 escape(&app.game_time(from_ms(r.created_at))),
