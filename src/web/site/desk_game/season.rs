@@ -68,58 +68,73 @@ fn tools(gs: &crate::game::GameState, csrf: &str) -> String {
         ),
         text("reason", "reason")
     );
-    out.push_str(&form("/gm/season/pause", csrf, &pause, "Pause (gm pause)"));
-    out.push_str(&form("/gm/season/resume", csrf, "", "Resume (gm resume)"));
+    out.push_str(&line(form(
+        "/gm/season/pause",
+        csrf,
+        &pause,
+        "Pause (gm pause)",
+    )));
+    out.push_str(&line(form(
+        "/gm/season/resume",
+        csrf,
+        "",
+        "Resume (gm resume)",
+    )));
     out.push_str("<h2>Extend this weekend's deadline</h2>\n");
     let extend = format!("{every} {}", text("hours", "hours"));
-    out.push_str(&form(
+    out.push_str(&line(form(
         "/gm/season/extend",
         csrf,
         &extend,
         "Extend (gm extend)",
-    ));
+    )));
     out.push_str("<h2>Notice</h2>\n");
     let notice = format!(
         "{every} <label>text <textarea name=\"text\" rows=\"2\" cols=\"50\"></textarea></label> \
          <label><input type=\"checkbox\" name=\"now\" value=\"1\"> mail it now (--now)</label> "
     );
-    out.push_str(&form(
+    out.push_str(&line(form(
         "/gm/season/notice",
         csrf,
         &notice,
         "Give notice (gm notice)",
-    ));
+    )));
     out.push_str("<h2>A realm</h2>\n");
     let absence = format!("{one} {}", text("weekends", "weekends (0 ends it)"));
-    out.push_str(&form(
+    out.push_str(&line(form(
         "/gm/season/absence",
         csrf,
         &absence,
         "Grant absence (gm realm NAME absence N)",
-    ));
+    )));
     let replace = format!(
         "{one} {}{}",
         text("address", "new address"),
         text("display", "player's name")
     );
-    out.push_str(&form(
+    out.push_str(&line(form(
         "/gm/season/replace",
         csrf,
         &replace,
         "Replace the player (gm realm NAME replace)",
-    ));
+    )));
     let address = format!(
         "{one} <select name=\"op\"><option value=\"add\">add</option>\
          <option value=\"remove\">remove</option></select> {}",
         text("address", "address")
     );
-    out.push_str(&form(
+    out.push_str(&line(form(
         "/gm/season/address",
         csrf,
         &address,
         "Change addresses (gm realm NAME address)",
-    ));
+    )));
     out
+}
+
+/// One form on a line of its own.
+fn line(form: String) -> String {
+    format!("<div class=\"tool\">{form}</div>\n")
 }
 
 /// Check the token, do `act`, send what it queued, show the page with its outcome.
