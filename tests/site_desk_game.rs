@@ -585,22 +585,97 @@ async fn the_drafts_page_shows_the_monday_forms_and_rolls_back_and_resolves_agai
 #[tokio::test]
 async fn release_on_the_drafts_page_sends_the_replies_flood_control_held() {
     let d = Desk::start("limits: {max_replies_per_hour: 1}\n").await;
-    for _ in 0..3 {
+    for _ in 0..4 {
         d.send("afani@game.test", "Afani form", "BUY 1 spy");
     }
     d.tick("2026-11-24T10:00:00+01:00").await;
     let page = d.get("/gm/drafts").await.body;
     let at = page.find("<h2>Held in the outbox</h2>").unwrap();
-    assert!(page[at..].contains("<td>Afani</td><td>2</td>"), "{page}");
+    assert!(page[at..].contains("<td>Afani</td><td>3</td>"), "{page}");
+    let held = first_held_id(&page[at..]);
+    assert!(
+        page[at..].contains("Re: Afani form"),
+        "each held reply's subject: {page}"
+    );
     let before = d.outbox_to("afani@game.test").len();
     let none = d.post("/gm/drafts/release", &[]).await;
     assert_eq!(none.status, 422, "{}", none.body);
+    let one = d
+        .post("/gm/drafts/release", &[("id", &held.to_string())])
+        .await;
+    assert_eq!(one.status, 200, "{}", one.body);
+    assert!(one.body.contains("1 held replies released"), "{}", one.body);
+    assert_eq!(d.outbox_to("afani@game.test").len(), before + 1);
+    let gone = d
+        .post("/gm/drafts/release", &[("id", &held.to_string())])
+        .await;
+    assert_eq!(gone.status, 422, "{}", gone.body);
+    assert!(gone.body.contains("is not a held reply"), "{}", gone.body);
     let r = d.post("/gm/drafts/release", &[("realm", "afani")]).await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert!(r.body.contains("2 held replies released"), "{}", r.body);
-    assert_eq!(d.outbox_to("afani@game.test").len(), before + 2);
-    assert_eq!(d.audit("gm_release").await.len(), 1);
+    assert_eq!(d.outbox_to("afani@game.test").len(), before + 3);
+    assert_eq!(
+        d.audit("gm_release").await.len(),
+        3,
+        "every release audited"
+    );
     assert!(r.body.contains("No reply is held by flood control."));
+}
+
+/// The first outbox id in the page's table of held replies.
+fn first_held_id(page: &str) -> i64 {
+    let (_, rest) = page
+        .split_once("name=\"id\" value=\"")
+        .expect("a held reply's release button");
+    rest.split('"').next().unwrap().parse().unwrap()
+}
+
+#[tokio::test]
+async fn held_rows_lists_the_held_replies_on_sqlite_and_postgres() {
+    let (sqlite, _dir) = common::sqlite_store().await;
+    let mut stores = vec![sqlite];
+    stores.extend(common::pg_store().await);
+    for store in stores {
+        let mut c = store.conn().await.unwrap();
+        let mut ids = Vec::new();
+        for n in 0..3 {
+            let (key, mid) = (format!("held-test:{n}"), format!("<held{n}@game.test>"));
+            let m = pbemd::store::outbox::NewOutgoing {
+                dedup_key: &key,
+                message_id: &mid,
+                kind: "refusal",
+                to_addrs: &[],
+                from_addr: "sl@game.test",
+                subject: "Re: x",
+                raw: b"raw",
+                at: 1,
+            };
+            ids.push(pbemd::store::outbox::enqueue(&mut c, &m).await.unwrap());
+        }
+        pbemd::store::notices::hold(&mut c, ids[0], "Afani", 5)
+            .await
+            .unwrap();
+        pbemd::store::notices::hold(&mut c, ids[2], "Kaldor", 6)
+            .await
+            .unwrap();
+        let rows = pbemd::store::desk_game::held_rows(&mut c, 10)
+            .await
+            .unwrap();
+        let mine: Vec<_> = rows.iter().filter(|r| ids.contains(&r.id)).collect();
+        assert_eq!(mine.len(), 2, "{rows:?}");
+        assert_eq!((mine[0].id, mine[0].realm.as_str()), (ids[0], "Afani"));
+        assert_eq!((mine[1].kind.as_str(), mine[1].held_at), ("refusal", 6));
+        assert_eq!(mine[1].subject, "Re: x");
+        let one = pbemd::store::notices::Release::One(ids[0]);
+        pbemd::store::notices::release(&mut c, &one, 7)
+            .await
+            .unwrap();
+        let rows = pbemd::store::desk_game::held_rows(&mut c, 10)
+            .await
+            .unwrap();
+        assert!(!rows.iter().any(|r| r.id == ids[0]), "released: {rows:?}");
+    }
 }
 
 #[tokio::test]

@@ -11,7 +11,7 @@ use axum::Form;
 use serde::Deserialize;
 
 use super::{form, list, respond, Done};
-use crate::app::{sender, weekend, App, Result};
+use crate::app::{sender, weekend, App, AppError, Result};
 use crate::clock::from_ms;
 use crate::store::notices::{self, Release};
 use crate::store::{meta, resolutions};
@@ -85,7 +85,11 @@ async fn status(app: &App) -> Result<String> {
     Ok(out)
 }
 
-/// The replies flood control holds in the outbox, per realm, with their buttons.
+/// How many held replies the page lists one by one (the per-realm lines count all).
+const HELD_ROWS: i64 = 200;
+
+/// The replies flood control holds in the outbox, per realm and one by one, with their
+/// buttons.
 async fn held(app: &App, csrf: &str) -> Result<String> {
     let mut conn = app.store.conn().await?;
     let groups = notices::held(&mut conn).await?;
@@ -94,13 +98,16 @@ async fn held(app: &App, csrf: &str) -> Result<String> {
         out.push_str("<p>No reply is held by flood control.</p>\n");
         return Ok(out);
     }
+    let hidden = |name: &str, value: &str| {
+        format!(
+            "<input type=\"hidden\" name=\"{name}\" value=\"{}\">",
+            escape(value)
+        )
+    };
     let rows: Vec<Vec<String>> = groups
         .iter()
         .map(|g| {
-            let field = format!(
-                "<input type=\"hidden\" name=\"realm\" value=\"{}\">",
-                escape(&g.realm)
-            );
+            let field = hidden("realm", &g.realm);
             vec![
                 escape(&g.realm),
                 g.count.to_string(),
@@ -116,13 +123,33 @@ async fn held(app: &App, csrf: &str) -> Result<String> {
         })
         .collect();
     out.push_str(&table(&["Realm", "Held", "Since", "Outbox ids", ""], &rows));
-    let all = "<input type=\"hidden\" name=\"all\" value=\"1\">";
     out.push_str(&form(
         "/gm/drafts/release",
         csrf,
-        all,
+        &hidden("all", "1"),
         "Release all (gm release --all)",
     ));
+    let one = crate::store::desk_game::held_rows(&mut conn, HELD_ROWS).await?;
+    let rows: Vec<Vec<String>> = one
+        .iter()
+        .map(|h| {
+            vec![
+                h.id.to_string(),
+                escape(&h.realm),
+                escape(&h.kind),
+                escape(&h.subject),
+                escape(&app.game_time(from_ms(h.held_at))),
+                form(
+                    "/gm/drafts/release",
+                    csrf,
+                    &hidden("id", &h.id.to_string()),
+                    "Release (gm release ID)",
+                ),
+            ]
+        })
+        .collect();
+    let head = ["Outbox id", "Realm", "Kind", "Subject", "Held since", ""];
+    out.push_str(&table(&head, &rows));
     Ok(out)
 }
 
@@ -199,6 +226,7 @@ pub(super) struct ReleaseForm {
     csrf: Option<String>,
     realm: Option<String>,
     all: Option<String>,
+    id: Option<String>,
 }
 
 pub(super) async fn release(
@@ -220,16 +248,28 @@ async fn release_now(app: &App, f: &ReleaseForm) -> Result<u64> {
         Some(name) => Some(super::canonical(&*super::state(app).await?, name)?),
         None => None,
     };
-    let which = match (&realm, f.all.is_some()) {
-        (Some(r), _) => Release::Realm(r),
-        (None, true) => Release::All,
-        (None, false) => {
-            return Err(crate::app::AppError::Refused(
-                "name what to release: a realm, or all".into(),
+    let id = match super::given(&f.id) {
+        Some(s) => Some(s.parse::<i64>().map_err(|_| {
+            AppError::Refused(format!("an outbox id is a whole number; got `{s}`"))
+        })?),
+        None => None,
+    };
+    let which = match (&realm, f.all.is_some(), id) {
+        (Some(r), _, _) => Release::Realm(r),
+        (None, true, _) => Release::All,
+        (None, false, Some(id)) => Release::One(id),
+        (None, false, None) => {
+            return Err(AppError::Refused(
+                "name what to release: an outbox id, a realm, or all".into(),
             ))
         }
     };
     let n = crate::app::season_notices::flood::release(app, &which).await?;
+    if let (Release::One(id), 0) = (&which, n) {
+        return Err(AppError::Refused(format!(
+            "outbox {id} is not a held reply; the page lists the held ones"
+        )));
+    }
     sender::flush_all(app).await?;
     Ok(n)
 }
