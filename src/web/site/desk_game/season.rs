@@ -54,87 +54,83 @@ async fn body(app: &App, csrf: &str) -> Result<String> {
 
 /// The forms, one per `gm` command.
 fn tools(gs: &crate::game::GameState, csrf: &str) -> String {
+    let mut out = String::new();
+    for (heading, action, fields, button) in &tool_list(gs) {
+        if let Some(h) = heading {
+            let _ = writeln!(out, "<h2>{}</h2>", escape(h));
+        }
+        let _ = writeln!(
+            out,
+            "<div class=\"tool\">{}</div>",
+            form(action, csrf, fields, button)
+        );
+    }
+    out
+}
+
+/// A season tool: the heading above it, its URL, its fields (markup), its button.
+type Tool = (Option<&'static str>, &'static str, String, &'static str);
+
+fn tool_list(gs: &crate::game::GameState) -> [Tool; 7] {
     let every = realm_select(gs, "realm", Some("every realm"));
     let one = realm_select(gs, "realm", None);
     let text = |name: &str, label: &str| {
         format!("<label>{label} <input type=\"text\" name=\"{name}\"></label> ")
     };
-    let mut out = String::from("<h2>Pause and resume</h2>\n");
-    let pause = format!(
-        "{}{}",
-        text(
-            "until",
-            "until (YYYY-MM-DD or RFC 3339, empty: the longest pause)"
+    let until = "until (YYYY-MM-DD or RFC 3339, empty: the longest pause)";
+    let notice = "<label>text <textarea name=\"text\" rows=\"2\" cols=\"50\"></textarea>\
+                  </label> <label><input type=\"checkbox\" name=\"now\" value=\"1\"> mail it \
+                  now (--now)</label> ";
+    let op = "<select name=\"op\"><option value=\"add\">add</option>\
+              <option value=\"remove\">remove</option></select> ";
+    [
+        (
+            Some("Pause and resume"),
+            "/gm/season/pause",
+            format!("{}{}", text("until", until), text("reason", "reason")),
+            "Pause (gm pause)",
         ),
-        text("reason", "reason")
-    );
-    out.push_str(&line(form(
-        "/gm/season/pause",
-        csrf,
-        &pause,
-        "Pause (gm pause)",
-    )));
-    out.push_str(&line(form(
-        "/gm/season/resume",
-        csrf,
-        "",
-        "Resume (gm resume)",
-    )));
-    out.push_str("<h2>Extend this weekend's deadline</h2>\n");
-    let extend = format!("{every} {}", text("hours", "hours"));
-    out.push_str(&line(form(
-        "/gm/season/extend",
-        csrf,
-        &extend,
-        "Extend (gm extend)",
-    )));
-    out.push_str("<h2>Notice</h2>\n");
-    let notice = format!(
-        "{every} <label>text <textarea name=\"text\" rows=\"2\" cols=\"50\"></textarea></label> \
-         <label><input type=\"checkbox\" name=\"now\" value=\"1\"> mail it now (--now)</label> "
-    );
-    out.push_str(&line(form(
-        "/gm/season/notice",
-        csrf,
-        &notice,
-        "Give notice (gm notice)",
-    )));
-    out.push_str("<h2>A realm</h2>\n");
-    let absence = format!("{one} {}", text("weekends", "weekends (0 ends it)"));
-    out.push_str(&line(form(
-        "/gm/season/absence",
-        csrf,
-        &absence,
-        "Grant absence (gm realm NAME absence N)",
-    )));
-    let replace = format!(
-        "{one} {}{}",
-        text("address", "new address"),
-        text("display", "player's name")
-    );
-    out.push_str(&line(form(
-        "/gm/season/replace",
-        csrf,
-        &replace,
-        "Replace the player (gm realm NAME replace)",
-    )));
-    let address = format!(
-        "{one} <select name=\"op\"><option value=\"add\">add</option>\
-         <option value=\"remove\">remove</option></select> {}",
-        text("address", "address")
-    );
-    out.push_str(&line(form(
-        "/gm/season/address",
-        csrf,
-        &address,
-        "Change addresses (gm realm NAME address)",
-    )));
-    out
-}
-
-/// One form on a line of its own.
-fn line(form: String) -> String {
-    format!("<div class=\"tool\">{form}</div>\n")
+        (
+            None,
+            "/gm/season/resume",
+            String::new(),
+            "Resume (gm resume)",
+        ),
+        (
+            Some("Extend this weekend's deadline"),
+            "/gm/season/extend",
+            format!("{every} {}", text("hours", "hours")),
+            "Extend (gm extend)",
+        ),
+        (
+            Some("Notice"),
+            "/gm/season/notice",
+            format!("{every} {notice}"),
+            "Give notice (gm notice)",
+        ),
+        (
+            Some("A realm"),
+            "/gm/season/absence",
+            format!("{one} {}", text("weekends", "weekends (0 ends it)")),
+            "Grant absence (gm realm NAME absence N)",
+        ),
+        (
+            None,
+            "/gm/season/replace",
+            format!(
+                "{one} {}{}",
+                text("address", "new address"),
+                text("display", "player's name")
+            ),
+            "Replace the player (gm realm NAME replace)",
+        ),
+        (
+            None,
+            "/gm/season/address",
+            format!("{one} {op}{}", text("address", "address")),
+            "Change addresses (gm realm NAME address)",
+        ),
+    ]
 }
 
 /// Check the token, do `act`, send what it queued, show the page with its outcome.
