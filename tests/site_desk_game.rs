@@ -536,9 +536,10 @@ async fn the_drafts_page_shows_the_monday_forms_and_rolls_back_and_resolves_agai
     resolved(&d).await;
     let page = d.get("/gm/drafts").await.body;
     assert!(
-        page.contains("<h3>Afani</h3>") && page.contains("<h3>Kaldor</h3>"),
+        page.contains(">Afani</h3>") && page.contains(">Kaldor</h3>"),
         "{page}"
     );
+    assert!(page.contains("href=\"#draft-Kaldor\""), "{page}");
     assert!(
         page.contains("its results wait for the results event"),
         "{page}"
@@ -580,6 +581,29 @@ async fn the_drafts_page_shows_the_monday_forms_and_rolls_back_and_resolves_agai
         .contains("id=\"results-held\""));
     let again = d.post("/gm/drafts/resolve", &[]).await;
     assert_eq!(again.status, 422, "{}", again.body);
+}
+
+#[tokio::test]
+async fn rollback_after_a_change_of_the_state_needs_the_force_box() {
+    let d = Desk::start("").await;
+    resolved(&d).await;
+    let mut tx = d.app.store.begin().await.unwrap();
+    let (v, gs) = d.app.state(&mut tx).await.unwrap();
+    let mut gs = (*gs).clone();
+    gs.realms[1].vp += 7;
+    d.app
+        .save_state(&mut tx, v, &gs, "a GM correction")
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    let refused = d.post("/gm/drafts/rollback", &[]).await;
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    assert!(refused.body.contains("add --force"), "{}", refused.body);
+    assert!(d.audit("gm_rollback").await.is_empty());
+    let forced = d.post("/gm/drafts/rollback", &[("force", "1")]).await;
+    assert_eq!(forced.status, 200, "{}", forced.body);
+    assert_eq!(d.state().await.1.round, 1);
+    assert_eq!(d.audit("gm_rollback").await.len(), 1);
 }
 
 #[tokio::test]

@@ -16,7 +16,7 @@ use crate::clock::from_ms;
 use crate::store::notices::{self, Release};
 use crate::store::{meta, resolutions};
 use crate::web::site::auth::{check_csrf, GmSession};
-use crate::web::site::html::{escape, table};
+use crate::web::site::html::{escape, table, url_part};
 
 const TITLE: &str = "Monday results";
 
@@ -41,12 +41,22 @@ async fn body(app: &App, csrf: &str) -> Result<String> {
     ));
     out.push_str(&held(app, csrf).await?);
     out.push_str("<h2>Drafted Monday forms</h2>\n");
-    for (realm, text) in weekend::preview(app, None).await? {
+    let drafts = weekend::preview(app, None).await?;
+    let links: Vec<String> = drafts
+        .iter()
+        .map(|(realm, _)| {
+            let id = escape(&url_part(realm));
+            format!("<a href=\"#draft-{id}\">{}</a>", escape(realm))
+        })
+        .collect();
+    let _ = writeln!(out, "<p>{}</p>", links.join(" · "));
+    for (realm, text) in &drafts {
         let _ = write!(
             out,
-            "<h3>{}</h3>\n<pre class=\"draft\">{}</pre>\n",
-            escape(&realm),
-            escape(&text)
+            "<h3 id=\"draft-{}\">{}</h3>\n<pre class=\"draft\">{}</pre>\n",
+            escape(&url_part(realm)),
+            escape(realm),
+            escape(text)
         );
     }
     Ok(out)
