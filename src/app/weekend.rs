@@ -22,7 +22,7 @@ use crate::store::{self, events, meta, resolutions, Conn};
 
 /// The meta key naming a round whose results were held at the `results` event because
 /// its resolution had been rolled back (`gm resolve` sends them).
-const RESULTS_HELD: &str = "weekend_results_held";
+pub const RESULTS_HELD: &str = "weekend_results_held";
 
 fn json_err(e: serde_json::Error) -> AppError {
     AppError::BadState(e.to_string())
