@@ -15,6 +15,7 @@ pub mod gm;
 pub mod intake;
 pub mod politics;
 pub mod process;
+pub mod results_hold;
 pub mod scheduler;
 pub mod season_calendar;
 pub mod season_notices;
