@@ -22,6 +22,8 @@ pub mod season_realms;
 pub mod season_report;
 pub mod sender;
 pub mod setup;
+pub mod site_links;
+pub mod site_player;
 pub mod tick;
 pub mod weekend;
 

@@ -1,0 +1,257 @@
+//! Realm links to the game's web site: a signed, expiring link
+//! (`<public_url>/realm/login?token=…`, purpose `realm-link`, valid `http.link_days`)
+//! that logs one realm in. A realm asks for one by mail (`<Land> länk` / `<Realm>
+//! link`) and gets it at its registered addresses only (never the mail's own From or
+//! Reply-To), in its language, through flood control; every Monday form (and the
+//! opening form) carries one below its orders section. Without `http.public_url` no
+//! link is made and the reply says the site is not public.
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::json;
+
+use super::season_notices::flood;
+use super::{App, AppError, Result};
+use crate::clock;
+use crate::game::{GameState, Lang};
+use crate::mail::compose::Outgoing;
+use crate::mail::parse::Inbound;
+use crate::store::messages::{self, state, NewMessage};
+use crate::store::{events, meta, Conn};
+use crate::web::site::sign;
+
+/// The message kind stored for a link request.
+pub const KIND: &str = "link_request";
+/// The signed token's purpose: a link, never a session.
+pub const PURPOSE: &str = "realm-link";
+
+/// The site's signing key, read through `conn` (the caller's transaction: another
+/// connection could wait on its lock), made the first time as [`App::site_secret`]
+/// would make it.
+pub async fn site_key(conn: &mut Conn) -> Result<[u8; 32]> {
+    use rand_core::RngCore;
+    let mut fresh = [0u8; 32];
+    rand_core::OsRng.fill_bytes(&mut fresh);
+    let stored = meta::get_or_init(conn, meta::SITE_SECRET, &hex::encode(fresh)).await?;
+    let mut key = [0u8; 32];
+    hex::decode_to_slice(stored.trim(), &mut key)
+        .map_err(|e| AppError::BadState(format!("meta site_secret: {e}")))?;
+    Ok(key)
+}
+
+/// The links of one batch of mails: the site's address, the key and the expiry,
+/// found once; each link then costs one HMAC.
+pub struct Links {
+    base: String,
+    key: [u8; 32],
+    pub expires: DateTime<Utc>,
+}
+
+impl Links {
+    /// `None` when the site is not public (`http.public_url` unset).
+    pub async fn load(app: &App, conn: &mut Conn) -> Result<Option<Links>> {
+        let Some(base) = app.cfg.http_public_url.clone() else {
+            return Ok(None);
+        };
+        let key = site_key(conn).await?;
+        let days = i64::from(app.cfg.http_link_days);
+        Ok(Some(Links {
+            base,
+            key,
+            expires: app.now() + Duration::days(days),
+        }))
+    }
+
+    /// The login link of `realm`.
+    pub fn url(&self, realm: &str) -> String {
+        let token = sign::sign(&self.key, PURPOSE, realm, self.expires.timestamp());
+        format!("{}/realm/login?token={token}", self.base)
+    }
+
+    /// A Monday form with the realm's link below its orders section.
+    pub fn on_form(&self, app: &App, realm: &str, lang: Lang, form: String) -> String {
+        let until = app.local(self.expires, lang);
+        let url = self.url(realm);
+        let line = match lang {
+            Lang::Sv => format!("Era sidor på spelets webbplats (länken gäller till {until}):"),
+            Lang::En => {
+                format!("Your pages on the game's web site (the link is valid until {until}):")
+            }
+        };
+        format!("{}\n\n{line}\n{url}\n", form.trim_end())
+    }
+}
+
+/// A Monday form with the realm's link, when the site is public.
+pub fn with_link(
+    app: &App,
+    links: Option<&Links>,
+    realm: &str,
+    lang: Lang,
+    form: String,
+) -> String {
+    match links {
+        Some(l) => l.on_form(app, realm, lang, form),
+        None => form,
+    }
+}
+
+/// A link request as classified.
+pub struct Request<'a> {
+    pub inbox_id: i64,
+    pub realm: &'a str,
+    pub lang: Lang,
+    pub mail: &'a Inbound,
+    pub subject: &'a str,
+}
+
+/// Handle a request inside the mail's transaction: store it, mail the link (or say
+/// the site is not public) to the realm's registered addresses, audit it.
+pub async fn handle(app: &App, conn: &mut Conn, gs: &GameState, req: &Request<'_>) -> Result<()> {
+    let links = Links::load(app, conn).await?;
+    let now = clock::to_ms(app.now());
+    let round = gs.round as i64;
+    let base = NewMessage {
+        inbox_id: req.inbox_id,
+        kind: KIND,
+        realm: Some(req.realm),
+        lang: Some(req.lang.code()),
+        from_addr: req.mail.from_addr.as_deref(),
+        subject: req.subject,
+        body: &req.mail.text,
+        state: state::ACCEPTED,
+        round,
+        at: now,
+        ..Default::default()
+    };
+    let id = messages::insert(conn, &base).await?;
+    let body = match &links {
+        Some(l) => link_text(
+            req.lang,
+            req.realm,
+            &l.url(req.realm),
+            &app.local(l.expires, req.lang),
+        ),
+        None => not_public_text(req.lang),
+    };
+    let o = Outgoing {
+        kind: "site_link",
+        dedup_key: format!("site_link:{}", req.inbox_id),
+        to: registered(gs, req.realm),
+        subject: link_subject(req.realm, req.lang),
+        body,
+        in_reply_to: req.mail.message_id.clone(),
+    };
+    let out = flood::enqueue_reply(app, conn, req.realm, &o).await?;
+    let (kind, d) = match &links {
+        Some(l) => (
+            "site_link_sent",
+            json!({"outbox_id": out, "expires": app.game_time(l.expires)}),
+        ),
+        None => ("site_link_not_public", json!({"outbox_id": out})),
+    };
+    let d = d.to_string();
+    events::log(conn, now, round, kind, Some(req.realm), Some(id), &d).await?;
+    Ok(())
+}
+
+/// The realm's registered addresses (the only ones a link ever goes to).
+fn registered(gs: &GameState, realm: &str) -> Vec<String> {
+    gs.realm(realm)
+        .map(|r| r.emails.clone())
+        .unwrap_or_default()
+}
+
+/// The subject of the reply: the request's own subject, as the realm writes it.
+pub fn link_subject(realm: &str, lang: Lang) -> String {
+    match lang {
+        Lang::Sv => format!("{realm} länk"),
+        Lang::En => format!("{realm} link"),
+    }
+}
+
+/// The mail carrying a realm's link.
+pub fn link_text(lang: Lang, realm: &str, url: &str, until: &str) -> String {
+    match lang {
+        Lang::Sv => format!(
+            "Här är {realm}s länk till era sidor på spelets webbplats: ert senaste \
+             formulär, er karta, era kvitton och era handelsönskemål.\n\n{url}\n\n\
+             Länken gäller till {until} och loggar in som {realm}; ge den inte till någon \
+             annan. En ny länk får ni när som helst med ämnet \"{realm} länk\", och varje \
+             måndagsformulär har en.\n"
+        ),
+        Lang::En => format!(
+            "Here is {realm}'s link to your pages on the game's web site: your latest \
+             form, your map, your receipts and your trade wishes.\n\n{url}\n\n\
+             The link is valid until {until} and logs in as {realm}; do not give it to \
+             anyone. Ask for a new one at any time with the subject \"{realm} link\"; \
+             every Monday form carries one too.\n"
+        ),
+    }
+}
+
+/// The reply when the game has no public site.
+pub fn not_public_text(lang: Lang) -> String {
+    match lang {
+        Lang::Sv => "Spelets webbplats är inte öppen för spelarna, så det finns ingen länk \
+                     att skicka. Allt i spelet går som vanligt med e-post."
+            .to_string(),
+        Lang::En => "The game's web site is not open to players, so there is no link to \
+                     send. Everything in the game works by mail as usual."
+            .to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mail::subject::parse_link;
+
+    const REALMS: &[&str] = &["Ostvik", "Nya Ostvik", "Afani", "Stora Öar"];
+
+    #[test]
+    fn a_request_for_a_link_parses_in_both_languages_and_nothing_else_does() {
+        for (s, realm, lang) in [
+            ("Östvik länk", "Ostvik", Lang::Sv),
+            ("Re: SV: ostvik LANK!", "Ostvik", Lang::Sv),
+            ("Nya Ostvik länk.", "Nya Ostvik", Lang::Sv),
+            ("Afani link", "Afani", Lang::En),
+            ("Fwd: Afani  web link", "Afani", Lang::En),
+            ("Stora Oar link", "Stora Öar", Lang::En),
+        ] {
+            assert_eq!(
+                parse_link(s, REALMS),
+                Some((realm.to_string(), lang)),
+                "{s:?}"
+            );
+        }
+        for s in [
+            "Ostvik formulär",
+            "Afani link please",
+            "Atlantis link",
+            "länk",
+            "Afani to Ostvik: link",
+            "Afani form again",
+        ] {
+            assert_eq!(parse_link(s, REALMS), None, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn a_form_link_verifies_for_its_realm_and_purpose_only() {
+        let links = Links {
+            base: "https://game.example.org".into(),
+            key: [3; 32],
+            expires: DateTime::from_timestamp(2_000, 0).unwrap(),
+        };
+        let url = links.url("Afani");
+        let token = url
+            .strip_prefix("https://game.example.org/realm/login?token=")
+            .unwrap();
+        assert_eq!(
+            sign::verify(&[3; 32], PURPOSE, token, 1_999).as_deref(),
+            Ok("Afani")
+        );
+        assert!(sign::verify(&[3; 32], "realm-session", token, 0).is_err());
+        assert!(sign::verify(&[3; 32], PURPOSE, token, 2_000).is_err());
+    }
+}
