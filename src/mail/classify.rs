@@ -242,6 +242,9 @@ fn link_of(
     })
 }
 
+/// Reads a request's subject: the realm named and the subject's language.
+type SubjectParser = fn(&str, &[&str]) -> Option<(String, Lang)>;
+
 /// A realm's request by subject alone (`parse` reads it): `make` of the realm and
 /// its language, or refused when the subject names another realm than the sender's
 /// or the mail is too large.
@@ -250,7 +253,7 @@ fn realm_request(
     owners: &[&DirEntry],
     names: &[&str],
     max_size: usize,
-    parse: fn(&str, &[&str]) -> Option<(String, Lang)>,
+    parse: SubjectParser,
     make: impl FnOnce(String, Lang) -> Classified,
 ) -> Option<Classified> {
     let (named, _) = mail.subject.as_deref().and_then(|s| parse(s, names))?;
