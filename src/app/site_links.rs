@@ -69,15 +69,20 @@ impl Links {
 
     /// A Monday form with the realm's link below its orders section.
     pub fn on_form(&self, app: &App, realm: &str, lang: Lang, form: String) -> String {
-        let until = app.local(self.expires, lang);
-        let url = self.url(realm);
-        let line = match lang {
-            Lang::Sv => format!("Era sidor på spelets webbplats (länken gäller till {until}):"),
-            Lang::En => {
-                format!("Your pages on the game's web site (the link is valid until {until}):")
-            }
-        };
-        format!("{}\n\n{line}\n{url}\n", form.trim_end())
+        let line = form_link_text(lang, &app.local(self.expires, lang), &self.url(realm));
+        format!("{}\n\n{line}", form.trim_end())
+    }
+}
+
+/// The lines below a Monday form's orders section: the realm's link and its expiry.
+pub fn form_link_text(lang: Lang, until: &str, url: &str) -> String {
+    match lang {
+        Lang::Sv => {
+            format!("Era sidor på spelets webbplats (länken gäller till {until}):\n{url}\n")
+        }
+        Lang::En => {
+            format!("Your pages on the game's web site (the link is valid until {until}):\n{url}\n")
+        }
     }
 }
 
