@@ -50,10 +50,18 @@ struct Site {
 
 impl Site {
     async fn start(public: bool) -> Site {
+        Site::start_on(public, None).await
+    }
+
+    /// On the database `db` (a `postgres://` URL) instead of the game's SQLite file.
+    async fn start_on(public: bool, db: Option<&str>) -> Site {
         let dir = tempfile::tempdir().unwrap();
         let game = dir.path().join("g");
         let cfg_path = pbemd::app::setup::new_game_dir(&game, None).unwrap();
-        let text = std::fs::read_to_string(&cfg_path).unwrap() + &http_section(public);
+        let mut text = std::fs::read_to_string(&cfg_path).unwrap() + &http_section(public);
+        if let Some(url) = db {
+            text = text.replace("database: sqlite:pbemd.db", &format!("database: \"{url}\""));
+        }
         std::fs::write(&cfg_path, text).unwrap();
         let cfg = Config::load(&cfg_path).unwrap();
         let clock = Arc::new(FixedClock::new(common::at(TUESDAY)));
@@ -609,4 +617,62 @@ async fn the_board_shows_every_realms_wishes_the_round_and_deadlines_and_nothing
         "{}",
         sv.body
     );
+}
+
+#[tokio::test]
+async fn the_realm_pages_read_the_mailed_form_and_the_receipts_on_postgresql_too() {
+    let Some(url) = common::pg_database_url().await else {
+        return;
+    };
+    let s = Site::start_on(true, Some(&url)).await;
+    assert!(s.app.cfg.database_url.starts_with("postgres"));
+    s.to_monday_with_forms().await;
+    let a = s.cookie("Afani").await;
+    let form = s.get("/realm", Some(&a)).await;
+    assert!(form.body.contains(AFANI_FORM), "{}", form.body);
+    let receipts = s.get("/realm/receipts", Some(&a)).await;
+    assert!(
+        receipts.body.contains("<td>stands</td>"),
+        "{}",
+        receipts.body
+    );
+    let g = s
+        .get("/realm/receipts", Some(&s.cookie("Genogien").await))
+        .await;
+    assert!(
+        g.body.contains("godkänd") && !g.body.contains("accepted"),
+        "{}",
+        g.body
+    );
+}
+
+#[test]
+fn http_public_url_and_link_days_are_checked_when_the_config_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg_path = pbemd::app::setup::new_game_dir(&dir.path().join("g"), None).unwrap();
+    let base = std::fs::read_to_string(&cfg_path).unwrap();
+    let read = |http: &str| Config::from_yaml(&format!("{base}{http}\n"), &cfg_path, &|_| None);
+    let ok =
+        read("http: {listen: \"127.0.0.1:0\", public_url: \"https://game.example.org/\"}").unwrap();
+    assert_eq!(
+        ok.http_public_url.as_deref(),
+        Some("https://game.example.org")
+    );
+    assert_eq!(ok.http_link_days, 14, "the default");
+    let none = read("http: {listen: \"127.0.0.1:0\", link_days: 3}").unwrap();
+    assert_eq!((none.http_public_url, none.http_link_days), (None, 3));
+    for bad in [
+        "http: {listen: \"127.0.0.1:0\", public_url: \"game.example.org\"}",
+        "http: {listen: \"127.0.0.1:0\", public_url: \"https://\"}",
+        "http: {listen: \"127.0.0.1:0\", public_url: \"https://a b\"}",
+        "http: {listen: \"127.0.0.1:0\", public_url: \"https://x.org/?q\"}",
+        "http: {listen: \"127.0.0.1:0\", link_days: 0}",
+        "http: {listen: \"127.0.0.1:0\", link_days: 400}",
+    ] {
+        let e = read(bad).unwrap_err().to_string();
+        assert!(
+            e.contains("http.public_url") || e.contains("http.link_days"),
+            "{bad}: {e}"
+        );
+    }
 }
