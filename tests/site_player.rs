@@ -320,8 +320,7 @@ async fn a_mailed_link_logs_its_realm_in_with_a_lax_httponly_cookie_and_shows_it
     let form = s
         .outbox()
         .into_iter()
-        .filter(|m| m.to_is("afani@game.test") && m.text.contains(AFANI_FORM))
-        .last()
+        .rfind(|m| m.to_is("afani@game.test") && m.text.contains(AFANI_FORM))
         .unwrap();
     let token = token_in(&form.text);
     let r = s.get(&format!("/realm/login?token={token}"), None).await;
