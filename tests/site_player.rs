@@ -336,6 +336,7 @@ async fn a_mailed_link_logs_its_realm_in_with_a_lax_httponly_cookie_and_shows_it
     ] {
         assert!(set.contains(part), "{set}");
     }
+    assert_eq!(r.header("referrer-policy").as_deref(), Some("no-referrer"));
     let cookie = set.split(';').next().unwrap().to_string();
     let page = s.get("/realm", Some(&cookie)).await;
     assert_eq!(page.status, 200);
@@ -500,7 +501,11 @@ async fn wishes_change_between_weekends_with_csrf_as_a_new_audited_state_version
         before.realm("Afani").unwrap().trade_wishes
     );
     let ok = s
-        .post("/realm/wishes", Some(&a), &format!("{form}&csrf={csrf}"))
+        .post(
+            "/realm/wishes",
+            Some(&a),
+            &format!("{form}&csrf={csrf}&realm=Genogien"),
+        )
         .await;
     assert_eq!(ok.status, 303, "{ok:?}");
     let after = s.state().await;
@@ -674,4 +679,27 @@ fn http_public_url_and_link_days_are_checked_when_the_config_is_read() {
             "{bad}: {e}"
         );
     }
+}
+
+#[tokio::test]
+async fn the_opening_form_carries_the_realms_link_too() {
+    let s = Site::start(true).await;
+    let sent = pbemd::app::setup::mail_opening_forms(&s.app, s.app.now())
+        .await
+        .unwrap();
+    assert!(sent.contains(&"Afani".to_string()));
+    pbemd::app::tick::tick(&s.app).await.unwrap();
+    let out = s.outbox();
+    let opening = out
+        .iter()
+        .find(|m| m.to_is("afani@game.test"))
+        .expect("Afani's opening form");
+    let token = token_in(&opening.text);
+    let r = s.get(&format!("/realm/login?token={token}"), None).await;
+    assert_eq!(r.status, 303, "{r:?}");
+    let page = s.get("/realm", Some(&s.cookie("Afani").await)).await;
+    assert_eq!(
+        page.header("cache-control").as_deref(),
+        Some("private, no-store")
+    );
 }

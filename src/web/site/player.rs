@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
-use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
 use axum::{Form, Router};
 use serde::Deserialize;
@@ -58,10 +58,17 @@ fn nav(lang: Lang) -> [(&'static str, &'static str); 6] {
     ]
 }
 
-/// A page of the realm in its language.
-fn realm_page(lang: Lang, title: &str, body: &str) -> Html<String> {
-    page(lang.code(), title, &nav(lang), body)
+/// A page of the realm in its language: never cached by anyone but the browser,
+/// never sent on as a referrer.
+fn realm_page(lang: Lang, title: &str, body: &str) -> Response {
+    (PRIVATE, page(lang.code(), title, &nav(lang), body)).into_response()
 }
+
+/// The headers of every response carrying a realm's own data or its link.
+const PRIVATE: [(header::HeaderName, &str); 2] = [
+    (header::CACHE_CONTROL, "private, no-store"),
+    (header::REFERRER_POLICY, "no-referrer"),
+];
 
 /// A failure the realm cannot help: logged, a short page.
 fn failed(e: AppError) -> Response {
@@ -123,7 +130,12 @@ async fn login(
         "{REALM_COOKIE}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age={REALM_SESSION_SECS}{}",
         if secure { "; Secure" } else { "" }
     );
-    ([(header::SET_COOKIE, cookie)], Redirect::to("/realm")).into_response()
+    (
+        PRIVATE,
+        [(header::SET_COOKIE, cookie)],
+        Redirect::to("/realm"),
+    )
+        .into_response()
 }
 
 /// An expired, forged or wrong link: both languages, how to get a new one.
