@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pbemd::app::App;
+use pbemd::app::{site_links, App};
 use pbemd::clock::FixedClock;
 use pbemd::config::Config;
 use pbemd::game::state::Dimension;
@@ -350,18 +350,26 @@ async fn forged_expired_and_other_purpose_tokens_are_refused_with_a_page_in_both
     let s = Site::start(true).await;
     let key = s.app.site_secret().await.unwrap();
     let now = s.app.now().timestamp();
-    let good = sign::sign(&key, "realm-link", "Afani", now + 3600);
+    let gs = s.state().await;
+    let afani = gs.realm("Afani").unwrap();
+    let good = site_links::link_token(&key, afani, now + 3600);
     let forged = good.replace(&hex_of("Afani"), &hex_of("Genogien"));
-    let expired = sign::sign(&key, "realm-link", "Afani", now - 1);
+    let expired = site_links::link_token(&key, afani, now - 1);
     let session = sign::sign(&key, "realm-session", "Afani", now + 3600);
     let gm = sign::sign(&key, "gm-session", "gm", now + 3600);
-    let other_key = sign::sign(&[9; 32], "realm-link", "Afani", now + 3600);
+    let other_key = site_links::link_token(&[9; 32], afani, now + 3600);
+    let bare_name = sign::sign(&key, "realm-link", "Afani", now + 3600);
+    let mut moved = afani.clone();
+    moved.emails = vec!["old-player@game.test".into()];
+    let old_player = site_links::link_token(&key, &moved, now + 3600);
     for bad in [
         forged,
         expired,
         session,
         gm,
         other_key,
+        bare_name,
+        old_player,
         "x".into(),
         String::new(),
     ] {
@@ -376,6 +384,28 @@ async fn forged_expired_and_other_purpose_tokens_are_refused_with_a_page_in_both
     s.clock.set(common::at("2026-12-30T09:00:00+01:00"));
     let late = s.get(&format!("/realm/login?token={good}"), None).await;
     assert_eq!(late.status, 403, "a link expires");
+}
+
+#[tokio::test]
+async fn a_link_stops_working_when_the_realms_player_is_replaced() {
+    let s = Site::start(true).await;
+    let key = s.app.site_secret().await.unwrap();
+    let now = s.app.now().timestamp();
+    let gs = s.state().await;
+    let token = site_links::link_token(&key, gs.realm("Afani").unwrap(), now + 3600);
+    let before = s.get(&format!("/realm/login?token={token}"), None).await;
+    assert_eq!(before.status, 303);
+    let mut tx = s.app.store.begin().await.unwrap();
+    let (v, gs) = s.app.state(&mut tx).await.unwrap();
+    let mut gs = (*gs).clone();
+    gs.realm_mut("Afani").unwrap().emails = vec!["new-player@game.test".into()];
+    s.app
+        .save_state(&mut tx, v, &gs, "test: a new player")
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    let after = s.get(&format!("/realm/login?token={token}"), None).await;
+    assert_eq!(after.status, 403, "the old player's link");
 }
 
 fn hex_of(s: &str) -> String {

@@ -12,7 +12,7 @@ use serde_json::json;
 use super::season_notices::flood;
 use super::{App, AppError, Result};
 use crate::clock;
-use crate::game::{GameState, Lang};
+use crate::game::{GameState, Lang, Realm};
 use crate::mail::compose::Outgoing;
 use crate::mail::parse::Inbound;
 use crate::store::messages::{self, state, NewMessage};
@@ -62,13 +62,13 @@ impl Links {
     }
 
     /// The login link of `realm`.
-    pub fn url(&self, realm: &str) -> String {
-        let token = sign::sign(&self.key, PURPOSE, realm, self.expires.timestamp());
+    pub fn url(&self, realm: &Realm) -> String {
+        let token = link_token(&self.key, realm, self.expires.timestamp());
         format!("{}/realm/login?token={token}", self.base)
     }
 
     /// A Monday form with the realm's link below its orders section.
-    pub fn on_form(&self, app: &App, realm: &str, lang: Lang, form: String) -> String {
+    pub fn on_form(&self, app: &App, realm: &Realm, lang: Lang, form: String) -> String {
         let line = form_link_text(lang, &app.local(self.expires, lang), &self.url(realm));
         format!("{}\n\n{line}", form.trim_end())
     }
@@ -86,11 +86,43 @@ pub fn form_link_text(lang: Lang, until: &str, url: &str) -> String {
     }
 }
 
+/// A link token for `realm` valid until `expires` (Unix seconds). It carries the
+/// realm's name and a mark of its registered addresses, so a link stops working when
+/// the realm's player is replaced (its addresses change).
+pub fn link_token(key: &[u8; 32], realm: &Realm, expires: i64) -> String {
+    let payload = format!("{}\n{}", realm.name, addresses_mark(&realm.emails));
+    sign::sign(key, PURPOSE, &payload, expires)
+}
+
+/// The realm a link token logs in: valid, unexpired at `now`, for a realm of `gs`
+/// whose addresses are still those the link was made for.
+pub fn link_realm(key: &[u8; 32], gs: &GameState, token: &str, now: i64) -> Option<String> {
+    let payload = sign::verify(key, PURPOSE, token, now)
+        .map_err(|why| tracing::info!(?why, "a realm link was refused"))
+        .ok()?;
+    let (name, mark) = payload.split_once('\n')?;
+    let realm = gs.realm(name)?;
+    (addresses_mark(&realm.emails) == mark).then(|| realm.name.clone())
+}
+
+/// A short mark of a list of addresses (FNV-1a over the lowercased addresses): the
+/// token's MAC protects it, so it only has to notice a change.
+pub fn addresses_mark(emails: &[String]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for e in emails {
+        for b in e.trim().to_lowercase().bytes().chain(std::iter::once(b',')) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
+}
+
 /// A Monday form with the realm's link, when the site is public.
 pub fn with_link(
     app: &App,
     links: Option<&Links>,
-    realm: &str,
+    realm: &Realm,
     lang: Lang,
     form: String,
 ) -> String {
@@ -129,14 +161,12 @@ pub async fn handle(app: &App, conn: &mut Conn, gs: &GameState, req: &Request<'_
         ..Default::default()
     };
     let id = messages::insert(conn, &base).await?;
-    let body = match &links {
-        Some(l) => link_text(
-            req.lang,
-            req.realm,
-            &l.url(req.realm),
-            &app.local(l.expires, req.lang),
-        ),
-        None => not_public_text(req.lang),
+    let body = match (&links, gs.realm(req.realm)) {
+        (Some(l), Some(r)) => {
+            let until = app.local(l.expires, req.lang);
+            link_text(req.lang, req.realm, &l.url(r), &until)
+        }
+        _ => not_public_text(req.lang),
     };
     let o = Outgoing {
         kind: "site_link",
@@ -242,21 +272,34 @@ mod tests {
     }
 
     #[test]
-    fn a_form_link_verifies_for_its_realm_and_purpose_only() {
+    fn a_form_link_logs_in_its_realm_until_it_expires_or_the_addresses_change() {
+        let mut gs = crate::game::load_scenario(include_str!("../../scenarios/demo.yaml")).unwrap();
+        let afani = gs.realm("Afani").unwrap().clone();
         let links = Links {
             base: "https://game.example.org".into(),
             key: [3; 32],
             expires: DateTime::from_timestamp(2_000, 0).unwrap(),
         };
-        let url = links.url("Afani");
+        let url = links.url(&afani);
         let token = url
             .strip_prefix("https://game.example.org/realm/login?token=")
             .unwrap();
         assert_eq!(
-            sign::verify(&[3; 32], PURPOSE, token, 1_999).as_deref(),
-            Ok("Afani")
+            link_realm(&[3; 32], &gs, token, 1_999).as_deref(),
+            Some("Afani")
         );
+        assert_eq!(link_realm(&[3; 32], &gs, token, 2_000), None, "expired");
+        assert_eq!(link_realm(&[4; 32], &gs, token, 0), None, "another key");
         assert!(sign::verify(&[3; 32], "realm-session", token, 0).is_err());
-        assert!(sign::verify(&[3; 32], PURPOSE, token, 2_000).is_err());
+        gs.realm_mut("Afani").unwrap().emails = vec!["new@player.test".into()];
+        assert_eq!(
+            link_realm(&[3; 32], &gs, token, 0),
+            None,
+            "a replaced player's link"
+        );
+        assert_eq!(
+            addresses_mark(&["A@x.test".into()]),
+            addresses_mark(&[" a@x.test".into()])
+        );
     }
 }

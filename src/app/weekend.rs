@@ -293,7 +293,7 @@ pub async fn enqueue_forms(
         let form = app.renderer.result_form_in(&ix, &realm.name, &ctx)?;
         let form = super::season_calendar::with_form_notes(app, lang, form);
         let form = notices.on_top(app, &realm.name, lang, form)?;
-        let form = super::site_links::with_link(app, links.as_ref(), &realm.name, lang, form);
+        let form = super::site_links::with_link(app, links.as_ref(), realm, lang, form);
         let body = match correction {
             None => form,
             Some((sv, en)) => {

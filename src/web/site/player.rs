@@ -22,7 +22,6 @@ use serde::Deserialize;
 
 use super::auth::{self, RealmSession, REALM_COOKIE, REALM_SESSION_SECS};
 use super::html::{escape, page, table};
-use super::sign;
 use crate::app::{site_links, site_player, App, AppError};
 use crate::game::state::Dimension;
 use crate::game::{Lang, Resource};
@@ -101,17 +100,13 @@ async fn login(
     headers: HeaderMap,
     Query(q): Query<LoginQuery>,
 ) -> Response {
-    let key = match app.site_secret().await {
-        Ok(k) => k,
-        Err(e) => return failed(e),
+    let (key, gs) = match (app.site_secret().await, site_player::state(&app).await) {
+        (Ok(k), Ok(gs)) => (k, gs),
+        (Err(e), _) | (_, Err(e)) => return failed(e),
     };
     let now = app.now().timestamp();
-    let realm = match sign::verify(&key, site_links::PURPOSE, q.token.trim(), now) {
-        Ok(r) => r,
-        Err(why) => {
-            tracing::info!(?why, "a realm link was refused");
-            return bad_link();
-        }
+    let Some(realm) = site_links::link_realm(&key, &gs, q.token.trim(), now) else {
+        return bad_link();
     };
     let value = match auth::realm_cookie(&app, &realm, now).await {
         Ok(v) => v,
