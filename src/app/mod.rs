@@ -21,6 +21,7 @@ pub mod season_notices;
 pub mod season_realms;
 pub mod season_report;
 pub mod sender;
+pub mod sender_auth;
 pub mod setup;
 pub mod site_links;
 pub mod site_player;

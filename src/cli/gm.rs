@@ -137,6 +137,13 @@ pub enum GmCommand {
     Notice(super::season_notices::NoticeArgs),
     /// Send replies held by flood control (outbox ids, --realm NAME or --all).
     Release(super::season_notices::ReleaseArgs),
+    /// A realm's secret token for `sender_check: token` (printed); --new gives it a new
+    /// one, mailed to the realm's registered addresses (audited).
+    Token {
+        realm: String,
+        #[arg(long)]
+        new: bool,
+    },
     /// The audit log: every courier decision, roll and GM action.
     Log {
         #[arg(long)]
@@ -376,6 +383,10 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
         GmCommand::Release(a) => {
             drop(conn);
             return super::season_notices::release(app, a).await;
+        }
+        GmCommand::Token { realm, new } => {
+            drop(conn);
+            return super::sender_auth::token(app, &realm, new).await;
         }
         GmCommand::Log { realm, round } => {
             for e in crate::store::events::filtered(&mut conn, realm.as_deref(), round).await? {
