@@ -733,3 +733,59 @@ async fn the_opening_form_carries_the_realms_link_too() {
         Some("private, no-store")
     );
 }
+
+/// The first `[XXXXXXXXXX]` sender token in a text.
+fn sender_token_in(text: &str) -> Option<String> {
+    text.match_indices('[').find_map(|(i, _)| {
+        let t = text.get(i + 1..i + 11)?;
+        (text.get(i + 11..i + 12) == Some("]")
+            && t.bytes()
+                .all(|b| b.is_ascii_uppercase() || (b'2'..=b'7').contains(&b)))
+        .then(|| t.to_string())
+    })
+}
+
+#[test]
+fn in_the_token_mode_a_link_request_without_the_token_is_held_and_one_with_it_is_answered() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("game");
+    game_dir::ok(&game_dir::run(&["new", dir.to_str().unwrap()], &[]));
+    let cfg = dir.join("pbemd.yaml");
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("sender_check: from-only\n", "sender_check: token\n")
+        + &http_section(true);
+    std::fs::write(&cfg, text).unwrap();
+    let d = game_dir::Dir {
+        _tmp: tmp,
+        dir,
+        mails: Default::default(),
+    };
+    d.ok(&["init", "--now", TUESDAY]);
+    let opening = d
+        .outbox()
+        .into_iter()
+        .find(|m| m.to_is("afani@game.test"))
+        .expect("Afani's opening form");
+    assert!(opening
+        .text
+        .contains(&format!("{PUBLIC}/realm/login?token=")));
+    let token = sender_token_in(&opening.text).expect("the sender token");
+    let seen: Vec<String> = d.outbox().iter().map(|m| m.message_id.clone()).collect();
+    d.send("afani@game.test", "Afani link", "please");
+    d.tick("2026-11-24T10:00:00+01:00");
+    let new = d.outbox_since(&seen);
+    assert!(new.iter().all(|m| m.subject != "Afani link"), "{new:#?}");
+    let queue = d.ok(&["gm", "queue"]);
+    assert!(queue.contains("unproven_sender"), "{queue}");
+    let seen: Vec<String> = d.outbox().iter().map(|m| m.message_id.clone()).collect();
+    d.send("afani@game.test", "Afani link", &format!("[{token}]"));
+    d.tick("2026-11-24T10:30:00+01:00");
+    let new = d.outbox_since(&seen);
+    let link = new
+        .iter()
+        .find(|m| m.subject == "Afani link")
+        .expect("the link");
+    assert_eq!(link.to, ["afani@game.test"]);
+    assert!(link.text.contains(&format!("{PUBLIC}/realm/login?token=")));
+}
