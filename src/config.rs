@@ -158,6 +158,17 @@ struct RawWebhook {
 #[serde(deny_unknown_fields)]
 struct RawHttp {
     listen: String,
+    /// The site's address as players reach it (`https://game.example.org`); links in
+    /// mails are built from it. Without it no link is offered.
+    #[serde(default)]
+    public_url: Option<String>,
+    /// How many days a realm's login link is valid.
+    #[serde(default = "default_link_days")]
+    link_days: u32,
+}
+
+fn default_link_days() -> u32 {
+    14
 }
 
 /// How a mail is proven to come from its realm (README, The mail contract).
@@ -489,6 +500,11 @@ pub struct Config {
     pub webhook_unset: Option<String>,
     /// Address for `/inbound`, `/healthz` and `/metrics` (`pbemd run` only).
     pub http_listen: Option<String>,
+    /// `http.public_url` without a trailing `/`: where realm links in mails point.
+    /// `None`: the site is not public and mails offer no link.
+    pub http_public_url: Option<String>,
+    /// `http.link_days`: how long a realm's login link is valid (default 14).
+    pub http_link_days: u32,
     pub sender_check: SenderCheck,
     /// The authserv-id whose `Authentication-Results` headers count (`dkim` modes:
     /// always set, lower-cased).
@@ -712,6 +728,9 @@ impl Config {
                 ));
             }
         }
+        if let Some(h) = &raw.http {
+            check_site_links(h).map_err(|(key, m)| invalid(key, m))?;
+        }
         if raw.webhook.is_some() && raw.http.is_none() {
             return Err(invalid(
                 "http",
@@ -757,6 +776,12 @@ impl Config {
             outbound,
             webhook,
             webhook_unset,
+            http_public_url: raw.http.as_ref().and_then(|h| {
+                h.public_url
+                    .as_deref()
+                    .map(|u| u.trim().trim_end_matches('/').to_string())
+            }),
+            http_link_days: raw.http.as_ref().map_or(14, |h| h.link_days),
             http_listen: raw.http.map(|h| h.listen),
             sender_check: raw.sender_check,
             authserv_id,
@@ -767,6 +792,29 @@ impl Config {
             season: raw.season,
         })
     }
+}
+
+/// `http.public_url` is an http(s) address without spaces; `http.link_days` 1–365.
+fn check_site_links(h: &RawHttp) -> Result<(), (&'static str, String)> {
+    if let Some(u) = h.public_url.as_deref().map(str::trim) {
+        let rest = u
+            .strip_prefix("https://")
+            .or_else(|| u.strip_prefix("http://"))
+            .unwrap_or("");
+        if rest.trim_end_matches('/').is_empty()
+            || u.chars()
+                .any(|c| c.is_whitespace() || matches!(c, '"' | '<' | '>' | '?' | '#'))
+        {
+            return Err((
+                "http.public_url",
+                format!("`{u}` is not an address such as https://game.example.org"),
+            ));
+        }
+    }
+    if !(1..=365).contains(&h.link_days) {
+        return Err(("http.link_days", "must be between 1 and 365".into()));
+    }
+    Ok(())
 }
 
 /// `authserv_id` is needed by the `dkim` modes: one word (a host name, usually), no

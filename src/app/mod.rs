@@ -24,6 +24,8 @@ pub mod season_report;
 pub mod sender;
 pub mod sender_auth;
 pub mod setup;
+pub mod site_links;
+pub mod site_player;
 pub mod tick;
 pub mod weekend;
 

@@ -309,6 +309,7 @@ pub async fn enqueue_forms(
     let mut sent = Vec::new();
     let ix = FormIndex::new(gs, events);
     let notices = super::season_notices::FormNotices::load(conn, gs.round as i64).await?;
+    let links = super::site_links::Links::load(app, conn).await?;
     for realm in gs.realms.iter().filter(|r| !r.emails.is_empty()) {
         let lang = realm.language;
         let ctx = FormContext {
@@ -319,6 +320,7 @@ pub async fn enqueue_forms(
         let form = super::season_calendar::with_form_notes(app, lang, form);
         let form = notices.on_top(app, &realm.name, lang, form)?;
         let form = super::sender_auth::opening_note(app, key, realm, form);
+        let form = super::site_links::with_link(app, links.as_ref(), realm, lang, form);
         let body = match correction {
             None => form,
             Some((sv, en)) => {
