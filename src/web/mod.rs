@@ -217,6 +217,7 @@ pub async fn metrics_text(app: &App) -> Result<String, crate::store::StoreError>
             "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {v}\n"
         ));
     }
+    out.push_str(&app.metrics.render());
     Ok(out)
 }
 
