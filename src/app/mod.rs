@@ -9,6 +9,7 @@
 
 pub mod courier;
 pub mod daemon;
+pub mod desk;
 pub mod demo;
 pub mod fault;
 pub mod gm;
