@@ -1061,7 +1061,10 @@ database: sqlite:pbemd.db\nscenario: s.yaml\ninbound: {maildir: inbox}\noutbound
         assert!(c.http.gm_password_hash.unwrap().starts_with("$argon2id$"));
         assert_eq!(c.http.session_hours, 2);
         assert_eq!(c.http.secure_cookies, SecureCookies::Always);
-        assert_eq!(c.http.trusted_proxies, vec!["10.0.0.1".parse::<std::net::IpAddr>().unwrap()]);
+        assert_eq!(
+            c.http.trusted_proxies,
+            vec!["10.0.0.1".parse::<std::net::IpAddr>().unwrap()]
+        );
     }
 
     #[test]
@@ -1069,7 +1072,10 @@ database: sqlite:pbemd.db\nscenario: s.yaml\ninbound: {maildir: inbox}\noutbound
         let err = parse(&format!("{MINIMAL}http: {{gm_password_hash: hunter2}}\n"))
             .unwrap_err()
             .to_string();
-        assert!(err.contains("http.gm_password_hash") && err.contains("gm passwd"), "{err}");
+        assert!(
+            err.contains("http.gm_password_hash") && err.contains("gm passwd"),
+            "{err}"
+        );
         assert!(!err.contains("hunter2"), "the value is not repeated: {err}");
         let err = parse(&format!("{MINIMAL}http: {{session_hours: 0}}\n"))
             .unwrap_err()

@@ -9,8 +9,8 @@
 
 pub mod courier;
 pub mod daemon;
-pub mod desk;
 pub mod demo;
+pub mod desk;
 pub mod fault;
 pub mod gm;
 pub mod intake;

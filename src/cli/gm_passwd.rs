@@ -21,8 +21,8 @@ pub async fn passwd(app: &App) -> Result<ExitCode> {
         .await
         .context("hashing the password")??;
     let path = &app.cfg.path;
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let (new, created) = set_password_hash(&text, &hash)?;
     write_keeping_mode(path, &new)?;
     println!(
@@ -131,8 +131,7 @@ pub fn set_password_hash(text: &str, hash: &str) -> Result<(String, bool)> {
 
 /// A top-level `key:` line.
 fn is_key(line: &str, key: &str) -> bool {
-    line.strip_prefix(key)
-        .is_some_and(|r| r.starts_with(':'))
+    line.strip_prefix(key).is_some_and(|r| r.starts_with(':'))
 }
 
 /// The index after the last line of the block whose key is on line `at`.
@@ -219,7 +218,10 @@ mod tests {
     fn a_missing_block_is_created_and_a_flow_block_becomes_a_block() {
         let (out, created) = set_password_hash("game: {}", H).unwrap();
         assert!(created);
-        assert!(out.starts_with("game: {}\nhttp:\n") && out.contains(H), "{out}");
+        assert!(
+            out.starts_with("game: {}\nhttp:\n") && out.contains(H),
+            "{out}"
+        );
         let (out, created) =
             set_password_hash("a: 1\nhttp: {listen: \"127.0.0.1:0\"} # web\nb: 2\n", H).unwrap();
         assert!(!created);
