@@ -86,7 +86,10 @@ pub fn gm_session_secs(app: &App) -> i64 {
 /// `http.session_hours`. The payload is the issue time in ms (for logout).
 pub async fn gm_cookie(app: &App, now: i64) -> Result<String, crate::app::AppError> {
     let key = app.site_secret().await?;
-    let issued = now.saturating_mul(1000).max(crate::clock::to_ms(app.now()));
+    // Later than the last logout, so a login right after one (same clock tick) counts.
+    let issued = now
+        .saturating_mul(1000)
+        .max(logged_out_at(app).await?.saturating_add(1));
     Ok(sign::sign(
         &key,
         "gm-session",
@@ -149,7 +152,7 @@ impl FromRequestParts<Arc<App>> for GmSession {
             .strip_prefix("gm:")
             .and_then(|t| t.parse().ok())
             .ok_or_else(to_login)?;
-        if issued < logged_out_at(app).await.map_err(|_| to_login())? {
+        if issued <= logged_out_at(app).await.map_err(|_| to_login())? {
             return Err(to_login());
         }
         Ok(GmSession {

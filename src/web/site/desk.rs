@@ -83,12 +83,13 @@ fn messages_table(app: &App, csrf: &str, items: &[Message]) -> String {
                 m.round.to_string(),
                 html::escape(&app.game_time(from_ms(m.created_at))),
                 html::escape(&one_line(&m.subject, 80)),
+                html::escape(&one_line(&m.body, 80)),
                 actions(csrf, m, "queue"),
             ]
         })
         .collect();
     let head = [
-        "Id", "State", "Kind", "Who", "Round", "Received", "Subject", "Actions",
+        "Id", "State", "Kind", "Who", "Round", "Received", "Subject", "Text", "Actions",
     ];
     format!("<div id=\"queue\">{}</div>", html::table(&head, &rows))
 }
