@@ -83,7 +83,7 @@ fn messages_table(app: &App, csrf: &str, items: &[Message]) -> String {
                 m.round.to_string(),
                 html::escape(&app.game_time(from_ms(m.created_at))),
                 html::escape(&one_line(&m.subject, 80)),
-                html::escape(&one_line(&m.body, 80)),
+                html::escape(&one_line(&m.body, 160)),
                 actions(csrf, m, "queue"),
             ]
         })
