@@ -206,6 +206,14 @@ pub fn who(m: &Message) -> String {
     }
 }
 
+/// An audit entry's detail (often JSON without spaces) as a table cell that wraps.
+pub fn detail_cell(detail: &str, max: usize) -> String {
+    format!(
+        "<span style=\"word-break:break-all\">{}</span>",
+        html::escape(&one_line(detail, max))
+    )
+}
+
 /// Text on one line, at most `max` characters.
 pub fn one_line(s: &str, max: usize) -> String {
     let s: String = s

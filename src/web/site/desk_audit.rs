@@ -8,7 +8,7 @@ use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
 
 use super::auth::GmSession;
-use super::desk::{failed, one_line};
+use super::desk::failed;
 use super::html;
 use crate::app::{App, AppError};
 use crate::clock::from_ms;
@@ -163,7 +163,7 @@ fn entries_table(app: &App, entries: &[Event]) -> String {
                 html::escape(&e.kind),
                 html::escape(e.realm.as_deref().unwrap_or("-")),
                 reference,
-                html::escape(&one_line(&e.detail, 300)),
+                super::desk::detail_cell(&e.detail, 300),
             ]
         })
         .collect();
@@ -204,7 +204,7 @@ mod tests {
         };
         let (f, before, problems) = filter_of(&q);
         assert_eq!(f.realm.as_deref(), Some("Afani"));
-        assert_eq!((f.round, f.kind, before), (None, None, Some(40)));
+        assert_eq!((f.round, f.kind.as_deref(), before), (None, None, Some(40)));
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert_eq!(query_string(&f, Some(7)), "realm=Afani&amp;before=7");
     }

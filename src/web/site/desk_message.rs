@@ -9,7 +9,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use super::auth::{self, Client, GmSession};
-use super::desk::{actions, failed, one_line, who};
+use super::desk::{actions, failed, who};
 use super::html;
 use crate::app::desk::MessageView;
 use crate::app::{desk, App, AppError};
@@ -72,11 +72,16 @@ fn facts(app: &App, v: &MessageView) -> String {
         };
         rows.push((label, r.clone()));
     }
-    let rows: Vec<Vec<String>> = rows
-        .into_iter()
-        .map(|(k, v)| vec![html::escape(k), html::escape(&v)])
-        .collect();
-    format!("<div id=\"facts\">{}</div>", html::table(&["", ""], &rows))
+    let mut out = String::from("<table id=\"facts\"><tbody>\n");
+    for (k, v) in rows {
+        out.push_str(&format!(
+            "<tr><th>{}</th><td>{}</td></tr>\n",
+            html::escape(k),
+            html::escape(&v)
+        ));
+    }
+    out.push_str("</tbody></table>\n");
+    out
 }
 
 /// The edit form, for the messages `gm edit` takes: held or queued ones and weekend
@@ -112,7 +117,7 @@ fn trail(app: &App, v: &MessageView) -> String {
                 html::escape(&app.game_time(from_ms(e.at))),
                 html::escape(&e.kind),
                 html::escape(e.realm.as_deref().unwrap_or("-")),
-                html::escape(&one_line(&e.detail, 400)),
+                super::desk::detail_cell(&e.detail, 400),
             ]
         })
         .collect();
