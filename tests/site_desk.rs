@@ -400,6 +400,17 @@ async fn the_audit_log_filters_by_realm_round_and_kind_newest_first_and_pages() 
 async fn gm_passwd_writes_an_argon2_hash_that_logs_in_and_keeps_the_configs_comments() {
     let d = Desk::start_with(None, "", "", false).await;
     let cfg = d.config_path();
+    let now = pbemd::clock::Clock::now(&*d.clock).timestamp();
+    let old = pbemd::web::site::auth::gm_cookie(&d.app, now)
+        .await
+        .unwrap();
+    let old = format!("pbemd_gm={old}");
+    assert_eq!(
+        http(d.addr, "GET", "/gm/queue", &old, None, &[])
+            .await
+            .status,
+        200
+    );
     let before = std::fs::read_to_string(&cfg).unwrap();
     std::fs::write(
         &cfg,
@@ -429,6 +440,9 @@ async fn gm_passwd_writes_an_argon2_hash_that_logs_in_and_keeps_the_configs_comm
     );
     assert!(text.contains("# pbemd game configuration"), "comments stay");
     assert!(!text.contains("nytt hemligt ord"));
+    let r = http(d.addr, "GET", "/gm/queue", &old, None, &[]).await;
+    assert_eq!(r.status, 303, "a new password ends the old sessions");
+    assert_eq!(d.audited("gm_password_set").await.len(), 1);
     let loaded = pbemd::config::Config::load(&cfg).unwrap();
     let hash = loaded.http.gm_password_hash.unwrap();
     assert!(pbemd::app::desk::password_matches(

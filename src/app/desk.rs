@@ -12,7 +12,7 @@ use crate::store::events::{self, Event};
 use crate::store::messages::{self, state, Message};
 use crate::store::notices::{self, HeldGroup};
 use crate::store::outbox::{self, OutRow};
-use crate::store::{desk, inbox, Conn};
+use crate::store::{desk, inbox, meta, Conn};
 
 /// Failed logins from one client within [`FAIL_WINDOW_MINUTES`] after which further
 /// tries are refused without looking at the password.
@@ -161,13 +161,45 @@ pub async fn login(app: &App, client: &str, password: &str) -> Result<Login> {
     Ok(Login::Wrong)
 }
 
-/// The GM logged out from `client`.
+/// The `meta` key of the GM sessions' epoch: a session cookie carries the epoch it
+/// was made in and is good only while that epoch lasts.
+const GM_SESSION_EPOCH: &str = "gm_session_epoch";
+
+/// The current epoch of GM sessions (0 until the first logout).
+pub async fn session_epoch(app: &App) -> Result<i64> {
+    let mut conn = app.store.conn().await?;
+    Ok(meta::get_i64(&mut conn, GM_SESSION_EPOCH)
+        .await?
+        .unwrap_or(0))
+}
+
+/// End every GM session on every replica (a logout, a new password).
+pub async fn end_sessions(conn: &mut Conn) -> Result<()> {
+    let epoch = meta::get_i64(conn, GM_SESSION_EPOCH).await?.unwrap_or(0);
+    let next = epoch.saturating_add(1).to_string();
+    meta::set(conn, GM_SESSION_EPOCH, &next).await?;
+    Ok(())
+}
+
+/// The GM logged out from `client`: every GM session ends; audited.
 pub async fn logout(app: &App, client: &str) -> Result<()> {
     let mut conn = app.store.conn().await?;
+    end_sessions(&mut conn).await?;
     let at = clock::to_ms(app.now());
     let round = current_round(app, &mut conn).await;
     let d = json!({ "client": client }).to_string();
     events::log(&mut conn, at, round, "gm_logout", None, None, &d).await?;
+    Ok(())
+}
+
+/// `pbemd gm passwd` set a new password: the sessions made with the old one end;
+/// audited (without the password or its hash).
+pub async fn password_changed(app: &App) -> Result<()> {
+    let mut conn = app.store.conn().await?;
+    end_sessions(&mut conn).await?;
+    let at = clock::to_ms(app.now());
+    let round = current_round(app, &mut conn).await;
+    events::log(&mut conn, at, round, "gm_password_set", None, None, "").await?;
     Ok(())
 }
 

@@ -25,8 +25,10 @@ pub async fn passwd(app: &App) -> Result<ExitCode> {
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let (new, created) = set_password_hash(&text, &hash)?;
     write_keeping_mode(path, &new)?;
+    crate::app::desk::password_changed(app).await?;
     println!(
-        "the GM's password hash is in {} (http.gm_password_hash); restart `pbemd run` to use it",
+        "the GM's password hash is in {} (http.gm_password_hash); every GM session was \
+         ended; restart `pbemd run` to use the new password",
         path.display()
     );
     if created || app.cfg.http_listen.is_none() {

@@ -35,8 +35,6 @@ pub const GM_SESSION_SECS: i64 = 12 * 3600;
 pub const LOGIN_COOKIE: &str = "pbemd_login";
 /// A desk action's result, shown once on the next page.
 pub const FLASH_COOKIE: &str = "pbemd_flash";
-/// The `meta` key of the last logout (ms): GM sessions issued before it are over.
-const GM_LOGGED_OUT_AT: &str = "gm_logged_out_at";
 /// How long a realm session lasts after its link was followed.
 pub const REALM_SESSION_SECS: i64 = 7 * 24 * 3600;
 
@@ -83,17 +81,15 @@ pub fn gm_session_secs(app: &App) -> i64 {
 }
 
 /// A GM session cookie's value, valid from `now` (Unix seconds) for
-/// `http.session_hours`. The payload is the issue time in ms (for logout).
+/// `http.session_hours`. The payload is the sessions' epoch: a logout or a new
+/// password ([`crate::app::desk::end_sessions`]) starts a new one and ends the others.
 pub async fn gm_cookie(app: &App, now: i64) -> Result<String, crate::app::AppError> {
     let key = app.site_secret().await?;
-    // Later than the last logout, so a login right after one (same clock tick) counts.
-    let issued = now
-        .saturating_mul(1000)
-        .max(logged_out_at(app).await?.saturating_add(1));
+    let epoch = crate::app::desk::session_epoch(app).await?;
     Ok(sign::sign(
         &key,
         "gm-session",
-        &format!("gm:{issued}"),
+        &format!("gm:{epoch}"),
         now.saturating_add(gm_session_secs(app)),
     ))
 }
@@ -148,11 +144,12 @@ impl FromRequestParts<Arc<App>> for GmSession {
         let key = app.site_secret().await.map_err(|_| to_login())?;
         let now = app.now().timestamp();
         let payload = sign::verify(&key, "gm-session", token, now).map_err(|_| to_login())?;
-        let issued: i64 = payload
+        let epoch: i64 = payload
             .strip_prefix("gm:")
             .and_then(|t| t.parse().ok())
             .ok_or_else(to_login)?;
-        if issued <= logged_out_at(app).await.map_err(|_| to_login())? {
+        let current = crate::app::desk::session_epoch(app).await;
+        if current.map_err(|_| to_login())? != epoch {
             return Err(to_login());
         }
         Ok(GmSession {
@@ -181,13 +178,6 @@ impl FromRequestParts<Arc<App>> for RealmSession {
             realm,
         })
     }
-}
-
-async fn logged_out_at(app: &App) -> Result<i64, crate::app::AppError> {
-    let mut conn = app.store.conn().await?;
-    Ok(crate::store::meta::get_i64(&mut conn, GM_LOGGED_OUT_AT)
-        .await?
-        .unwrap_or(i64::MIN))
 }
 
 /// Who is asking: the client's address (the connection's peer, or what a trusted
@@ -496,14 +486,7 @@ async fn logout_post(
     if let Err(r) = check_csrf(&s.csrf, f.csrf.as_deref()) {
         return r.into_response();
     }
-    let at = crate::clock::to_ms(app.now());
-    let ended = async {
-        let mut conn = app.store.conn().await?;
-        crate::store::meta::set(&mut conn, GM_LOGGED_OUT_AT, &at.to_string()).await?;
-        drop(conn);
-        crate::app::desk::logout(&app, &client.ip).await
-    };
-    if let Err(e) = ended.await {
+    if let Err(e) = crate::app::desk::logout(&app, &client.ip).await {
         tracing::error!(error = %e, "GM logout failed");
         return (
             StatusCode::SERVICE_UNAVAILABLE,
