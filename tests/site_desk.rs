@@ -24,9 +24,15 @@ async fn gm_login_sets_a_strict_http_only_expiring_cookie_and_a_wrong_password_g
     assert_eq!(wrong.status, 401);
     assert!(wrong.body.contains("Wrong password"), "{}", wrong.body);
     assert!(wrong.set_cookie("pbemd_gm").is_none());
+    let huge = "å".repeat(100_000);
+    assert_eq!(
+        try_login(d.addr, &huge, &[]).await.status,
+        401,
+        "too long: a failure"
+    );
     let ok = d.audited("gm_login").await;
     let failed = d.audited("gm_login_failed").await;
-    assert_eq!((ok.len(), failed.len()), (1, 1));
+    assert_eq!((ok.len(), failed.len()), (1, 2));
     assert!(
         failed[0].detail.contains("127.0.0.1"),
         "{}",

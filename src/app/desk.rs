@@ -106,6 +106,27 @@ pub fn password_matches(hash: &str, password: &str) -> bool {
         .is_ok()
 }
 
+/// The longest password looked at; a longer one is a failed login (no hashing of
+/// megabytes).
+pub const MAX_PASSWORD_BYTES: usize = 1024;
+
+/// At most two Argon2 checks run at once (each takes ~19 MiB and some CPU): a burst
+/// of logins waits instead of exhausting the machine.
+static CHECKS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
+
+async fn check_password(hash: String, password: &str) -> bool {
+    if password.len() > MAX_PASSWORD_BYTES {
+        return false;
+    }
+    let Ok(_permit) = CHECKS.acquire().await else {
+        return false;
+    };
+    let pw = password.to_string();
+    tokio::task::spawn_blocking(move || password_matches(&hash, &pw))
+        .await
+        .unwrap_or(false)
+}
+
 /// How a login attempt ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Login {
@@ -145,10 +166,7 @@ pub async fn login(app: &App, client: &str, password: &str) -> Result<Login> {
         return Ok(Login::TooMany);
     }
     drop(conn);
-    let pw = password.to_string();
-    let ok = tokio::task::spawn_blocking(move || password_matches(&hash, &pw))
-        .await
-        .unwrap_or(false);
+    let ok = check_password(hash, password).await;
     let mut conn = app.store.conn().await?;
     if ok {
         audit(app, &mut conn, "gm_login", client, mine, all).await?;

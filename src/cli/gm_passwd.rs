@@ -58,6 +58,12 @@ fn read_password() -> Result<String> {
     if pw.chars().count() < MIN_LEN {
         bail!("the password must have at least {MIN_LEN} characters; nothing was changed");
     }
+    if pw.len() > crate::app::desk::MAX_PASSWORD_BYTES {
+        bail!(
+            "the password must have at most {} bytes; nothing was changed",
+            crate::app::desk::MAX_PASSWORD_BYTES
+        );
+    }
     Ok(pw)
 }
 
