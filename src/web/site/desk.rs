@@ -68,12 +68,16 @@ async fn queue_page(
     auth::page_clearing_flash(page, &flash)
 }
 
+/// The most messages one queue page lists (a flood stays a page, not megabytes).
+pub const MAX_ROWS: usize = 500;
+
 fn messages_table(app: &App, csrf: &str, items: &[Message]) -> String {
     if items.is_empty() {
         return "<p id=\"queue-empty\">The GM queue is empty.</p>\n".into();
     }
     let rows: Vec<Vec<String>> = items
         .iter()
+        .take(MAX_ROWS)
         .map(|m| {
             vec![
                 format!("<a href=\"/gm/message/{0}\">{0}</a>", m.id),
@@ -91,7 +95,16 @@ fn messages_table(app: &App, csrf: &str, items: &[Message]) -> String {
     let head = [
         "Id", "State", "Kind", "Who", "Round", "Received", "Subject", "Text", "Actions",
     ];
-    format!("<div id=\"queue\">{}</div>", html::table(&head, &rows))
+    let more = match items.len().saturating_sub(MAX_ROWS) {
+        0 => String::new(),
+        n => format!(
+            "<p class=\"error\">{n} more not shown (oldest first): act on these first.</p>\n"
+        ),
+    };
+    format!(
+        "<div id=\"queue\">{}</div>{more}",
+        html::table(&head, &rows)
+    )
 }
 
 /// The action forms that fit message `m`'s state. `back` is where the result is shown:
