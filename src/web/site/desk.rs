@@ -182,6 +182,7 @@ fn undelivered(app: &App, rows: &[crate::store::outbox::OutRow]) -> String {
     }
     let rows: Vec<Vec<String>> = rows
         .iter()
+        .take(MAX_ROWS)
         .map(|f| {
             vec![
                 f.id.to_string(),
