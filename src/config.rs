@@ -50,6 +50,9 @@ struct RawConfig {
     http: Option<RawHttp>,
     #[serde(default = "default_sender_check")]
     sender_check: SenderCheck,
+    /// The authserv-id of the game's own receiving server (`sender_check: dkim`).
+    #[serde(default)]
+    authserv_id: Option<String>,
     #[serde(default)]
     limits: Limits,
     #[serde(default)]
@@ -226,6 +229,30 @@ pub enum SenderCheck {
     Dkim,
     /// From plus the realm's secret token in the mail.
     Token,
+    /// From plus either a DKIM/DMARC pass or the token.
+    DkimOrToken,
+}
+
+impl SenderCheck {
+    /// Does this mode read `Authentication-Results` headers?
+    pub fn uses_dkim(self) -> bool {
+        matches!(self, SenderCheck::Dkim | SenderCheck::DkimOrToken)
+    }
+
+    /// Does this mode read the realms' tokens?
+    pub fn uses_token(self) -> bool {
+        matches!(self, SenderCheck::Token | SenderCheck::DkimOrToken)
+    }
+
+    /// The mode as written in `pbemd.yaml`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SenderCheck::FromOnly => "from-only",
+            SenderCheck::Dkim => "dkim",
+            SenderCheck::Token => "token",
+            SenderCheck::DkimOrToken => "dkim-or-token",
+        }
+    }
 }
 
 /// Size limits on what comes in.
@@ -524,6 +551,9 @@ pub struct Config {
     /// The web site's login and cookie settings (`http.gm_password_hash`, …).
     pub http: HttpSettings,
     pub sender_check: SenderCheck,
+    /// The authserv-id whose `Authentication-Results` headers count (`dkim` modes:
+    /// always set, lower-cased).
+    pub authserv_id: Option<String>,
     pub limits: Limits,
     pub outbox: OutboxSettings,
     pub forms: FormSettings,
@@ -747,13 +777,8 @@ impl Config {
                 "the webhook needs a listener: add `http: {listen: \"127.0.0.1:8025\"}`".into(),
             ));
         }
-        if raw.sender_check != SenderCheck::FromOnly {
-            return Err(invalid(
-                "sender_check",
-                "only `from-only` works in this version (dkim and token come with a later release)"
-                    .into(),
-            ));
-        }
+        let authserv_id = check_authserv_id(raw.sender_check, &raw.authserv_id)
+            .map_err(|m| invalid("authserv_id", m))?;
         if raw.limits.max_mail_bytes < 1024 {
             return Err(invalid(
                 "limits.max_mail_bytes",
@@ -794,6 +819,7 @@ impl Config {
             http_listen: raw.http.and_then(|h| h.listen),
             http,
             sender_check: raw.sender_check,
+            authserv_id,
             limits: raw.limits,
             outbox: raw.outbox,
             forms: raw.forms,
@@ -831,6 +857,31 @@ fn http_settings(raw: Option<&RawHttp>) -> Result<HttpSettings, (&'static str, S
         secure_cookies: h.secure_cookies,
         trusted_proxies: h.trusted_proxies.clone(),
     })
+}
+
+/// `authserv_id` is needed by the `dkim` modes: one word (a host name, usually), no
+/// spaces, `;` or quotes.
+fn check_authserv_id(mode: SenderCheck, id: &Option<String>) -> Result<Option<String>, String> {
+    let id = id.as_deref().map(str::trim).filter(|s| !s.is_empty());
+    match id {
+        None if mode.uses_dkim() => Err(format!(
+            "`sender_check: {}` needs the authserv-id of the game's receiving server, \
+             e.g. `authserv_id: mx.example.org` (the first word of the Authentication-Results \
+             headers it adds)",
+            mode.as_str()
+        )),
+        Some(i)
+            if i.len() > 255
+                || i.chars().any(|c| {
+                    c.is_whitespace() || c.is_control() || matches!(c, ';' | '"' | '(' | ')')
+                }) =>
+        {
+            Err(format!(
+                "`{i}` is not an authserv-id; write the server's name, e.g. mx.example.org"
+            ))
+        }
+        id => Ok(id.map(str::to_ascii_lowercase)),
+    }
 }
 
 fn looks_like_address(s: &str) -> bool {
@@ -1081,5 +1132,32 @@ database: sqlite:pbemd.db\nscenario: s.yaml\ninbound: {maildir: inbox}\noutbound
             .unwrap_err()
             .to_string();
         assert!(err.contains("http.session_hours"), "{err}");
+    }
+
+    #[test]
+    fn dkim_modes_need_an_authserv_id_and_token_mode_does_not() {
+        for mode in ["dkim", "dkim-or-token"] {
+            let err = parse(&format!("{MINIMAL}sender_check: {mode}\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("key `authserv_id`") && err.contains(mode),
+                "{err}"
+            );
+        }
+        let c = parse(&format!(
+            "{MINIMAL}sender_check: dkim-or-token\nauthserv_id: MX.Game.test\n"
+        ))
+        .unwrap();
+        assert_eq!(c.sender_check, SenderCheck::DkimOrToken);
+        assert_eq!(c.authserv_id.as_deref(), Some("mx.game.test"));
+        let c = parse(&format!("{MINIMAL}sender_check: token\n")).unwrap();
+        assert!(c.sender_check.uses_token() && !c.sender_check.uses_dkim());
+        let err = parse(&format!(
+            "{MINIMAL}sender_check: dkim\nauthserv_id: \"mx; dkim=pass\"\n"
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("is not an authserv-id"), "{err}");
     }
 }

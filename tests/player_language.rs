@@ -1289,3 +1289,18 @@ fn every_calendar_text_is_in_the_realms_language() {
     texts.extend(both(|lang| c::subject(lang, "Afani")));
     assert_clean(&texts);
 }
+
+#[test]
+fn every_sender_check_text_is_in_the_realms_language() {
+    use pbemd::render::sender_auth as s;
+    let mut texts = Vec::new();
+    texts.extend(both(|lang| s::token_note(lang, "Afani", "ABCDE23456")));
+    for part in [0, 1] {
+        let pick = |p: (String, String)| if part == 0 { p.0 } else { p.1 };
+        texts.extend(both(|lang| {
+            pick(s::hint(lang, "Afani", "Afani sends an envoy"))
+        }));
+        texts.extend(both(|lang| pick(s::new_token(lang, "Afani", "ABCDE23456"))));
+    }
+    assert_clean(&texts);
+}

@@ -14,6 +14,20 @@ use desk::{Desk, PASSWORD};
 use fantoccini::Locator;
 use pbemd::store::messages::state;
 
+/// Wait (at most 15 s) until the current page's source contains `needle`: a click
+/// that submits a form returns before the next page has loaded.
+async fn wait_for(b: &Browser, needle: &str) {
+    for _ in 0..300 {
+        if let Ok(src) = b.client.source().await {
+            if src.contains(needle) {
+                return;
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("the page never showed {needle:?}");
+}
+
 async fn log_in(b: &Browser, d: &Desk, password: &str) {
     b.client
         .goto(&format!("http://{}/gm/login", d.addr))
@@ -28,6 +42,12 @@ async fn log_in(b: &Browser, d: &Desk, password: &str) {
         .click()
         .await
         .unwrap();
+    // Either the desk (the nav's log-out link) or the refusal.
+    if password == PASSWORD {
+        wait_for(b, "href=\"/gm/logout\"").await;
+    } else {
+        wait_for(b, "id=\"login-error\"").await;
+    }
 }
 
 async fn goto(b: &Browser, d: &Desk, path: &str) {
@@ -65,6 +85,7 @@ async fn the_gm_logs_in_approves_a_held_envoy_and_sees_it_delivered() {
     );
     b.screenshot("desk_queue_with_a_held_envoy").await;
     click(&b, &format!("#approve-{}", m.id)).await;
+    wait_for(&b, "id=\"flash\"").await;
     let after = b.page_text().await;
     b.screenshot("desk_queue_after_approve").await;
     assert!(
@@ -121,6 +142,7 @@ async fn a_post_without_the_csrf_token_is_refused_in_the_browser() {
         .await
         .unwrap();
     click(&b, &format!("#approve-{}", m.id)).await;
+    wait_for(&b, "CSRF token").await;
     let text = b.page_text().await;
     b.screenshot("desk_post_without_csrf").await;
     b.finish().await;

@@ -22,6 +22,7 @@ pub mod season_notices;
 pub mod season_realms;
 pub mod season_report;
 pub mod sender;
+pub mod sender_auth;
 pub mod setup;
 pub mod tick;
 pub mod weekend;

@@ -22,7 +22,7 @@ use crate::store::{self, events, meta, resolutions, Conn};
 
 /// The meta key naming a round whose results were held at the `results` event because
 /// its resolution had been rolled back (`gm resolve` sends them).
-const RESULTS_HELD: &str = "weekend_results_held";
+pub const RESULTS_HELD: &str = "weekend_results_held";
 
 fn json_err(e: serde_json::Error) -> AppError {
     AppError::BadState(e.to_string())
@@ -292,6 +292,7 @@ pub async fn enqueue_forms(
         let form = app.renderer.result_form_in(&ix, &realm.name, &ctx)?;
         let form = super::season_calendar::with_form_notes(app, lang, form);
         let form = notices.on_top(app, &realm.name, lang, form)?;
+        let form = super::sender_auth::opening_note(app, key, realm, form);
         let body = match correction {
             None => form,
             Some((sv, en)) => {

@@ -141,6 +141,13 @@ pub enum GmCommand {
     /// line from standard input), stored as an Argon2id hash in the config's `http:`
     /// block (`gm_password_hash`).
     Passwd,
+    /// A realm's secret token for `sender_check: token` (printed); --new gives it a new
+    /// one, mailed to the realm's registered addresses (audited).
+    Token {
+        realm: String,
+        #[arg(long)]
+        new: bool,
+    },
     /// The audit log: every courier decision, roll and GM action.
     Log {
         #[arg(long)]
@@ -369,6 +376,10 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
         GmCommand::Passwd => {
             drop(conn);
             return super::gm_passwd::passwd(app).await;
+        }
+        GmCommand::Token { realm, new } => {
+            drop(conn);
+            return super::sender_auth::token(app, &realm, new).await;
         }
         GmCommand::Log { realm, round } => {
             for e in crate::store::events::filtered(&mut conn, realm.as_deref(), round).await? {

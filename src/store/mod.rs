@@ -7,6 +7,7 @@
 //! start. Instants are stored as milliseconds since the epoch (`BIGINT`).
 
 pub mod desk;
+pub mod desk_game;
 pub mod events;
 pub mod forms;
 pub mod inbox;
