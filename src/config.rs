@@ -170,6 +170,17 @@ struct RawHttp {
     secure_cookies: SecureCookies,
     #[serde(default = "default_trusted_proxies")]
     trusted_proxies: Vec<std::net::IpAddr>,
+    /// The site's address as players reach it (`https://game.example.org`); links in
+    /// mails are built from it. Without it no link is offered.
+    #[serde(default)]
+    public_url: Option<String>,
+    /// How many days a realm's login link is valid.
+    #[serde(default = "default_link_days")]
+    link_days: u32,
+}
+
+fn default_link_days() -> u32 {
+    14
 }
 
 /// When the site's cookies carry `Secure` (`http.secure_cookies`).
@@ -550,6 +561,11 @@ pub struct Config {
     pub http_listen: Option<String>,
     /// The web site's login and cookie settings (`http.gm_password_hash`, …).
     pub http: HttpSettings,
+    /// `http.public_url` without a trailing `/`: where realm links in mails point.
+    /// `None`: the site is not public and mails offer no link.
+    pub http_public_url: Option<String>,
+    /// `http.link_days`: how long a realm's login link is valid (default 14).
+    pub http_link_days: u32,
     pub sender_check: SenderCheck,
     /// The authserv-id whose `Authentication-Results` headers count (`dkim` modes:
     /// always set, lower-cased).
@@ -771,6 +787,9 @@ impl Config {
             }
         }
         let http = http_settings(raw.http.as_ref()).map_err(|(k, m)| invalid(k, m))?;
+        if let Some(h) = &raw.http {
+            check_site_links(h).map_err(|(key, m)| invalid(key, m))?;
+        }
         if raw.webhook.is_some() && raw.http.as_ref().and_then(|h| h.listen.as_ref()).is_none() {
             return Err(invalid(
                 "http",
@@ -816,6 +835,12 @@ impl Config {
             outbound,
             webhook,
             webhook_unset,
+            http_public_url: raw.http.as_ref().and_then(|h| {
+                h.public_url
+                    .as_deref()
+                    .map(|u| u.trim().trim_end_matches('/').to_string())
+            }),
+            http_link_days: raw.http.as_ref().map_or(14, |h| h.link_days),
             http_listen: raw.http.and_then(|h| h.listen),
             http,
             sender_check: raw.sender_check,
@@ -857,6 +882,29 @@ fn http_settings(raw: Option<&RawHttp>) -> Result<HttpSettings, (&'static str, S
         secure_cookies: h.secure_cookies,
         trusted_proxies: h.trusted_proxies.clone(),
     })
+}
+
+/// `http.public_url` is an http(s) address without spaces; `http.link_days` 1–365.
+fn check_site_links(h: &RawHttp) -> Result<(), (&'static str, String)> {
+    if let Some(u) = h.public_url.as_deref().map(str::trim) {
+        let rest = u
+            .strip_prefix("https://")
+            .or_else(|| u.strip_prefix("http://"))
+            .unwrap_or("");
+        if rest.trim_end_matches('/').is_empty()
+            || u.chars()
+                .any(|c| c.is_whitespace() || matches!(c, '"' | '<' | '>' | '?' | '#'))
+        {
+            return Err((
+                "http.public_url",
+                format!("`{u}` is not an address such as https://game.example.org"),
+            ));
+        }
+    }
+    if !(1..=365).contains(&h.link_days) {
+        return Err(("http.link_days", "must be between 1 and 365".into()));
+    }
+    Ok(())
 }
 
 /// `authserv_id` is needed by the `dkim` modes: one word (a host name, usually), no

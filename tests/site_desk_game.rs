@@ -805,3 +805,31 @@ async fn the_gm_reads_the_week_and_the_monday_drafts_in_a_browser() {
         "{drafts}"
     );
 }
+
+#[tokio::test]
+async fn the_drafts_page_holds_the_monday_results_and_releases_them() {
+    let d = Desk::start("").await;
+    resolved(&d).await;
+    let hold = d.post("/gm/drafts/results-hold", &[]).await;
+    assert_eq!(hold.status, 200, "{}", hold.body);
+    assert!(hold.body.contains("id=\"results-hold\""), "{}", hold.body);
+    assert_eq!(d.audit("gm_results_hold").await.len(), 1);
+    let forms_before = d.outbox_to("afani@game.test").len();
+    d.tick(MONDAY).await;
+    assert_eq!(
+        d.outbox_to("afani@game.test").len(),
+        forms_before,
+        "the results event keeps the forms back"
+    );
+    let rel = d.post("/gm/drafts/results-release", &[]).await;
+    assert_eq!(rel.status, 200, "{}", rel.body);
+    assert!(
+        rel.body.contains("the results of round 1 mailed to"),
+        "{}",
+        rel.body
+    );
+    assert_eq!(d.outbox_to("afani@game.test").len(), forms_before + 1);
+    assert_eq!(d.audit("gm_results_release").await.len(), 1);
+    let again = d.post("/gm/drafts/results-release", &[]).await;
+    assert_eq!(again.status, 422, "{}", again.body);
+}

@@ -16,6 +16,7 @@ pub mod gm;
 pub mod intake;
 pub mod politics;
 pub mod process;
+pub mod results_hold;
 pub mod scheduler;
 pub mod season_calendar;
 pub mod season_notices;
@@ -24,6 +25,8 @@ pub mod season_report;
 pub mod sender;
 pub mod sender_auth;
 pub mod setup;
+pub mod site_links;
+pub mod site_player;
 pub mod tick;
 pub mod weekend;
 

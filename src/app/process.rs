@@ -298,6 +298,16 @@ async fn handle(
             };
             super::season_notices::resend::handle(app, conn, gs, &req).await?;
         }
+        Classified::Link { realm, lang } => {
+            let req = super::site_links::Request {
+                inbox_id,
+                realm: &realm,
+                lang,
+                mail: &mail,
+                subject: &subject,
+            };
+            super::site_links::handle(app, conn, gs, &req).await?;
+        }
         Classified::Accepted {
             realm,
             lang,

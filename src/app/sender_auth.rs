@@ -122,7 +122,8 @@ pub fn claimed_realm(c: &Classified) -> Option<&str> {
     match c {
         Classified::Accepted { realm, .. }
         | Classified::Refused { realm, .. }
-        | Classified::Resend { realm, .. } => Some(realm),
+        | Classified::Resend { realm, .. }
+        | Classified::Link { realm, .. } => Some(realm),
         _ => None,
     }
 }

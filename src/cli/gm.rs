@@ -9,6 +9,37 @@ use crate::app::App;
 use crate::clock::from_ms;
 use crate::store::messages;
 
+/// What `gm results` does.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ResultsAction {
+    Hold,
+    Release,
+}
+
+/// `gm results hold|release`.
+async fn results(app: &App, action: ResultsAction) -> Result<()> {
+    use crate::app::results_hold::{self, Released};
+    match action {
+        ResultsAction::Hold => {
+            let round = results_hold::hold(app).await?;
+            println!(
+                "the results of round {round} are held: the results event keeps the Monday \
+                 forms back; `pbemd gm results release` sends them"
+            );
+        }
+        ResultsAction::Release => match results_hold::release(app).await? {
+            Released::HoldLifted { round } => println!(
+                "the hold on round {round}'s results is lifted: they go out at the results event"
+            ),
+            Released::Sent { round, realms } => {
+                crate::app::sender::flush_all(app).await?;
+                println!("the results of round {round} mailed to {}", list(&realms));
+            }
+        },
+    }
+    Ok(())
+}
+
 #[derive(Debug, Subcommand)]
 pub enum GmCommand {
     /// What waits for the GM, oldest first (and mail that could not be sent).
@@ -61,6 +92,12 @@ pub enum GmCommand {
     /// Resolve again a weekend that was rolled back (after corrections); if its results
     /// had gone out, corrected forms are mailed, marked as a correction.
     Resolve,
+    /// Keep this weekend's Monday forms back at the results event (`hold`), or send
+    /// them (`release`).
+    Results {
+        #[arg(value_enum)]
+        action: ResultsAction,
+    },
     /// Rerun round N from its stored inputs and report any difference from the stored
     /// output (exit 1 when they differ).
     Replay {
@@ -313,6 +350,10 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
                 (false, true) => println!("corrected forms mailed to {}", list(&r.mailed)),
                 (false, false) => println!("held Monday forms mailed to {}", list(&r.mailed)),
             }
+        }
+        GmCommand::Results { action } => {
+            drop(conn);
+            results(app, action).await?;
         }
         GmCommand::Replay { round } => {
             drop(conn);

@@ -17,6 +17,7 @@ pub mod notices;
 pub mod outbox;
 pub mod resolutions;
 pub mod schedule;
+pub mod site_player;
 pub mod state;
 
 use std::time::Duration;

@@ -32,6 +32,8 @@ pub fn routes() -> Router<Arc<App>> {
         .route("/gm/drafts/rollback", post(drafts::rollback))
         .route("/gm/drafts/resolve", post(drafts::resolve))
         .route("/gm/drafts/release", post(drafts::release))
+        .route("/gm/drafts/results-hold", post(drafts::results_hold))
+        .route("/gm/drafts/results-release", post(drafts::results_release))
         .route("/gm/realms", get(realms::list))
         .route("/gm/realm/{name}", get(realms::one))
         .route("/gm/map", get(map::page))

@@ -27,6 +27,18 @@ pub(super) async fn page(gm: GmSession, State(app): State<Arc<App>>) -> Response
 async fn body(app: &App, csrf: &str) -> Result<String> {
     let mut out = status(app).await?;
     out.push_str(&form(
+        "/gm/drafts/results-hold",
+        csrf,
+        "",
+        "Hold the Monday results (gm results hold)",
+    ));
+    out.push_str(&form(
+        "/gm/drafts/results-release",
+        csrf,
+        "",
+        "Release the Monday results (gm results release)",
+    ));
+    out.push_str(&form(
         "/gm/drafts/rollback",
         csrf,
         "<label><input type=\"checkbox\" name=\"force\" value=\"1\"> even if the state \
@@ -84,6 +96,12 @@ async fn status(app: &App) -> Result<String> {
                 }
             );
         }
+    }
+    if meta::get_i64(&mut conn, crate::app::results_hold::HOLD_ASKED).await? == Some(round) {
+        out.push_str(
+            "<p class=\"error\" id=\"results-hold\">The GM holds this weekend's Monday \
+             forms: the results event keeps them back until they are released.</p>\n",
+        );
     }
     if meta::get_i64(&mut conn, weekend::RESULTS_HELD).await? == Some(round) {
         out.push_str(
@@ -226,6 +244,48 @@ pub(super) async fn resolve(
             list(&x.forms_from),
             x.events
         )
+    });
+    let done = flushed.map_or(done, |e| Done::Refused(e.to_string()));
+    respond(TITLE, body(&app, &gm.csrf).await, Some(done))
+}
+
+pub(super) async fn results_hold(
+    gm: GmSession,
+    State(app): State<Arc<App>>,
+    Form(f): Form<CsrfOnly>,
+) -> Response {
+    if let Err(r) = check_csrf(&gm.csrf, f.csrf.as_deref()) {
+        return r.into_response();
+    }
+    let done = Done::of(crate::app::results_hold::hold(&app).await, |round| {
+        format!("the results of round {round} are held: the results event keeps them back")
+    });
+    respond(TITLE, body(&app, &gm.csrf).await, Some(done))
+}
+
+pub(super) async fn results_release(
+    gm: GmSession,
+    State(app): State<Arc<App>>,
+    Form(f): Form<CsrfOnly>,
+) -> Response {
+    use crate::app::results_hold::{release, Released};
+    if let Err(r) = check_csrf(&gm.csrf, f.csrf.as_deref()) {
+        return r.into_response();
+    }
+    let r = release(&app).await;
+    let flushed = match &r {
+        Ok(Released::Sent { .. }) => sender::flush_all(&app).await.err(),
+        _ => None,
+    };
+    let done = Done::of(r, |r| match r {
+        Released::HoldLifted { round } => {
+            format!(
+                "the hold on round {round}'s results is lifted: they go out at the results event"
+            )
+        }
+        Released::Sent { round, realms } => {
+            format!("the results of round {round} mailed to {}", list(&realms))
+        }
     });
     let done = flushed.map_or(done, |e| Done::Refused(e.to_string()));
     respond(TITLE, body(&app, &gm.csrf).await, Some(done))
