@@ -10,6 +10,7 @@
 pub mod courier;
 pub mod daemon;
 pub mod demo;
+pub mod desk;
 pub mod fault;
 pub mod gm;
 pub mod intake;

@@ -29,6 +29,7 @@ macro_rules! print {
 
 mod battle;
 mod gm;
+mod gm_passwd;
 mod politics;
 mod season_calendar;
 mod season_notices;
