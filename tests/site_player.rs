@@ -387,7 +387,7 @@ async fn forged_expired_and_other_purpose_tokens_are_refused_with_a_page_in_both
 }
 
 #[tokio::test]
-async fn a_link_stops_working_when_the_realms_player_is_replaced() {
+async fn a_link_and_a_session_stop_working_when_the_realms_player_is_replaced() {
     let s = Site::start(true).await;
     let key = s.app.site_secret().await.unwrap();
     let now = s.app.now().timestamp();
@@ -395,6 +395,8 @@ async fn a_link_stops_working_when_the_realms_player_is_replaced() {
     let token = site_links::link_token(&key, gs.realm("Afani").unwrap(), now + 3600);
     let before = s.get(&format!("/realm/login?token={token}"), None).await;
     assert_eq!(before.status, 303);
+    let session = s.cookie("Afani").await;
+    assert_eq!(s.get("/realm", Some(&session)).await.status, 200);
     let mut tx = s.app.store.begin().await.unwrap();
     let (v, gs) = s.app.state(&mut tx).await.unwrap();
     let mut gs = (*gs).clone();
@@ -406,6 +408,8 @@ async fn a_link_stops_working_when_the_realms_player_is_replaced() {
     tx.commit().await.unwrap();
     let after = s.get(&format!("/realm/login?token={token}"), None).await;
     assert_eq!(after.status, 403, "the old player's link");
+    let old = s.get("/realm", Some(&session)).await;
+    assert_eq!(old.status, 403, "the old player's session ends at once");
 }
 
 fn hex_of(s: &str) -> String {

@@ -94,19 +94,31 @@ pub async fn gm_cookie(app: &App, now: i64) -> Result<String, crate::app::AppErr
     ))
 }
 
-/// A realm session cookie's value, valid from `now` (Unix seconds).
+/// A realm session cookie's value, valid from `now` (Unix seconds). It carries a mark
+/// of the realm's registered addresses, so the session ends when the realm's player is
+/// replaced (or its addresses change).
 pub async fn realm_cookie(
     app: &App,
     realm: &str,
     now: i64,
 ) -> Result<String, crate::app::AppError> {
     let key = app.site_secret().await?;
+    let mark = addresses_mark(app, realm).await?.unwrap_or_default();
     Ok(sign::sign(
         &key,
         "realm-session",
-        realm,
+        &format!("{realm}\n{mark}"),
         now + REALM_SESSION_SECS,
     ))
+}
+
+/// The mark of `realm`'s registered addresses now (`None`: no such realm).
+async fn addresses_mark(app: &App, realm: &str) -> Result<Option<String>, crate::app::AppError> {
+    let mut conn = app.store.conn().await?;
+    let (_, gs) = app.state(&mut conn).await?;
+    Ok(gs
+        .realm(realm)
+        .map(|r| crate::app::site_links::addresses_mark(&r.emails)))
 }
 
 /// A state-changing request whose form token is not the session's: answered 403.
@@ -172,7 +184,13 @@ impl FromRequestParts<Arc<App>> for RealmSession {
         let token = cookie(parts, REALM_COOKIE).ok_or_else(refuse)?;
         let key = app.site_secret().await.map_err(|_| refuse())?;
         let now = app.now().timestamp();
-        let realm = sign::verify(&key, "realm-session", token, now).map_err(|_| refuse())?;
+        let payload = sign::verify(&key, "realm-session", token, now).map_err(|_| refuse())?;
+        let (realm, mark) = payload.split_once('\n').ok_or_else(refuse)?;
+        let current = addresses_mark(app, realm).await.map_err(|_| refuse())?;
+        if current.as_deref() != Some(mark) {
+            return Err(refuse());
+        }
+        let realm = realm.to_string();
         Ok(RealmSession {
             csrf: sign::derive(&key, "realm-csrf", token),
             realm,
