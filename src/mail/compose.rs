@@ -136,12 +136,12 @@ fn with_files(
         .body(crlf_body(body));
     let mut parts = MultiPart::mixed().boundary(boundary).singlepart(text);
     for a in attachments {
-        let kind = ContentType::parse(&a.content_type)
-            .map_err(|_| ComposeError::Build(format!("`{}` is not a media type", a.content_type)))?;
+        let kind = ContentType::parse(&a.content_type).map_err(|_| {
+            ComposeError::Build(format!("`{}` is not a media type", a.content_type))
+        })?;
         let name = header_text(&a.name);
-        parts = parts.singlepart(
-            lettre::message::Attachment::new(name).body(a.bytes.clone(), kind),
-        );
+        parts =
+            parts.singlepart(lettre::message::Attachment::new(name).body(a.bytes.clone(), kind));
     }
     Ok(parts)
 }
@@ -294,10 +294,16 @@ mod tests {
             bytes: vec![0x89, b'P', b'N', b'G', 0, 1, 2, 255],
         };
         let plain = compose(&sample(), "demo", "Spelet", "sl@game.test", t).unwrap();
-        let c = compose_with(&sample(), &[png.clone()], "demo", "Spelet", "sl@game.test", t)
-            .unwrap();
-        let again =
-            compose_with(&sample(), &[png], "demo", "Spelet", "sl@game.test", t).unwrap();
+        let c = compose_with(
+            &sample(),
+            &[png.clone()],
+            "demo",
+            "Spelet",
+            "sl@game.test",
+            t,
+        )
+        .unwrap();
+        let again = compose_with(&sample(), &[png], "demo", "Spelet", "sl@game.test", t).unwrap();
         assert_eq!(c.raw, again.raw, "the same row, the same bytes");
         assert_eq!(c.message_id, plain.message_id);
         let parsed = mail_parser::MessageParser::default().parse(&c.raw).unwrap();

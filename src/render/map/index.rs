@@ -178,9 +178,21 @@ impl<'g> MapIndex<'g> {
                 Some(s)
             })
             .collect();
-        v.cities = seen.cities.iter().map(|i| city_view(&self.gs.cities[*i])).collect();
-        v.armies = seen.armies.iter().map(|(i, k)| army_view(&self.gs.armies[*i], *k)).collect();
-        v.fleets = seen.fleets.iter().map(|(i, k)| fleet_view(&self.gs.fleets[*i], *k)).collect();
+        v.cities = seen
+            .cities
+            .iter()
+            .map(|i| city_view(&self.gs.cities[*i]))
+            .collect();
+        v.armies = seen
+            .armies
+            .iter()
+            .map(|(i, k)| army_view(&self.gs.armies[*i], *k))
+            .collect();
+        v.fleets = seen
+            .fleets
+            .iter()
+            .map(|(i, k)| fleet_view(&self.gs.fleets[*i], *k))
+            .collect();
         self.region(&mut v);
         finish(v, Some(name))
     }
@@ -191,9 +203,27 @@ impl<'g> MapIndex<'g> {
         let e = evil(dim);
         let mut own: Vec<Square> = self.land.get(&(e, name)).cloned().unwrap_or_default();
         let list = |m: &FastMap<&'g str, Vec<usize>>| m.get(name).cloned().unwrap_or_default();
-        own.extend(list(&self.cities_of).into_iter().map(|i| &gs.cities[i]).filter(|c| c.dimension == dim).map(|c| c.square));
-        own.extend(list(&self.armies_of).into_iter().map(|i| &gs.armies[i]).filter(|a| a.dimension == dim).map(|a| a.square));
-        own.extend(list(&self.fleets_of).into_iter().map(|i| &gs.fleets[i]).filter(|f| f.dimension == dim).map(|f| f.square));
+        own.extend(
+            list(&self.cities_of)
+                .into_iter()
+                .map(|i| &gs.cities[i])
+                .filter(|c| c.dimension == dim)
+                .map(|c| c.square),
+        );
+        own.extend(
+            list(&self.armies_of)
+                .into_iter()
+                .map(|i| &gs.armies[i])
+                .filter(|a| a.dimension == dim)
+                .map(|a| a.square),
+        );
+        own.extend(
+            list(&self.fleets_of)
+                .into_iter()
+                .map(|i| &gs.fleets[i])
+                .filter(|f| f.dimension == dim)
+                .map(|f| f.square),
+        );
         let (w, h) = (gs.map.width, gs.map.height);
         let diagonal = gs.settings.adjacency == 8;
         let mut near: BTreeSet<Square> = own.iter().copied().collect();
@@ -207,7 +237,13 @@ impl<'g> MapIndex<'g> {
     /// Every city, army group and fleet on `sq` in `dim`.
     fn everything_on(&self, sq: Square, dim: Dimension, name: &str, seen: &mut Seen) {
         let e = evil(dim);
-        let known = |owner: &str| if owner == name { Known::Own } else { Known::Border };
+        let known = |owner: &str| {
+            if owner == name {
+                Known::Own
+            } else {
+                Known::Border
+            }
+        };
         if let Some(i) = self.cities_at.get(&(e, sq)) {
             seen.cities.insert(*i);
         }
@@ -250,13 +286,26 @@ impl<'g> MapIndex<'g> {
     /// What the realm's successful spies on missions 2, 3 and 10 found.
     fn spied(&self, name: &str, dim: Dimension, seen: &mut Seen) {
         let gs = self.gs;
-        let spies = gs.spies.iter().filter(|s| s.owner == name && s.state == SpyState::Succeeded);
-        for s in spies.filter(|s| matches!(s.mission, SpyMission::City { .. } | SpyMission::Armies | SpyMission::ForeignTroops)) {
+        let spies = gs
+            .spies
+            .iter()
+            .filter(|s| s.owner == name && s.state == SpyState::Succeeded);
+        for s in spies.filter(|s| {
+            matches!(
+                s.mission,
+                SpyMission::City { .. } | SpyMission::Armies | SpyMission::ForeignTroops
+            )
+        }) {
             let Some(intel) = gather(gs, name, &s.realm, &s.mission, &[]) else {
                 continue;
             };
             let (armies, fleets) = match &intel {
-                Intel::City { square, armies, fleets, .. } => {
+                Intel::City {
+                    square,
+                    armies,
+                    fleets,
+                    ..
+                } => {
                     if let Some(i) = self.cities_at.get(&(evil(dim), *square)) {
                         seen.cities.insert(*i);
                         seen.squares.insert(*square);
@@ -408,7 +457,12 @@ fn finish(mut v: MapView, viewer: Option<&str>) -> MapView {
     if let Some(me) = viewer {
         names.push(me.to_string());
     }
-    names.extend(realms.into_iter().filter(|r| Some(*r) != viewer).map(str::to_string));
+    names.extend(
+        realms
+            .into_iter()
+            .filter(|r| Some(*r) != viewer)
+            .map(str::to_string),
+    );
     v.realms = names;
     v
 }

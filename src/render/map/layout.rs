@@ -43,7 +43,12 @@ pub enum Shape {
         stroke: Rgb,
     },
     /// An X of two bars `r` from the centre.
-    Cross { cx: f32, cy: f32, r: f32, color: Rgb },
+    Cross {
+        cx: f32,
+        cy: f32,
+        r: f32,
+        color: Rgb,
+    },
     /// `y` is the baseline.
     Text {
         x: f32,
@@ -156,7 +161,11 @@ pub fn layout(v: &MapView, lang: &str) -> Picture {
     let lang = lang_of(lang);
     let w = words(lang);
     let who = v.viewer.clone().unwrap_or_else(|| w[0].to_string());
-    let dim = if v.dimension == Dimension::Evil { w[3] } else { w[2] };
+    let dim = if v.dimension == Dimension::Evil {
+        w[3]
+    } else {
+        w[2]
+    };
     let title = format!("{} — {who} — {} {} — {dim}", v.game, w[1], v.round);
     let longest = v.width.max(v.height).max(1) as f32;
     let mut cell = (MAP_PX / longest).floor().clamp(2.0, 28.0);
@@ -174,26 +183,51 @@ pub fn layout(v: &MapView, lang: &str) -> Picture {
     };
     let map_w = cell * v.width as f32;
     let map_h = cell * v.height as f32;
-    let width = (grid.x0 + map_w + PAD).max(420.0);
+    // The title's width, roughly (DejaVu Sans averages about 0.6 em a character).
+    let title_w = 2.0 * PAD + title.chars().count() as f32 * 15.0 * 0.6;
+    let width = (grid.x0 + map_w + PAD).max(420.0).max(title_w.min(1600.0));
     let mut s = vec![
-        Shape::Rect { x: 0.0, y: 0.0, w: width, h: 0.0, fill: WHITE, stroke: None },
+        Shape::Rect {
+            x: 0.0,
+            y: 0.0,
+            w: width,
+            h: 0.0,
+            fill: WHITE,
+            stroke: None,
+        },
         text(PAD, PAD + 16.0, 15.0, &title, INK, Anchor::Start),
     ];
     if v.is_empty() {
         s.push(text(PAD, top + 20.0, 13.0, w[4], INK, Anchor::Start));
     } else {
-        s.push(Shape::Rect { x: grid.x0, y: grid.y0, w: map_w, h: map_h, fill: UNKNOWN, stroke: None });
+        s.push(Shape::Rect {
+            x: grid.x0,
+            y: grid.y0,
+            w: map_w,
+            h: map_h,
+            fill: UNKNOWN,
+            stroke: None,
+        });
         rulers(&mut s, v, &grid, ruler);
         squares(&mut s, v, &grid);
         cities(&mut s, v, &grid);
         groups(&mut s, v, &grid);
     }
-    let legend_y = if v.is_empty() { top + 40.0 } else { grid.y0 + map_h + PAD };
+    let legend_y = if v.is_empty() {
+        top + 40.0
+    } else {
+        grid.y0 + map_h + PAD
+    };
     let height = legend(&mut s, v, w, legend_y, width);
     if let Some(Shape::Rect { h, .. }) = s.first_mut() {
         *h = height;
     }
-    Picture { width: width.ceil() as u32, height: height.ceil() as u32, title, shapes: s }
+    Picture {
+        width: width.ceil() as u32,
+        height: height.ceil() as u32,
+        title,
+        shapes: s,
+    }
 }
 
 /// Where the region's squares go.
@@ -215,11 +249,23 @@ impl Grid {
 }
 
 fn text(x: f32, y: f32, size: f32, t: &str, color: Rgb, anchor: Anchor) -> Shape {
-    Shape::Text { x, y, size, text: t.to_string(), color, anchor }
+    Shape::Text {
+        x,
+        y,
+        size,
+        text: t.to_string(),
+        color,
+        anchor,
+    }
 }
 
 fn colour_of(v: &MapView, realm: &str) -> Rgb {
-    realm_colour(v.realms.iter().position(|r| r == realm).unwrap_or(v.realms.len()))
+    realm_colour(
+        v.realms
+            .iter()
+            .position(|r| r == realm)
+            .unwrap_or(v.realms.len()),
+    )
 }
 
 fn rulers(s: &mut Vec<Shape>, v: &MapView, g: &Grid, ruler: f32) {
@@ -239,7 +285,14 @@ fn rulers(s: &mut Vec<Shape>, v: &MapView, g: &Grid, ruler: f32) {
     for k in 0..v.height {
         let row = u32::from(v.top) + k;
         let y = g.y0 + (k as f32 + 0.5) * g.cell + size * 0.35;
-        s.push(text(g.x0 - ruler / 2.0, y, size, &row.to_string(), INK, Anchor::Middle));
+        s.push(text(
+            g.x0 - ruler / 2.0,
+            y,
+            size,
+            &row.to_string(),
+            INK,
+            Anchor::Middle,
+        ));
     }
 }
 
@@ -258,13 +311,31 @@ fn squares(s: &mut Vec<Shape>, v: &MapView, g: &Grid) {
         };
         let (x, y) = g.at(q.square);
         let stroke = (g.cell >= 8.0).then_some([190, 190, 190]);
-        s.push(Shape::Rect { x, y, w: g.cell, h: g.cell, fill, stroke });
+        s.push(Shape::Rect {
+            x,
+            y,
+            w: g.cell,
+            h: g.cell,
+            fill,
+            stroke,
+        });
         let (cx, cy) = (x + g.cell / 2.0, y + g.cell / 2.0);
         if q.portal {
-            s.push(Shape::Circle { cx, cy, r: g.cell * 0.44, fill: None, stroke: Some(PORTAL) });
+            s.push(Shape::Circle {
+                cx,
+                cy,
+                r: g.cell * 0.44,
+                fill: None,
+                stroke: Some(PORTAL),
+            });
         }
         if q.treasure {
-            s.push(Shape::Cross { cx: x + g.cell * 0.78, cy: y + g.cell * 0.78, r: g.cell * 0.16, color: TREASURE });
+            s.push(Shape::Cross {
+                cx: x + g.cell * 0.78,
+                cy: y + g.cell * 0.78,
+                r: g.cell * 0.16,
+                color: TREASURE,
+            });
         }
     }
 }
@@ -275,13 +346,32 @@ fn cities(s: &mut Vec<Shape>, v: &MapView, g: &Grid) {
         let (cx, cy) = (x + g.cell / 2.0, y + g.cell / 2.0);
         let own = colour_of(v, &c.owner);
         let fill = if c.capital { INK } else { WHITE };
-        s.push(Shape::Diamond { cx, cy, r: g.cell * 0.34, fill, stroke: own });
+        s.push(Shape::Diamond {
+            cx,
+            cy,
+            r: g.cell * 0.3,
+            fill,
+            stroke: own,
+        });
         if c.harbour {
-            s.push(Shape::Circle { cx: x + g.cell * 0.8, cy: y + g.cell * 0.2, r: g.cell * 0.13, fill: Some(HARBOUR), stroke: None });
+            s.push(Shape::Circle {
+                cx: x + g.cell * 0.8,
+                cy: y + g.cell * 0.2,
+                r: g.cell * 0.13,
+                fill: Some(HARBOUR),
+                stroke: None,
+            });
         }
         if c.walls > 0 && g.cell >= 20.0 {
             let size = g.cell * 0.3;
-            s.push(text(x + g.cell * 0.14, y + g.cell - 2.0, size, &c.walls.to_string(), INK, Anchor::Middle));
+            s.push(text(
+                x + g.cell * 0.14,
+                y + g.cell - 2.0,
+                size,
+                &c.walls.to_string(),
+                INK,
+                Anchor::Middle,
+            ));
         }
     }
 }
@@ -292,8 +382,14 @@ fn groups(s: &mut Vec<Shape>, v: &MapView, g: &Grid) {
     for (list, fleet) in [(&v.armies, false), (&v.fleets, true)] {
         let mut at: BTreeMap<(Square, usize), (String, u32)> = BTreeMap::new();
         for gv in list.iter() {
-            let k = v.realms.iter().position(|r| *r == gv.owner).unwrap_or(usize::MAX);
-            let e = at.entry((gv.square, k)).or_insert_with(|| (gv.owner.clone(), 0));
+            let k = v
+                .realms
+                .iter()
+                .position(|r| *r == gv.owner)
+                .unwrap_or(usize::MAX);
+            let e = at
+                .entry((gv.square, k))
+                .or_insert_with(|| (gv.owner.clone(), 0));
             e.1 = e.1.saturating_add(gv.units);
         }
         let mut nth: BTreeMap<Square, f32> = BTreeMap::new();
@@ -305,9 +401,16 @@ fn groups(s: &mut Vec<Shape>, v: &MapView, g: &Grid) {
     }
 }
 
-fn marker(s: &mut Vec<Shape>, v: &MapView, g: &Grid, (sq, owner, units): (Square, &str, u32), fleet: bool, slot: f32) {
+fn marker(
+    s: &mut Vec<Shape>,
+    v: &MapView,
+    g: &Grid,
+    (sq, owner, units): (Square, &str, u32),
+    fleet: bool,
+    slot: f32,
+) {
     let (x, y) = g.at(sq);
-    let size = g.cell * 0.5;
+    let size = g.cell * 0.46;
     let shift = slot.min(2.0) * g.cell * 0.2;
     let colour = colour_of(v, owner);
     let (cx, cy) = if fleet {
@@ -316,13 +419,33 @@ fn marker(s: &mut Vec<Shape>, v: &MapView, g: &Grid, (sq, owner, units): (Square
         (x + g.cell * 0.3 + shift, y + g.cell * 0.3 + shift)
     };
     if fleet {
-        s.push(Shape::Circle { cx, cy, r: size / 2.0, fill: Some(colour), stroke: Some(INK) });
+        s.push(Shape::Circle {
+            cx,
+            cy,
+            r: size / 2.0,
+            fill: Some(colour),
+            stroke: Some(INK),
+        });
     } else {
-        s.push(Shape::Rect { x: cx - size / 2.0, y: cy - size / 2.0, w: size, h: size, fill: colour, stroke: Some(INK) });
+        s.push(Shape::Rect {
+            x: cx - size / 2.0,
+            y: cy - size / 2.0,
+            w: size,
+            h: size,
+            fill: colour,
+            stroke: Some(INK),
+        });
     }
     if g.cell >= 14.0 {
         let t = size * if units >= 10 { 0.62 } else { 0.78 };
-        s.push(text(cx, cy + t * 0.36, t, &units.to_string(), WHITE, Anchor::Middle));
+        s.push(text(
+            cx,
+            cy + t * 0.36,
+            t,
+            &units.to_string(),
+            WHITE,
+            Anchor::Middle,
+        ));
     }
 }
 
@@ -337,22 +460,109 @@ fn legend(s: &mut Vec<Shape>, v: &MapView, w: [&'static str; 14], y: f32, width:
     };
     let mut items: Vec<(Shape, String)> = Vec::new();
     for (i, r) in v.realms.iter().enumerate().take(24) {
-        let sw = Shape::Rect { x: 0.0, y: 0.0, w: 14.0, h: 14.0, fill: realm_colour(i), stroke: Some(INK) };
+        let sw = Shape::Rect {
+            x: 0.0,
+            y: 0.0,
+            w: 14.0,
+            h: 14.0,
+            fill: realm_colour(i),
+            stroke: Some(INK),
+        };
         items.push((sw, clip(r, 24)));
     }
     if v.realms.len() > 24 {
-        let more = Shape::Rect { x: 0.0, y: 0.0, w: 14.0, h: 14.0, fill: WHITE, stroke: Some(INK) };
+        let more = Shape::Rect {
+            x: 0.0,
+            y: 0.0,
+            w: 14.0,
+            h: 14.0,
+            fill: WHITE,
+            stroke: Some(INK),
+        };
         items.push((more, format!("+{}", v.realms.len() - 24)));
     }
     let keys: [(Shape, &str); 9] = [
-        (Shape::Rect { x: 0.0, y: 0.0, w: 14.0, h: 14.0, fill: PALETTE[1], stroke: Some(INK) }, w[5]),
-        (Shape::Circle { cx: 7.0, cy: 7.0, r: 7.0, fill: Some(PALETTE[1]), stroke: Some(INK) }, w[6]),
-        (Shape::Diamond { cx: 7.0, cy: 7.0, r: 7.0, fill: WHITE, stroke: INK }, w[7]),
-        (Shape::Diamond { cx: 7.0, cy: 7.0, r: 7.0, fill: INK, stroke: INK }, w[8]),
-        (Shape::Circle { cx: 7.0, cy: 7.0, r: 4.0, fill: Some(HARBOUR), stroke: None }, w[9]),
-        (Shape::Circle { cx: 7.0, cy: 7.0, r: 7.0, fill: None, stroke: Some(PORTAL) }, w[10]),
-        (Shape::Cross { cx: 7.0, cy: 7.0, r: 5.0, color: TREASURE }, w[11]),
-        (Shape::Rect { x: 0.0, y: 0.0, w: 14.0, h: 14.0, fill: UNKNOWN, stroke: None }, w[12]),
+        (
+            Shape::Rect {
+                x: 0.0,
+                y: 0.0,
+                w: 14.0,
+                h: 14.0,
+                fill: PALETTE[1],
+                stroke: Some(INK),
+            },
+            w[5],
+        ),
+        (
+            Shape::Circle {
+                cx: 7.0,
+                cy: 7.0,
+                r: 7.0,
+                fill: Some(PALETTE[1]),
+                stroke: Some(INK),
+            },
+            w[6],
+        ),
+        (
+            Shape::Diamond {
+                cx: 7.0,
+                cy: 7.0,
+                r: 7.0,
+                fill: WHITE,
+                stroke: INK,
+            },
+            w[7],
+        ),
+        (
+            Shape::Diamond {
+                cx: 7.0,
+                cy: 7.0,
+                r: 7.0,
+                fill: INK,
+                stroke: INK,
+            },
+            w[8],
+        ),
+        (
+            Shape::Circle {
+                cx: 7.0,
+                cy: 7.0,
+                r: 4.0,
+                fill: Some(HARBOUR),
+                stroke: None,
+            },
+            w[9],
+        ),
+        (
+            Shape::Circle {
+                cx: 7.0,
+                cy: 7.0,
+                r: 7.0,
+                fill: None,
+                stroke: Some(PORTAL),
+            },
+            w[10],
+        ),
+        (
+            Shape::Cross {
+                cx: 7.0,
+                cy: 7.0,
+                r: 5.0,
+                color: TREASURE,
+            },
+            w[11],
+        ),
+        (
+            Shape::Rect {
+                x: 0.0,
+                y: 0.0,
+                w: 14.0,
+                h: 14.0,
+                fill: UNKNOWN,
+                stroke: None,
+            },
+            w[12],
+        ),
         (text(7.0, 12.0, 11.0, "3", INK, Anchor::Middle), w[13]),
     ];
     items.extend(keys.into_iter().map(|(sh, t)| (sh, t.to_string())));
@@ -379,11 +589,67 @@ fn clip(s: &str, n: usize) -> String {
 /// `sh` drawn at legend position `(x, y)` (its own coordinates are from 0).
 fn moved(sh: Shape, dx: f32, dy: f32) -> Shape {
     match sh {
-        Shape::Rect { x, y, w, h, fill, stroke } => Shape::Rect { x: x + dx, y: y + dy, w, h, fill, stroke },
-        Shape::Circle { cx, cy, r, fill, stroke } => Shape::Circle { cx: cx + dx, cy: cy + dy, r, fill, stroke },
-        Shape::Diamond { cx, cy, r, fill, stroke } => Shape::Diamond { cx: cx + dx, cy: cy + dy, r, fill, stroke },
-        Shape::Cross { cx, cy, r, color } => Shape::Cross { cx: cx + dx, cy: cy + dy, r, color },
-        Shape::Text { x, y, size, text, color, anchor } => Shape::Text { x: x + dx, y: y + dy, size, text, color, anchor },
+        Shape::Rect {
+            x,
+            y,
+            w,
+            h,
+            fill,
+            stroke,
+        } => Shape::Rect {
+            x: x + dx,
+            y: y + dy,
+            w,
+            h,
+            fill,
+            stroke,
+        },
+        Shape::Circle {
+            cx,
+            cy,
+            r,
+            fill,
+            stroke,
+        } => Shape::Circle {
+            cx: cx + dx,
+            cy: cy + dy,
+            r,
+            fill,
+            stroke,
+        },
+        Shape::Diamond {
+            cx,
+            cy,
+            r,
+            fill,
+            stroke,
+        } => Shape::Diamond {
+            cx: cx + dx,
+            cy: cy + dy,
+            r,
+            fill,
+            stroke,
+        },
+        Shape::Cross { cx, cy, r, color } => Shape::Cross {
+            cx: cx + dx,
+            cy: cy + dy,
+            r,
+            color,
+        },
+        Shape::Text {
+            x,
+            y,
+            size,
+            text,
+            color,
+            anchor,
+        } => Shape::Text {
+            x: x + dx,
+            y: y + dy,
+            size,
+            text,
+            color,
+            anchor,
+        },
     }
 }
-

@@ -137,7 +137,11 @@ pub fn svg(view: &MapView, lang: &str) -> String {
 /// The picture as PNG bytes, labelled with the font at [`DEFAULT_FONT`] (without
 /// labels, and a warning logged once, when that file cannot be read).
 pub fn png(view: &MapView, lang: &str) -> Result<Vec<u8>, String> {
-    png_with(view, lang, font(std::path::Path::new(DEFAULT_FONT)).as_deref())
+    png_with(
+        view,
+        lang,
+        font(std::path::Path::new(DEFAULT_FONT)).as_deref(),
+    )
 }
 
 /// The file name of a map picture in a realm's mail (`karta.png`, `map-evil.png`).

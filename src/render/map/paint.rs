@@ -27,10 +27,14 @@ struct Glyph {
 impl Glyphs {
     /// Read a TrueType font file.
     pub fn load(path: &Path) -> Result<Glyphs, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("cannot read font {}: {e}", path.display()))?;
+        let bytes =
+            std::fs::read(path).map_err(|e| format!("cannot read font {}: {e}", path.display()))?;
         let font = fontdue::Font::from_bytes(bytes, fontdue::FontSettings::default())
             .map_err(|e| format!("font {} is not a usable TrueType font: {e}", path.display()))?;
-        Ok(Glyphs { font, drawn: Mutex::new(FastMap::default()) })
+        Ok(Glyphs {
+            font,
+            drawn: Mutex::new(FastMap::default()),
+        })
     }
 
     fn glyph(&self, c: char, size: f32) -> Arc<Glyph> {
@@ -47,7 +51,9 @@ impl Glyphs {
 
     /// The width of `text` at `size`.
     fn advance(&self, text: &str, size: f32) -> f32 {
-        text.chars().map(|c| self.glyph(c, size).metrics.advance_width).sum()
+        text.chars()
+            .map(|c| self.glyph(c, size).metrics.advance_width)
+            .sum()
     }
 }
 
@@ -80,11 +86,37 @@ pub fn png_with(view: &MapView, lang: &str, glyphs: Option<&Glyphs>) -> Result<V
 fn paint(c: &mut Canvas, p: &Picture, glyphs: Option<&Glyphs>) {
     for s in &p.shapes {
         match s {
-            Shape::Rect { x, y, w, h, fill, stroke } => c.rect(*x, *y, *w, *h, *fill, *stroke),
-            Shape::Circle { cx, cy, r, fill, stroke } => c.circle(*cx, *cy, *r, *fill, *stroke),
-            Shape::Diamond { cx, cy, r, fill, stroke } => c.diamond(*cx, *cy, *r, *fill, *stroke),
+            Shape::Rect {
+                x,
+                y,
+                w,
+                h,
+                fill,
+                stroke,
+            } => c.rect(*x, *y, *w, *h, *fill, *stroke),
+            Shape::Circle {
+                cx,
+                cy,
+                r,
+                fill,
+                stroke,
+            } => c.circle(*cx, *cy, *r, *fill, *stroke),
+            Shape::Diamond {
+                cx,
+                cy,
+                r,
+                fill,
+                stroke,
+            } => c.diamond(*cx, *cy, *r, *fill, *stroke),
             Shape::Cross { cx, cy, r, color } => c.cross(*cx, *cy, *r, *color),
-            Shape::Text { x, y, size, text, color, anchor } => {
+            Shape::Text {
+                x,
+                y,
+                size,
+                text,
+                color,
+                anchor,
+            } => {
                 if let Some(g) = glyphs {
                     let x = match anchor {
                         Anchor::Start => *x,
@@ -113,7 +145,11 @@ impl Canvas {
         if w.saturating_mul(h) > MAX_PIXELS {
             return Err(format!("a map picture of {w}×{h} pixels is too large"));
         }
-        Ok(Canvas { w, h, px: vec![255; w * h * 3] })
+        Ok(Canvas {
+            w,
+            h,
+            px: vec![255; w * h * 3],
+        })
     }
 
     /// Mix `c` into pixel `(x, y)` by `a` (0–1).
@@ -131,7 +167,12 @@ impl Canvas {
 
     /// Every pixel whose centre is within `[x0, x1) × [y0, y1)`, with `f(px, py)`'s
     /// coverage of colour `c`.
-    fn each(&mut self, (x0, y0, x1, y1): (f32, f32, f32, f32), c: Rgb, f: impl Fn(f32, f32) -> f32) {
+    fn each(
+        &mut self,
+        (x0, y0, x1, y1): (f32, f32, f32, f32),
+        c: Rgb,
+        f: impl Fn(f32, f32) -> f32,
+    ) {
         let xa = x0.floor().max(0.0) as i64;
         let ya = y0.floor().max(0.0) as i64;
         let xb = (x1.ceil() as i64).min(self.w as i64);
@@ -163,17 +204,22 @@ impl Canvas {
         }
         if let Some(s) = stroke {
             let half = (r * 0.08).max(0.6);
-            self.each(bbox, s, |x, y| (half + 0.5 - (d(x, y) - r + half).abs()).clamp(0.0, 1.0));
+            self.each(bbox, s, |x, y| {
+                (half + 0.5 - (d(x, y) - r + half).abs()).clamp(0.0, 1.0)
+            });
         }
     }
 
     fn diamond(&mut self, cx: f32, cy: f32, r: f32, fill: Rgb, stroke: Rgb) {
         let bbox = (cx - r - 1.0, cy - r - 1.0, cx + r + 1.0, cy + r + 1.0);
         // |dx| + |dy| scaled to a distance from the edge.
-        let d = move |x: f32, y: f32| ((x - cx).abs() + (y - cy).abs() - r) / std::f32::consts::SQRT_2;
+        let d =
+            move |x: f32, y: f32| ((x - cx).abs() + (y - cy).abs() - r) / std::f32::consts::SQRT_2;
         self.each(bbox, fill, |x, y| (0.5 - d(x, y)).clamp(0.0, 1.0));
         let half = (r * 0.1).max(0.6);
-        self.each(bbox, stroke, |x, y| (half + 0.5 - (d(x, y) + half).abs()).clamp(0.0, 1.0));
+        self.each(bbox, stroke, |x, y| {
+            (half + 0.5 - (d(x, y) + half).abs()).clamp(0.0, 1.0)
+        });
     }
 
     fn cross(&mut self, cx: f32, cy: f32, r: f32, c: Rgb) {
@@ -199,7 +245,12 @@ impl Canvas {
             for (row, line) in gl.coverage.chunks(m.width.max(1)).enumerate() {
                 for (col, a) in line.iter().enumerate() {
                     if *a > 0 {
-                        self.blend(left + col as i64, top + row as i64, c, f32::from(*a) / 255.0);
+                        self.blend(
+                            left + col as i64,
+                            top + row as i64,
+                            c,
+                            f32::from(*a) / 255.0,
+                        );
                     }
                 }
             }

@@ -29,7 +29,9 @@ fn hex(c: Rgb) -> String {
 }
 
 fn stroke(c: Option<Rgb>) -> String {
-    c.map_or_else(String::new, |c| format!(" stroke=\"{}\" stroke-width=\"1\"", hex(c)))
+    c.map_or_else(String::new, |c| {
+        format!(" stroke=\"{}\" stroke-width=\"1\"", hex(c))
+    })
 }
 
 fn shape(out: &mut String, s: &Shape) {

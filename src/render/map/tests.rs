@@ -14,7 +14,10 @@ fn sq(s: &str) -> Square {
 }
 
 fn has_army(v: &MapView, owner: &str, id: u32) -> Option<Known> {
-    v.armies.iter().find(|a| a.owner == owner && a.id == id).map(|a| a.known)
+    v.armies
+        .iter()
+        .find(|a| a.owner == owner && a.id == id)
+        .map(|a| a.known)
 }
 
 #[test]
@@ -26,7 +29,11 @@ fn a_realm_sees_its_own_and_the_adjacent_enemy_but_not_the_far_one() {
     assert_eq!(gs.army("Ostvik", 3).unwrap().square, sq("H7"));
     assert_eq!(has_army(&v, "Ostvik", 3), Some(Known::Border));
     for far in ["Genogien", "Afani", "Fugandri", "Mirandel"] {
-        assert!(v.armies.iter().all(|a| a.owner != far), "{far}: {:?}", v.armies);
+        assert!(
+            v.armies.iter().all(|a| a.owner != far),
+            "{far}: {:?}",
+            v.armies
+        );
         assert!(v.fleets.iter().all(|f| f.owner != far), "{far}");
         assert!(v.cities.iter().all(|c| c.owner != far), "{far}");
     }
@@ -43,8 +50,16 @@ fn the_realms_picture_covers_only_what_it_knows_plus_a_margin() {
     assert!(v.width < 12 && v.height < 12, "{}×{}", v.width, v.height);
     for s in &v.squares {
         let (c, r) = (s.square.col(), s.square.row());
-        assert!(c >= v.left && u32::from(c - v.left) < v.width, "{}", s.square);
-        assert!(r >= v.top && u32::from(r - v.top) < v.height, "{}", s.square);
+        assert!(
+            c >= v.left && u32::from(c - v.left) < v.width,
+            "{}",
+            s.square
+        );
+        assert!(
+            r >= v.top && u32::from(r - v.top) < v.height,
+            "{}",
+            s.square
+        );
     }
 }
 
@@ -66,7 +81,10 @@ fn a_successful_spy_shows_what_it_reported_and_a_failed_one_nothing() {
     gs.spies = vec![spy];
     let v = view(&gs, Viewer::Realm("Kaldor"), Dimension::Normal);
     assert_eq!(has_army(&v, "Genogien", 1), Some(Known::Spy));
-    assert!(v.fleets.iter().any(|f| f.owner == "Genogien" && f.known == Known::Spy));
+    assert!(v
+        .fleets
+        .iter()
+        .any(|f| f.owner == "Genogien" && f.known == Known::Spy));
     assert!(v.squares.iter().any(|s| s.square == sq("B2")));
     // Others see nothing of it.
     let o = view(&gs, Viewer::Realm("Ostvik"), Dimension::Normal);
@@ -88,7 +106,10 @@ fn the_gm_sees_everything_in_both_dimensions() {
     assert!(n.squares.iter().any(|s| s.portal) && e.squares.iter().any(|s| s.portal));
     assert_eq!(e.squares.iter().filter(|s| s.treasure).count(), 4);
     assert!(n.squares.iter().all(|s| !s.treasure));
-    assert!(e.squares.iter().all(|s| matches!(s.ground, Ground::Lava | Ground::Rock)));
+    assert!(e
+        .squares
+        .iter()
+        .all(|s| matches!(s.ground, Ground::Lava | Ground::Rock)));
     assert!(e.cities.iter().any(|c| c.owner == "Ondskan" && c.capital));
 }
 
@@ -96,9 +117,15 @@ fn the_gm_sees_everything_in_both_dimensions() {
 fn the_evil_dimension_shows_a_realm_only_what_sight_allows() {
     let gs = evil_game();
     let g = view(&gs, Viewer::Realm("Genogien"), Dimension::Evil);
-    assert!(g.is_empty(), "Genogien has nothing in the Evil dimension: {g:?}");
+    assert!(
+        g.is_empty(),
+        "Genogien has nothing in the Evil dimension: {g:?}"
+    );
     let o = view(&gs, Viewer::Realm("Ondskan"), Dimension::Evil);
-    assert!(o.armies.iter().any(|a| a.owner == "Ondskan" && a.known == Known::Own));
+    assert!(o
+        .armies
+        .iter()
+        .any(|a| a.owner == "Ondskan" && a.known == Known::Own));
     assert!(o.squares.iter().any(|s| s.treasure));
     // The portal on B4 lies in Genogien's land: Genogien sees it, Kaldor does not.
     let gn = view(&gs, Viewer::Realm("Genogien"), Dimension::Normal);
@@ -115,7 +142,10 @@ fn an_evil_army_near_a_portal_is_sighted_by_the_realm_there_only() {
     gs.armies[i].square = sq("E5");
     let id = gs.armies[i].id;
     let g = view(&gs, Viewer::Realm("Genogien"), Dimension::Normal);
-    assert!(matches!(has_army(&g, "Ondskan", id), Some(Known::Sight | Known::Border)));
+    assert!(matches!(
+        has_army(&g, "Ondskan", id),
+        Some(Known::Sight | Known::Border)
+    ));
     let m = view(&gs, Viewer::Realm("Mirandel"), Dimension::Normal);
     assert_eq!(has_army(&m, "Ondskan", id), None);
     // The Evil sees Genogien's armies within five squares of its portal.
@@ -138,7 +168,12 @@ fn the_svg_escapes_names_and_fetches_nothing() {
     for r in gs.realms.iter_mut().filter(|r| r.name == "Kaldor") {
         r.name = evil_name.into();
     }
-    for m in gs.map.squares.values_mut().filter(|m| m.owner.as_deref() == Some("Kaldor")) {
+    for m in gs
+        .map
+        .squares
+        .values_mut()
+        .filter(|m| m.owner.as_deref() == Some("Kaldor"))
+    {
         m.owner = Some(evil_name.into());
     }
     for c in gs.cities.iter_mut().filter(|c| c.owner == "Kaldor") {
@@ -152,9 +187,15 @@ fn the_svg_escapes_names_and_fetches_nothing() {
     assert!(!v.armies.is_empty());
     for lang in ["sv", "en"] {
         let s = svg(&v, lang);
-        assert!(s.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""), "{s}");
+        assert!(
+            s.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
+            "{s}"
+        );
         assert!(!s.contains("<script") && !s.contains("<img"), "{s}");
-        assert!(s.contains("&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;K&#39;"), "{s}");
+        assert!(
+            s.contains("&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;K&#39;"),
+            "{s}"
+        );
         assert!(!s.contains("href") && !s.contains("url("), "{s}");
         assert!(s.contains("DejaVu Sans, sans-serif"));
     }
@@ -191,4 +232,20 @@ fn the_font_file_labels_the_picture_when_present() {
     let without = png_with(&v, "en", None).unwrap();
     assert_ne!(with, without, "the labels change the pixels");
     assert!(font(std::path::Path::new("/nonexistent/font.ttf")).is_none());
+}
+
+#[test]
+#[ignore]
+fn dump_pictures() {
+    let gs = evil_game();
+    for (name, viewer, dim) in [
+        ("gm", Viewer::Gm, Dimension::Normal),
+        ("gm-evil", Viewer::Gm, Dimension::Evil),
+        ("kaldor", Viewer::Realm("Kaldor"), Dimension::Normal),
+        ("ondskan", Viewer::Realm("Ondskan"), Dimension::Evil),
+    ] {
+        let v = view(&gs, viewer, dim);
+        std::fs::write(format!("/tmp/w1-{name}.png"), png(&v, "sv").unwrap()).unwrap();
+        std::fs::write(format!("/tmp/w1-{name}.svg"), svg(&v, "en")).unwrap();
+    }
 }
