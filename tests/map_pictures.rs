@@ -203,3 +203,69 @@ fn a_missing_font_still_sends_the_pictures_and_warns() {
     let gs = state(&d);
     assert_each_form_has_its_realms_picture(&d, &gs);
 }
+
+#[path = "../benches/common/world.rs"]
+mod world;
+
+/// The bench's generated game: a realm's picture covers its own block and the squares
+/// around it, so a realm inside the map gets the same picture size with 9 realms as
+/// with 100 (and so costs the same), and sees only its neighbours' groups.
+#[test]
+fn a_realms_picture_does_not_grow_with_the_map() {
+    let small = world::world(9);
+    let large = world::world(100);
+    // Realm 4 of 9 and realm 14 of 100 both have neighbours on every side.
+    let size = |gs: &GameState, k: usize| {
+        let name = world::name(k);
+        let v = map::view(gs, Viewer::Realm(&name), Dimension::Normal);
+        let p = map::layout(&v, "sv");
+        let far = v.armies.iter().filter(|a| a.owner != name).count();
+        ((v.width, v.height, p.width, p.height), far)
+    };
+    let (a, far_small) = size(&small, 4);
+    let (b, far_large) = size(&large, 14);
+    assert_eq!(a, b);
+    assert_eq!(far_small, far_large, "the same neighbours' groups, no more");
+    assert!(a.0 <= 14 && a.1 <= 15, "{a:?}");
+    let normal = map::view(&large, Viewer::Gm, Dimension::Normal).armies.len();
+    let evil = map::view(&large, Viewer::Gm, Dimension::Evil).armies.len();
+    assert_eq!(normal + evil, large.armies.len(), "the GM sees every group");
+}
+
+/// The time to draw every realm's picture of the bench's 100-realm, 10,000-group game
+/// (what the Monday results add): `cargo test --test map_pictures
+/// time_to_draw_every_realms_picture -- --ignored --nocapture`. Debug builds are many
+/// times slower than the daemon's release build.
+#[test]
+#[ignore]
+fn time_to_draw_every_realms_picture() {
+    let gs = world::world(100);
+    let t = std::time::Instant::now();
+    let ix = map::MapIndex::new(&gs);
+    let indexed = t.elapsed();
+    let glyphs = map::font(std::path::Path::new(map::DEFAULT_FONT));
+    let t = std::time::Instant::now();
+    let mut bytes = 0;
+    for r in &gs.realms {
+        for dim in [Dimension::Normal, Dimension::Evil] {
+            let v = ix.view(Viewer::Realm(&r.name), dim);
+            if !v.is_empty() {
+                bytes += map::png_with(&v, "sv", glyphs.as_deref()).unwrap().len();
+            }
+        }
+    }
+    let all = t.elapsed();
+    let t = std::time::Instant::now();
+    let gm = map::png_with(
+        &ix.view(Viewer::Gm, Dimension::Normal),
+        "sv",
+        glyphs.as_deref(),
+    )
+    .unwrap();
+    eprintln!(
+        "index {indexed:?}; 100 realms' pictures {all:?} ({:?} each, {bytes} bytes); the GM's whole map {:?} ({} bytes)",
+        all / 100,
+        t.elapsed(),
+        gm.len()
+    );
+}

@@ -73,7 +73,7 @@ const WHITE: Rgb = [255, 255, 255];
 const INK: Rgb = [34, 34, 34];
 const LAND: Rgb = [233, 228, 200];
 const SEA: Rgb = [168, 200, 232];
-const LAVA: Rgb = [200, 85, 61];
+const LAVA: Rgb = [178, 100, 52];
 const ROCK: Rgb = [138, 133, 128];
 const UNKNOWN: Rgb = [216, 216, 216];
 const HARBOUR: Rgb = [31, 97, 181];
@@ -81,6 +81,7 @@ const PORTAL: Rgb = [125, 60, 152];
 const TREASURE: Rgb = [214, 162, 0];
 /// Realm colours, the viewer's first; dark enough for white numbers.
 const PALETTE: [Rgb; 12] = [
+    [196, 30, 98],
     [192, 57, 43],
     [41, 128, 185],
     [39, 140, 80],
@@ -92,7 +93,6 @@ const PALETTE: [Rgb; 12] = [
     [176, 58, 120],
     [95, 110, 20],
     [0, 105, 150],
-    [150, 40, 40],
 ];
 /// The longest side of the map area.
 const MAP_PX: f32 = 720.0;
@@ -115,8 +115,16 @@ pub fn realm_colour(k: usize) -> Rgb {
 }
 
 fn tint(c: Rgb) -> Rgb {
-    c.map(|v| ((u16::from(v) + 2 * 255) / 3) as u8)
+    mix(c, WHITE)
 }
+
+/// One part `a` to two parts `b`.
+fn mix(a: Rgb, b: Rgb) -> Rgb {
+    [0, 1, 2].map(|k| ((u16::from(a[k]) + 2 * u16::from(b[k])) / 3) as u8)
+}
+
+/// The legend's neutral colour for the symbols.
+const KEY: Rgb = [110, 110, 110];
 
 /// Words of the picture in one language.
 fn words(lang: Lang) -> [&'static str; 14] {
@@ -168,7 +176,7 @@ pub fn layout(v: &MapView, lang: &str) -> Picture {
     };
     let title = format!("{} — {who} — {} {} — {dim}", v.game, w[1], v.round);
     let longest = v.width.max(v.height).max(1) as f32;
-    let mut cell = (MAP_PX / longest).floor().clamp(2.0, 28.0);
+    let mut cell = (MAP_PX / longest).floor().clamp(2.0, 24.0);
     if cell * longest > MAX_MAP_PX {
         cell = (MAX_MAP_PX / longest).max(1.0);
     }
@@ -305,8 +313,8 @@ fn squares(s: &mut Vec<Shape>, v: &MapView, g: &Grid) {
             Ground::Rock => ROCK,
         };
         let fill = match &q.owner {
-            Some(o) if matches!(q.ground, Ground::Land | Ground::Lava) => tint(colour_of(v, o)),
-            Some(o) => tint(tint(colour_of(v, o))),
+            Some(o) if q.ground == Ground::Land => tint(colour_of(v, o)),
+            Some(o) => mix(colour_of(v, o), base),
             None => base,
         };
         let (x, y) = g.at(q.square);
@@ -488,7 +496,7 @@ fn legend(s: &mut Vec<Shape>, v: &MapView, w: [&'static str; 14], y: f32, width:
                 y: 0.0,
                 w: 14.0,
                 h: 14.0,
-                fill: PALETTE[1],
+                fill: KEY,
                 stroke: Some(INK),
             },
             w[5],
@@ -498,7 +506,7 @@ fn legend(s: &mut Vec<Shape>, v: &MapView, w: [&'static str; 14], y: f32, width:
                 cx: 7.0,
                 cy: 7.0,
                 r: 7.0,
-                fill: Some(PALETTE[1]),
+                fill: Some(KEY),
                 stroke: Some(INK),
             },
             w[6],

@@ -37,23 +37,21 @@ impl Glyphs {
         })
     }
 
-    fn glyph(&self, c: char, size: f32) -> Arc<Glyph> {
-        let key = (c, (size * 4.0).round() as u32);
+    /// The glyphs of `text` at `size`, each drawn once per process.
+    fn glyphs(&self, text: &str, size: f32) -> Vec<Arc<Glyph>> {
+        let q = (size * 4.0).round() as u32;
         let mut drawn = self.drawn.lock().unwrap_or_else(|e| e.into_inner());
-        drawn
-            .entry(key)
-            .or_insert_with(|| {
-                let (metrics, coverage) = self.font.rasterize(c, key.1 as f32 / 4.0);
-                Arc::new(Glyph { metrics, coverage })
-            })
-            .clone()
-    }
-
-    /// The width of `text` at `size`.
-    fn advance(&self, text: &str, size: f32) -> f32 {
         text.chars()
-            .map(|c| self.glyph(c, size).metrics.advance_width)
-            .sum()
+            .map(|c| {
+                drawn
+                    .entry((c, q))
+                    .or_insert_with(|| {
+                        let (metrics, coverage) = self.font.rasterize(c, q as f32 / 4.0);
+                        Arc::new(Glyph { metrics, coverage })
+                    })
+                    .clone()
+            })
+            .collect()
     }
 }
 
@@ -118,11 +116,14 @@ fn paint(c: &mut Canvas, p: &Picture, glyphs: Option<&Glyphs>) {
                 anchor,
             } => {
                 if let Some(g) = glyphs {
+                    let run = g.glyphs(text, *size);
                     let x = match anchor {
                         Anchor::Start => *x,
-                        Anchor::Middle => x - g.advance(text, *size) / 2.0,
+                        Anchor::Middle => {
+                            x - run.iter().map(|g| g.metrics.advance_width).sum::<f32>() / 2.0
+                        }
                     };
-                    c.text(g, x, *y, *size, text, *color);
+                    c.text(&run, x, *y, *color);
                 }
             }
         }
@@ -152,16 +153,22 @@ impl Canvas {
         })
     }
 
-    /// Mix `c` into pixel `(x, y)` by `a` (0–1).
+    /// Mix `c` into pixel `(x, y)` by `a` (0–1), in quarters: edges stay smooth and
+    /// the picture keeps few enough colours for a palette.
     fn blend(&mut self, x: i64, y: i64, c: Rgb, a: f32) {
+        let a = (a * 4.0).round() / 4.0;
         if a <= 0.0 || x < 0 || y < 0 || x as usize >= self.w || y as usize >= self.h {
             return;
         }
         let i = (y as usize * self.w + x as usize) * 3;
-        let a = a.min(1.0);
-        for k in 0..3 {
-            let p = f32::from(self.px[i + k]);
-            self.px[i + k] = (p + (f32::from(c[k]) - p) * a).round() as u8;
+        if a >= 1.0 {
+            self.px[i..i + 3].copy_from_slice(&c);
+            return;
+        }
+        let a = (a * 256.0) as i32;
+        for (k, ck) in c.iter().enumerate() {
+            let p = i32::from(self.px[i + k]);
+            self.px[i + k] = (p + (((i32::from(*ck) - p) * a) >> 8)) as u8;
         }
     }
 
@@ -186,13 +193,38 @@ impl Canvas {
     }
 
     fn rect(&mut self, x: f32, y: f32, w: f32, h: f32, fill: Rgb, stroke: Option<Rgb>) {
-        let (x0, y0, x1, y1) = (x.round(), y.round(), (x + w).round(), (y + h).round());
-        self.each((x0, y0, x1, y1), fill, |_, _| 1.0);
+        let clamp = |v: f32, max: usize| (v.round().max(0.0) as usize).min(max);
+        let (x0, x1) = (clamp(x, self.w), clamp(x + w, self.w));
+        let (y0, y1) = (clamp(y, self.h), clamp(y + h, self.h));
+        self.solid((x0, y0, x1, y1), fill);
         if let Some(s) = stroke {
-            self.each((x0, y0, x1, y0 + 1.0), s, |_, _| 1.0);
-            self.each((x0, y1 - 1.0, x1, y1), s, |_, _| 1.0);
-            self.each((x0, y0, x0 + 1.0, y1), s, |_, _| 1.0);
-            self.each((x1 - 1.0, y0, x1, y1), s, |_, _| 1.0);
+            if x1 > x0 && y1 > y0 {
+                self.solid((x0, y0, x1, y0 + 1), s);
+                self.solid((x0, y1 - 1, x1, y1), s);
+                self.solid((x0, y0, x0 + 1, y1), s);
+                self.solid((x1 - 1, y0, x1, y1), s);
+            }
+        }
+    }
+
+    /// Fill pixels `[x0, x1) × [y0, y1)` (within the canvas) with `c`: the first row
+    /// by doubling copies, the others copied from it.
+    fn solid(&mut self, (x0, y0, x1, y1): (usize, usize, usize, usize), c: Rgb) {
+        if x1 <= x0 || y1 <= y0 || x1 > self.w || y1 > self.h {
+            return;
+        }
+        let stride = self.w * 3;
+        let (a, len) = (y0 * stride + x0 * 3, (x1 - x0) * 3);
+        self.px[a..a + 3].copy_from_slice(&c);
+        let mut done = 3;
+        while done < len {
+            let n = done.min(len - done);
+            self.px.copy_within(a..a + n, a + done);
+            done += n;
+        }
+        for y in y0 + 1..y1 {
+            let b = y * stride + x0 * 3;
+            self.px.copy_within(a..a + len, b);
         }
     }
 
@@ -235,10 +267,9 @@ impl Canvas {
         });
     }
 
-    fn text(&mut self, g: &Glyphs, x: f32, baseline: f32, size: f32, text: &str, c: Rgb) {
+    fn text(&mut self, run: &[Arc<Glyph>], x: f32, baseline: f32, c: Rgb) {
         let mut pen = x;
-        for ch in text.chars() {
-            let gl = g.glyph(ch, size);
+        for gl in run {
             let m = &gl.metrics;
             let left = (pen + m.xmin as f32).round() as i64;
             let top = (baseline - (m.ymin as f32 + m.height as f32)).round() as i64;
@@ -258,16 +289,87 @@ impl Canvas {
         }
     }
 
+    /// PNG bytes: with a palette when the picture has at most 256 colours (a map
+    /// nearly always has: a third of the data to compress), else as RGB.
     fn encode(&self) -> Result<Vec<u8>, String> {
-        let mut out = Vec::with_capacity(self.px.len() / 8 + 64);
+        let mut out = Vec::with_capacity(self.px.len() / 8 + 1024);
         let err = |e: png::EncodingError| format!("cannot encode the map picture: {e}");
         let mut enc = png::Encoder::new(&mut out, self.w as u32, self.h as u32);
-        enc.set_color(png::ColorType::Rgb);
         enc.set_depth(png::BitDepth::Eight);
-        enc.set_compression(png::Compression::Fast);
+        // The Up filter with fdeflate's fastest mode: the rows of a map repeat within
+        // each square, so this is small as well as fast.
+        enc.set_compression(png::Compression::Fastest);
+        let indexed = self.indexed();
+        match &indexed {
+            Some((palette, _)) => {
+                enc.set_color(png::ColorType::Indexed);
+                enc.set_palette(palette.clone());
+            }
+            None => enc.set_color(png::ColorType::Rgb),
+        }
         let mut w = enc.write_header().map_err(err)?;
-        w.write_image_data(&self.px).map_err(err)?;
+        let data = indexed.as_ref().map_or(&self.px, |(_, ix)| ix);
+        w.write_image_data(data).map_err(err)?;
         w.finish().map_err(err)?;
         Ok(out)
+    }
+
+    /// The palette and each pixel's place in it; `None` past 256 colours.
+    fn indexed(&self) -> Option<(Vec<u8>, Vec<u8>)> {
+        let mut places: FastMap<[u8; 3], u8> = FastMap::default();
+        let mut palette: Vec<u8> = Vec::new();
+        let mut out = Vec::with_capacity(self.w * self.h);
+        let mut last: Option<([u8; 3], u8)> = None;
+        for px in self.px.chunks_exact(3) {
+            let c = [px[0], px[1], px[2]];
+            let i = match last {
+                Some((lc, li)) if lc == c => li,
+                _ => {
+                    let i = match places.get(&c) {
+                        Some(i) => *i,
+                        None => {
+                            let i = u8::try_from(palette.len() / 3).ok()?;
+                            palette.extend_from_slice(&c);
+                            places.insert(c, i);
+                            i
+                        }
+                    };
+                    last = Some((c, i));
+                    i
+                }
+            };
+            out.push(i);
+        }
+        Some((palette, out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decoded(bytes: &[u8]) -> (png::ColorType, Vec<u8>) {
+        let mut r = png::Decoder::new(std::io::Cursor::new(bytes))
+            .read_info()
+            .unwrap();
+        let mut buf = vec![0; r.output_buffer_size().unwrap()];
+        let info = r.next_frame(&mut buf).unwrap();
+        buf.truncate(info.buffer_size());
+        (r.info().color_type, buf)
+    }
+
+    #[test]
+    fn a_few_colours_go_as_a_palette_and_many_as_rgb() {
+        let mut c = Canvas::new(40, 30).unwrap();
+        c.rect(2.0, 2.0, 20.0, 10.0, [200, 10, 10], Some([0, 0, 0]));
+        c.circle(30.0, 20.0, 6.0, Some([10, 10, 200]), None);
+        let (kind, _) = decoded(&c.encode().unwrap());
+        assert_eq!(kind, png::ColorType::Indexed);
+        for (i, px) in c.px.chunks_exact_mut(3).enumerate() {
+            px.copy_from_slice(&[(i % 256) as u8, (i / 256) as u8, 7]);
+        }
+        let (kind, data) = decoded(&c.encode().unwrap());
+        assert_eq!(kind, png::ColorType::Rgb);
+        assert_eq!(data, c.px);
     }
 }
