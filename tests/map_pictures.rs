@@ -227,7 +227,9 @@ fn a_realms_picture_does_not_grow_with_the_map() {
     assert_eq!(a, b);
     assert_eq!(far_small, far_large, "the same neighbours' groups, no more");
     assert!(a.0 <= 14 && a.1 <= 15, "{a:?}");
-    let normal = map::view(&large, Viewer::Gm, Dimension::Normal).armies.len();
+    let normal = map::view(&large, Viewer::Gm, Dimension::Normal)
+        .armies
+        .len();
     let evil = map::view(&large, Viewer::Gm, Dimension::Evil).armies.len();
     assert_eq!(normal + evil, large.armies.len(), "the GM sees every group");
 }

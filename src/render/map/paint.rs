@@ -130,46 +130,76 @@ fn paint(c: &mut Canvas, p: &Picture, glyphs: Option<&Glyphs>) {
     }
 }
 
-/// RGB pixels, row by row.
+/// Pixels as places in a palette of at most 256 colours, row by row: a map has few
+/// colours (flat fills, and edges mixed in quarters), so each pixel is one byte to
+/// fill and to compress. Past 256 colours a new one takes the nearest in the palette.
 struct Canvas {
     w: usize,
     h: usize,
     px: Vec<u8>,
+    palette: Vec<Rgb>,
+    places: FastMap<Rgb, u8>,
 }
 
 /// Pictures larger than this many pixels are refused (a bug, never a real map).
 const MAX_PIXELS: usize = 16_000_000;
 
 impl Canvas {
+    /// A white canvas.
     fn new(w: u32, h: u32) -> Result<Canvas, String> {
         let (w, h) = (w.max(1) as usize, h.max(1) as usize);
         if w.saturating_mul(h) > MAX_PIXELS {
             return Err(format!("a map picture of {w}×{h} pixels is too large"));
         }
-        Ok(Canvas {
+        let mut c = Canvas {
             w,
             h,
-            px: vec![255; w * h * 3],
-        })
+            px: vec![0; w * h],
+            palette: Vec::new(),
+            places: FastMap::default(),
+        };
+        c.place([255, 255, 255]);
+        Ok(c)
+    }
+
+    /// The palette place of `c` (added when new; the nearest once the palette is full).
+    fn place(&mut self, c: Rgb) -> u8 {
+        if let Some(i) = self.places.get(&c) {
+            return *i;
+        }
+        if let Ok(i) = u8::try_from(self.palette.len()) {
+            self.palette.push(c);
+            self.places.insert(c, i);
+            return i;
+        }
+        let dist = |p: &Rgb| -> i32 {
+            (0..3)
+                .map(|k| (i32::from(p[k]) - i32::from(c[k])).pow(2))
+                .sum()
+        };
+        let nearest = (0..self.palette.len()).min_by_key(|i| dist(&self.palette[*i]));
+        nearest.and_then(|i| u8::try_from(i).ok()).unwrap_or(0)
     }
 
     /// Mix `c` into pixel `(x, y)` by `a` (0–1), in quarters: edges stay smooth and
-    /// the picture keeps few enough colours for a palette.
+    /// the picture keeps few colours.
     fn blend(&mut self, x: i64, y: i64, c: Rgb, a: f32) {
         let a = (a * 4.0).round() / 4.0;
         if a <= 0.0 || x < 0 || y < 0 || x as usize >= self.w || y as usize >= self.h {
             return;
         }
-        let i = (y as usize * self.w + x as usize) * 3;
+        let i = y as usize * self.w + x as usize;
         if a >= 1.0 {
-            self.px[i..i + 3].copy_from_slice(&c);
+            self.px[i] = self.place(c);
             return;
         }
+        let under = self.palette[usize::from(self.px[i])];
         let a = (a * 256.0) as i32;
-        for (k, ck) in c.iter().enumerate() {
-            let p = i32::from(self.px[i + k]);
-            self.px[i + k] = (p + (((i32::from(*ck) - p) * a) >> 8)) as u8;
-        }
+        let mixed = [0, 1, 2].map(|k| {
+            let p = i32::from(under[k]);
+            (p + (((i32::from(c[k]) - p) * a) >> 8)) as u8
+        });
+        self.px[i] = self.place(mixed);
     }
 
     /// Every pixel whose centre is within `[x0, x1) × [y0, y1)`, with `f(px, py)`'s
@@ -207,24 +237,14 @@ impl Canvas {
         }
     }
 
-    /// Fill pixels `[x0, x1) × [y0, y1)` (within the canvas) with `c`: the first row
-    /// by doubling copies, the others copied from it.
+    /// Fill pixels `[x0, x1) × [y0, y1)` (within the canvas) with `c`.
     fn solid(&mut self, (x0, y0, x1, y1): (usize, usize, usize, usize), c: Rgb) {
         if x1 <= x0 || y1 <= y0 || x1 > self.w || y1 > self.h {
             return;
         }
-        let stride = self.w * 3;
-        let (a, len) = (y0 * stride + x0 * 3, (x1 - x0) * 3);
-        self.px[a..a + 3].copy_from_slice(&c);
-        let mut done = 3;
-        while done < len {
-            let n = done.min(len - done);
-            self.px.copy_within(a..a + n, a + done);
-            done += n;
-        }
-        for y in y0 + 1..y1 {
-            let b = y * stride + x0 * 3;
-            self.px.copy_within(a..a + len, b);
+        let i = self.place(c);
+        for y in y0..y1 {
+            self.px[y * self.w + x0..y * self.w + x1].fill(i);
         }
     }
 
@@ -289,58 +309,21 @@ impl Canvas {
         }
     }
 
-    /// PNG bytes: with a palette when the picture has at most 256 colours (a map
-    /// nearly always has: a third of the data to compress), else as RGB.
+    /// PNG bytes, with the palette.
     fn encode(&self) -> Result<Vec<u8>, String> {
         let mut out = Vec::with_capacity(self.px.len() / 8 + 1024);
         let err = |e: png::EncodingError| format!("cannot encode the map picture: {e}");
         let mut enc = png::Encoder::new(&mut out, self.w as u32, self.h as u32);
         enc.set_depth(png::BitDepth::Eight);
+        enc.set_color(png::ColorType::Indexed);
+        enc.set_palette(self.palette.concat());
         // The Up filter with fdeflate's fastest mode: the rows of a map repeat within
         // each square, so this is small as well as fast.
         enc.set_compression(png::Compression::Fastest);
-        let indexed = self.indexed();
-        match &indexed {
-            Some((palette, _)) => {
-                enc.set_color(png::ColorType::Indexed);
-                enc.set_palette(palette.clone());
-            }
-            None => enc.set_color(png::ColorType::Rgb),
-        }
         let mut w = enc.write_header().map_err(err)?;
-        let data = indexed.as_ref().map_or(&self.px, |(_, ix)| ix);
-        w.write_image_data(data).map_err(err)?;
+        w.write_image_data(&self.px).map_err(err)?;
         w.finish().map_err(err)?;
         Ok(out)
-    }
-
-    /// The palette and each pixel's place in it; `None` past 256 colours.
-    fn indexed(&self) -> Option<(Vec<u8>, Vec<u8>)> {
-        let mut places: FastMap<[u8; 3], u8> = FastMap::default();
-        let mut palette: Vec<u8> = Vec::new();
-        let mut out = Vec::with_capacity(self.w * self.h);
-        let mut last: Option<([u8; 3], u8)> = None;
-        for px in self.px.chunks_exact(3) {
-            let c = [px[0], px[1], px[2]];
-            let i = match last {
-                Some((lc, li)) if lc == c => li,
-                _ => {
-                    let i = match places.get(&c) {
-                        Some(i) => *i,
-                        None => {
-                            let i = u8::try_from(palette.len() / 3).ok()?;
-                            palette.extend_from_slice(&c);
-                            places.insert(c, i);
-                            i
-                        }
-                    };
-                    last = Some((c, i));
-                    i
-                }
-            };
-            out.push(i);
-        }
-        Some((palette, out))
     }
 }
 
@@ -359,17 +342,21 @@ mod tests {
     }
 
     #[test]
-    fn a_few_colours_go_as_a_palette_and_many_as_rgb() {
+    fn the_palette_holds_the_colours_and_past_256_the_nearest_is_taken() {
         let mut c = Canvas::new(40, 30).unwrap();
         c.rect(2.0, 2.0, 20.0, 10.0, [200, 10, 10], Some([0, 0, 0]));
         c.circle(30.0, 20.0, 6.0, Some([10, 10, 200]), None);
-        let (kind, _) = decoded(&c.encode().unwrap());
-        assert_eq!(kind, png::ColorType::Indexed);
-        for (i, px) in c.px.chunks_exact_mut(3).enumerate() {
-            px.copy_from_slice(&[(i % 256) as u8, (i / 256) as u8, 7]);
-        }
         let (kind, data) = decoded(&c.encode().unwrap());
-        assert_eq!(kind, png::ColorType::Rgb);
+        assert_eq!(kind, png::ColorType::Indexed);
         assert_eq!(data, c.px);
+        assert_eq!(c.palette[usize::from(c.px[5 * 40 + 5])], [200, 10, 10]);
+        for k in 0..256u32 {
+            let (x, y) = (i64::from(k % 40), i64::from(k / 40));
+            c.blend(x, y, [k as u8, 0, 9], 1.0);
+        }
+        assert_eq!(c.palette.len(), 256);
+        c.blend(0, 29, [200, 3, 9], 1.0);
+        assert_eq!(c.palette[usize::from(c.px[29 * 40])], [200, 0, 9]);
+        assert!(decoded(&c.encode().unwrap()).1.len() == 40 * 30);
     }
 }

@@ -233,19 +233,3 @@ fn the_font_file_labels_the_picture_when_present() {
     assert_ne!(with, without, "the labels change the pixels");
     assert!(font(std::path::Path::new("/nonexistent/font.ttf")).is_none());
 }
-
-#[test]
-#[ignore]
-fn dump_pictures() {
-    let gs = evil_game();
-    for (name, viewer, dim) in [
-        ("gm", Viewer::Gm, Dimension::Normal),
-        ("gm-evil", Viewer::Gm, Dimension::Evil),
-        ("kaldor", Viewer::Realm("Kaldor"), Dimension::Normal),
-        ("ondskan", Viewer::Realm("Ondskan"), Dimension::Evil),
-    ] {
-        let v = view(&gs, viewer, dim);
-        std::fs::write(format!("/tmp/w1-{name}.png"), png(&v, "sv").unwrap()).unwrap();
-        std::fs::write(format!("/tmp/w1-{name}.svg"), svg(&v, "en")).unwrap();
-    }
-}
