@@ -296,7 +296,7 @@ mod tests {
         let plain = compose(&sample(), "demo", "Spelet", "sl@game.test", t).unwrap();
         let c = compose_with(
             &sample(),
-            &[png.clone()],
+            std::slice::from_ref(&png),
             "demo",
             "Spelet",
             "sl@game.test",
