@@ -175,22 +175,10 @@ pub fn layout(v: &MapView, lang: &str) -> Picture {
         w[2]
     };
     let title = format!("{} — {who} — {} {} — {dim}", v.game, w[1], v.round);
-    let longest = v.width.max(v.height).max(1) as f32;
-    let mut cell = (MAP_PX / longest).floor().clamp(2.0, 24.0);
-    if cell * longest > MAX_MAP_PX {
-        cell = (MAX_MAP_PX / longest).max(1.0);
-    }
-    let ruler = if cell >= 14.0 { 22.0 } else { 0.0 };
     let top = PAD + 24.0;
-    let grid = Grid {
-        x0: PAD + ruler,
-        y0: top + ruler,
-        cell,
-        left: v.left,
-        top: v.top,
-    };
-    let map_w = cell * v.width as f32;
-    let map_h = cell * v.height as f32;
+    let (grid, ruler) = grid(v, top);
+    let map_w = grid.cell * v.width as f32;
+    let map_h = grid.cell * v.height as f32;
     // The title's width, roughly (DejaVu Sans averages about 0.6 em a character).
     let title_w = 2.0 * PAD + title.chars().count() as f32 * 15.0 * 0.6;
     let width = (grid.x0 + map_w + PAD).max(420.0).max(title_w.min(1600.0));
@@ -236,6 +224,25 @@ pub fn layout(v: &MapView, lang: &str) -> Picture {
         title,
         shapes: s,
     }
+}
+
+/// The grid of `v`'s region below `top`, and the width of its rulers (none when the
+/// squares are too small to label).
+fn grid(v: &MapView, top: f32) -> (Grid, f32) {
+    let longest = v.width.max(v.height).max(1) as f32;
+    let mut cell = (MAP_PX / longest).floor().clamp(2.0, 24.0);
+    if cell * longest > MAX_MAP_PX {
+        cell = (MAX_MAP_PX / longest).max(1.0);
+    }
+    let ruler = if cell >= 14.0 { 22.0 } else { 0.0 };
+    let grid = Grid {
+        x0: PAD + ruler,
+        y0: top + ruler,
+        cell,
+        left: v.left,
+        top: v.top,
+    };
+    (grid, ruler)
 }
 
 /// Where the region's squares go.
@@ -489,68 +496,48 @@ fn legend(s: &mut Vec<Shape>, v: &MapView, w: [&'static str; 14], y: f32, width:
         };
         items.push((more, format!("+{}", v.realms.len() - 24)));
     }
-    let keys: [(Shape, &str); 9] = [
-        (
-            Shape::Rect {
-                x: 0.0,
-                y: 0.0,
-                w: 14.0,
-                h: 14.0,
-                fill: KEY,
-                stroke: Some(INK),
-            },
-            w[5],
-        ),
-        (
-            Shape::Circle {
-                cx: 7.0,
-                cy: 7.0,
-                r: 7.0,
-                fill: Some(KEY),
-                stroke: Some(INK),
-            },
-            w[6],
-        ),
-        (
-            Shape::Diamond {
-                cx: 7.0,
-                cy: 7.0,
-                r: 7.0,
-                fill: WHITE,
-                stroke: INK,
-            },
-            w[7],
-        ),
-        (
-            Shape::Diamond {
-                cx: 7.0,
-                cy: 7.0,
-                r: 7.0,
-                fill: INK,
-                stroke: INK,
-            },
-            w[8],
-        ),
-        (
-            Shape::Circle {
-                cx: 7.0,
-                cy: 7.0,
-                r: 4.0,
-                fill: Some(HARBOUR),
-                stroke: None,
-            },
-            w[9],
-        ),
-        (
-            Shape::Circle {
-                cx: 7.0,
-                cy: 7.0,
-                r: 7.0,
-                fill: None,
-                stroke: Some(PORTAL),
-            },
-            w[10],
-        ),
+    items.extend(keys(w).into_iter().map(|(sh, t)| (sh, t.to_string())));
+    for (sh, label) in items {
+        let (x, yy) = place(k);
+        s.push(moved(sh, x, yy));
+        s.push(text(x + 20.0, yy + 12.0, 12.0, &label, INK, Anchor::Start));
+        k += 1;
+    }
+    let rows = k.div_ceil(per_row) as f32;
+    y + rows * LEGEND_ROW + PAD
+}
+
+/// The symbols' keys, each drawn from (0, 0) in a 14-pixel box.
+fn keys(w: [&'static str; 14]) -> [(Shape, &'static str); 9] {
+    let square = |fill, stroke| Shape::Rect {
+        x: 0.0,
+        y: 0.0,
+        w: 14.0,
+        h: 14.0,
+        fill,
+        stroke,
+    };
+    let circle = |r, fill, stroke| Shape::Circle {
+        cx: 7.0,
+        cy: 7.0,
+        r,
+        fill,
+        stroke,
+    };
+    let diamond = |fill| Shape::Diamond {
+        cx: 7.0,
+        cy: 7.0,
+        r: 7.0,
+        fill,
+        stroke: INK,
+    };
+    [
+        (square(KEY, Some(INK)), w[5]),
+        (circle(7.0, Some(KEY), Some(INK)), w[6]),
+        (diamond(WHITE), w[7]),
+        (diamond(INK), w[8]),
+        (circle(4.0, Some(HARBOUR), None), w[9]),
+        (circle(7.0, None, Some(PORTAL)), w[10]),
         (
             Shape::Cross {
                 cx: 7.0,
@@ -560,28 +547,9 @@ fn legend(s: &mut Vec<Shape>, v: &MapView, w: [&'static str; 14], y: f32, width:
             },
             w[11],
         ),
-        (
-            Shape::Rect {
-                x: 0.0,
-                y: 0.0,
-                w: 14.0,
-                h: 14.0,
-                fill: UNKNOWN,
-                stroke: None,
-            },
-            w[12],
-        ),
+        (square(UNKNOWN, None), w[12]),
         (text(7.0, 12.0, 11.0, "3", INK, Anchor::Middle), w[13]),
-    ];
-    items.extend(keys.into_iter().map(|(sh, t)| (sh, t.to_string())));
-    for (sh, label) in items {
-        let (x, yy) = place(k);
-        s.push(moved(sh, x, yy));
-        s.push(text(x + 20.0, yy + 12.0, 12.0, &label, INK, Anchor::Start));
-        k += 1;
-    }
-    let rows = k.div_ceil(per_row) as f32;
-    y + rows * LEGEND_ROW + PAD
+    ]
 }
 
 fn clip(s: &str, n: usize) -> String {
@@ -594,70 +562,19 @@ fn clip(s: &str, n: usize) -> String {
     }
 }
 
-/// `sh` drawn at legend position `(x, y)` (its own coordinates are from 0).
-fn moved(sh: Shape, dx: f32, dy: f32) -> Shape {
-    match sh {
-        Shape::Rect {
-            x,
-            y,
-            w,
-            h,
-            fill,
-            stroke,
-        } => Shape::Rect {
-            x: x + dx,
-            y: y + dy,
-            w,
-            h,
-            fill,
-            stroke,
-        },
-        Shape::Circle {
-            cx,
-            cy,
-            r,
-            fill,
-            stroke,
-        } => Shape::Circle {
-            cx: cx + dx,
-            cy: cy + dy,
-            r,
-            fill,
-            stroke,
-        },
-        Shape::Diamond {
-            cx,
-            cy,
-            r,
-            fill,
-            stroke,
-        } => Shape::Diamond {
-            cx: cx + dx,
-            cy: cy + dy,
-            r,
-            fill,
-            stroke,
-        },
-        Shape::Cross { cx, cy, r, color } => Shape::Cross {
-            cx: cx + dx,
-            cy: cy + dy,
-            r,
-            color,
-        },
-        Shape::Text {
-            x,
-            y,
-            size,
-            text,
-            color,
-            anchor,
-        } => Shape::Text {
-            x: x + dx,
-            y: y + dy,
-            size,
-            text,
-            color,
-            anchor,
-        },
+/// `sh` drawn at legend position `(dx, dy)` (its own coordinates are from 0).
+fn moved(mut sh: Shape, dx: f32, dy: f32) -> Shape {
+    match &mut sh {
+        Shape::Rect { x, y, .. } | Shape::Text { x, y, .. } => {
+            *x += dx;
+            *y += dy;
+        }
+        Shape::Circle { cx, cy, .. }
+        | Shape::Diamond { cx, cy, .. }
+        | Shape::Cross { cx, cy, .. } => {
+            *cx += dx;
+            *cy += dy;
+        }
     }
+    sh
 }
