@@ -16,9 +16,16 @@ use pbemd::render::map::{self, Viewer};
 
 /// A new game whose config ends with `extra`, started with its opening forms mailed.
 fn start(extra: &str) -> (Dir, String) {
+    start_with(extra, &[])
+}
+
+/// [`start`] with more arguments to `pbemd new` (`--scenario FILE`).
+fn start_with(extra: &str, new_args: &[&str]) -> (Dir, String) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("game");
-    ok(&run(&["new", dir.to_str().unwrap()], &[]));
+    let mut args = vec!["new", dir.to_str().unwrap()];
+    args.extend_from_slice(new_args);
+    ok(&run(&args, &[]));
     let cfg = dir.join("pbemd.yaml");
     let text = std::fs::read_to_string(&cfg).unwrap() + extra;
     std::fs::write(&cfg, text).unwrap();
@@ -191,6 +198,27 @@ fn the_monday_result_forms_carry_the_picture_of_the_state_after_the_weekend() {
         "{}",
         afani.text
     );
+}
+
+#[test]
+fn the_evil_gets_a_second_picture_of_its_own_dimension_and_the_others_do_not() {
+    let scenario = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/evil.yaml");
+    let (d, _) = start_with("", &["--scenario", scenario]);
+    let gs = state(&d);
+    let forms = forms(&d);
+    assert_eq!(forms.len(), REALMS.len() + 1);
+    for f in &forms {
+        let realm = gs.realm(realm_of(f)).unwrap();
+        let names: Vec<&str> = f.files.iter().map(|x| x.0.as_str()).collect();
+        if realm.is_evil {
+            assert_eq!(names, ["karta.png", "karta-ondskan.png"]);
+            let v = map::view(&gs, Viewer::Realm(&realm.name), Dimension::Evil);
+            let p = map::layout(&v, realm.language.code());
+            assert_eq!(png_size(&f.files[1].2), (p.width, p.height));
+        } else {
+            assert_eq!(names, [map::file_name(realm.language, Dimension::Normal)]);
+        }
+    }
 }
 
 #[test]
