@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # pbemd's own copy of the loopback mail stack used by the integration tests
 # (Postfix SMTP -> LMTP -> Dovecot IMAP), started without systemd. Runs as root on a
-# fresh Debian machine: installs dovecot-imapd dovecot-lmtpd postfix openssl when missing.
+# fresh Debian machine: installs dovecot-imapd dovecot-lmtpd postfix openssl opendkim
+# opendkim-tools when missing.
+# DKIM (tests/sender_auth_dkim.rs): players of the domain player.test submit on :2527, where
+# an OpenDKIM signer (milter :8891) signs their mail and hands it to the game's inbound
+# side :2526, where an OpenDKIM verifier (milter :8892, authserv-id mx.game.test, public
+# key read from a file: no DNS) adds `Authentication-Results: mx.game.test; dkim=…` and
+# removes any such header the mail brought along. :2525 stays as it was (no milter).
 # Idempotent: re-running leaves running daemons alone (configs are rewritten, then reloaded).
 # Env: MAILSTACK_DIR (default /tmp/mailstack), MAILSTACK_FSYNC (optimized|never, default never),
 #      MAILSTACK_SMTP_AUTH (optional|required, default optional: AUTH PLAIN/LOGIN offered, not demanded)
@@ -11,23 +17,25 @@ ROOT=${MAILSTACK_DIR:-/tmp/mailstack}
 FSYNC=${MAILSTACK_FSYNC:-never}
 SMTP_AUTH=${MAILSTACK_SMTP_AUTH:-optional}
 IMAP_PORT=1143 IMAPS_PORT=1993 SMTP_PORT=2525 SMTPS_PORT=4465 LMTP_PORT=2424 AUTH_PORT=2426
-DOMAIN=game.test
+DKIM_IN_PORT=2526 DKIM_SUBMIT_PORT=2527 MILTER_SIGN_PORT=8891 MILTER_VERIFY_PORT=8892
+DOMAIN=game.test PLAYER_DOMAIN=player.test AUTHSERV_ID=mx.game.test DKIM_SELECTOR=pbemd
 # Every user's password is "<name>-pass" (test stack only).
-USER_NAMES="gm sl genogien afani fugandri kaldor mirandel ostvik"
+USER_NAMES="gm sl genogien afani fugandri kaldor mirandel ostvik sldkim"
 USERS=""; for n in $USER_NAMES; do USERS="$USERS $n:$n-pass"; done
 
 # 1. packages (only if missing; needs root and apt)
-if ! command -v dovecot >/dev/null || ! [ -x /usr/lib/dovecot/lmtp ] || ! command -v postfix >/dev/null; then
+if ! command -v dovecot >/dev/null || ! [ -x /usr/lib/dovecot/lmtp ] || ! command -v postfix >/dev/null \
+   || ! command -v opendkim >/dev/null || ! command -v opendkim-genkey >/dev/null; then
   echo "postfix postfix/main_mailer_type select No configuration" | debconf-set-selections
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    dovecot-imapd dovecot-lmtpd postfix openssl >/dev/null
+    dovecot-imapd dovecot-lmtpd postfix openssl opendkim opendkim-tools >/dev/null
 fi
 id vmail >/dev/null 2>&1 || useradd --system --user-group --no-create-home --shell /usr/sbin/nologin vmail
 VUID=$(id -u vmail); VGID=$(id -g vmail)
 
 # 2. directories, self-signed cert
-mkdir -p "$ROOT"/{etc/postfix,run,log,mail,spool,tls}
+mkdir -p "$ROOT"/{etc/postfix,etc/dkim,run,log,mail,spool,tls}
 chown vmail:vmail "$ROOT/mail"
 if [ ! -s "$ROOT/tls/cert.pem" ]; then
   openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=localhost" \
@@ -36,6 +44,47 @@ if [ ! -s "$ROOT/tls/cert.pem" ]; then
     -keyout "$ROOT/tls/key.pem" -out "$ROOT/tls/cert.pem" 2>/dev/null
   chmod 600 "$ROOT/tls/key.pem"
 fi
+
+# 2b. OpenDKIM: the player domain's key pair, a signer and a verifier (no DNS: the verifier
+# reads the public key from a file, TestPublicKeys).
+DKIM="$ROOT/etc/dkim"
+if [ ! -s "$DKIM/$DKIM_SELECTOR.private" ]; then
+  opendkim-genkey -D "$DKIM" -d "$PLAYER_DOMAIN" -s "$DKIM_SELECTOR" -b 2048
+  chmod 600 "$DKIM/$DKIM_SELECTOR.private"
+fi
+# The DNS record's text, its quoted pieces joined: "<selector>._domainkey.<domain> v=DKIM1; …"
+echo "$DKIM_SELECTOR._domainkey.$PLAYER_DOMAIN $(grep -o '"[^"]*"' "$DKIM/$DKIM_SELECTOR.txt" | tr -d '"\n')" \
+  > "$DKIM/public-keys"
+echo "$PLAYER_DOMAIN $PLAYER_DOMAIN:$DKIM_SELECTOR:$DKIM/$DKIM_SELECTOR.private" > "$DKIM/keytable"
+echo "*@$PLAYER_DOMAIN $PLAYER_DOMAIN" > "$DKIM/signingtable"
+cat > "$DKIM/sign.conf" <<EOF
+Mode                s
+Syslog              no
+Background          yes
+PidFile             $ROOT/run/opendkim-sign.pid
+Socket              inet:$MILTER_SIGN_PORT@127.0.0.1
+KeyTable            file:$DKIM/keytable
+SigningTable        refile:$DKIM/signingtable
+InternalHosts       csl:127.0.0.1
+Canonicalization    relaxed/relaxed
+# The stack lives under /tmp (world-writable), which OpenDKIM would call unsafe for a key.
+RequireSafeKeys     no
+EOF
+# Verify only; 192.0.2.1 (TEST-NET) as the internal host, so mail from 127.0.0.1 is verified
+# rather than skipped as "ours to sign".
+cat > "$DKIM/verify.conf" <<EOF
+Mode                v
+Syslog              no
+Background          yes
+PidFile             $ROOT/run/opendkim-verify.pid
+Socket              inet:$MILTER_VERIFY_PORT@127.0.0.1
+AuthservID          $AUTHSERV_ID
+TestPublicKeys      $DKIM/public-keys
+InternalHosts       csl:192.0.2.1
+AlwaysAddARHeader   yes
+RemoveARAll         yes
+RemoveARFrom        csl:$AUTHSERV_ID
+EOF
 
 # 3. Dovecot: users file + config
 : > "$ROOT/etc/users.new"
@@ -157,6 +206,14 @@ lmtp      unix - - n - - lmtp
 anvil     unix - - n - 1 anvil
 scache    unix - - n - 1 scache
 postlog   unix-dgram n - n - 1 postlogd
+127.0.0.1:$DKIM_IN_PORT inet n - n - - smtpd
+  -o myhostname=$AUTHSERV_ID
+  -o smtpd_milters=inet:127.0.0.1:$MILTER_VERIFY_PORT
+  -o milter_default_action=tempfail
+127.0.0.1:$DKIM_SUBMIT_PORT inet n - n - - smtpd
+  -o smtpd_milters=inet:127.0.0.1:$MILTER_SIGN_PORT
+  -o milter_default_action=tempfail
+  -o content_filter=smtp:[127.0.0.1]:$DKIM_IN_PORT
 EOF
 
 # 5. start (or reload) daemons.
@@ -174,17 +231,28 @@ else
   dovecot -c "$ROOT/etc/dovecot.conf" </dev/null >"$ROOT/log/dovecot-start.log" 2>&1 \
     || { cat "$ROOT/log/dovecot-start.log" >&2; exit 1; }
 fi
+for role in sign verify; do
+  pid="$ROOT/run/opendkim-$role.pid"
+  if [ -s "$pid" ] && alive "$(tr -d ' \n' < "$pid")"; then
+    kill -USR1 "$(tr -d ' \n' < "$pid")"   # re-read the config
+  else
+    rm -f "$pid"
+    opendkim -x "$DKIM/$role.conf" </dev/null >"$ROOT/log/opendkim-$role.log" 2>&1 \
+      || { cat "$ROOT/log/opendkim-$role.log" >&2; exit 1; }
+  fi
+done
 PF="postfix -c $ROOT/etc/postfix"
 # 'postfix start' fails silently when stderr is not a tty: on failure rerun under script(1) to show why.
 if $PF status >/dev/null 2>&1; then $PF reload >/dev/null 2>&1
 else $PF start </dev/null >/dev/null 2>&1 || { script -qc "$PF start" /dev/null </dev/null >&2; exit 1; }; fi
 
 # 6. wait until every port accepts connections
-for p in $IMAP_PORT $IMAPS_PORT $LMTP_PORT $AUTH_PORT $SMTP_PORT $SMTPS_PORT; do
+for p in $IMAP_PORT $IMAPS_PORT $LMTP_PORT $AUTH_PORT $SMTP_PORT $SMTPS_PORT \
+         $MILTER_SIGN_PORT $MILTER_VERIFY_PORT $DKIM_IN_PORT $DKIM_SUBMIT_PORT; do
   for i in $(seq 1 100); do
     (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && break
     [ "$i" = 100 ] && { echo "port $p not listening; see $ROOT/log" >&2; exit 1; }
     sleep 0.1
   done
 done
-echo "mailstack up: IMAP 127.0.0.1:$IMAP_PORT (STARTTLS) IMAPS :$IMAPS_PORT SMTP :$SMTP_PORT (STARTTLS) SMTPS :$SMTPS_PORT; dovecot pid $(cat "$DPID"), postfix master pid $(cat "$ROOT/spool/pid/master.pid" | tr -d ' ')"
+echo "mailstack up: IMAP 127.0.0.1:$IMAP_PORT (STARTTLS) IMAPS :$IMAPS_PORT SMTP :$SMTP_PORT (STARTTLS) SMTPS :$SMTPS_PORT; DKIM: submit :$DKIM_SUBMIT_PORT (signs $PLAYER_DOMAIN) -> inbound :$DKIM_IN_PORT (verifies, $AUTHSERV_ID); dovecot pid $(cat "$DPID"), postfix master pid $(cat "$ROOT/spool/pid/master.pid" | tr -d ' ')"

@@ -21,6 +21,8 @@ stop_pid() { # name pidfile
 }
 # postfix master: TERM makes it stop its children and exit (same as 'postfix stop')
 stop_pid postfix "$ROOT/spool/pid/master.pid"
+stop_pid opendkim-sign "$ROOT/run/opendkim-sign.pid"
+stop_pid opendkim-verify "$ROOT/run/opendkim-verify.pid"
 stop_pid dovecot "$ROOT/run/dovecot/master.pid"
 
 if [ "${1:-}" = "--wipe" ]; then

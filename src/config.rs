@@ -50,6 +50,9 @@ struct RawConfig {
     http: Option<RawHttp>,
     #[serde(default = "default_sender_check")]
     sender_check: SenderCheck,
+    /// The authserv-id of the game's own receiving server (`sender_check: dkim`).
+    #[serde(default)]
+    authserv_id: Option<String>,
     #[serde(default)]
     limits: Limits,
     #[serde(default)]
@@ -157,6 +160,17 @@ struct RawWebhook {
 #[serde(deny_unknown_fields)]
 struct RawHttp {
     listen: String,
+    /// The site's address as players reach it (`https://game.example.org`); links in
+    /// mails are built from it. Without it no link is offered.
+    #[serde(default)]
+    public_url: Option<String>,
+    /// How many days a realm's login link is valid.
+    #[serde(default = "default_link_days")]
+    link_days: u32,
+}
+
+fn default_link_days() -> u32 {
+    14
 }
 
 /// How a mail is proven to come from its realm (README, The mail contract).
@@ -169,6 +183,30 @@ pub enum SenderCheck {
     Dkim,
     /// From plus the realm's secret token in the mail.
     Token,
+    /// From plus either a DKIM/DMARC pass or the token.
+    DkimOrToken,
+}
+
+impl SenderCheck {
+    /// Does this mode read `Authentication-Results` headers?
+    pub fn uses_dkim(self) -> bool {
+        matches!(self, SenderCheck::Dkim | SenderCheck::DkimOrToken)
+    }
+
+    /// Does this mode read the realms' tokens?
+    pub fn uses_token(self) -> bool {
+        matches!(self, SenderCheck::Token | SenderCheck::DkimOrToken)
+    }
+
+    /// The mode as written in `pbemd.yaml`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SenderCheck::FromOnly => "from-only",
+            SenderCheck::Dkim => "dkim",
+            SenderCheck::Token => "token",
+            SenderCheck::DkimOrToken => "dkim-or-token",
+        }
+    }
 }
 
 /// Size limits on what comes in.
@@ -492,7 +530,15 @@ pub struct Config {
     pub webhook_unset: Option<String>,
     /// Address for `/inbound`, `/healthz` and `/metrics` (`pbemd run` only).
     pub http_listen: Option<String>,
+    /// `http.public_url` without a trailing `/`: where realm links in mails point.
+    /// `None`: the site is not public and mails offer no link.
+    pub http_public_url: Option<String>,
+    /// `http.link_days`: how long a realm's login link is valid (default 14).
+    pub http_link_days: u32,
     pub sender_check: SenderCheck,
+    /// The authserv-id whose `Authentication-Results` headers count (`dkim` modes:
+    /// always set, lower-cased).
+    pub authserv_id: Option<String>,
     pub limits: Limits,
     pub outbox: OutboxSettings,
     pub forms: FormSettings,
@@ -714,19 +760,17 @@ impl Config {
                 ));
             }
         }
+        if let Some(h) = &raw.http {
+            check_site_links(h).map_err(|(key, m)| invalid(key, m))?;
+        }
         if raw.webhook.is_some() && raw.http.is_none() {
             return Err(invalid(
                 "http",
                 "the webhook needs a listener: add `http: {listen: \"127.0.0.1:8025\"}`".into(),
             ));
         }
-        if raw.sender_check != SenderCheck::FromOnly {
-            return Err(invalid(
-                "sender_check",
-                "only `from-only` works in this version (dkim and token come with a later release)"
-                    .into(),
-            ));
-        }
+        let authserv_id = check_authserv_id(raw.sender_check, &raw.authserv_id)
+            .map_err(|m| invalid("authserv_id", m))?;
         if raw.limits.max_mail_bytes < 1024 {
             return Err(invalid(
                 "limits.max_mail_bytes",
@@ -764,8 +808,15 @@ impl Config {
             outbound,
             webhook,
             webhook_unset,
+            http_public_url: raw.http.as_ref().and_then(|h| {
+                h.public_url
+                    .as_deref()
+                    .map(|u| u.trim().trim_end_matches('/').to_string())
+            }),
+            http_link_days: raw.http.as_ref().map_or(14, |h| h.link_days),
             http_listen: raw.http.map(|h| h.listen),
             sender_check: raw.sender_check,
+            authserv_id,
             limits: raw.limits,
             outbox: raw.outbox,
             forms: raw.forms,
@@ -776,6 +827,54 @@ impl Config {
                 map_pictures: raw.render.map_pictures,
             },
         })
+    }
+}
+
+/// `http.public_url` is an http(s) address without spaces; `http.link_days` 1–365.
+fn check_site_links(h: &RawHttp) -> Result<(), (&'static str, String)> {
+    if let Some(u) = h.public_url.as_deref().map(str::trim) {
+        let rest = u
+            .strip_prefix("https://")
+            .or_else(|| u.strip_prefix("http://"))
+            .unwrap_or("");
+        if rest.trim_end_matches('/').is_empty()
+            || u.chars()
+                .any(|c| c.is_whitespace() || matches!(c, '"' | '<' | '>' | '?' | '#'))
+        {
+            return Err((
+                "http.public_url",
+                format!("`{u}` is not an address such as https://game.example.org"),
+            ));
+        }
+    }
+    if !(1..=365).contains(&h.link_days) {
+        return Err(("http.link_days", "must be between 1 and 365".into()));
+    }
+    Ok(())
+}
+
+/// `authserv_id` is needed by the `dkim` modes: one word (a host name, usually), no
+/// spaces, `;` or quotes.
+fn check_authserv_id(mode: SenderCheck, id: &Option<String>) -> Result<Option<String>, String> {
+    let id = id.as_deref().map(str::trim).filter(|s| !s.is_empty());
+    match id {
+        None if mode.uses_dkim() => Err(format!(
+            "`sender_check: {}` needs the authserv-id of the game's receiving server, \
+             e.g. `authserv_id: mx.example.org` (the first word of the Authentication-Results \
+             headers it adds)",
+            mode.as_str()
+        )),
+        Some(i)
+            if i.len() > 255
+                || i.chars().any(|c| {
+                    c.is_whitespace() || c.is_control() || matches!(c, ';' | '"' | '(' | ')')
+                }) =>
+        {
+            Err(format!(
+                "`{i}` is not an authserv-id; write the server's name, e.g. mx.example.org"
+            ))
+        }
+        id => Ok(id.map(str::to_ascii_lowercase)),
     }
 }
 
@@ -1007,5 +1106,32 @@ database: sqlite:pbemd.db\nscenario: s.yaml\ninbound: {maildir: inbox}\noutbound
     #[test]
     fn new_game_config_is_valid() {
         parse(&new_game_config("demo")).unwrap();
+    }
+
+    #[test]
+    fn dkim_modes_need_an_authserv_id_and_token_mode_does_not() {
+        for mode in ["dkim", "dkim-or-token"] {
+            let err = parse(&format!("{MINIMAL}sender_check: {mode}\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("key `authserv_id`") && err.contains(mode),
+                "{err}"
+            );
+        }
+        let c = parse(&format!(
+            "{MINIMAL}sender_check: dkim-or-token\nauthserv_id: MX.Game.test\n"
+        ))
+        .unwrap();
+        assert_eq!(c.sender_check, SenderCheck::DkimOrToken);
+        assert_eq!(c.authserv_id.as_deref(), Some("mx.game.test"));
+        let c = parse(&format!("{MINIMAL}sender_check: token\n")).unwrap();
+        assert!(c.sender_check.uses_token() && !c.sender_check.uses_dkim());
+        let err = parse(&format!(
+            "{MINIMAL}sender_check: dkim\nauthserv_id: \"mx; dkim=pass\"\n"
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("is not an authserv-id"), "{err}");
     }
 }

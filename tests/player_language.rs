@@ -1289,3 +1289,42 @@ fn every_calendar_text_is_in_the_realms_language() {
     texts.extend(both(|lang| c::subject(lang, "Afani")));
     assert_clean(&texts);
 }
+
+#[test]
+fn every_site_link_and_wishes_text_is_in_the_realms_language() {
+    use pbemd::app::site_links::{form_link_text, link_subject, link_text, not_public_text};
+    use pbemd::app::site_player::parse_wishes;
+    // The link itself is an address, not prose.
+    let url = "«https://game.example.org/…»";
+    let until = |lang: Lang| match lang {
+        Lang::Sv => "måndag 14 december 2026 12:00 (Europe/Stockholm)",
+        Lang::En => "Monday 14 December 2026 12:00 (Europe/Stockholm)",
+    };
+    let mut texts = Vec::new();
+    texts.extend(both(|lang| link_text(lang, "Afani", url, until(lang))));
+    texts.extend(both(not_public_text));
+    texts.extend(both(|lang| link_subject("Afani", lang)));
+    texts.extend(both(|lang| form_link_text(lang, until(lang), url)));
+    texts.extend(both(|lang| {
+        match parse_wishes(["«x»", "mat"], ["sten", "eld"], lang) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("«x» is no resource"),
+        }
+    }));
+    assert_clean(&texts);
+}
+
+#[test]
+fn every_sender_check_text_is_in_the_realms_language() {
+    use pbemd::render::sender_auth as s;
+    let mut texts = Vec::new();
+    texts.extend(both(|lang| s::token_note(lang, "Afani", "ABCDE23456")));
+    for part in [0, 1] {
+        let pick = |p: (String, String)| if part == 0 { p.0 } else { p.1 };
+        texts.extend(both(|lang| {
+            pick(s::hint(lang, "Afani", "Afani sends an envoy"))
+        }));
+        texts.extend(both(|lang| pick(s::new_token(lang, "Afani", "ABCDE23456"))));
+    }
+    assert_clean(&texts);
+}

@@ -355,3 +355,65 @@ async fn a_finished_game_mails_the_gm_the_victory_with_the_results() {
     assert_eq!(g.state().await.round, 2);
     assert_eq!(forms(&g), sent);
 }
+
+#[test]
+fn gm_results_hold_keeps_the_monday_forms_back_and_release_sends_them_once() {
+    let d = Dir::start();
+    let early = failed(&d.cmd(&["gm", "results", "hold"], &[]));
+    assert!(early.contains("no resolved weekend waits"), "{early}");
+    d.weekend_with_a_form();
+    d.tick(DEADLINE);
+    let none = failed(&d.cmd(&["gm", "results", "release"], &[]));
+    assert!(none.contains("no results are held"), "{none}");
+    let out = d.ok(&["gm", "results", "hold"]);
+    assert!(out.contains("the results of round 1 are held"), "{out}");
+    let twice = failed(&d.cmd(&["gm", "results", "hold"], &[]));
+    assert!(twice.contains("already held"), "{twice}");
+    let seen: Vec<String> = d.outbox().into_iter().map(|m| m.message_id).collect();
+    d.tick(MONDAY);
+    let new = d.outbox_since(&seen);
+    assert_eq!(new.len(), 1, "no realm's form, one notice: {new:?}");
+    assert!(
+        new[0].to_is("gm@game.test") && new[0].text.contains("gm results release"),
+        "{}",
+        new[0].text
+    );
+    assert_eq!(d.state()["phase"], "resolving", "the results are not out");
+    let seen: Vec<String> = d.outbox().into_iter().map(|m| m.message_id).collect();
+    let out = d.ok(&["gm", "results", "release"]);
+    assert!(out.contains("the results of round 1 mailed to"), "{out}");
+    let forms = d.outbox_since(&seen);
+    assert_eq!(forms.len(), REALMS.len(), "{forms:?}");
+    assert!(REALMS.iter().all(|r| forms
+        .iter()
+        .any(|m| m.to_is(&format!("{}@game.test", r.to_lowercase())))));
+    assert_eq!(d.state()["phase"], "weekday");
+    let again = failed(&d.cmd(&["gm", "results", "release"], &[]));
+    assert!(again.contains("no results are held"), "{again}");
+    let seen: Vec<String> = d.outbox().into_iter().map(|m| m.message_id).collect();
+    d.tick("2026-11-30T13:00:00+01:00");
+    assert!(d.outbox_since(&seen).is_empty(), "nothing goes out twice");
+    let log = d.ok(&["gm", "log"]);
+    assert!(
+        log.contains("gm_results_hold") && log.contains("gm_results_release"),
+        "{log}"
+    );
+}
+
+#[test]
+fn gm_results_release_before_the_results_event_only_lifts_the_hold() {
+    let d = Dir::start();
+    d.weekend_with_a_form();
+    d.tick(DEADLINE);
+    d.ok(&["gm", "results", "hold"]);
+    let out = d.ok(&["gm", "results", "release"]);
+    assert!(out.contains("hold on round 1's results is lifted"), "{out}");
+    let seen: Vec<String> = d.outbox().into_iter().map(|m| m.message_id).collect();
+    d.tick(MONDAY);
+    let forms: Vec<_> = d
+        .outbox_since(&seen)
+        .into_iter()
+        .filter(|m| !m.to_is("gm@game.test"))
+        .collect();
+    assert_eq!(forms.len(), REALMS.len(), "the results event sends them");
+}

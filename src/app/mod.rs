@@ -16,13 +16,17 @@ pub mod intake;
 pub mod map_pictures;
 pub mod politics;
 pub mod process;
+pub mod results_hold;
 pub mod scheduler;
 pub mod season_calendar;
 pub mod season_notices;
 pub mod season_realms;
 pub mod season_report;
 pub mod sender;
+pub mod sender_auth;
 pub mod setup;
+pub mod site_links;
+pub mod site_player;
 pub mod tick;
 pub mod weekend;
 

@@ -166,7 +166,7 @@ async fn handle(
 ) -> Result<()> {
     let round = gs.round as i64;
     let now = clock::to_ms(app.now());
-    let mail = match parse::parse_inbound(raw) {
+    let mut mail = match parse::parse_inbound(raw) {
         // A mail truncated at intake is as large as it arrived.
         Ok(m) => Inbound {
             size: m.size.max(size),
@@ -188,9 +188,24 @@ async fn handle(
             return Ok(());
         }
     };
+    // The sender check (README, The mail contract): the token is cut out before the
+    // subject is read; a mail given to a realm it is not proven to be from is held.
+    let auth = super::sender_auth::prepare(app, gs, &mut mail);
     let subject = mail.subject.clone().unwrap_or_default();
     let dir = app.directory(gs);
-    match classify::classify(&mail, &dir, app.cfg.limits.max_mail_bytes) {
+    let classified = classify::classify(&mail, &dir, app.cfg.limits.max_mail_bytes);
+    if let Some(realm) = super::sender_auth::claimed_realm(&classified) {
+        if let Some(reason) = auth.doubt(app.cfg.sender_check, gs, realm) {
+            let u = super::sender_auth::Unproven {
+                inbox_id,
+                mail: &mail,
+                realm,
+                reason: &reason,
+            };
+            return super::sender_auth::hold(app, conn, gs, &u).await;
+        }
+    }
+    match classified {
         Classified::DoubtfulSender { from, why } => {
             let reason = format!("sender in doubt: {why}");
             let entry = GmEntry {
@@ -282,6 +297,16 @@ async fn handle(
                 subject: &subject,
             };
             super::season_notices::resend::handle(app, conn, gs, &req).await?;
+        }
+        Classified::Link { realm, lang } => {
+            let req = super::site_links::Request {
+                inbox_id,
+                realm: &realm,
+                lang,
+                mail: &mail,
+                subject: &subject,
+            };
+            super::site_links::handle(app, conn, gs, &req).await?;
         }
         Classified::Accepted {
             realm,

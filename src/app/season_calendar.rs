@@ -573,10 +573,14 @@ fn from_realm(
     raw: &[u8],
 ) -> Option<(crate::mail::parse::Inbound, String, Lang)> {
     use crate::mail::classify::{classify, Classified};
-    let mail = crate::mail::parse::parse_inbound(raw).ok()?;
+    let mut mail = crate::mail::parse::parse_inbound(raw).ok()?;
+    // A mail not proven the realm's (`sender_check`) gets no notice either.
+    let auth = super::sender_auth::prepare(app, gs, &mut mail);
     let dir = app.directory(gs);
     match classify(&mail, &dir, app.cfg.limits.max_mail_bytes) {
-        Classified::Accepted { realm, lang, .. } | Classified::Refused { realm, lang, .. } => {
+        Classified::Accepted { realm, lang, .. } | Classified::Refused { realm, lang, .. }
+            if auth.doubt(app.cfg.sender_check, gs, &realm).is_none() =>
+        {
             Some((mail, realm, lang))
         }
         _ => None,

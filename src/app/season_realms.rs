@@ -601,8 +601,18 @@ pub async fn replace(
     check_free(app, &c.gs, realm, &address)?;
     let r = c.gs.realm_mut(realm).ok_or_else(|| no_realm(realm))?;
     let old = std::mem::replace(&mut r.emails, vec![address.clone()]);
-    // The old player's secret never passes to the new one.
-    r.token = None;
+    // The old player's secret never passes to the new one; in the token modes the new
+    // player gets a fresh one with the welcome mail.
+    r.token = app
+        .cfg
+        .sender_check
+        .uses_token()
+        .then(super::sender_auth::fresh_token);
+    let note = r
+        .token
+        .as_deref()
+        .map(|t| crate::render::sender_auth::token_note(r.language, realm, t))
+        .unwrap_or_default();
     r.season = RealmSeason {
         player: display.clone(),
         ..RealmSeason::default()
@@ -613,7 +623,7 @@ pub async fn replace(
     let form = current_form(app, &mut c.tx, &c.gs, realm).await?;
     let body = format!(
         "{}
-{form}",
+{note}{form}",
         text::welcome(lang, realm, display.as_deref())
     );
     let subject = super::scheduler::form_subject(realm, lang);

@@ -294,7 +294,7 @@ async fn trouble(conn: &mut Conn) -> Result<(Vec<ParkedLine>, Vec<FailedLine>, u
 }
 
 /// The next firing after `at` of each deadline the report lists, earliest first.
-fn deadlines(app: &App, at: DateTime<Utc>, lang: crate::game::Lang) -> Vec<(String, String)> {
+pub fn deadlines(app: &App, at: DateTime<Utc>, lang: crate::game::Lang) -> Vec<(String, String)> {
     let until = at
         .checked_add_signed(Duration::days(DEADLINE_HORIZON_DAYS))
         .unwrap_or(at);

@@ -84,6 +84,9 @@ pub async fn init(app: &App, now: DateTime<Utc>, force: bool) -> Result<i64> {
     if let Some(seed) = app.cfg.seed {
         gs.game.seed = seed;
     }
+    if app.cfg.sender_check.uses_token() {
+        super::sender_auth::give_tokens(&mut gs);
+    }
     let mut tx = app.store.begin().await?;
     let v = app
         .save_state(&mut tx, 0, &gs, "game started from the scenario")

@@ -22,7 +22,7 @@ use crate::store::{self, events, meta, resolutions, Conn};
 
 /// The meta key naming a round whose results were held at the `results` event because
 /// its resolution had been rolled back (`gm resolve` sends them).
-const RESULTS_HELD: &str = "weekend_results_held";
+pub const RESULTS_HELD: &str = "weekend_results_held";
 
 fn json_err(e: serde_json::Error) -> AppError {
     AppError::BadState(e.to_string())
@@ -203,26 +203,52 @@ pub async fn results(
     let round = gs.round as i64;
     let now = clock::to_ms(app.now());
     let pending = resolutions::latest_of(conn, round).await?;
-    if pending.is_some_and(|r| r.rolled_back_at.is_some()) {
+    let rolled_back = pending.is_some_and(|r| r.rolled_back_at.is_some());
+    let asked = meta::get_i64(conn, super::results_hold::HOLD_ASKED).await? == Some(round);
+    if rolled_back || asked {
         meta::set(conn, RESULTS_HELD, &round.to_string()).await?;
-        let d = json!({"round": round}).to_string();
+        let by = if rolled_back { "rollback" } else { "gm" };
+        let d = json!({"round": round, "by": by}).to_string();
         events::log(conn, now, round, "results_held", None, None, &d).await?;
+        let (sv, en) = if rolled_back {
+            (
+                "helgen rullades tillbaka och är inte avgjord igen, så inga resultat \
+                 skickades. `pbemd gm resolve` avgör den och skickar formulären.",
+                "the weekend was rolled back and not resolved again, so no results went \
+                 out. `pbemd gm resolve` resolves it and sends the forms.",
+            )
+        } else {
+            (
+                "spelledaren höll resultaten, så inga skickades. `pbemd gm results \
+                 release` skickar formulären.",
+                "the GM held the results, so none went out. `pbemd gm results release` \
+                 sends the forms.",
+            )
+        };
         let o = Outgoing {
             kind: "gm_notice",
             dedup_key: format!("results_held:{round}:{}", clock::to_ms(at)),
             to: vec![app.cfg.gm_address.clone()],
             subject: format!("Resultat runda {round} väntar / results held"),
-            body: format!(
-                "Runda {round}: helgen rullades tillbaka och är inte avgjord igen, så inga \
-                 resultat skickades. `pbemd gm resolve` avgör den och skickar formulären.\n\n\
-                 Round {round}: the weekend was rolled back and not resolved again, so no \
-                 results went out. `pbemd gm resolve` resolves it and sends the forms.\n"
-            ),
+            body: format!("Runda {round}: {sv}\n\nRound {round}: {en}\n"),
             in_reply_to: None,
         };
         app.enqueue(conn, &o).await?;
         return Ok(Vec::new());
     }
+    send_results(app, conn, &gs, at).await
+}
+
+/// The Monday forms of the weekend that stands, for the `results` event and for
+/// `gm results release`. Returns the realms mailed.
+pub(super) async fn send_results(
+    app: &App,
+    conn: &mut Conn,
+    gs: &GameState,
+    at: chrono::DateTime<chrono::Utc>,
+) -> Result<Vec<String>> {
+    let round = gs.round as i64;
+    let now = clock::to_ms(app.now());
     let standing = resolutions::standing(conn, round - 1).await?;
     let told = standing
         .as_ref()
@@ -236,12 +262,12 @@ pub async fn results(
         .schedule
         .next_closing(crate::schedule::Window::Weekend, at);
     let key = format!("result:{round}:{}", clock::to_ms(at));
-    let sent = enqueue_forms(app, conn, &gs, &events, deadline, &key, None).await?;
+    let sent = enqueue_forms(app, conn, gs, &events, deadline, &key, None).await?;
     gm_decisions(app, conn, &events, round, &key).await?;
     if let Some(r) = standing.filter(|r| r.results_sent_at.is_none()) {
         resolutions::mark_results_sent(conn, r.id, now).await?;
         if gs.phase == Phase::Finished {
-            victory_to_gm(app, conn, &gs, &key).await?;
+            victory_to_gm(app, conn, gs, &key).await?;
         }
     }
     results_sent(app, conn).await?;
@@ -283,6 +309,7 @@ pub async fn enqueue_forms(
     let mut sent = Vec::new();
     let ix = FormIndex::new(gs, events);
     let notices = super::season_notices::FormNotices::load(conn, gs.round as i64).await?;
+    let links = super::site_links::Links::load(app, conn).await?;
     let pictures = super::map_pictures::Pictures::new(app, gs);
     for realm in gs.realms.iter().filter(|r| !r.emails.is_empty()) {
         let lang = realm.language;
@@ -293,6 +320,8 @@ pub async fn enqueue_forms(
         let form = app.renderer.result_form_in(&ix, &realm.name, &ctx)?;
         let form = super::season_calendar::with_form_notes(app, lang, form);
         let form = notices.on_top(app, &realm.name, lang, form)?;
+        let form = super::sender_auth::opening_note(app, key, realm, form);
+        let form = super::site_links::with_link(app, links.as_ref(), realm, lang, form);
         let body = match correction {
             None => form,
             Some((sv, en)) => {
@@ -371,7 +400,7 @@ async fn victory_to_gm(app: &App, conn: &mut Conn, gs: &GameState, key: &str) ->
     Ok(())
 }
 
-async fn commit(tx: store::Tx, what: &'static str) -> Result<()> {
+pub(super) async fn commit(tx: store::Tx, what: &'static str) -> Result<()> {
     tx.commit()
         .await
         .map_err(|source| AppError::Store(store::StoreError::Query { what, source }))

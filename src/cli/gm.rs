@@ -9,6 +9,37 @@ use crate::app::App;
 use crate::clock::from_ms;
 use crate::store::{inbox, messages, outbox};
 
+/// What `gm results` does.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ResultsAction {
+    Hold,
+    Release,
+}
+
+/// `gm results hold|release`.
+async fn results(app: &App, action: ResultsAction) -> Result<()> {
+    use crate::app::results_hold::{self, Released};
+    match action {
+        ResultsAction::Hold => {
+            let round = results_hold::hold(app).await?;
+            println!(
+                "the results of round {round} are held: the results event keeps the Monday \
+                 forms back; `pbemd gm results release` sends them"
+            );
+        }
+        ResultsAction::Release => match results_hold::release(app).await? {
+            Released::HoldLifted { round } => println!(
+                "the hold on round {round}'s results is lifted: they go out at the results event"
+            ),
+            Released::Sent { round, realms } => {
+                crate::app::sender::flush_all(app).await?;
+                println!("the results of round {round} mailed to {}", list(&realms));
+            }
+        },
+    }
+    Ok(())
+}
+
 #[derive(Debug, Subcommand)]
 pub enum GmCommand {
     /// What waits for the GM, oldest first (and mail that could not be sent).
@@ -61,6 +92,12 @@ pub enum GmCommand {
     /// Resolve again a weekend that was rolled back (after corrections); if its results
     /// had gone out, corrected forms are mailed, marked as a correction.
     Resolve,
+    /// Keep this weekend's Monday forms back at the results event (`hold`), or send
+    /// them (`release`).
+    Results {
+        #[arg(value_enum)]
+        action: ResultsAction,
+    },
     /// Rerun round N from its stored inputs and report any difference from the stored
     /// output (exit 1 when they differ).
     Replay {
@@ -137,6 +174,13 @@ pub enum GmCommand {
     Notice(super::season_notices::NoticeArgs),
     /// Send replies held by flood control (outbox ids, --realm NAME or --all).
     Release(super::season_notices::ReleaseArgs),
+    /// A realm's secret token for `sender_check: token` (printed); --new gives it a new
+    /// one, mailed to the realm's registered addresses (audited).
+    Token {
+        realm: String,
+        #[arg(long)]
+        new: bool,
+    },
     /// The audit log: every courier decision, roll and GM action.
     Log {
         #[arg(long)]
@@ -318,6 +362,10 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
                 (false, false) => println!("held Monday forms mailed to {}", list(&r.mailed)),
             }
         }
+        GmCommand::Results { action } => {
+            drop(conn);
+            results(app, action).await?;
+        }
         GmCommand::Replay { round } => {
             drop(conn);
             let r = crate::app::weekend::replay(app, round).await?;
@@ -376,6 +424,10 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
         GmCommand::Release(a) => {
             drop(conn);
             return super::season_notices::release(app, a).await;
+        }
+        GmCommand::Token { realm, new } => {
+            drop(conn);
+            return super::sender_auth::token(app, &realm, new).await;
         }
         GmCommand::Log { realm, round } => {
             for e in crate::store::events::filtered(&mut conn, realm.as_deref(), round).await? {

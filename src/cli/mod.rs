@@ -34,6 +34,7 @@ mod season_calendar;
 mod season_notices;
 mod season_realms;
 mod season_report;
+mod sender_auth;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

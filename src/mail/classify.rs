@@ -50,6 +50,9 @@ pub enum Classified {
     /// A realm asks for its latest form again (`<Land> formulär igen` / `<Realm> form
     /// again`); the mail's From is one of the realm's addresses.
     Resend { realm: String, lang: Lang },
+    /// A realm asks for a link to its pages on the game's web site (`<Land> länk` /
+    /// `<Realm> link`); the mail's From is one of the realm's addresses.
+    Link { realm: String, lang: Lang },
     /// A realm's mail that fits no kind or is wrong: the realm gets a reply explaining it.
     Refused {
         realm: String,
@@ -115,6 +118,9 @@ pub fn classify(mail: &Inbound, dir: &Directory, max_size: usize) -> Classified 
     let names: Vec<&str> = dir.realms.iter().map(|r| r.name.as_str()).collect();
     if let Some(resend) = resend_of(mail, &owners, &names, max_size) {
         return resend;
+    }
+    if let Some(link) = link_of(mail, &owners, &names, max_size) {
+        return link;
     }
     let parsed = mail.subject.as_deref().map(|s| parse_subject(s, &names));
     let owner = match &parsed {
@@ -216,10 +222,41 @@ fn resend_of(
     names: &[&str],
     max_size: usize,
 ) -> Option<Classified> {
-    let (named, _) = mail
-        .subject
-        .as_deref()
-        .and_then(|s| crate::mail::subject::parse_resend(s, names))?;
+    let parse = crate::mail::subject::parse_resend;
+    realm_request(mail, owners, names, max_size, parse, |realm, lang| {
+        Classified::Resend { realm, lang }
+    })
+}
+
+/// A request for the web site's link (checked before the other subjects, like a
+/// resend request).
+fn link_of(
+    mail: &Inbound,
+    owners: &[&DirEntry],
+    names: &[&str],
+    max_size: usize,
+) -> Option<Classified> {
+    let parse = crate::mail::subject::parse_link;
+    realm_request(mail, owners, names, max_size, parse, |realm, lang| {
+        Classified::Link { realm, lang }
+    })
+}
+
+/// Reads a request's subject: the realm named and the subject's language.
+type SubjectParser = fn(&str, &[&str]) -> Option<(String, Lang)>;
+
+/// A realm's request by subject alone (`parse` reads it): `make` of the realm and
+/// its language, or refused when the subject names another realm than the sender's
+/// or the mail is too large.
+fn realm_request(
+    mail: &Inbound,
+    owners: &[&DirEntry],
+    names: &[&str],
+    max_size: usize,
+    parse: SubjectParser,
+    make: impl FnOnce(String, Lang) -> Classified,
+) -> Option<Classified> {
+    let (named, _) = mail.subject.as_deref().and_then(|s| parse(s, names))?;
     let owner = owners.iter().find(|o| o.name == named);
     let refused = |o: &DirEntry, reason| Classified::Refused {
         realm: o.name.clone(),
@@ -240,10 +277,7 @@ fn resend_of(
                 limit: max_size,
             },
         ),
-        Some(o) => Classified::Resend {
-            realm: o.name.clone(),
-            lang: o.lang,
-        },
+        Some(o) => make(o.name.clone(), o.lang),
     })
 }
 

@@ -6,4 +6,5 @@
 pub mod classify;
 pub mod compose;
 pub mod parse;
+pub mod sender_auth;
 pub mod subject;

@@ -196,6 +196,25 @@ pub fn parse_resend(subject: &str, realms: &[&str]) -> Option<(String, Lang)> {
     Some((realm, lang))
 }
 
+/// A realm asking for a link to its pages on the game's web site: `<Land> länk` /
+/// `<Realm> link` (case and diacritics ignored, reply prefixes and a trailing `.` or
+/// `!` allowed). Returns the realm named and the language of the subject. Checked
+/// before [`parse_subject`], which would otherwise refuse it as no known form.
+pub fn parse_link(subject: &str, realms: &[&str]) -> Option<(String, Lang)> {
+    let body = strip_prefixes(subject)
+        .trim_end_matches(['.', '!'])
+        .trim_end();
+    let tokens = tokenize(body);
+    let folded: Vec<&str> = tokens.iter().map(|t| t.folded.as_str()).collect();
+    let (realm, n) = RealmNames::new(realms).prefix(&folded)?;
+    let lang = match &folded[n..] {
+        ["lank"] | ["webblank"] | ["webb", "lank"] => Lang::Sv,
+        ["link"] | ["web", "link"] | ["weblink"] => Lang::En,
+        _ => return None,
+    };
+    Some((realm, lang))
+}
+
 /// Removes any number of leading `Re:`-style prefixes (also `Re[2]:`, `SV :`).
 fn strip_prefixes(subject: &str) -> &str {
     let mut s = subject.trim();

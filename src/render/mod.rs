@@ -8,6 +8,7 @@ pub mod map;
 pub mod season_calendar;
 pub mod season_realms;
 pub mod season_report;
+pub mod sender_auth;
 pub mod view;
 pub mod weekend;
 

@@ -6,6 +6,7 @@
 //! `migrations/sqlite` and `migrations/postgres`, are embedded in the binary and run at
 //! start. Instants are stored as milliseconds since the epoch (`BIGINT`).
 
+pub mod desk_game;
 pub mod events;
 pub mod forms;
 pub mod inbox;
@@ -15,6 +16,7 @@ pub mod notices;
 pub mod outbox;
 pub mod resolutions;
 pub mod schedule;
+pub mod site_player;
 pub mod state;
 
 use std::time::Duration;
