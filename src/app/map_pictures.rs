@@ -37,6 +37,18 @@ impl<'g> Pictures<'g> {
     /// The realm's pictures: its normal-dimension map, and the Evil's dimension when it
     /// sees anything there. Empty pictures are left out.
     pub fn of(&self, realm: &Realm) -> Vec<Attachment> {
+        self.drawn_by(realm, |v| {
+            map::png_with(v, realm.language.code(), self.glyphs.as_deref())
+        })
+    }
+
+    /// [`Pictures::of`] with `draw` making each picture's bytes; a picture it fails
+    /// (or panics) on is left out and logged.
+    fn drawn_by(
+        &self,
+        realm: &Realm,
+        draw: impl Fn(&map::MapView) -> std::result::Result<Vec<u8>, String>,
+    ) -> Vec<Attachment> {
         let Some(ix) = &self.ix else {
             return Vec::new();
         };
@@ -46,7 +58,8 @@ impl<'g> Pictures<'g> {
             if v.is_empty() {
                 continue;
             }
-            match self.draw(&v, realm) {
+            let drawn = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| draw(&v)));
+            match drawn.unwrap_or_else(|_| Err("drawing the picture panicked".to_string())) {
                 Ok(bytes) => out.push(Attachment {
                     name: map::file_name(realm.language, dim).to_string(),
                     content_type: "image/png".to_string(),
@@ -60,16 +73,6 @@ impl<'g> Pictures<'g> {
             }
         }
         out
-    }
-
-    /// One picture; a panic while drawing counts as a failure, not a lost form.
-    fn draw(&self, v: &map::MapView, realm: &Realm) -> std::result::Result<Vec<u8>, String> {
-        let lang = realm.language.code();
-        let glyphs = self.glyphs.as_deref();
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            map::png_with(v, lang, glyphs)
-        }))
-        .unwrap_or_else(|_| Err("drawing the picture panicked".to_string()))
     }
 }
 
@@ -106,5 +109,51 @@ impl App {
         )
         .await?;
         Ok(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn demo() -> GameState {
+        crate::game::load_scenario(include_str!("../../scenarios/demo.yaml")).unwrap()
+    }
+
+    fn pictures(gs: &GameState) -> Pictures<'_> {
+        Pictures {
+            ix: Some(MapIndex::new(gs)),
+            glyphs: None,
+        }
+    }
+
+    #[test]
+    fn a_picture_that_fails_or_panics_is_left_out_and_the_rest_goes() {
+        let gs = demo();
+        let p = pictures(&gs);
+        let afani = gs.realm("Afani").unwrap();
+        let fine = p.drawn_by(afani, |_| Ok(vec![1, 2, 3]));
+        assert_eq!(fine.len(), 1);
+        assert_eq!(
+            (fine[0].name.as_str(), fine[0].bytes.as_slice()),
+            ("map.png", &[1, 2, 3][..])
+        );
+        assert!(p.drawn_by(afani, |_| Err("no".into())).is_empty());
+        assert!(p
+            .drawn_by(afani, |_| panic!("a bug while drawing"))
+            .is_empty());
+        let png = p.of(afani);
+        assert_eq!(png.len(), 1);
+        assert!(png[0].bytes.starts_with(&[0x89, b'P', b'N', b'G']));
+    }
+
+    #[test]
+    fn switched_off_there_are_no_pictures() {
+        let gs = demo();
+        let off = Pictures {
+            ix: None,
+            glyphs: None,
+        };
+        assert!(off.of(gs.realm("Genogien").unwrap()).is_empty());
     }
 }
