@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::{Ground, MapView};
+use crate::game::hash::FastMap;
 use crate::game::state::Dimension;
 use crate::game::{Lang, Square};
 
@@ -228,7 +229,7 @@ pub fn layout(v: &MapView, lang: &str) -> Picture {
 
 /// The grid of `v`'s region below `top`, and the width of its rulers (none when the
 /// squares are too small to label).
-fn grid(v: &MapView, top: f32) -> (Grid, f32) {
+fn grid(v: &MapView, top: f32) -> (Grid<'_>, f32) {
     let longest = v.width.max(v.height).max(1) as f32;
     let mut cell = (MAP_PX / longest).floor().clamp(2.0, 24.0);
     if cell * longest > MAX_MAP_PX {
@@ -241,20 +242,37 @@ fn grid(v: &MapView, top: f32) -> (Grid, f32) {
         cell,
         left: v.left,
         top: v.top,
+        places: v
+            .realms
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, r)| (r.as_str(), i))
+            .collect(),
     };
     (grid, ruler)
 }
 
-/// Where the region's squares go.
-struct Grid {
+/// Where the region's squares go, and each realm's place in the legend.
+struct Grid<'v> {
     x0: f32,
     y0: f32,
     cell: f32,
     left: u16,
     top: u16,
+    places: FastMap<&'v str, usize>,
 }
 
-impl Grid {
+impl Grid<'_> {
+    /// The realm's place in the legend (past the end for a realm not in it).
+    fn place(&self, realm: &str) -> usize {
+        self.places.get(realm).copied().unwrap_or(self.places.len())
+    }
+
+    fn colour(&self, realm: &str) -> Rgb {
+        realm_colour(self.place(realm))
+    }
+
     /// The top-left corner of `sq`'s cell.
     fn at(&self, sq: Square) -> (f32, f32) {
         let c = f32::from(sq.col().saturating_sub(self.left));
@@ -272,15 +290,6 @@ fn text(x: f32, y: f32, size: f32, t: &str, color: Rgb, anchor: Anchor) -> Shape
         color,
         anchor,
     }
-}
-
-fn colour_of(v: &MapView, realm: &str) -> Rgb {
-    realm_colour(
-        v.realms
-            .iter()
-            .position(|r| r == realm)
-            .unwrap_or(v.realms.len()),
-    )
 }
 
 fn rulers(s: &mut Vec<Shape>, v: &MapView, g: &Grid, ruler: f32) {
@@ -320,8 +329,8 @@ fn squares(s: &mut Vec<Shape>, v: &MapView, g: &Grid) {
             Ground::Rock => ROCK,
         };
         let fill = match &q.owner {
-            Some(o) if q.ground == Ground::Land => tint(colour_of(v, o)),
-            Some(o) => mix(colour_of(v, o), base),
+            Some(o) if q.ground == Ground::Land => tint(g.colour(o)),
+            Some(o) => mix(g.colour(o), base),
             None => base,
         };
         let (x, y) = g.at(q.square);
@@ -359,7 +368,7 @@ fn cities(s: &mut Vec<Shape>, v: &MapView, g: &Grid) {
     for c in &v.cities {
         let (x, y) = g.at(c.square);
         let (cx, cy) = (x + g.cell / 2.0, y + g.cell / 2.0);
-        let own = colour_of(v, &c.owner);
+        let own = g.colour(&c.owner);
         let fill = if c.capital { INK } else { WHITE };
         s.push(Shape::Diamond {
             cx,
@@ -397,11 +406,7 @@ fn groups(s: &mut Vec<Shape>, v: &MapView, g: &Grid) {
     for (list, fleet) in [(&v.armies, false), (&v.fleets, true)] {
         let mut at: BTreeMap<(Square, usize), (String, u32)> = BTreeMap::new();
         for gv in list.iter() {
-            let k = v
-                .realms
-                .iter()
-                .position(|r| *r == gv.owner)
-                .unwrap_or(usize::MAX);
+            let k = g.place(&gv.owner);
             let e = at
                 .entry((gv.square, k))
                 .or_insert_with(|| (gv.owner.clone(), 0));
@@ -410,7 +415,7 @@ fn groups(s: &mut Vec<Shape>, v: &MapView, g: &Grid) {
         let mut nth: BTreeMap<Square, f32> = BTreeMap::new();
         for ((sq, _), (owner, units)) in at {
             let slot = nth.entry(sq).or_insert(0.0);
-            marker(s, v, g, (sq, &owner, units), fleet, *slot);
+            marker(s, g, (sq, &owner, units), fleet, *slot);
             *slot += 1.0;
         }
     }
@@ -418,7 +423,6 @@ fn groups(s: &mut Vec<Shape>, v: &MapView, g: &Grid) {
 
 fn marker(
     s: &mut Vec<Shape>,
-    v: &MapView,
     g: &Grid,
     (sq, owner, units): (Square, &str, u32),
     fleet: bool,
@@ -427,7 +431,7 @@ fn marker(
     let (x, y) = g.at(sq);
     let size = g.cell * 0.46;
     let shift = slot.min(2.0) * g.cell * 0.2;
-    let colour = colour_of(v, owner);
+    let colour = g.colour(owner);
     let (cx, cy) = if fleet {
         (x + g.cell * 0.7 - shift, y + g.cell * 0.7 - shift)
     } else {
