@@ -159,7 +159,19 @@ struct RawWebhook {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawHttp {
-    listen: String,
+    /// Optional so that `pbemd gm passwd` may write the block before `listen` is set;
+    /// without it nothing is served.
+    #[serde(default)]
+    listen: Option<String>,
+    /// The GM's Argon2id password hash (a PHC string, written by `pbemd gm passwd`).
+    #[serde(default)]
+    gm_password_hash: Option<String>,
+    #[serde(default = "default_session_hours")]
+    session_hours: u32,
+    #[serde(default)]
+    secure_cookies: SecureCookies,
+    #[serde(default = "default_trusted_proxies")]
+    trusted_proxies: Vec<std::net::IpAddr>,
     /// The site's address as players reach it (`https://game.example.org`); links in
     /// mails are built from it. Without it no link is offered.
     #[serde(default)]
@@ -171,6 +183,53 @@ struct RawHttp {
 
 fn default_link_days() -> u32 {
     14
+}
+
+/// When the site's cookies carry `Secure` (`http.secure_cookies`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SecureCookies {
+    /// When the request came over TLS, or a trusted proxy (`http.trusted_proxies`)
+    /// said `X-Forwarded-Proto: https`.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// The web site's settings (the `http:` block next to `listen`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpSettings {
+    /// The GM's Argon2id password hash (PHC string); `None`: the desk is disabled until
+    /// `pbemd gm passwd` was run.
+    pub gm_password_hash: Option<String>,
+    /// How long a GM login lasts, in hours (default 12).
+    pub session_hours: u32,
+    /// When cookies are marked `Secure` (default `auto`).
+    pub secure_cookies: SecureCookies,
+    /// Peers whose `X-Forwarded-For` / `X-Forwarded-Proto` are believed (default:
+    /// loopback only, `127.0.0.1` and `::1`).
+    pub trusted_proxies: Vec<std::net::IpAddr>,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        HttpSettings {
+            gm_password_hash: None,
+            session_hours: default_session_hours(),
+            secure_cookies: SecureCookies::Auto,
+            trusted_proxies: default_trusted_proxies(),
+        }
+    }
+}
+
+fn default_session_hours() -> u32 {
+    12
+}
+
+fn default_trusted_proxies() -> Vec<std::net::IpAddr> {
+    use std::net::{Ipv4Addr, Ipv6Addr};
+    vec![Ipv4Addr::LOCALHOST.into(), Ipv6Addr::LOCALHOST.into()]
 }
 
 /// How a mail is proven to come from its realm (README, The mail contract).
@@ -530,6 +589,8 @@ pub struct Config {
     pub webhook_unset: Option<String>,
     /// Address for `/inbound`, `/healthz` and `/metrics` (`pbemd run` only).
     pub http_listen: Option<String>,
+    /// The web site's login and cookie settings (`http.gm_password_hash`, …).
+    pub http: HttpSettings,
     /// `http.public_url` without a trailing `/`: where realm links in mails point.
     /// `None`: the site is not public and mails offer no link.
     pub http_public_url: Option<String>,
@@ -749,21 +810,19 @@ impl Config {
                 }
             }
         };
-        if let Some(h) = &raw.http {
-            if h.listen.parse::<std::net::SocketAddr>().is_err() {
+        if let Some(listen) = raw.http.as_ref().and_then(|h| h.listen.as_ref()) {
+            if listen.parse::<std::net::SocketAddr>().is_err() {
                 return Err(invalid(
                     "http.listen",
-                    format!(
-                        "`{}` is not an address:port such as 127.0.0.1:8025",
-                        h.listen
-                    ),
+                    format!("`{listen}` is not an address:port such as 127.0.0.1:8025"),
                 ));
             }
         }
+        let http = http_settings(raw.http.as_ref()).map_err(|(k, m)| invalid(k, m))?;
         if let Some(h) = &raw.http {
             check_site_links(h).map_err(|(key, m)| invalid(key, m))?;
         }
-        if raw.webhook.is_some() && raw.http.is_none() {
+        if raw.webhook.is_some() && raw.http.as_ref().and_then(|h| h.listen.as_ref()).is_none() {
             return Err(invalid(
                 "http",
                 "the webhook needs a listener: add `http: {listen: \"127.0.0.1:8025\"}`".into(),
@@ -814,7 +873,8 @@ impl Config {
                     .map(|u| u.trim().trim_end_matches('/').to_string())
             }),
             http_link_days: raw.http.as_ref().map_or(14, |h| h.link_days),
-            http_listen: raw.http.map(|h| h.listen),
+            http_listen: raw.http.and_then(|h| h.listen),
+            http,
             sender_check: raw.sender_check,
             authserv_id,
             limits: raw.limits,
@@ -828,6 +888,36 @@ impl Config {
             },
         })
     }
+}
+
+/// The `http:` block's site settings, checked: a password hash must be a PHC string
+/// of Argon2 (as `pbemd gm passwd` writes it), sessions last 1 to 720 hours.
+fn http_settings(raw: Option<&RawHttp>) -> Result<HttpSettings, (&'static str, String)> {
+    let Some(h) = raw else {
+        return Ok(HttpSettings::default());
+    };
+    let hash = h
+        .gm_password_hash
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    if let Some(hash) = hash {
+        if !hash.starts_with("$argon2") {
+            return Err((
+                "http.gm_password_hash",
+                "is not an Argon2 hash; set it with `pbemd gm passwd`, never by hand".into(),
+            ));
+        }
+    }
+    if !(1..=720).contains(&h.session_hours) {
+        return Err(("http.session_hours", "must be 1 to 720 (hours)".into()));
+    }
+    Ok(HttpSettings {
+        gm_password_hash: hash.map(str::to_string),
+        session_hours: h.session_hours,
+        secure_cookies: h.secure_cookies,
+        trusted_proxies: h.trusted_proxies.clone(),
+    })
 }
 
 /// `http.public_url` is an http(s) address without spaces; `http.link_days` 1–365.
@@ -1106,6 +1196,43 @@ database: sqlite:pbemd.db\nscenario: s.yaml\ninbound: {maildir: inbox}\noutbound
     #[test]
     fn new_game_config_is_valid() {
         parse(&new_game_config("demo")).unwrap();
+    }
+
+    #[test]
+    fn http_site_settings_default_and_parse() {
+        let c = parse(&format!("{MINIMAL}http: {{listen: \"127.0.0.1:8025\"}}\n")).unwrap();
+        assert_eq!(c.http, HttpSettings::default());
+        assert_eq!(c.http.session_hours, 12);
+        assert_eq!(c.http.trusted_proxies.len(), 2);
+        let c = parse(&format!(
+            "{MINIMAL}http:\n  gm_password_hash: \"$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA\"\n  \
+             session_hours: 2\n  secure_cookies: always\n  trusted_proxies: [10.0.0.1]\n"
+        ))
+        .unwrap();
+        assert_eq!(c.http_listen, None, "a block without listen serves nothing");
+        assert!(c.http.gm_password_hash.unwrap().starts_with("$argon2id$"));
+        assert_eq!(c.http.session_hours, 2);
+        assert_eq!(c.http.secure_cookies, SecureCookies::Always);
+        assert_eq!(
+            c.http.trusted_proxies,
+            vec!["10.0.0.1".parse::<std::net::IpAddr>().unwrap()]
+        );
+    }
+
+    #[test]
+    fn a_plain_password_or_a_silly_session_length_is_refused() {
+        let err = parse(&format!("{MINIMAL}http: {{gm_password_hash: hunter2}}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("http.gm_password_hash") && err.contains("gm passwd"),
+            "{err}"
+        );
+        assert!(!err.contains("hunter2"), "the value is not repeated: {err}");
+        let err = parse(&format!("{MINIMAL}http: {{session_hours: 0}}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("http.session_hours"), "{err}");
     }
 
     #[test]

@@ -17,14 +17,15 @@ async fn main() -> ExitCode {
     };
     // Colours only for a person at a terminal; never in files, pipes or journald.
     let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default)),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(colour)
-        .init();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    match cli.log_format {
+        pbemd::cli::LogFormat::Json => logs.json().with_current_span(true).init(),
+        pbemd::cli::LogFormat::Text => logs.with_ansi(colour).init(),
+    }
     match pbemd::cli::run(cli).await {
         Ok(code) => code,
         Err(e) if e.is::<pbemd::cli::StdoutClosed>() => ExitCode::SUCCESS,

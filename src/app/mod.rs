@@ -10,10 +10,12 @@
 pub mod courier;
 pub mod daemon;
 pub mod demo;
+pub mod desk;
 pub mod fault;
 pub mod gm;
 pub mod intake;
 pub mod map_pictures;
+pub mod metrics;
 pub mod politics;
 pub mod process;
 pub mod results_hold;
@@ -93,6 +95,8 @@ pub struct App {
     /// The last state document read, by version: a version is never changed once
     /// written, so it is parsed once, not once per mail.
     state_cache: std::sync::Mutex<Option<(i64, Arc<GameState>)>>,
+    /// Latency and duration histograms for `/metrics`.
+    pub metrics: Arc<metrics::Metrics>,
     /// The web site's signing key (sessions, CSRF tokens, realm links), read once.
     site_secret: tokio::sync::OnceCell<[u8; 32]>,
 }
@@ -124,6 +128,7 @@ impl App {
             wake: Arc::new(Notify::new()),
             health: Arc::default(),
             state_cache: std::sync::Mutex::new(None),
+            metrics: Arc::default(),
             site_secret: tokio::sync::OnceCell::new(),
         })
     }

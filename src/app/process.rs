@@ -40,15 +40,25 @@ pub async fn process_once(app: &App) -> Result<bool> {
     let Some(w) = inbox::claim_next(&app.store, &mut tx).await? else {
         return Ok(false);
     };
-    let span = tracing::info_span!("mail", inbox_id = w.id, message_id = ?w.message_id);
+    let span = tracing::info_span!(
+        "mail",
+        game = %app.cfg.game_name,
+        inbox_id = w.id,
+        message_id = w.message_id.as_deref().unwrap_or(""),
+        round = tracing::field::Empty,
+        realm = tracing::field::Empty,
+    );
     let outcome = fault::guarded(handle_unit(app, &mut tx, &w))
         .instrument(span.clone())
         .await;
     match outcome {
-        Ok(()) => tx.commit().await.map_err(|e| StoreError::Query {
-            what: "commit a handled mail",
-            source: e,
-        })?,
+        Ok(()) => {
+            tx.commit().await.map_err(|e| StoreError::Query {
+                what: "commit a handled mail",
+                source: e,
+            })?;
+            span.in_scope(|| tracing::info!("mail handled"));
+        }
         Err(fault::Failed::Machine(e)) => {
             let _ = tx.rollback().await;
             app.forget_state();
@@ -69,7 +79,10 @@ async fn handle_unit(app: &App, tx: &mut Conn, w: &inbox::Waiting) -> Result<()>
     fault::mail_hook(&w.raw)?;
     let (_, gs) = app.state(tx).await?;
     handle(app, tx, &gs, w.id, &w.raw, w.received_at, w.size).await?;
-    inbox::mark_done(tx, w.id, clock::to_ms(app.now())).await?;
+    let done = clock::to_ms(app.now());
+    inbox::mark_done(tx, w.id, done).await?;
+    let waited = done.saturating_sub(w.received_at).max(0) as f64 / 1000.0;
+    app.metrics.handling.observe(waited);
     Ok(())
 }
 
@@ -194,6 +207,11 @@ async fn handle(
     let subject = mail.subject.clone().unwrap_or_default();
     let dir = app.directory(gs);
     let classified = classify::classify(&mail, &dir, app.cfg.limits.max_mail_bytes);
+    let span = tracing::Span::current();
+    span.record("round", gs.round);
+    if let Some(realm) = super::sender_auth::claimed_realm(&classified) {
+        span.record("realm", realm);
+    }
     if let Some(realm) = super::sender_auth::claimed_realm(&classified) {
         if let Some(reason) = auth.doubt(app.cfg.sender_check, gs, realm) {
             let u = super::sender_auth::Unproven {

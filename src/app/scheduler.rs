@@ -6,6 +6,7 @@
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
+use tracing::Instrument;
 
 use super::{App, AppError, Result};
 use crate::clock::{self, from_ms};
@@ -61,16 +62,20 @@ pub async fn fire_due(app: &App, now: DateTime<Utc>) -> Result<Fired> {
         if !claimed {
             continue;
         }
-        let span = tracing::info_span!("schedule", event = %due.name, at = %due.at);
-        let _g = span.enter();
-        fired.delivered += apply(app, &mut tx, &due).await?;
+        let span = tracing::info_span!(
+            "schedule",
+            game = %app.cfg.game_name,
+            event = %due.name,
+            at = %due.at,
+        );
+        fired.delivered += apply(app, &mut tx, &due).instrument(span.clone()).await?;
         tx.commit()
             .await
             .map_err(|e| crate::store::StoreError::Query {
                 what: "commit a schedule event",
                 source: e,
             })?;
-        tracing::info!("schedule event fired");
+        span.in_scope(|| tracing::info!("schedule event fired"));
         fired.events.push(due);
     }
     super::season_calendar::resume_due(app, now).await?;

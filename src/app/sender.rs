@@ -5,6 +5,7 @@
 //! network and two replicas never send the same row.
 
 use chrono::Duration;
+use tracing::Instrument;
 
 use super::{App, Result, Sink};
 use crate::clock;
@@ -37,7 +38,14 @@ pub async fn flush_once(app: &App) -> Result<(usize, usize)> {
         })?;
     let (mut sent, mut failed) = (0, 0);
     for row in rows {
-        let outcome = send(app, &row).await;
+        let span = tracing::info_span!(
+            "send",
+            game = %app.cfg.game_name,
+            outbox_id = row.id,
+            kind = %row.kind,
+            message_id = %row.message_id,
+        );
+        let outcome = send(app, &row).instrument(span).await;
         let mut conn = app.store.conn().await?;
         match outcome {
             Ok(()) => {

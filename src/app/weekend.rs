@@ -108,6 +108,31 @@ pub async fn resolve_round(
     reason: &str,
     report_at: chrono::DateTime<chrono::Utc>,
 ) -> Result<Resolved> {
+    use tracing::Instrument;
+    let started = std::time::Instant::now();
+    let span = tracing::info_span!(
+        "resolve",
+        game = %app.cfg.game_name,
+        round = tracing::field::Empty,
+    );
+    let r = resolve_round_timed(app, conn, reason, report_at)
+        .instrument(span.clone())
+        .await;
+    if let Ok(done) = &r {
+        span.record("round", done.round);
+        let took = started.elapsed().as_secs_f64();
+        app.metrics.resolution.observe(took);
+        span.in_scope(|| tracing::info!(seconds = took, "weekend resolved"));
+    }
+    r
+}
+
+async fn resolve_round_timed(
+    app: &App,
+    conn: &mut Conn,
+    reason: &str,
+    report_at: chrono::DateTime<chrono::Utc>,
+) -> Result<Resolved> {
     let (version, gs) = app.state(conn).await?;
     let round = gs.round as i64;
     if resolutions::standing(conn, round).await?.is_some() {

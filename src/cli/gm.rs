@@ -2,12 +2,12 @@
 
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Subcommand;
 
 use crate::app::App;
 use crate::clock::from_ms;
-use crate::store::{inbox, messages, outbox};
+use crate::store::messages;
 
 /// What `gm results` does.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -174,6 +174,10 @@ pub enum GmCommand {
     Notice(super::season_notices::NoticeArgs),
     /// Send replies held by flood control (outbox ids, --realm NAME or --all).
     Release(super::season_notices::ReleaseArgs),
+    /// Set the GM's password for the web desk: read twice from the terminal (or one
+    /// line from standard input), stored as an Argon2id hash in the config's `http:`
+    /// block (`gm_password_hash`).
+    Passwd,
     /// A realm's secret token for `sender_check: token` (printed); --new gives it a new
     /// one, mailed to the realm's registered addresses (audited).
     Token {
@@ -195,27 +199,12 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
     let now = app.now();
     match cmd {
         GmCommand::Queue { all } => {
-            let states: &[&str] = if all {
-                &[
-                    messages::state::PARKED,
-                    messages::state::GM_QUEUE,
-                    messages::state::HELD,
-                    messages::state::QUEUED,
-                    messages::state::REFUSED,
-                ]
-            } else {
-                &[
-                    messages::state::PARKED,
-                    messages::state::GM_QUEUE,
-                    messages::state::HELD,
-                    messages::state::QUEUED,
-                ]
-            };
-            let items = messages::in_states(&mut conn, states).await?;
+            let q = crate::app::desk::queue(app, all).await?;
+            let items = &q.messages;
             if items.is_empty() {
                 println!("the GM queue is empty");
             }
-            for m in &items {
+            for m in items {
                 let age = now - from_ms(m.created_at);
                 println!(
                     "{:>5}  {:<9} {:<15} {:<22} {:>6}  {}",
@@ -228,7 +217,7 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
                 );
             }
             super::season_notices::print_held(app, &mut conn).await?;
-            let failed = outbox::failed_or_retrying(&mut conn).await?;
+            let failed = q.undelivered;
             if !failed.is_empty() {
                 println!("\noutgoing mail not yet delivered:");
                 for f in failed {
@@ -244,9 +233,9 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
             }
         }
         GmCommand::Show { id } => {
-            let Some(m) = messages::get(&mut conn, id).await? else {
-                bail!("no message {id}; `pbemd gm queue --all` lists them");
-            };
+            drop(conn);
+            let view = crate::app::desk::message(app, id).await?;
+            let m = view.message;
             println!("message {}  ({}, {})", m.id, m.kind, m.state);
             println!("received: {}", app.game_time(from_ms(m.created_at)));
             println!("from:     {}", shown(m.from_addr.as_deref().unwrap_or("-")));
@@ -266,7 +255,7 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
                 println!("(parked: `pbemd gm retry {id}` tries again, `pbemd gm reject {id} --reason …` refuses it)");
             }
             println!("\n{}", shown(&m.body));
-            if let Some(raw) = inbox::raw(&mut conn, m.inbox_id).await? {
+            if let Some(raw) = view.raw {
                 println!("\n----- raw mail ({} bytes) -----", raw.len());
                 let text = String::from_utf8_lossy(&raw[..raw.len().min(64 * 1024)]);
                 println!("{}", shown(&text.replace("\r\n", "\n")));
@@ -424,6 +413,10 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
         GmCommand::Release(a) => {
             drop(conn);
             return super::season_notices::release(app, a).await;
+        }
+        GmCommand::Passwd => {
+            drop(conn);
+            return super::gm_passwd::passwd(app).await;
         }
         GmCommand::Token { realm, new } => {
             drop(conn);

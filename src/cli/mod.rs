@@ -29,6 +29,7 @@ macro_rules! print {
 
 mod battle;
 mod gm;
+mod gm_passwd;
 mod politics;
 mod season_calendar;
 mod season_notices;
@@ -55,8 +56,25 @@ pub struct Cli {
     /// The game's configuration file.
     #[arg(long, global = true, default_value = "pbemd.yaml")]
     pub config: PathBuf,
+    /// How log lines are written to stderr: `text` for people, `json` (one object a
+    /// line, span fields included) for a log collector.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value = "text",
+        env = "PBEMD_LOG_FORMAT"
+    )]
+    pub log_format: LogFormat,
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// The log line format (`--log-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Subcommand)]

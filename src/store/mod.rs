@@ -6,6 +6,7 @@
 //! `migrations/sqlite` and `migrations/postgres`, are embedded in the binary and run at
 //! start. Instants are stored as milliseconds since the epoch (`BIGINT`).
 
+pub mod desk;
 pub mod desk_game;
 pub mod events;
 pub mod forms;

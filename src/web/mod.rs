@@ -42,7 +42,8 @@ pub async fn serve(app: Arc<App>, addr: String, cancel: CancellationToken) -> an
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
     tracing::info!(%addr, "HTTP listening");
-    axum::serve(listener, router(app))
+    let service = router(app).into_make_service_with_connect_info::<std::net::SocketAddr>();
+    axum::serve(listener, service)
         .with_graceful_shutdown(async move { cancel.cancelled().await })
         .await
         .context("HTTP server failed")
@@ -217,6 +218,7 @@ pub async fn metrics_text(app: &App) -> Result<String, crate::store::StoreError>
             "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {v}\n"
         ));
     }
+    out.push_str(&app.metrics.render());
     Ok(out)
 }
 

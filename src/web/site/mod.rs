@@ -9,7 +9,9 @@
 pub mod auth;
 pub mod board;
 pub mod desk;
+pub mod desk_audit;
 pub mod desk_game;
+pub mod desk_message;
 pub mod html;
 pub mod player;
 pub mod sign;
