@@ -63,6 +63,8 @@ struct RawConfig {
     courier: CourierSettings,
     #[serde(default)]
     season: SeasonSettings,
+    #[serde(default)]
+    render: RenderSettings,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -361,6 +363,34 @@ pub struct FormSettings {
     pub missing: MissingForm,
 }
 
+/// The map pictures on the realms' forms (README, Map pictures).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RenderSettings {
+    /// The TrueType font of the pictures' labels and numbers (default: DejaVu Sans from
+    /// Debian's `fonts-dejavu-core`). A relative path is read from the config's folder.
+    /// When the file cannot be read the pictures are drawn without text and a warning
+    /// is logged.
+    #[serde(default = "default_font")]
+    pub font: PathBuf,
+    /// Attach each realm's map picture (PNG) to its Monday form and opening form.
+    #[serde(default = "default_true")]
+    pub map_pictures: bool,
+}
+
+fn default_font() -> PathBuf {
+    PathBuf::from(crate::render::map::DEFAULT_FONT)
+}
+
+impl Default for RenderSettings {
+    fn default() -> Self {
+        RenderSettings {
+            font: default_font(),
+            map_pictures: true,
+        }
+    }
+}
+
 /// The GM's season: absences, missed weekends and replacements (README, Running a
 /// season).
 #[derive(Debug, Clone, Deserialize)]
@@ -575,6 +605,8 @@ pub struct Config {
     pub forms: FormSettings,
     pub courier: CourierSettings,
     pub season: SeasonSettings,
+    /// The map pictures (`render.font`, `render.map_pictures`).
+    pub render: RenderSettings,
 }
 
 impl Config {
@@ -850,6 +882,10 @@ impl Config {
             forms: raw.forms,
             courier: raw.courier,
             season: raw.season,
+            render: RenderSettings {
+                font: resolve(&raw.render.font),
+                map_pictures: raw.render.map_pictures,
+            },
         })
     }
 }
@@ -1102,6 +1138,23 @@ database: sqlite:pbemd.db\nscenario: s.yaml\ninbound: {maildir: inbox}\noutbound
             .unwrap_err()
             .to_string();
         assert!(err.contains("guess"), "{err}");
+    }
+
+    #[test]
+    fn the_map_font_defaults_to_dejavu_and_a_relative_path_is_the_games() {
+        let c = parse(MINIMAL).unwrap();
+        assert_eq!(c.render.font, Path::new(crate::render::map::DEFAULT_FONT));
+        assert!(c.render.map_pictures);
+        let c = parse(&format!(
+            "{MINIMAL}render: {{font: fonts/x.ttf, map_pictures: false}}\n"
+        ))
+        .unwrap();
+        assert_eq!(c.render.font, Path::new("/g/fonts/x.ttf"));
+        assert!(!c.render.map_pictures);
+        let err = parse(&format!("{MINIMAL}render: {{fonts: x}}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("fonts"), "{err}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod desk;
 pub mod fault;
 pub mod gm;
 pub mod intake;
+pub mod map_pictures;
 pub mod metrics;
 pub mod politics;
 pub mod process;

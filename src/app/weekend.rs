@@ -335,6 +335,7 @@ pub async fn enqueue_forms(
     let ix = FormIndex::new(gs, events);
     let notices = super::season_notices::FormNotices::load(conn, gs.round as i64).await?;
     let links = super::site_links::Links::load(app, conn).await?;
+    let pictures = super::map_pictures::Pictures::new(app, gs);
     for realm in gs.realms.iter().filter(|r| !r.emails.is_empty()) {
         let lang = realm.language;
         let ctx = FormContext {
@@ -365,7 +366,7 @@ pub async fn enqueue_forms(
             body,
             in_reply_to: None,
         };
-        app.enqueue(conn, &o).await?;
+        app.enqueue_with(conn, &o, &pictures.of(realm)).await?;
         sent.push(realm.name.clone());
     }
     notices.printed(app, conn).await?;

@@ -3,7 +3,7 @@
 //! In-Reply-To/References when it answers a player's mail.
 
 use chrono::{DateTime, TimeZone};
-use lettre::message::{header::ContentType, Mailbox, Message};
+use lettre::message::{header::ContentType, Mailbox, Message, MultiPart, SinglePart};
 use sha2::{Digest, Sha256};
 
 /// A mail to send, before formatting.
@@ -18,6 +18,17 @@ pub struct Outgoing {
     pub body: String,
     /// The Message-ID (without `<>`) of the mail this answers.
     pub in_reply_to: Option<String>,
+}
+
+/// A file sent along with a mail's text (a map picture): the text stays the first
+/// part, the files follow it in a `multipart/mixed` mail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attachment {
+    /// The file name the reader sees (`karta.png`).
+    pub name: String,
+    /// Its media type (`image/png`).
+    pub content_type: String,
+    pub bytes: Vec<u8>,
 }
 
 /// A formatted mail.
@@ -60,6 +71,24 @@ pub fn compose<Z: TimeZone>(
 where
     Z::Offset: std::fmt::Display,
 {
+    compose_with(o, &[], game, from_name, from_addr, date)
+}
+
+/// [`compose`] with files after the text: with none this is the plain-text mail
+/// `compose` writes; with some, a `multipart/mixed` mail whose first part is that
+/// same text. The boundary comes from the Message-ID, so the same row always yields
+/// the same bytes.
+pub fn compose_with<Z: TimeZone>(
+    o: &Outgoing,
+    attachments: &[Attachment],
+    game: &str,
+    from_name: &str,
+    from_addr: &str,
+    date: DateTime<Z>,
+) -> Result<Composed, ComposeError>
+where
+    Z::Offset: std::fmt::Display,
+{
     let from_name = header_text(from_name);
     let from = Mailbox::new(
         (!from_name.is_empty()).then_some(from_name),
@@ -72,8 +101,7 @@ where
         .from(from)
         .subject(header_text(&o.subject))
         .message_id(Some(message_id.clone()))
-        .date(std::time::SystemTime::from(date.clone()))
-        .header(ContentType::TEXT_PLAIN);
+        .date(std::time::SystemTime::from(date.clone()));
     for to in &o.to {
         b = b.to(to.parse().map_err(|_| ComposeError::Address(to.clone()))?);
     }
@@ -81,13 +109,41 @@ where
         let parent = format!("<{}>", parent.trim_matches(['<', '>']));
         b = b.in_reply_to(parent.clone()).references(parent);
     }
-    let msg = b
-        .body(crlf_body(&o.body))
-        .map_err(|e| ComposeError::Build(e.to_string()))?;
+    let msg = if attachments.is_empty() {
+        b.header(ContentType::TEXT_PLAIN).body(crlf_body(&o.body))
+    } else {
+        b.multipart(with_files(&o.body, attachments, &message_id)?)
+    }
+    .map_err(|e| ComposeError::Build(e.to_string()))?;
     Ok(Composed {
         message_id,
         raw: local_date(msg.formatted(), &date.to_rfc2822()),
     })
+}
+
+/// The text as the first part, then each file.
+fn with_files(
+    body: &str,
+    attachments: &[Attachment],
+    message_id: &str,
+) -> Result<MultiPart, ComposeError> {
+    let boundary = format!(
+        "pbemd-{}",
+        message_id.trim_matches(['<', '>']).replace(['@', '.'], "-")
+    );
+    let text = SinglePart::builder()
+        .header(ContentType::TEXT_PLAIN)
+        .body(crlf_body(body));
+    let mut parts = MultiPart::mixed().boundary(boundary).singlepart(text);
+    for a in attachments {
+        let kind = ContentType::parse(&a.content_type).map_err(|_| {
+            ComposeError::Build(format!("`{}` is not a media type", a.content_type))
+        })?;
+        let name = header_text(&a.name);
+        parts =
+            parts.singlepart(lettre::message::Attachment::new(name).body(a.bytes.clone(), kind));
+    }
+    Ok(parts)
 }
 
 /// The message with its `Date:` header (lettre writes it in UTC) set to `date`.
@@ -142,6 +198,7 @@ fn crlf_body(body: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mail_parser::MimeHeaders;
 
     fn sample() -> Outgoing {
         Outgoing {
@@ -226,6 +283,41 @@ mod tests {
         assert!(parsed.header_raw("Bcc").is_none());
         let name = parsed.from().unwrap().first().unwrap().name().unwrap();
         assert_eq!(name, "Spel ]0;x et");
+    }
+
+    #[test]
+    fn an_attachment_follows_the_unchanged_text_in_a_mixed_mail() {
+        let t = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        let png = Attachment {
+            name: "karta.png".into(),
+            content_type: "image/png".into(),
+            bytes: vec![0x89, b'P', b'N', b'G', 0, 1, 2, 255],
+        };
+        let plain = compose(&sample(), "demo", "Spelet", "sl@game.test", t).unwrap();
+        let c = compose_with(
+            &sample(),
+            std::slice::from_ref(&png),
+            "demo",
+            "Spelet",
+            "sl@game.test",
+            t,
+        )
+        .unwrap();
+        let again = compose_with(&sample(), &[png], "demo", "Spelet", "sl@game.test", t).unwrap();
+        assert_eq!(c.raw, again.raw, "the same row, the same bytes");
+        assert_eq!(c.message_id, plain.message_id);
+        let parsed = mail_parser::MessageParser::default().parse(&c.raw).unwrap();
+        let head = String::from_utf8_lossy(&c.raw);
+        assert!(head.contains("multipart/mixed"), "{head}");
+        assert_eq!(
+            parsed.body_text(0).unwrap().trim_end(),
+            "Hej från Genogien — åäö"
+        );
+        let a = parsed.attachment(0).unwrap();
+        assert_eq!(a.attachment_name(), Some("karta.png"));
+        assert_eq!(a.contents(), &[0x89, b'P', b'N', b'G', 0, 1, 2, 255]);
+        let ct = a.content_type().unwrap();
+        assert_eq!((ct.ctype(), ct.subtype()), ("image", Some("png")));
     }
 
     #[test]

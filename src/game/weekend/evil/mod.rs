@@ -16,6 +16,7 @@ pub use demons::{kept_in_place, survivors};
 pub use lava::lava_roll;
 pub use plunder::CityOutcome;
 pub use portals::lifetime_with;
+pub use sight::{sightings, Sightings, SIGHT};
 pub use treasures::{credit, pick_up_with};
 
 use serde::{Deserialize, Serialize};

@@ -74,46 +74,69 @@ impl<'g> Seen<'g> {
     }
 }
 
-pub(super) fn run(w: &mut Weekend) {
-    let Some(evil) = evil_realm(&w.state).map(str::to_string) else {
-        return;
+/// What each realm sees by R-EVIL-19 in a state: the armies (as `(viewer's place in
+/// `realms`, army index)`, in (viewer's name, army) order, each once) and the Evil
+/// dimension's cities (`(viewer, square)`). Empty in a game without the Evil. The
+/// weekend tells these as report events; the map pictures draw them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sightings {
+    pub armies: Vec<(u32, usize)>,
+    pub cities: BTreeSet<(String, Square)>,
+}
+
+/// The sight rule of R-EVIL-19 on `gs` (pure; see [`Sightings`]).
+pub fn sightings(gs: &GameState) -> Sightings {
+    let Some(evil) = evil_realm(gs).map(str::to_string) else {
+        return Sightings::default();
     };
-    let ix = index(&w.state);
-    let evil_cities: BTreeMap<Square, String> = w
-        .state
+    let ix = index(gs);
+    let evil_cities: BTreeMap<Square, String> = gs
         .cities
         .iter()
         .filter(|c| c.dimension == Dimension::Evil)
         .map(|c| (c.square, c.owner.clone()))
         .collect();
-    let mut seen = Seen::new(&w.state);
+    let mut seen = Seen::new(gs);
     let mut cities: BTreeSet<(String, Square)> = BTreeSet::new();
-    let portals: Vec<Square> = w
-        .state
-        .map
-        .squares
-        .iter()
-        .filter(|(_, m)| m.portal.is_some())
-        .map(|(sq, _)| *sq)
-        .collect();
     let mut normal_cities = CityOwners::default();
-    for c in w.state.cities.iter() {
+    for c in gs.cities.iter() {
         if c.dimension == Dimension::Normal && c.owner != evil {
             normal_cities.entry(c.square).or_default().push(&c.owner);
         }
     }
-    for p in &portals {
-        near_portal(&w.state, (&ix, &normal_cities), &evil, *p, &mut seen);
+    for p in portals(gs) {
+        near_portal(gs, (&ix, &normal_cities), &evil, p, &mut seen);
     }
-    for (i, a) in w.state.armies.iter().enumerate() {
+    for (i, a) in gs.armies.iter().enumerate() {
         if a.dimension == Dimension::Evil && a.owner != evil {
             let ctx = (&ix, &evil_cities, evil.as_str());
-            in_the_evil_dimension(&w.state, ctx, i, &mut seen, &mut cities);
+            in_the_evil_dimension(gs, ctx, i, &mut seen, &mut cities);
         }
     }
-    let seen = seen.finish();
+    Sightings {
+        armies: seen.finish(),
+        cities,
+    }
+}
+
+/// The squares with an open portal, in square order.
+fn portals(gs: &GameState) -> Vec<Square> {
+    gs.map
+        .squares
+        .iter()
+        .filter(|(_, m)| m.portal.is_some())
+        .map(|(sq, _)| *sq)
+        .collect()
+}
+
+pub(super) fn run(w: &mut Weekend) {
+    if evil_realm(&w.state).is_none() {
+        return;
+    }
+    let Sightings { armies, cities } = sightings(&w.state);
+    let portals = portals(&w.state);
     tell_portals(w, &portals);
-    tell(w, seen, cities);
+    tell(w, armies, cities);
 }
 
 fn near_portal(

@@ -1,0 +1,159 @@
+//! The map pictures on the realms' forms: each playing realm's Monday form and opening
+//! form carries a PNG of what the realm sees (`karta.png` / `map.png`, and a second
+//! picture of the Evil's dimension when it sees anything there). A picture that fails to
+//! draw is left out and logged; the form goes out all the same.
+
+use std::sync::Arc;
+
+use super::{App, Result};
+use crate::clock;
+use crate::game::state::{Dimension, Realm};
+use crate::game::GameState;
+use crate::mail::compose::{self, Attachment, Outgoing};
+use crate::render::map::{self, Glyphs, MapIndex, Viewer};
+use crate::store::{outbox, Conn};
+
+/// The pictures of one state, for every realm's form (indexed once).
+pub struct Pictures<'g> {
+    ix: Option<MapIndex<'g>>,
+    glyphs: Option<Arc<Glyphs>>,
+}
+
+impl<'g> Pictures<'g> {
+    /// Ready to draw `gs` for each realm; nothing when `render.map_pictures` is off.
+    pub fn new(app: &App, gs: &'g GameState) -> Self {
+        if !app.cfg.render.map_pictures {
+            return Pictures {
+                ix: None,
+                glyphs: None,
+            };
+        }
+        Pictures {
+            ix: Some(MapIndex::new(gs)),
+            glyphs: map::font(&app.cfg.render.font),
+        }
+    }
+
+    /// The realm's pictures: its normal-dimension map, and the Evil's dimension when it
+    /// sees anything there. Empty pictures are left out.
+    pub fn of(&self, realm: &Realm) -> Vec<Attachment> {
+        self.drawn_by(realm, |v| {
+            map::png_with(v, realm.language.code(), self.glyphs.as_deref())
+        })
+    }
+
+    /// [`Pictures::of`] with `draw` making each picture's bytes; a picture it fails
+    /// (or panics) on is left out and logged.
+    fn drawn_by(
+        &self,
+        realm: &Realm,
+        draw: impl Fn(&map::MapView) -> std::result::Result<Vec<u8>, String>,
+    ) -> Vec<Attachment> {
+        let Some(ix) = &self.ix else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for dim in [Dimension::Normal, Dimension::Evil] {
+            let v = ix.view(Viewer::Realm(&realm.name), dim);
+            if v.is_empty() {
+                continue;
+            }
+            let drawn = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| draw(&v)));
+            match drawn.unwrap_or_else(|_| Err("drawing the picture panicked".to_string())) {
+                Ok(bytes) => out.push(Attachment {
+                    name: map::file_name(realm.language, dim).to_string(),
+                    content_type: "image/png".to_string(),
+                    bytes,
+                }),
+                Err(e) => tracing::warn!(
+                    realm = %realm.name,
+                    dimension = ?dim,
+                    "the map picture was not drawn, the form goes without it: {e}"
+                ),
+            }
+        }
+        out
+    }
+}
+
+impl App {
+    /// [`App::enqueue`] with files after the text (a `multipart/mixed` mail when there
+    /// are any; the same plain mail when there are none).
+    pub async fn enqueue_with(
+        &self,
+        conn: &mut Conn,
+        o: &Outgoing,
+        files: &[Attachment],
+    ) -> Result<i64> {
+        let now = self.now();
+        let c = compose::compose_with(
+            o,
+            files,
+            &self.cfg.game_name,
+            &self.cfg.display_name,
+            &self.cfg.game_address,
+            now.with_timezone(&self.schedule.timezone()),
+        )?;
+        let id = outbox::enqueue(
+            conn,
+            &outbox::NewOutgoing {
+                dedup_key: &o.dedup_key,
+                message_id: &c.message_id,
+                kind: o.kind,
+                to_addrs: &o.to,
+                from_addr: &self.cfg.game_address,
+                subject: &o.subject,
+                raw: &c.raw,
+                at: clock::to_ms(now),
+            },
+        )
+        .await?;
+        Ok(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn demo() -> GameState {
+        crate::game::load_scenario(include_str!("../../scenarios/demo.yaml")).unwrap()
+    }
+
+    fn pictures(gs: &GameState) -> Pictures<'_> {
+        Pictures {
+            ix: Some(MapIndex::new(gs)),
+            glyphs: None,
+        }
+    }
+
+    #[test]
+    fn a_picture_that_fails_or_panics_is_left_out_and_the_rest_goes() {
+        let gs = demo();
+        let p = pictures(&gs);
+        let afani = gs.realm("Afani").unwrap();
+        let fine = p.drawn_by(afani, |_| Ok(vec![1, 2, 3]));
+        assert_eq!(fine.len(), 1);
+        assert_eq!(
+            (fine[0].name.as_str(), fine[0].bytes.as_slice()),
+            ("map.png", &[1, 2, 3][..])
+        );
+        assert!(p.drawn_by(afani, |_| Err("no".into())).is_empty());
+        assert!(p
+            .drawn_by(afani, |_| panic!("a bug while drawing"))
+            .is_empty());
+        let png = p.of(afani);
+        assert_eq!(png.len(), 1);
+        assert!(png[0].bytes.starts_with(&[0x89, b'P', b'N', b'G']));
+    }
+
+    #[test]
+    fn switched_off_there_are_no_pictures() {
+        let gs = demo();
+        let off = Pictures {
+            ix: None,
+            glyphs: None,
+        };
+        assert!(off.of(gs.realm("Genogien").unwrap()).is_empty());
+    }
+}
