@@ -412,10 +412,21 @@ fn a_replacement_player_gets_a_fresh_token_with_the_welcome_and_the_old_one_stop
     assert_eq!(welcome.len(), 1, "{:?}", ids(&welcome));
     assert_eq!(welcome[0].to, vec!["new.afani@game.test".to_string()]);
     let new = token_in(&welcome[0].text).expect("the welcome mail gives the new token");
-    assert_ne!(new, old, "the old player's token never passes to the new one");
+    assert_ne!(
+        new, old,
+        "the old player's token never passes to the new one"
+    );
     let before = ids(&d.outbox());
-    d.send("new.afani@game.test", &format!("[{old}] {ENVOY}"), "With the old key.");
-    d.send("new.afani@game.test", &format!("[{new}] {ENVOY}"), "With the new key.");
+    d.send(
+        "new.afani@game.test",
+        &format!("[{old}] {ENVOY}"),
+        "With the old key.",
+    );
+    d.send(
+        "new.afani@game.test",
+        &format!("[{new}] {ENVOY}"),
+        "With the new key.",
+    );
     d.tick(LATER);
     let envoys: Vec<_> = d
         .outbox_since(&before)

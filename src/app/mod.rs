@@ -13,6 +13,7 @@ pub mod demo;
 pub mod fault;
 pub mod gm;
 pub mod intake;
+pub mod lease;
 pub mod politics;
 pub mod process;
 pub mod scheduler;

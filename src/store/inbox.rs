@@ -94,21 +94,35 @@ pub struct Waiting {
 /// Claim the unprocessed mail received first inside the caller's transaction (parked
 /// mail is not claimed: it waits for `gm retry`).
 pub async fn claim_next(store: &Store, conn: &mut Conn) -> Result<Option<Waiting>, StoreError> {
+    claim_next_before(store, conn, None).await
+}
+
+/// `claim_next` for a mail received before `before` (ms) only, when that is given.
+/// On PostgreSQL a mail another replica has claimed is
+/// skipped (`FOR UPDATE SKIP LOCKED`), and the row stays locked until the caller's
+/// transaction ends, so each mail is handled by one replica.
+pub async fn claim_next_before(
+    store: &Store,
+    conn: &mut Conn,
+    before: Option<i64>,
+) -> Result<Option<Waiting>, StoreError> {
+    let before = before.unwrap_or(i64::MAX);
     let sql = match store.backend() {
         Backend::Postgres => format!(
             "SELECT id, raw, received_at, message_id, size FROM inbox WHERE state = 'new' \
-             ORDER BY received_at, id LIMIT 1{}",
+             AND received_at < $1 ORDER BY received_at, id LIMIT 1{}",
             store.skip_locked()
         ),
         // A write first, so the transaction holds SQLite's write lock from the start
         // (waiting for it under busy_timeout) instead of failing to upgrade a read
         // snapshot that the intake's writes moved on.
         Backend::Sqlite => "UPDATE inbox SET state = 'new' WHERE id = (SELECT id FROM inbox \
-             WHERE state = 'new' ORDER BY received_at, id LIMIT 1) \
+             WHERE state = 'new' AND received_at < $1 ORDER BY received_at, id LIMIT 1) \
              RETURNING id, raw, received_at, message_id, size"
             .to_string(),
     };
     let row = sqlx::query(&sql)
+        .bind(before)
         .fetch_optional(&mut *conn)
         .await
         .ctx("claim a received mail")?;
