@@ -150,7 +150,7 @@ fn drop_mail(dir: &Path, i: usize) {
     let raw = common::mail(
         &format!("{}@game.test", realm.to_lowercase()),
         &format!("{realm} helgformulär"),
-        "",
+        "KÖP 1 spion",
         &format!("burst-{i}@game.test"),
     );
     let tmp = dir.join("inbox/tmp").join(format!("burst-{i}"));
@@ -252,6 +252,13 @@ async fn three_replicas_handle_every_mail_once_and_resolve_the_weekend_once_thou
         Duration::from_secs(60),
     );
     kill(&mut r0);
+    // The survivor takes the lease over from the dead holder.
+    wait_line(
+        &rx,
+        Some(1),
+        "holds the scheduler lease",
+        Duration::from_secs(30),
+    );
 
     let store = Store::open(&url).await.unwrap();
     let t = Instant::now();
