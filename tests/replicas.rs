@@ -43,6 +43,73 @@ async fn on_sqlite_the_one_process_always_holds_the_scheduler_lease() {
     assert!(a.hold().await && b.hold().await);
 }
 
+on_both_backends!(
+    the_imap_cursor_never_moves_back_within_one_uidvalidity,
+    |store: Store| async move {
+        use pbemd::store::inbox;
+        let mut c = store.conn().await.unwrap();
+        inbox::set_imap_cursor(&mut c, "INBOX", 7, 42)
+            .await
+            .unwrap();
+        // A slower replica that read only up to 30 leaves the cursor where it was.
+        inbox::set_imap_cursor(&mut c, "INBOX", 7, 30)
+            .await
+            .unwrap();
+        assert_eq!(
+            inbox::imap_cursor(&mut c, "INBOX").await.unwrap(),
+            Some((7, 42))
+        );
+        // A new UIDVALIDITY starts the mailbox over.
+        inbox::set_imap_cursor(&mut c, "INBOX", 8, 3).await.unwrap();
+        assert_eq!(
+            inbox::imap_cursor(&mut c, "INBOX").await.unwrap(),
+            Some((8, 3))
+        );
+    }
+);
+
+on_both_backends!(
+    a_mail_received_after_the_next_event_is_not_claimed_before_it,
+    |store: Store| async move {
+        use pbemd::store::inbox::{self, NewMail, Source};
+        let mut c = store.conn().await.unwrap();
+        for (key, at) in [("mid:early@x", 1_000), ("mid:late@x", 5_000)] {
+            let m = NewMail {
+                dedup_key: key,
+                message_id: None,
+                sha256: key,
+                source: Source::Maildir,
+                raw: b"Subject: x\r\n\r\nx\r\n",
+                size: 17,
+                received_at: at,
+                imap: None,
+            };
+            inbox::insert(&mut c, &m).await.unwrap();
+        }
+        drop(c);
+        let mut tx = store.begin().await.unwrap();
+        let w = inbox::claim_next_before(&store, &mut tx, Some(5_000))
+            .await
+            .unwrap();
+        let w = w.expect("the mail before the event");
+        assert_eq!(w.received_at, 1_000);
+        inbox::mark_done(&mut tx, w.id, 2_000).await.unwrap();
+        tx.commit().await.unwrap();
+        let mut tx = store.begin().await.unwrap();
+        let next = inbox::claim_next_before(&store, &mut tx, Some(5_000))
+            .await
+            .unwrap();
+        assert!(
+            next.is_none(),
+            "the mail at the event's instant waits for it"
+        );
+        let next = inbox::claim_next_before(&store, &mut tx, None)
+            .await
+            .unwrap();
+        assert_eq!(next.map(|w| w.received_at), Some(5_000));
+    }
+);
+
 const REALMS: [&str; 6] = [
     "Genogien", "Afani", "Fugandri", "Kaldor", "Mirandel", "Ostvik",
 ];

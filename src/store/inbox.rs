@@ -219,7 +219,9 @@ pub async fn imap_cursor(conn: &mut Conn, mailbox: &str) -> Result<Option<(u32, 
     Ok(row.map(|r| (r.get::<i64, _>(0) as u32, r.get::<i64, _>(1) as u32)))
 }
 
-/// Move the IMAP cursor (in the transaction that stored the mails up to it).
+/// Move the IMAP cursor (in the transaction that stored the mails up to it). It only
+/// moves forward within one UIDVALIDITY: a replica that read a mailbox more slowly than
+/// another never moves it back.
 pub async fn set_imap_cursor(
     conn: &mut Conn,
     mailbox: &str,
@@ -229,7 +231,9 @@ pub async fn set_imap_cursor(
     sqlx::query(
         "INSERT INTO imap_cursor (mailbox, uid_validity, last_uid) VALUES ($1, $2, $3) \
          ON CONFLICT (mailbox) DO UPDATE SET uid_validity = excluded.uid_validity, \
-         last_uid = excluded.last_uid",
+         last_uid = CASE WHEN imap_cursor.uid_validity = excluded.uid_validity \
+         AND imap_cursor.last_uid > excluded.last_uid \
+         THEN imap_cursor.last_uid ELSE excluded.last_uid END",
     )
     .bind(mailbox)
     .bind(uid_validity as i64)
