@@ -176,7 +176,7 @@ fn game(tmp: &Path, url: &str, deadline: DateTime<Utc>) -> PathBuf {
 }
 
 /// A replica whose log lines arrive on the shared channel as (replica, line).
-fn replica(cfg: &Path, n: usize, tx: &Sender<(usize, String)>, env: &[(&str, &str)]) -> Child {
+fn replica(cfg: &Path, n: usize, tx: &Sender<(usize, String)>, env: &[(&str, &str)]) -> Replica {
     let mut c = Command::new(env!("CARGO_BIN_EXE_pbemd"));
     c.arg("--config").arg(cfg).arg("run");
     c.env("RUST_LOG", "info")
@@ -196,7 +196,7 @@ fn replica(cfg: &Path, n: usize, tx: &Sender<(usize, String)>, env: &[(&str, &st
             let _ = tx.send((n, line));
         }
     });
-    child
+    Replica(child)
 }
 
 /// Wait for a log line of replica `n` (any replica when `None`) containing `text`.
@@ -225,9 +225,20 @@ fn drop_mail(dir: &Path, i: usize) {
     std::fs::rename(&tmp, dir.join("inbox/new").join(format!("burst-{i}"))).unwrap();
 }
 
-fn kill(child: &mut Child) {
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
+/// A running replica; killed (SIGKILL) when the test drops it, also when it fails.
+struct Replica(Child);
+
+impl Replica {
+    fn kill(&mut self) {
+        let _ = self.0.kill(); // SIGKILL
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        self.kill();
+    }
 }
 
 async fn settled(store: &Store) -> bool {
@@ -298,7 +309,7 @@ async fn three_replicas_handle_every_mail_once_and_resolve_the_weekend_once_thou
     for i in 0..BEFORE {
         drop_mail(&dir, i);
         if i == BEFORE / 2 {
-            kill(&mut r2);
+            r2.kill();
         }
         std::thread::sleep(Duration::from_millis(150));
     }
@@ -318,7 +329,7 @@ async fn three_replicas_handle_every_mail_once_and_resolve_the_weekend_once_thou
         "pausing before committing the resolution",
         Duration::from_secs(60),
     );
-    kill(&mut r0);
+    r0.kill();
     // The survivor takes the lease over from the dead holder.
     wait_line(
         &rx,
@@ -338,7 +349,7 @@ async fn three_replicas_handle_every_mail_once_and_resolve_the_weekend_once_thou
     }
     // Let the survivor run on a little: nothing more may happen.
     tokio::time::sleep(Duration::from_secs(2)).await;
-    kill(&mut r1);
+    r1.kill();
     check(&store, &dir, deadline).await;
 }
 

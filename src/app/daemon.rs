@@ -147,7 +147,11 @@ async fn worker_loop(app: Arc<App>, cancel: CancellationToken) -> anyhow::Result
     let mut backoff = Duration::from_secs(1);
     let mut lease = super::lease::SchedulerLease::new(&app.cfg.database_url, app.store.backend());
     while !cancel.is_cancelled() {
-        let holder = lease.hold().await;
+        let holder = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => break,
+            h = lease.hold() => h,
+        };
         app.health.started();
         // Cancelling drops the unit in hand at its next await: its transaction rolls
         // back, and the mail waits for the next start.
