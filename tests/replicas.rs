@@ -43,6 +43,34 @@ async fn on_sqlite_the_one_process_always_holds_the_scheduler_lease() {
     assert!(a.hold().await && b.hold().await);
 }
 
+#[tokio::test]
+async fn a_unit_of_work_waits_for_the_game_lock_another_replica_holds() {
+    let Some(url) = common::pg_database_url().await else {
+        return;
+    };
+    let a = Store::open(&url).await.unwrap();
+    let b = Store::open(&url).await.unwrap();
+    let mut first = a.begin().await.unwrap();
+    pbemd::store::lease::game_lock(&a, &mut first)
+        .await
+        .unwrap();
+    let second = tokio::spawn(async move {
+        let mut tx = b.begin().await.unwrap();
+        pbemd::store::lease::game_lock(&b, &mut tx).await.unwrap();
+        tx.commit().await.unwrap();
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        !second.is_finished(),
+        "the second unit waits while the first holds the lock"
+    );
+    first.commit().await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), second)
+        .await
+        .expect("the second unit goes on once the first commits")
+        .unwrap();
+}
+
 on_both_backends!(
     the_imap_cursor_never_moves_back_within_one_uidvalidity,
     |store: Store| async move {
