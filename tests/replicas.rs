@@ -318,7 +318,7 @@ async fn three_replicas_handle_every_mail_once_and_resolve_the_weekend_once_thou
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let deadline = Utc::now().with_nanosecond(0).unwrap() + chrono::Duration::seconds(15);
+    let deadline = Utc::now().with_nanosecond(0).unwrap() + chrono::Duration::seconds(25);
     let cfg = game(tmp.path(), &url, deadline);
     let dir = cfg.parent().unwrap().to_path_buf();
     let (tx, rx) = channel();
