@@ -231,6 +231,8 @@ async fn apply_all(
 /// Run a batch in its own transaction (immediate mode, `gm approve --now`).
 pub async fn batch_now(app: &App) -> Result<BatchReport> {
     let mut tx = app.store.begin().await?;
+    // Replicas: one batch at a time, after any unit of work another replica has open.
+    crate::store::lease::game_lock(&app.store, &mut tx).await?;
     // While the game stands still (a pause, skipped dates) nothing goes out; the first
     // batch after it decides what waits.
     if super::season_calendar::stands_still(app, &mut tx).await? {

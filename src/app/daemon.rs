@@ -20,6 +20,9 @@ use crate::transport::maildir::Maildir;
 /// Longest sleep of the worker between checks (catches clock jumps and due retries).
 const WORKER_MAX_SLEEP: Duration = Duration::from_secs(30);
 
+/// Longest sleep of a worker that does not hold the scheduler lease.
+const LEASE_POLL: Duration = Duration::from_secs(1);
+
 /// How long the loops get to stop after SIGTERM before the work in hand is abandoned.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 
@@ -142,14 +145,20 @@ pub async fn run(app: Arc<App>, cancel: CancellationToken) -> anyhow::Result<Sto
 
 async fn worker_loop(app: Arc<App>, cancel: CancellationToken) -> anyhow::Result<()> {
     let mut backoff = Duration::from_secs(1);
+    let mut lease = super::lease::SchedulerLease::new(&app.cfg.database_url, app.store.backend());
     while !cancel.is_cancelled() {
+        let holder = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => break,
+            h = lease.hold() => h,
+        };
         app.health.started();
         // Cancelling drops the unit in hand at its next await: its transaction rolls
         // back, and the mail waits for the next start.
         let step = tokio::select! {
             biased;
             _ = cancel.cancelled() => break,
-            r = worker_once(&app) => r,
+            r = worker_once(&app, holder) => r,
         };
         app.health
             .finished(step.as_ref().err().map(super::fault::error_text));
@@ -170,13 +179,19 @@ async fn worker_loop(app: Arc<App>, cancel: CancellationToken) -> anyhow::Result
                 continue;
             }
         }
-        let sleep = next_wake(&app).await.unwrap_or(WORKER_MAX_SLEEP);
+        let mut sleep = next_wake(&app).await.unwrap_or(WORKER_MAX_SLEEP);
+        if !holder {
+            // Another replica fires the schedule; look again soon for the mail it
+            // lets through and for its lease (if it dies).
+            sleep = sleep.min(LEASE_POLL);
+        }
         tokio::select! {
             _ = cancel.cancelled() => break,
             _ = app.wake.notified() => {}
             _ = tokio::time::sleep(sleep) => {}
         }
     }
+    lease.release().await;
     tracing::info!("worker stopped");
     Ok(())
 }
@@ -184,12 +199,14 @@ async fn worker_loop(app: Arc<App>, cancel: CancellationToken) -> anyhow::Result
 /// The next unit of work in time order (a mail, or the schedule events of one
 /// instant), a courier batch for anything queued meanwhile (`immediate` mode, e.g. a
 /// `gm approve` or `gm retry`), and one round of sending; true when any was done.
-async fn worker_once(app: &App) -> Result<bool> {
+async fn worker_once(app: &App, holder: bool) -> Result<bool> {
     let now = app.now();
-    let mut busy = match tick::step(app, now).await? {
+    let mut busy = match tick::step_as(app, now, holder).await? {
         Step::Idle => {
-            // Nothing is due: the game's time moves on to now.
-            scheduler::fire_due(app, now).await?;
+            // Nothing is due: the game's time moves on to now (by the lease holder).
+            if holder {
+                scheduler::fire_due(app, now).await?;
+            }
             false
         }
         Step::Mail { .. } | Step::Events(_) => true,

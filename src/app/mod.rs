@@ -14,6 +14,7 @@ pub mod desk;
 pub mod fault;
 pub mod gm;
 pub mod intake;
+pub mod lease;
 pub mod map_pictures;
 pub mod metrics;
 pub mod politics;
@@ -41,10 +42,10 @@ use crate::clock::{self, Clock};
 use crate::config::{Config, Outbound};
 use crate::game::{GameState, Lang};
 use crate::mail::classify::{DirEntry, Directory};
-use crate::mail::compose::{self, ComposeError, Outgoing};
+use crate::mail::compose::{ComposeError, Outgoing};
 use crate::render::{RenderError, Renderer};
 use crate::schedule::{Schedule, ScheduleError};
-use crate::store::{self, events, outbox, Conn, Store, StoreError};
+use crate::store::{self, events, Conn, Store, StoreError};
 use crate::transport::maildir::Maildir;
 use crate::transport::smtp::SmtpSender;
 use crate::transport::TransportError;
@@ -268,29 +269,7 @@ impl App {
 
     /// Format a mail and queue it in the outbox (inside the caller's transaction).
     pub async fn enqueue(&self, conn: &mut Conn, o: &Outgoing) -> Result<i64> {
-        let now = self.now();
-        let c = compose::compose(
-            o,
-            &self.cfg.game_name,
-            &self.cfg.display_name,
-            &self.cfg.game_address,
-            now.with_timezone(&self.schedule.timezone()),
-        )?;
-        let id = outbox::enqueue(
-            conn,
-            &outbox::NewOutgoing {
-                dedup_key: &o.dedup_key,
-                message_id: &c.message_id,
-                kind: o.kind,
-                to_addrs: &o.to,
-                from_addr: &self.cfg.game_address,
-                subject: &o.subject,
-                raw: &c.raw,
-                at: clock::to_ms(now),
-            },
-        )
-        .await?;
-        Ok(id)
+        self.enqueue_with(conn, o, &[]).await
     }
 
     /// A time as RFC 3339 in the game's zone, for the GM (`2026-11-24T18:00:00+01:00`).

@@ -36,10 +36,19 @@ pub fn kind_str(k: MailKind) -> &'static str {
 /// transaction rolls back and the mail is parked for the GM with the error text, and
 /// this still counts as work done, so the worker goes on with the next mail.
 pub async fn process_once(app: &App) -> Result<bool> {
+    process_once_before(app, None).await
+}
+
+/// `process_once` for a mail received before `before` (ms) only, if given. With
+/// several replicas the mail is claimed with `FOR UPDATE SKIP LOCKED` (each replica
+/// takes another), and its handling then waits for the game lock, so handlings that
+/// change the game run one after another.
+pub async fn process_once_before(app: &App, before: Option<i64>) -> Result<bool> {
     let mut tx = app.store.begin().await?;
-    let Some(w) = inbox::claim_next(&app.store, &mut tx).await? else {
+    let Some(w) = inbox::claim_next_before(&app.store, &mut tx, before).await? else {
         return Ok(false);
     };
+    crate::store::lease::game_lock(&app.store, &mut tx).await?;
     let span = tracing::info_span!(
         "mail",
         game = %app.cfg.game_name,

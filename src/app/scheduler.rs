@@ -51,6 +51,9 @@ pub async fn fire_due(app: &App, now: DateTime<Utc>) -> Result<Fired> {
     for due in app.schedule.due(last, now) {
         super::season_calendar::resume_due(app, due.at).await?;
         let mut tx = app.store.begin().await?;
+        // Replicas: wait for a mail another replica is handling (it was received
+        // before this event, or it would not have been claimed) to commit first.
+        crate::store::lease::game_lock(&app.store, &mut tx).await?;
         let claimed = schedule::claim(
             &mut tx,
             &due.name,
@@ -69,6 +72,9 @@ pub async fn fire_due(app: &App, now: DateTime<Utc>) -> Result<Fired> {
             at = %due.at,
         );
         fired.delivered += apply(app, &mut tx, &due).instrument(span.clone()).await?;
+        if due.kind == EventKind::Resolve {
+            super::lease::pause_resolve_hook();
+        }
         tx.commit()
             .await
             .map_err(|e| crate::store::StoreError::Query {

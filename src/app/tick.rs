@@ -77,6 +77,14 @@ pub enum Step {
 /// Do the next unit of work up to `now`: the waiting mail received first, unless a
 /// schedule event is due at or before its receipt, which then fires first.
 pub async fn step(app: &App, now: DateTime<Utc>) -> Result<Step> {
+    step_as(app, now, true).await
+}
+
+/// `step` for one replica of several: `scheduler` says whether it holds the scheduler
+/// lease. Without it an event due next is left to the holder (`Idle`), and a mail is
+/// claimed only if it was received before the next event (so no replica handles a mail
+/// past a deadline before the holder has fired that deadline's event).
+pub async fn step_as(app: &App, now: DateTime<Utc>, scheduler: bool) -> Result<Step> {
     let mut conn = app.store.conn().await?;
     let last = scheduler::last_now(app, &mut conn).await?;
     let mail_at = inbox::next_waiting_at(&mut conn).await?.map(from_ms);
@@ -95,16 +103,18 @@ pub async fn step(app: &App, now: DateTime<Utc>) -> Result<Step> {
         .chain(season_calendar::resume_at(&gs))
         .min()
         .filter(|at| *at <= now);
+    let before = event_at.map(crate::clock::to_ms);
     match (mail_at, event_at) {
-        (Some(m), Some(e)) if m < e => handle_mail(app).await,
-        (Some(_), None) => handle_mail(app).await,
+        (Some(m), Some(e)) if m < e => handle_mail(app, before).await,
+        (Some(_), None) => handle_mail(app, before).await,
+        (_, Some(_)) if !scheduler => Ok(Step::Idle),
         (_, Some(e)) => Ok(Step::Events(scheduler::fire_due(app, e).await?)),
         (None, None) => Ok(Step::Idle),
     }
 }
 
-async fn handle_mail(app: &App) -> Result<Step> {
-    if !process::process_once(app).await? {
+async fn handle_mail(app: &App, before: Option<i64>) -> Result<Step> {
+    if !process::process_once_before(app, before).await? {
         return Ok(Step::Idle);
     }
     let delivered = if app.cfg.courier.mode == CourierMode::Immediate {

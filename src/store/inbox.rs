@@ -94,21 +94,35 @@ pub struct Waiting {
 /// Claim the unprocessed mail received first inside the caller's transaction (parked
 /// mail is not claimed: it waits for `gm retry`).
 pub async fn claim_next(store: &Store, conn: &mut Conn) -> Result<Option<Waiting>, StoreError> {
+    claim_next_before(store, conn, None).await
+}
+
+/// `claim_next` for a mail received before `before` (ms) only, when that is given.
+/// On PostgreSQL a mail another replica has claimed is
+/// skipped (`FOR UPDATE SKIP LOCKED`), and the row stays locked until the caller's
+/// transaction ends, so each mail is handled by one replica.
+pub async fn claim_next_before(
+    store: &Store,
+    conn: &mut Conn,
+    before: Option<i64>,
+) -> Result<Option<Waiting>, StoreError> {
+    let before = before.unwrap_or(i64::MAX);
     let sql = match store.backend() {
         Backend::Postgres => format!(
             "SELECT id, raw, received_at, message_id, size FROM inbox WHERE state = 'new' \
-             ORDER BY received_at, id LIMIT 1{}",
+             AND received_at < $1 ORDER BY received_at, id LIMIT 1{}",
             store.skip_locked()
         ),
         // A write first, so the transaction holds SQLite's write lock from the start
         // (waiting for it under busy_timeout) instead of failing to upgrade a read
         // snapshot that the intake's writes moved on.
         Backend::Sqlite => "UPDATE inbox SET state = 'new' WHERE id = (SELECT id FROM inbox \
-             WHERE state = 'new' ORDER BY received_at, id LIMIT 1) \
+             WHERE state = 'new' AND received_at < $1 ORDER BY received_at, id LIMIT 1) \
              RETURNING id, raw, received_at, message_id, size"
             .to_string(),
     };
     let row = sqlx::query(&sql)
+        .bind(before)
         .fetch_optional(&mut *conn)
         .await
         .ctx("claim a received mail")?;
@@ -205,7 +219,9 @@ pub async fn imap_cursor(conn: &mut Conn, mailbox: &str) -> Result<Option<(u32, 
     Ok(row.map(|r| (r.get::<i64, _>(0) as u32, r.get::<i64, _>(1) as u32)))
 }
 
-/// Move the IMAP cursor (in the transaction that stored the mails up to it).
+/// Move the IMAP cursor (in the transaction that stored the mails up to it). It only
+/// moves forward within one UIDVALIDITY: a replica that read a mailbox more slowly than
+/// another never moves it back.
 pub async fn set_imap_cursor(
     conn: &mut Conn,
     mailbox: &str,
@@ -215,7 +231,9 @@ pub async fn set_imap_cursor(
     sqlx::query(
         "INSERT INTO imap_cursor (mailbox, uid_validity, last_uid) VALUES ($1, $2, $3) \
          ON CONFLICT (mailbox) DO UPDATE SET uid_validity = excluded.uid_validity, \
-         last_uid = excluded.last_uid",
+         last_uid = CASE WHEN imap_cursor.uid_validity = excluded.uid_validity \
+         AND imap_cursor.last_uid > excluded.last_uid \
+         THEN imap_cursor.last_uid ELSE excluded.last_uid END",
     )
     .bind(mailbox)
     .bind(uid_validity as i64)

@@ -11,6 +11,7 @@ pub mod desk_game;
 pub mod events;
 pub mod forms;
 pub mod inbox;
+pub mod lease;
 pub mod messages;
 pub mod meta;
 pub mod notices;

@@ -1,0 +1,471 @@
+//! Several `pbemd run` replicas on one PostgreSQL database: the scheduler lease, and
+//! three replicas through a burst of mail across a weekend deadline with one killed
+//! mid-burst and the lease holder killed mid-resolution.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Timelike, Utc};
+use pbemd::app::lease::SchedulerLease;
+use pbemd::store::{Backend, Store};
+use sqlx::Row;
+
+#[tokio::test]
+async fn the_scheduler_lease_is_held_by_one_replica_and_taken_over_when_its_holder_goes() {
+    let Some(url) = common::pg_database_url().await else {
+        return;
+    };
+    Store::open(&url).await.expect("migrate");
+    let mut a = SchedulerLease::new(&url, Backend::Postgres);
+    let mut b = SchedulerLease::new(&url, Backend::Postgres);
+    assert!(a.hold().await, "the first to ask takes the lease");
+    assert!(
+        !b.hold().await,
+        "a second replica does not get it while it is held"
+    );
+    assert!(a.hold().await, "the holder keeps it");
+    assert!(!b.hold().await);
+    a.release().await; // the holder's session ends (as when its process is killed)
+    assert!(b.hold().await, "the next replica takes it over");
+    assert!(!a.hold().await, "the old holder does not get it back");
+}
+
+#[tokio::test]
+async fn on_sqlite_the_one_process_always_holds_the_scheduler_lease() {
+    let mut a = SchedulerLease::new("sqlite::memory:", Backend::Sqlite);
+    let mut b = SchedulerLease::new("sqlite::memory:", Backend::Sqlite);
+    assert!(a.hold().await && b.hold().await);
+}
+
+#[tokio::test]
+async fn a_unit_of_work_waits_for_the_game_lock_another_replica_holds() {
+    let Some(url) = common::pg_database_url().await else {
+        return;
+    };
+    let a = Store::open(&url).await.unwrap();
+    let b = Store::open(&url).await.unwrap();
+    let mut first = a.begin().await.unwrap();
+    pbemd::store::lease::game_lock(&a, &mut first)
+        .await
+        .unwrap();
+    let second = tokio::spawn(async move {
+        let mut tx = b.begin().await.unwrap();
+        pbemd::store::lease::game_lock(&b, &mut tx).await.unwrap();
+        tx.commit().await.unwrap();
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        !second.is_finished(),
+        "the second unit waits while the first holds the lock"
+    );
+    first.commit().await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), second)
+        .await
+        .expect("the second unit goes on once the first commits")
+        .unwrap();
+}
+
+on_both_backends!(
+    the_imap_cursor_never_moves_back_within_one_uidvalidity,
+    |store: Store| async move {
+        use pbemd::store::inbox;
+        let mut c = store.conn().await.unwrap();
+        inbox::set_imap_cursor(&mut c, "INBOX", 7, 42)
+            .await
+            .unwrap();
+        // A slower replica that read only up to 30 leaves the cursor where it was.
+        inbox::set_imap_cursor(&mut c, "INBOX", 7, 30)
+            .await
+            .unwrap();
+        assert_eq!(
+            inbox::imap_cursor(&mut c, "INBOX").await.unwrap(),
+            Some((7, 42))
+        );
+        // A new UIDVALIDITY starts the mailbox over.
+        inbox::set_imap_cursor(&mut c, "INBOX", 8, 3).await.unwrap();
+        assert_eq!(
+            inbox::imap_cursor(&mut c, "INBOX").await.unwrap(),
+            Some((8, 3))
+        );
+    }
+);
+
+on_both_backends!(
+    a_mail_received_after_the_next_event_is_not_claimed_before_it,
+    |store: Store| async move {
+        use pbemd::store::inbox::{self, NewMail, Source};
+        let mut c = store.conn().await.unwrap();
+        for (key, at) in [("mid:early@x", 1_000), ("mid:late@x", 5_000)] {
+            let m = NewMail {
+                dedup_key: key,
+                message_id: None,
+                sha256: key,
+                source: Source::Maildir,
+                raw: b"Subject: x\r\n\r\nx\r\n",
+                size: 17,
+                received_at: at,
+                imap: None,
+            };
+            inbox::insert(&mut c, &m).await.unwrap();
+        }
+        drop(c);
+        let mut tx = store.begin().await.unwrap();
+        let w = inbox::claim_next_before(&store, &mut tx, Some(5_000))
+            .await
+            .unwrap();
+        let w = w.expect("the mail before the event");
+        assert_eq!(w.received_at, 1_000);
+        inbox::mark_done(&mut tx, w.id, 2_000).await.unwrap();
+        tx.commit().await.unwrap();
+        let mut tx = store.begin().await.unwrap();
+        let next = inbox::claim_next_before(&store, &mut tx, Some(5_000))
+            .await
+            .unwrap();
+        assert!(
+            next.is_none(),
+            "the mail at the event's instant waits for it"
+        );
+        let next = inbox::claim_next_before(&store, &mut tx, None)
+            .await
+            .unwrap();
+        assert_eq!(next.map(|w| w.received_at), Some(5_000));
+    }
+);
+
+const REALMS: [&str; 6] = [
+    "Genogien", "Afani", "Fugandri", "Kaldor", "Mirandel", "Ostvik",
+];
+
+/// A cron line (seconds, minutes, hours, day, month, weekday, year) firing once at `t`.
+fn once(t: DateTime<Utc>) -> String {
+    use chrono::Datelike;
+    format!(
+        "\"{} {} {} {} {} * {}\"",
+        t.second(),
+        t.minute(),
+        t.hour(),
+        t.day(),
+        t.month(),
+        t.year()
+    )
+}
+
+/// A week squeezed into a minute: the form window opened before the daemons start, and
+/// the weekend deadline (form close and resolution) at `deadline`, results soon after.
+fn schedule(deadline: DateTime<Utc>) -> String {
+    let far = "\"0 0 0 1 1 * 2099\"";
+    let open = once(deadline - chrono::Duration::seconds(90));
+    let close = once(deadline);
+    let results = once(deadline + chrono::Duration::seconds(6));
+    format!(
+        "timezone: UTC\nevents:\n\
+  - {{name: weekday_open, kind: weekday_open, cron: {far}}}\n\
+  - {{name: weekday_close, kind: weekday_close, cron: {far}}}\n\
+  - {{name: form_open, kind: form_open, cron: {open}}}\n\
+  - {{name: form_close, kind: form_close, cron: {close}}}\n\
+  - {{name: resolve, kind: resolve, cron: {close}}}\n\
+  - {{name: results, kind: results, cron: {results}}}\n"
+    )
+}
+
+fn game(tmp: &Path, url: &str, deadline: DateTime<Utc>) -> PathBuf {
+    let dir = tmp.join("game");
+    let out = Command::new(env!("CARGO_BIN_EXE_pbemd"))
+        .args(["new", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let cfg = dir.join("pbemd.yaml");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    let text = text.replace("database: sqlite:pbemd.db", &format!("database: {url}"));
+    assert!(text.contains(url), "the config names its database");
+    std::fs::write(&cfg, text).unwrap();
+    std::fs::write(dir.join("schedule.yaml"), schedule(deadline)).unwrap();
+    let init = (deadline - chrono::Duration::seconds(120)).to_rfc3339();
+    let out = Command::new(env!("CARGO_BIN_EXE_pbemd"))
+        .args([
+            "--config",
+            cfg.to_str().unwrap(),
+            "init",
+            "--quiet",
+            "--now",
+            &init,
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    cfg
+}
+
+/// A replica whose log lines arrive on the shared channel as (replica, line).
+fn replica(cfg: &Path, n: usize, tx: &Sender<(usize, String)>, env: &[(&str, &str)]) -> Replica {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pbemd"));
+    c.arg("--config").arg(cfg).arg("run");
+    c.env("RUST_LOG", "info")
+        .env_remove("PBEMD_TEST_PAUSE_RESOLVE");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let mut child = c
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let tx = tx.clone();
+    std::thread::spawn(move || {
+        for line in lines.map_while(|l| l.ok()) {
+            let _ = tx.send((n, line));
+        }
+    });
+    Replica(child)
+}
+
+/// Wait for a log line of replica `n` (any replica when `None`) containing `text`.
+fn wait_line(rx: &Receiver<(usize, String)>, n: Option<usize>, text: &str, limit: Duration) {
+    let t = Instant::now();
+    while t.elapsed() < limit {
+        if let Ok((who, line)) = rx.recv_timeout(Duration::from_millis(200)) {
+            if n.is_none_or(|n| n == who) && line.contains(text) {
+                return;
+            }
+        }
+    }
+    panic!("no replica logged `{text}` within {limit:?}");
+}
+
+fn drop_mail(dir: &Path, i: usize) {
+    let realm = REALMS[i % REALMS.len()];
+    let raw = common::mail(
+        &format!("{}@game.test", realm.to_lowercase()),
+        &format!("{realm} helgformulär"),
+        "KÖP 1 spion",
+        &format!("burst-{i}@game.test"),
+    );
+    let tmp = dir.join("inbox/tmp").join(format!("burst-{i}"));
+    std::fs::write(&tmp, raw).unwrap();
+    std::fs::rename(&tmp, dir.join("inbox/new").join(format!("burst-{i}"))).unwrap();
+}
+
+/// A running replica; killed (SIGKILL) when the test drops it, also when it fails.
+struct Replica(Child);
+
+impl Replica {
+    fn kill(&mut self) {
+        let _ = self.0.kill(); // SIGKILL
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+async fn settled(store: &Store) -> bool {
+    let mut c = store.conn().await.unwrap();
+    let q = "SELECT (SELECT COUNT(*) FROM inbox WHERE state <> 'done') + \
+             (SELECT COUNT(*) FROM outbox WHERE state <> 'sent') + \
+             (SELECT CASE WHEN EXISTS (SELECT 1 FROM schedule_fired WHERE kind = 'results') \
+              THEN 0 ELSE 1 END)";
+    let r = sqlx::query(q).fetch_one(&mut *c).await.unwrap();
+    r.get::<i64, _>(0) == 0
+}
+
+async fn count(store: &Store, sql: &str) -> i64 {
+    let mut c = store.conn().await.unwrap();
+    sqlx::query(sql)
+        .fetch_one(&mut *c)
+        .await
+        .unwrap()
+        .get::<i64, _>(0)
+}
+
+/// The Message-ID of every mail in the outbound Maildir, with how often it occurs.
+fn sent_message_ids(dir: &Path) -> BTreeMap<String, usize> {
+    let mut ids = BTreeMap::new();
+    for sub in ["outbox/new", "outbox/cur"] {
+        for e in std::fs::read_dir(dir.join(sub)).unwrap() {
+            let raw = std::fs::read_to_string(e.unwrap().path()).unwrap();
+            let id = raw
+                .lines()
+                .find_map(|l| l.strip_prefix("Message-ID: "))
+                .expect("a Message-ID")
+                .trim()
+                .trim_start_matches('<')
+                .trim_end_matches('>')
+                .to_string();
+            *ids.entry(id).or_insert(0) += 1;
+        }
+    }
+    ids
+}
+
+const BEFORE: usize = 30;
+const AFTER: usize = 30;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn three_replicas_handle_every_mail_once_and_resolve_the_weekend_once_though_two_are_killed()
+{
+    let Some(url) = common::pg_database_url().await else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let deadline = Utc::now().with_nanosecond(0).unwrap() + chrono::Duration::seconds(25);
+    let cfg = game(tmp.path(), &url, deadline);
+    let dir = cfg.parent().unwrap().to_path_buf();
+    let (tx, rx) = channel();
+    // Replica 0 comes first and takes the lease; it will stop dead mid-resolution.
+    let mut r0 = replica(&cfg, 0, &tx, &[("PBEMD_TEST_PAUSE_RESOLVE", "1")]);
+    wait_line(
+        &rx,
+        Some(0),
+        "holds the scheduler lease",
+        Duration::from_secs(20),
+    );
+    let mut r1 = replica(&cfg, 1, &tx, &[]);
+    let mut r2 = replica(&cfg, 2, &tx, &[]);
+
+    // The burst's first half before the deadline; replica 2 is killed in the middle.
+    for i in 0..BEFORE {
+        drop_mail(&dir, i);
+        if i == BEFORE / 2 {
+            r2.kill();
+        }
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    assert!(
+        Utc::now() < deadline,
+        "the first half came before the deadline"
+    );
+    std::thread::sleep((deadline - Utc::now()).to_std().unwrap_or_default());
+    // The second half after it, while the lease holder resolves the weekend.
+    for i in BEFORE..BEFORE + AFTER {
+        drop_mail(&dir, i);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    wait_line(
+        &rx,
+        Some(0),
+        "pausing before committing the resolution",
+        Duration::from_secs(60),
+    );
+    r0.kill();
+    // The survivor takes the lease over from the dead holder.
+    wait_line(
+        &rx,
+        Some(1),
+        "holds the scheduler lease",
+        Duration::from_secs(30),
+    );
+
+    let store = Store::open(&url).await.unwrap();
+    let t = Instant::now();
+    while !settled(&store).await {
+        assert!(
+            t.elapsed() < Duration::from_secs(90),
+            "the replicas never settled"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    // Let the survivor run on a little: nothing more may happen.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    r1.kill();
+    check(&store, &dir, deadline).await;
+}
+
+async fn check(store: &Store, dir: &Path, deadline: DateTime<Utc>) {
+    let mails = (BEFORE + AFTER) as i64;
+    assert_eq!(
+        count(store, "SELECT COUNT(*) FROM inbox").await,
+        mails,
+        "every mail stored once"
+    );
+    assert_eq!(
+        count(store, "SELECT COUNT(*) FROM inbox WHERE state = 'done'").await,
+        mails,
+        "every mail handled"
+    );
+    assert_eq!(
+        count(store, "SELECT COUNT(DISTINCT inbox_id) FROM messages").await,
+        mails,
+        "every mail handled once"
+    );
+    assert_eq!(count(store, "SELECT COUNT(*) FROM messages").await, mails);
+    assert_eq!(
+        count(store, "SELECT COUNT(*) FROM resolutions").await,
+        1,
+        "the weekend resolved once"
+    );
+    assert_eq!(
+        count(
+            store,
+            "SELECT COUNT(*) FROM schedule_fired WHERE kind = 'resolve'"
+        )
+        .await,
+        1
+    );
+    assert_eq!(
+        count(store, "SELECT MAX(round) FROM game_state").await,
+        2,
+        "one round on"
+    );
+    // Forms received before the deadline count for round 1; none after it do.
+    let ms = deadline.timestamp_millis();
+    let forms =
+        |op: &str| format!("SELECT COUNT(*) FROM forms WHERE round = 1 AND received_at {op} {ms}");
+    assert_eq!(
+        count(store, &forms("<")).await,
+        BEFORE as i64,
+        "every form in time counts"
+    );
+    assert_eq!(count(store, &forms(">=")).await, 0, "no late form counts");
+    outbox_sent_once(store, dir).await;
+}
+
+async fn outbox_sent_once(store: &Store, dir: &Path) {
+    assert_eq!(
+        count(
+            store,
+            "SELECT COUNT(*) FROM outbox WHERE state = 'sent' AND attempts = 1"
+        )
+        .await,
+        count(store, "SELECT COUNT(*) FROM outbox").await,
+        "every outgoing mail sent, each in one attempt"
+    );
+    assert_eq!(
+        count(
+            store,
+            "SELECT COUNT(*) FROM outbox WHERE kind = 'result_form'"
+        )
+        .await,
+        REALMS.len() as i64,
+        "results sent once to each realm"
+    );
+    let mut c = store.conn().await.unwrap();
+    let queued: BTreeSet<String> = sqlx::query("SELECT message_id FROM outbox")
+        .fetch_all(&mut *c)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| {
+            let id: String = r.get(0);
+            id.trim_start_matches('<').trim_end_matches('>').to_string()
+        })
+        .collect();
+    let sent = sent_message_ids(dir);
+    let doubled: Vec<_> = sent.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(doubled.is_empty(), "mails delivered twice: {doubled:?}");
+    let sent: BTreeSet<String> = sent.into_keys().collect();
+    assert_eq!(
+        sent, queued,
+        "the outbound Maildir holds exactly the outbox"
+    );
+}
