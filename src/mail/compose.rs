@@ -180,15 +180,13 @@ fn header_text(s: &str) -> String {
 /// `body` with CRLF line endings and a final line break, in one pass. (Handed LF
 /// lines, lettre inserts each `\r` in place, which is quadratic in the line count.)
 fn crlf_body(body: &str) -> String {
-    let mut out = String::with_capacity(body.len() + body.len() / 16 + 2);
-    let mut prev_cr = false;
-    for c in body.chars() {
-        if c == '\n' && !prev_cr {
-            out.push('\r');
-        }
-        out.push(c);
-        prev_cr = c == '\r';
-    }
+    // Whole-string passes (memchr-fast) rather than a char at a time: a Monday form is
+    // long, and every form of a weekend passes here.
+    let mut out = if body.contains('\r') {
+        body.replace("\r\n", "\n").replace('\n', "\r\n")
+    } else {
+        body.replace('\n', "\r\n")
+    };
     if !out.ends_with('\n') {
         out.push_str("\r\n");
     }

@@ -139,6 +139,8 @@ struct Canvas {
     px: Vec<u8>,
     palette: Vec<Rgb>,
     places: FastMap<Rgb, u8>,
+    /// The colour placed last and its place: most pixels repeat the one before.
+    last: (Rgb, u8),
 }
 
 /// Pictures larger than this many pixels are refused (a bug, never a real map).
@@ -157,6 +159,7 @@ impl Canvas {
             px: vec![0; w * h],
             palette: Vec::new(),
             places: FastMap::default(),
+            last: ([255, 255, 255], 0),
         };
         c.place([255, 255, 255]);
         Ok(c)
@@ -164,6 +167,15 @@ impl Canvas {
 
     /// The palette place of `c` (added when new; the nearest once the palette is full).
     fn place(&mut self, c: Rgb) -> u8 {
+        if self.last.0 == c && !self.palette.is_empty() {
+            return self.last.1;
+        }
+        let i = self.place_slow(c);
+        self.last = (c, i);
+        i
+    }
+
+    fn place_slow(&mut self, c: Rgb) -> u8 {
         if let Some(i) = self.places.get(&c) {
             return *i;
         }
