@@ -52,12 +52,20 @@ if [ ! -s "$DKIM/$DKIM_SELECTOR.private" ]; then
   opendkim-genkey -D "$DKIM" -d "$PLAYER_DOMAIN" -s "$DKIM_SELECTOR" -b 2048
   chmod 600 "$DKIM/$DKIM_SELECTOR.private"
 fi
+# Write stdin to file $1 only when it differs: a running OpenDKIM rereads its key files
+# and fails its lookups while one is being rewritten, so a second run of this script
+# (the stack already up) must leave them alone.
+DKIM_CHANGED=0
+put() {
+  cat > "$1.new"
+  if cmp -s "$1.new" "$1"; then rm -f "$1.new"; else mv "$1.new" "$1"; DKIM_CHANGED=1; fi
+}
 # The DNS record's text, its quoted pieces joined: "<selector>._domainkey.<domain> v=DKIM1; …"
 echo "$DKIM_SELECTOR._domainkey.$PLAYER_DOMAIN $(grep -o '"[^"]*"' "$DKIM/$DKIM_SELECTOR.txt" | tr -d '"\n')" \
-  > "$DKIM/public-keys"
-echo "$PLAYER_DOMAIN $PLAYER_DOMAIN:$DKIM_SELECTOR:$DKIM/$DKIM_SELECTOR.private" > "$DKIM/keytable"
-echo "*@$PLAYER_DOMAIN $PLAYER_DOMAIN" > "$DKIM/signingtable"
-cat > "$DKIM/sign.conf" <<EOF
+  | put "$DKIM/public-keys"
+echo "$PLAYER_DOMAIN $PLAYER_DOMAIN:$DKIM_SELECTOR:$DKIM/$DKIM_SELECTOR.private" | put "$DKIM/keytable"
+echo "*@$PLAYER_DOMAIN $PLAYER_DOMAIN" | put "$DKIM/signingtable"
+put "$DKIM/sign.conf" <<EOF
 Mode                s
 Syslog              no
 Background          yes
@@ -72,7 +80,7 @@ RequireSafeKeys     no
 EOF
 # Verify only; 192.0.2.1 (TEST-NET) as the internal host, so mail from 127.0.0.1 is verified
 # rather than skipped as "ours to sign".
-cat > "$DKIM/verify.conf" <<EOF
+put "$DKIM/verify.conf" <<EOF
 Mode                v
 Syslog              no
 Background          yes
@@ -233,9 +241,13 @@ else
 fi
 for role in sign verify; do
   pid="$ROOT/run/opendkim-$role.pid"
-  if [ -s "$pid" ] && alive "$(tr -d ' \n' < "$pid")"; then
-    kill -USR1 "$(tr -d ' \n' < "$pid")"   # re-read the config
-  else
+  # A running milter is left alone unless its files changed; then it is restarted (its
+  # reload on USR1 loses the test keys).
+  if [ -s "$pid" ] && alive "$(tr -d ' \n' < "$pid")" && [ "$DKIM_CHANGED" = 1 ]; then
+    old="$(tr -d ' \n' < "$pid")"; kill "$old"
+    for i in $(seq 1 50); do alive "$old" || break; sleep 0.1; done
+  fi
+  if ! { [ -s "$pid" ] && alive "$(tr -d ' \n' < "$pid")"; }; then
     rm -f "$pid"
     opendkim -x "$DKIM/$role.conf" </dev/null >"$ROOT/log/opendkim-$role.log" 2>&1 \
       || { cat "$ROOT/log/opendkim-$role.log" >&2; exit 1; }

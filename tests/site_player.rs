@@ -128,6 +128,25 @@ impl Site {
         request(self.addr, "GET", path, cookie, None).await
     }
 
+    /// A GET with one more header line (`Name: value`).
+    async fn get_with(&self, path: &str, header: &str) -> Resp {
+        let mut s = tokio::net::TcpStream::connect(self.addr).await.unwrap();
+        let req =
+            format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{header}\r\n\r\n");
+        s.write_all(req.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        s.read_to_end(&mut raw).await.unwrap();
+        let text = String::from_utf8_lossy(&raw).into_owned();
+        let head = text
+            .split_once("\r\n\r\n")
+            .map_or(text.as_str(), |(h, _)| h);
+        Resp {
+            status: head.split_whitespace().nth(1).unwrap().parse().unwrap(),
+            head: head.to_string(),
+            body: String::new(),
+        }
+    }
+
     async fn post(&self, path: &str, cookie: Option<&str>, form: &str) -> Resp {
         request(self.addr, "POST", path, cookie, Some(form)).await
     }
@@ -792,4 +811,21 @@ fn in_the_token_mode_a_link_request_without_the_token_is_held_and_one_with_it_is
         .expect("the link");
     assert_eq!(link.to, ["afani@game.test"]);
     assert!(link.text.contains(&format!("{PUBLIC}/realm/login?token=")));
+}
+
+#[tokio::test]
+async fn a_forwarded_https_from_an_untrusted_client_does_not_make_the_realm_cookie_secure() {
+    let s = Site::start(false).await;
+    let key = s.app.site_secret().await.unwrap();
+    let now = s.app.now().timestamp();
+    let gs = s.state().await;
+    let token = site_links::link_token(&key, gs.realm("Afani").unwrap(), now + 3600);
+    let path = format!("/realm/login?token={token}");
+    let r = s.get_with(&path, "X-Forwarded-Proto: https").await;
+    assert_eq!(r.status, 303, "{r:?}");
+    let set = r.header("set-cookie").unwrap();
+    assert!(
+        set.contains("pbemd_realm=") && !set.contains("Secure"),
+        "{set}"
+    );
 }

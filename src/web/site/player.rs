@@ -14,7 +14,7 @@
 use std::sync::Arc;
 
 use axum::extract::{Query, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
 use axum::{Form, Router};
@@ -97,7 +97,7 @@ struct LoginQuery {
 /// Follow a realm's link: a valid one sets the session cookie and goes to `/realm`.
 async fn login(
     State(app): State<Arc<App>>,
-    headers: HeaderMap,
+    client: auth::Client,
     Query(q): Query<LoginQuery>,
 ) -> Response {
     let (key, gs) = match (app.site_secret().await, site_player::state(&app).await) {
@@ -112,15 +112,20 @@ async fn login(
         Ok(v) => v,
         Err(e) => return failed(e),
     };
-    let secure = app
-        .cfg
-        .http_public_url
-        .as_deref()
-        .is_some_and(|u| u.starts_with("https://"))
-        || headers
-            .get("x-forwarded-proto")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.trim().eq_ignore_ascii_case("https"));
+    // As for the GM's cookie (`http.secure_cookies`, `http.trusted_proxies`), and
+    // always when the site's public address is https.
+    let secure = match app.cfg.http.secure_cookies {
+        crate::config::SecureCookies::Always => true,
+        crate::config::SecureCookies::Never => false,
+        crate::config::SecureCookies::Auto => {
+            client.https
+                || app
+                    .cfg
+                    .http_public_url
+                    .as_deref()
+                    .is_some_and(|u| u.starts_with("https://"))
+        }
+    };
     let cookie = format!(
         "{REALM_COOKIE}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age={REALM_SESSION_SECS}{}",
         if secure { "; Secure" } else { "" }
