@@ -1,6 +1,11 @@
 //! Several `pbemd run` replicas on one PostgreSQL database: the scheduler lease, and
 //! three replicas through a burst of mail across a weekend deadline with one killed
-//! mid-burst and the lease holder killed mid-resolution.
+//! mid-burst and the lease holder killed mid-resolution; and three replicas reading one
+//! IMAP inbox on the loopback mail stack, each serving the webhook, through a burst that
+//! comes half by SMTP and half by webhook POSTs, with one replica killed mid-burst.
+//!
+//! The IMAP test empties sl@game.test's INBOX, as tests/mailstack.rs does: do not run
+//! the two test files at the same time against one stack.
 
 mod common;
 
@@ -308,6 +313,9 @@ fn sent_message_ids(dir: &Path) -> BTreeMap<String, usize> {
     ids
 }
 
+/// The two tests that start three replicas each take turns (the machine has few cores).
+static HEAVY: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 const BEFORE: usize = 30;
 const AFTER: usize = 30;
 
@@ -317,6 +325,7 @@ async fn three_replicas_handle_every_mail_once_and_resolve_the_weekend_once_thou
     let Some(url) = common::pg_database_url().await else {
         return;
     };
+    let _turn = HEAVY.lock().await;
     let tmp = tempfile::tempdir().unwrap();
     let deadline = Utc::now().with_nanosecond(0).unwrap() + chrono::Duration::seconds(25);
     let cfg = game(tmp.path(), &url, deadline);
@@ -449,6 +458,20 @@ async fn outbox_sent_once(store: &Store, dir: &Path) {
         REALMS.len() as i64,
         "results sent once to each realm"
     );
+    outbox_matches_maildir(store, dir).await;
+}
+
+/// Every outbox row sent in one attempt, and the outbound Maildir holds each exactly once.
+async fn outbox_matches_maildir(store: &Store, dir: &Path) {
+    assert_eq!(
+        count(
+            store,
+            "SELECT COUNT(*) FROM outbox WHERE state = 'sent' AND attempts = 1"
+        )
+        .await,
+        count(store, "SELECT COUNT(*) FROM outbox").await,
+        "every outgoing mail sent, each in one attempt"
+    );
     let mut c = store.conn().await.unwrap();
     let queued: BTreeSet<String> = sqlx::query("SELECT message_id FROM outbox")
         .fetch_all(&mut *c)
@@ -468,4 +491,316 @@ async fn outbox_sent_once(store: &Store, dir: &Path) {
         sent, queued,
         "the outbound Maildir holds exactly the outbox"
     );
+}
+
+// --- Three replicas on one IMAP inbox, with the webhook on each ---------------------
+
+/// The game's IMAP inbox on the loopback stack (`scripts/mailstack-start.sh`).
+const IMAP_USER: &str = "sl@game.test";
+const HOOK_SECRET: &str = "replicas-hook-secret";
+const BURST: usize = 40;
+
+fn doveadm(args: &[&str]) -> String {
+    let dir = std::env::var("PBEMD_MAILSTACK_DIR").unwrap_or_else(|_| "/tmp/mailstack".into());
+    let out = Command::new("doveadm")
+        .arg("-c")
+        .arg(Path::new(&dir).join("etc/dovecot.conf"))
+        .args(args)
+        .output()
+        .expect("run doveadm");
+    assert!(out.status.success(), "doveadm {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// (messages, unseen) in the game's IMAP inbox.
+fn imap_status() -> (u32, u32) {
+    let out = doveadm(&[
+        "-f",
+        "flow",
+        "mailbox",
+        "status",
+        "-u",
+        IMAP_USER,
+        "messages unseen",
+        "INBOX",
+    ]);
+    let get = |k: &str| {
+        out.split_whitespace()
+            .find_map(|w| w.strip_prefix(&format!("{k}=")))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {k} in {out:?}"))
+    };
+    (get("messages"), get("unseen"))
+}
+
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+/// A game whose inbound is the stack's IMAP inbox, with one config file per replica
+/// that differ only in the webhook's listening port. The weekday window is open (it
+/// opened at midnight UTC and no other event falls within the test).
+fn imap_game(tmp: &Path, url: &str, ports: &[u16]) -> Vec<PathBuf> {
+    let dir = tmp.join("game");
+    let cfg = pbemd::app::setup::new_game_dir(&dir, None).unwrap();
+    std::fs::write(dir.join("imap.pw"), "sl-pass\n").unwrap();
+    let far = "\"0 0 0 1 1 * 2099\"";
+    let mut sched = "timezone: UTC\nevents:\n  - {name: weekday_open, kind: weekday_open, cron: \"0 0 0 * * *\"}\n".to_string();
+    for k in [
+        "weekday_close",
+        "form_open",
+        "form_close",
+        "resolve",
+        "results",
+    ] {
+        sched.push_str(&format!("  - {{name: {k}, kind: {k}, cron: {far}}}\n"));
+    }
+    std::fs::write(dir.join("schedule.yaml"), sched).unwrap();
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("database: sqlite:pbemd.db", &format!("database: {url}"))
+        .replace(
+            "inbound:\n  maildir: inbox\n",
+            "inbound:\n  imap: {host: 127.0.0.1, port: 1143, user: sl@game.test, \
+             password_file: imap.pw, tls: none, poll_seconds: 1}\n",
+        );
+    assert!(text.contains(url) && text.contains("imap:"), "{text}");
+    let cfgs: Vec<PathBuf> = ports
+        .iter()
+        .enumerate()
+        .map(|(n, port)| {
+            let p = dir.join(format!("replica-{n}.yaml"));
+            let hook = format!(
+                "webhook: {{secret_env: PBEMD_HOOK, window_seconds: 300}}\n\
+                 http: {{listen: \"127.0.0.1:{port}\"}}\n"
+            );
+            std::fs::write(&p, format!("{text}{hook}")).unwrap();
+            p
+        })
+        .collect();
+    let now = Utc::now().to_rfc3339();
+    let out = Command::new(env!("CARGO_BIN_EXE_pbemd"))
+        .args([
+            "--config",
+            cfgs[0].to_str().unwrap(),
+            "init",
+            "--quiet",
+            "--now",
+            &now,
+        ])
+        .env("PBEMD_HOOK", HOOK_SECRET)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    cfgs
+}
+
+/// Burst mail `i`: an envoy from one realm to the next, with its own Message-ID.
+fn envoy(token: &str, i: usize) -> (String, Vec<u8>) {
+    let from = REALMS[i % REALMS.len()];
+    let to = REALMS[(i + 1) % REALMS.len()];
+    let addr = format!("{}@game.test", from.to_lowercase());
+    let raw = common::mail(
+        &addr,
+        &format!("{from} skickar ett sändebud till {to}"),
+        &format!("Sändebud nummer {i}.\n/{from} <{addr}>"),
+        &format!("{token}-{i}@players.test"),
+    );
+    (addr, raw)
+}
+
+async fn smtp_send(from: &str, raw: &[u8]) {
+    use pbemd::transport::imap::TlsMode;
+    use pbemd::transport::smtp::{SmtpParams, SmtpSender};
+    let mut s = SmtpSender::new(SmtpParams {
+        host: "127.0.0.1".into(),
+        port: 2525,
+        user: None,
+        password: None,
+        tls: TlsMode::None,
+        ca_file: None,
+        hello_name: "players.test".into(),
+    });
+    s.send_raw(from, &[IMAP_USER.to_string()], raw)
+        .await
+        .unwrap();
+}
+
+/// A signed webhook POST of `raw` to the replica on `port`: its status, or the I/O error
+/// (as when that replica is dead).
+async fn hook_post(port: u16, raw: &[u8]) -> std::io::Result<u16> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let now = Utc::now().timestamp();
+    let sig = pbemd::web::sign(HOOK_SECRET.as_bytes(), now, raw);
+    let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port)).await?;
+    let head = format!(
+        "POST /inbound HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {}\r\n\
+         X-Pbemd-Timestamp: {now}\r\nX-Pbemd-Signature: {sig}\r\n\r\n",
+        raw.len()
+    );
+    s.write_all(head.as_bytes()).await?;
+    s.write_all(raw).await?;
+    let mut resp = String::new();
+    s.read_to_string(&mut resp).await?;
+    resp.split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .ok_or_else(|| std::io::Error::other(format!("no status in {resp:?}")))
+}
+
+/// POSTs to the replica `first` (by index into `ports`) and, like a webhook provider,
+/// retries on the next ones while a replica does not answer or answers 5xx.
+async fn hook_deliver(ports: &[u16], first: usize, raw: &[u8]) -> u16 {
+    for k in 0..ports.len() * 3 {
+        match hook_post(ports[(first + k) % ports.len()], raw).await {
+            Ok(code) if code < 500 => return code,
+            _ => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    panic!("no replica took the webhook POST");
+}
+
+fn wait_listening(ports: &[u16]) {
+    let t = Instant::now();
+    for port in ports {
+        while std::net::TcpStream::connect(("127.0.0.1", *port)).is_err() {
+            assert!(
+                t.elapsed() < Duration::from_secs(20),
+                "no replica listens on {port}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+/// Every mail stored and handled, every outgoing mail sent.
+async fn imap_settled(store: &Store, mails: i64) -> bool {
+    count(store, "SELECT COUNT(*) FROM inbox WHERE state = 'done'").await == mails
+        && count(store, "SELECT COUNT(*) FROM inbox").await == mails
+        && count(store, "SELECT COUNT(*) FROM outbox WHERE state <> 'sent'").await == 0
+}
+
+/// Sends the burst: even mails by SMTP into the IMAP inbox, odd ones by webhook POSTs
+/// spread over the replicas; every fifth SMTP mail is also POSTed (the same mail by both
+/// paths) and every seventh POSTed mail is POSTed again to another replica (a provider's
+/// retry). Replica `victim` is SIGKILLed halfway.
+async fn send_burst(token: &str, ports: &[u16], victim: &mut Replica) {
+    for i in 0..BURST {
+        let (from, raw) = envoy(token, i);
+        if i % 2 == 0 {
+            smtp_send(&from, &raw).await;
+            if i % 10 == 0 {
+                let code = hook_deliver(ports, i / 2, &raw).await;
+                assert!(code == 202 || code == 200, "mail {i} by both paths: {code}");
+            }
+        } else {
+            let code = hook_deliver(ports, i / 2, &raw).await;
+            assert_eq!(code, 202, "webhook mail {i} is new");
+            if i % 7 == 1 {
+                let again = hook_deliver(ports, i / 2 + 1, &raw).await;
+                assert_eq!(again, 200, "a repeated POST of mail {i} is a duplicate");
+            }
+        }
+        if i == BURST / 2 {
+            victim.kill();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn three_replicas_on_one_imap_inbox_and_their_webhooks_handle_every_mail_once_though_one_is_killed(
+) {
+    let Some(url) = common::pg_database_url().await else {
+        return;
+    };
+    let up = std::net::TcpStream::connect("127.0.0.1:1143").is_ok()
+        && std::net::TcpStream::connect("127.0.0.1:2525").is_ok();
+    if !up && !common::missing("the loopback mail stack (scripts/mailstack-start.sh)") {
+        return;
+    }
+    let _turn = HEAVY.lock().await;
+    doveadm(&["expunge", "-u", IMAP_USER, "mailbox", "INBOX", "all"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
+    let cfgs = imap_game(tmp.path(), &url, &ports);
+    let dir = cfgs[0].parent().unwrap().to_path_buf();
+    let (tx, _rx) = channel();
+    let env = [("PBEMD_HOOK", HOOK_SECRET)];
+    let mut r0 = replica(&cfgs[0], 0, &tx, &env);
+    let mut r1 = replica(&cfgs[1], 1, &tx, &env);
+    let mut r2 = replica(&cfgs[2], 2, &tx, &env);
+    wait_listening(&ports);
+
+    let token = format!("replicas-{}", Utc::now().timestamp_nanos_opt().unwrap_or(0));
+    send_burst(&token, &ports, &mut r2).await;
+
+    let store = Store::open(&url).await.unwrap();
+    let t = Instant::now();
+    while !imap_settled(&store, BURST as i64).await {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "the replicas never settled: {} stored, {} done, IMAP {:?}",
+            count(&store, "SELECT COUNT(*) FROM inbox").await,
+            count(&store, "SELECT COUNT(*) FROM inbox WHERE state = 'done'").await,
+            imap_status()
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    // Let the survivors run on a little: nothing more may happen.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    r0.kill();
+    r1.kill();
+    check_imap_burst(&store, &dir).await;
+}
+
+async fn check_imap_burst(store: &Store, dir: &Path) {
+    let mails = BURST as i64;
+    assert!(imap_settled(store, mails).await, "still every mail once");
+    assert_eq!(
+        count(store, "SELECT COUNT(DISTINCT message_id) FROM inbox").await,
+        mails,
+        "each Message-ID stored once"
+    );
+    assert_eq!(
+        count(store, "SELECT COUNT(DISTINCT inbox_id) FROM messages").await,
+        mails,
+        "every mail handled"
+    );
+    assert_eq!(
+        count(store, "SELECT COUNT(*) FROM messages").await,
+        mails,
+        "every mail handled once"
+    );
+    // Even mails came by SMTP, every fifth of them also by webhook; odd ones by webhook.
+    let imap = count(store, "SELECT COUNT(*) FROM inbox WHERE source = 'imap'").await;
+    let hook = count(store, "SELECT COUNT(*) FROM inbox WHERE source = 'webhook'").await;
+    let both = (BURST / 10) as i64;
+    assert_eq!(imap + hook, mails, "IMAP {imap} + webhook {hook}");
+    assert!(
+        (mails / 2 - both..=mails / 2).contains(&imap),
+        "IMAP {imap}"
+    );
+    assert_eq!(
+        imap_status(),
+        ((BURST / 2) as u32, 0),
+        "every mail in the IMAP inbox flagged \\Seen once stored"
+    );
+    let mut c = store.conn().await.unwrap();
+    let kinds: Vec<(String, i64)> =
+        sqlx::query("SELECT kind, COUNT(*) FROM outbox GROUP BY kind ORDER BY kind")
+            .fetch_all(&mut *c)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect();
+    let expected = vec![
+        ("courier_receipt".to_string(), mails),
+        ("envoy_delivery".to_string(), mails),
+    ];
+    assert_eq!(kinds, expected, "one receipt and one delivery per envoy");
+    drop(c);
+    outbox_matches_maildir(store, dir).await;
 }
