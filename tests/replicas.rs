@@ -501,10 +501,9 @@ const HOOK_SECRET: &str = "replicas-hook-secret";
 const BURST: usize = 40;
 
 fn doveadm(args: &[&str]) -> String {
-    let dir = std::env::var("PBEMD_MAILSTACK_DIR").unwrap_or_else(|_| "/tmp/mailstack".into());
     let out = Command::new("doveadm")
         .arg("-c")
-        .arg(Path::new(&dir).join("etc/dovecot.conf"))
+        .arg(Path::new(&stack_dir()).join("etc/dovecot.conf"))
         .args(args)
         .output()
         .expect("run doveadm");
@@ -512,8 +511,8 @@ fn doveadm(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// (messages, unseen) in the game's IMAP inbox.
-fn imap_status() -> (u32, u32) {
+/// (messages, unseen) in the test's own mailbox.
+fn imap_status(folder: &str) -> (u32, u32) {
     let out = doveadm(&[
         "-f",
         "flow",
@@ -522,7 +521,7 @@ fn imap_status() -> (u32, u32) {
         "-u",
         IMAP_USER,
         "messages unseen",
-        "INBOX",
+        folder,
     ]);
     let get = |k: &str| {
         out.split_whitespace()
@@ -533,6 +532,55 @@ fn imap_status() -> (u32, u32) {
     (get("messages"), get("unseen"))
 }
 
+/// The test's own mailbox in the game's IMAP account (other tests share the stack's
+/// INBOX): created empty, removed with its mails when dropped.
+struct Folder(String);
+
+impl Folder {
+    fn new(token: &str) -> Folder {
+        let name = format!("Replicas{token}");
+        doveadm(&["mailbox", "create", "-u", IMAP_USER, &name]);
+        Folder(name)
+    }
+}
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        let _ = Command::new("doveadm")
+            .arg("-c")
+            .arg(Path::new(&stack_dir()).join("etc/dovecot.conf"))
+            .args(["mailbox", "delete", "-r", "-u", IMAP_USER, &self.0])
+            .output();
+    }
+}
+
+fn stack_dir() -> String {
+    std::env::var("PBEMD_MAILSTACK_DIR").unwrap_or_else(|_| "/tmp/mailstack".into())
+}
+
+/// Files this test's mails, as the mail server delivers them to the INBOX by SMTP, into
+/// the test's mailbox (a delivery rule would do it on a real server) until `stop`.
+fn start_mover(
+    folder: &str,
+    token: &str,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<()> {
+    let (folder, token) = (folder.to_string(), token.to_string());
+    std::thread::spawn(move || loop {
+        let last = stop.load(std::sync::atomic::Ordering::SeqCst);
+        let _ = Command::new("doveadm")
+            .arg("-c")
+            .arg(Path::new(&stack_dir()).join("etc/dovecot.conf"))
+            .args(["move", "-u", IMAP_USER, &folder, "mailbox", "INBOX"])
+            .args(["header", "Message-ID", &token])
+            .output();
+        if last {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    })
+}
+
 fn free_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     l.local_addr().unwrap().port()
@@ -541,7 +589,7 @@ fn free_port() -> u16 {
 /// A game whose inbound is the stack's IMAP inbox, with one config file per replica
 /// that differ only in the webhook's listening port. The weekday window is open (it
 /// opened at midnight UTC and no other event falls within the test).
-fn imap_game(tmp: &Path, url: &str, ports: &[u16]) -> Vec<PathBuf> {
+fn imap_game(tmp: &Path, url: &str, ports: &[u16], folder: &str) -> Vec<PathBuf> {
     let dir = tmp.join("game");
     let cfg = pbemd::app::setup::new_game_dir(&dir, None).unwrap();
     std::fs::write(dir.join("imap.pw"), "sl-pass\n").unwrap();
@@ -563,8 +611,9 @@ fn imap_game(tmp: &Path, url: &str, ports: &[u16]) -> Vec<PathBuf> {
         .replace(
             "inbound:\n  maildir: inbox\n",
             "inbound:\n  imap: {host: 127.0.0.1, port: 1143, user: sl@game.test, \
-             password_file: imap.pw, tls: none, poll_seconds: 1}\n",
-        );
+             password_file: imap.pw, tls: none, poll_seconds: 1, mailbox: FOLDER}\n",
+        )
+        .replace("FOLDER", folder);
     assert!(text.contains(url) && text.contains("imap:"), "{text}");
     let cfgs: Vec<PathBuf> = ports
         .iter()
@@ -721,10 +770,12 @@ async fn three_replicas_on_one_imap_inbox_and_their_webhooks_handle_every_mail_o
         return;
     }
     let _turn = HEAVY.lock().await;
-    doveadm(&["expunge", "-u", IMAP_USER, "mailbox", "INBOX", "all"]);
+    let token = format!("{}", Utc::now().timestamp_nanos_opt().unwrap_or(0));
+    let folder = Folder::new(&token);
+    let folder = folder.0.as_str();
     let tmp = tempfile::tempdir().unwrap();
     let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
-    let cfgs = imap_game(tmp.path(), &url, &ports);
+    let cfgs = imap_game(tmp.path(), &url, &ports, folder);
     let dir = cfgs[0].parent().unwrap().to_path_buf();
     let (tx, _rx) = channel();
     let env = [("PBEMD_HOOK", HOOK_SECRET)];
@@ -733,8 +784,19 @@ async fn three_replicas_on_one_imap_inbox_and_their_webhooks_handle_every_mail_o
     let mut r2 = replica(&cfgs[2], 2, &tx, &env);
     wait_listening(&ports);
 
-    let token = format!("replicas-{}", Utc::now().timestamp_nanos_opt().unwrap_or(0));
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mover = start_mover(folder, &token, stop.clone());
     send_burst(&token, &ports, &mut r2).await;
+    let t = Instant::now();
+    while imap_status(folder).0 < (BURST / 2) as u32 {
+        assert!(
+            t.elapsed() < Duration::from_secs(15),
+            "SMTP mails not delivered"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    mover.join().unwrap();
 
     let store = Store::open(&url).await.unwrap();
     let t = Instant::now();
@@ -744,7 +806,7 @@ async fn three_replicas_on_one_imap_inbox_and_their_webhooks_handle_every_mail_o
             "the replicas never settled: {} stored, {} done, IMAP {:?}",
             count(&store, "SELECT COUNT(*) FROM inbox").await,
             count(&store, "SELECT COUNT(*) FROM inbox WHERE state = 'done'").await,
-            imap_status()
+            imap_status(folder)
         );
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
@@ -752,10 +814,10 @@ async fn three_replicas_on_one_imap_inbox_and_their_webhooks_handle_every_mail_o
     tokio::time::sleep(Duration::from_secs(3)).await;
     r0.kill();
     r1.kill();
-    check_imap_burst(&store, &dir).await;
+    check_imap_burst(&store, &dir, folder).await;
 }
 
-async fn check_imap_burst(store: &Store, dir: &Path) {
+async fn check_imap_burst(store: &Store, dir: &Path, folder: &str) {
     let mails = BURST as i64;
     assert!(imap_settled(store, mails).await, "still every mail once");
     assert_eq!(
@@ -783,7 +845,7 @@ async fn check_imap_burst(store: &Store, dir: &Path) {
         "IMAP {imap}"
     );
     assert_eq!(
-        imap_status(),
+        imap_status(folder),
         ((BURST / 2) as u32, 0),
         "every mail in the IMAP inbox flagged \\Seen once stored"
     );
