@@ -777,7 +777,7 @@ async fn three_replicas_on_one_imap_inbox_and_their_webhooks_handle_every_mail_o
     let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
     let cfgs = imap_game(tmp.path(), &url, &ports, folder);
     let dir = cfgs[0].parent().unwrap().to_path_buf();
-    let (tx, _rx) = channel();
+    let (tx, rx) = channel();
     let env = [("PBEMD_HOOK", HOOK_SECRET)];
     let mut r0 = replica(&cfgs[0], 0, &tx, &env);
     let mut r1 = replica(&cfgs[1], 1, &tx, &env);
@@ -815,6 +815,16 @@ async fn three_replicas_on_one_imap_inbox_and_their_webhooks_handle_every_mail_o
     r0.kill();
     r1.kill();
     check_imap_burst(&store, &dir, folder).await;
+    // Three readers on the one inbox: every replica logged in to it.
+    let lines: Vec<(usize, String)> = rx.try_iter().collect();
+    for n in 0..3 {
+        assert!(
+            lines
+                .iter()
+                .any(|(w, l)| *w == n && l.contains("IMAP connected")),
+            "replica {n} reads the IMAP inbox too"
+        );
+    }
 }
 
 async fn check_imap_burst(store: &Store, dir: &Path, folder: &str) {
