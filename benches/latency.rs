@@ -1,0 +1,279 @@
+//! Envoy latency through the running daemon, against the loopback mail stack (start it
+//! with scripts/mailstack-start.sh; `PBEMD_MAILSTACK_DIR`, default /tmp/mailstack).
+//!
+//! The daemon (`daemon::run`, as `pbemd run` runs it) reads the game's IMAP inbox with
+//! IDLE and sends over SMTP into the stack, `courier.mode: immediate`. N envoys (default
+//! 300; env `PBEMD_BENCH_ENVOYS`) are submitted one at a time over SMTP to the game's
+//! address; for each, the time from the server's `250` after DATA to the delivery being
+//! in the recipient's Maildir (polled every 2 ms, so the measurement adds no IDLE delay
+//! of its own). The next envoy goes only after the previous one arrived (or its timeout).
+//!
+//! A second client IDLEs on the game's inbox meanwhile: its wake-up after each `250` is
+//! what Dovecot's IDLE notice costs (`mailbox_idle_check_interval`), reported apart.
+//!
+//! Run: `cargo bench --bench latency`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pbemd::app::{daemon, App};
+use pbemd::clock::FixedClock;
+use pbemd::config::Config;
+use pbemd::transport::imap::{ImapParams, ImapSession, TlsMode};
+use pbemd::transport::smtp::{SmtpParams, SmtpSender};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+const PER_ENVOY_TIMEOUT: Duration = Duration::from_secs(10);
+const POLL: Duration = Duration::from_millis(2);
+
+fn stack_dir() -> PathBuf {
+    std::env::var("PBEMD_MAILSTACK_DIR")
+        .unwrap_or_else(|_| "/tmp/mailstack".into())
+        .into()
+}
+
+fn doveadm(args: &[&str]) {
+    let out = Command::new("doveadm")
+        .arg("-c")
+        .arg(stack_dir().join("etc/dovecot.conf"))
+        .args(args)
+        .output()
+        .expect("doveadm");
+    assert!(
+        out.status.success(),
+        "doveadm {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Messages in a Maildir (`new/` and `cur/`).
+fn maildir_count(md: &Path) -> usize {
+    ["new", "cur"]
+        .iter()
+        .map(|d| std::fs::read_dir(md.join(d)).map_or(0, |r| r.count()))
+        .sum()
+}
+
+fn imap(user: &str, password: &str) -> ImapParams {
+    ImapParams {
+        host: "127.0.0.1".into(),
+        port: 1143,
+        user: user.into(),
+        password: password.into(),
+        tls: TlsMode::None,
+        ca_file: None,
+        mailbox: "INBOX".into(),
+    }
+}
+
+fn envoy(i: usize) -> Vec<u8> {
+    format!(
+        "From: genogien@game.test\r\nTo: sl@game.test\r\nSubject: Genogien skickar ett sändebud till Afani\r\n\
+Message-ID: <latency-{i}-{}@players.test>\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\
+Content-Transfer-Encoding: 8bit\r\n\r\nSändebud nummer {i}: vi föreslår handel med järn och timmer.\r\n",
+        std::process::id()
+    )
+    .into_bytes()
+}
+
+/// A game in a temp dir: IMAP inbound with IDLE, SMTP outbound, immediate courier, and
+/// enough envoys for the run (the bench measures latency, not the allowance rule).
+async fn game(dir: &Path, n: usize) -> Arc<App> {
+    let cfg_path = pbemd::app::setup::new_game_dir(&dir.join("g"), None).unwrap();
+    std::fs::write(dir.join("g/imap.pw"), "sl-pass").unwrap();
+    let text = std::fs::read_to_string(&cfg_path)
+        .unwrap()
+        .replace("inbound:\n  maildir: inbox\n", "inbound:\n  imap: {host: 127.0.0.1, port: 1143, user: sl@game.test, password_file: imap.pw, tls: none, idle: true}\n")
+        .replace("outbound:\n  maildir: outbox\n", "outbound:\n  smtp: {host: 127.0.0.1, port: 2525, tls: none}\ncourier:\n  mode: immediate\n");
+    std::fs::write(&cfg_path, text).unwrap();
+    let cfg = Config::load(&cfg_path).unwrap();
+    let now = pbemd::clock::parse_rfc3339("2026-11-24T10:00:00+01:00").unwrap();
+    let app = App::open(cfg, Arc::new(FixedClock::new(now)))
+        .await
+        .unwrap();
+    pbemd::app::setup::init(&app, now, false).await.unwrap();
+    let mut c = app.store.begin().await.unwrap();
+    let (v, gs) = app.state(&mut c).await.unwrap();
+    let mut gs = (*gs).clone();
+    gs.realm_mut("Genogien").unwrap().positions.sprakror = n as u32 + 10;
+    app.save_state(&mut c, v, &gs, "bench: large allowance")
+        .await
+        .unwrap();
+    c.commit().await.unwrap();
+    Arc::new(app)
+}
+
+/// IDLEs on the game's inbox like any client; sends (when woken, UIDNEXT then) on `tx`.
+async fn watch_game_inbox(tx: mpsc::UnboundedSender<(Instant, u32)>, cancel: CancellationToken) {
+    let mut s = ImapSession::connect(&imap("sl@game.test", "sl-pass"))
+        .await
+        .unwrap();
+    s.select().await.unwrap();
+    while !cancel.is_cancelled() {
+        let (back, changed) = s
+            .wait_for_change_or(Duration::from_secs(60), cancel.cancelled())
+            .await
+            .unwrap();
+        s = back;
+        if changed {
+            let at = Instant::now();
+            let next = s.select().await.unwrap().uid_next.unwrap_or(0);
+            if tx.send((at, next)).is_err() {
+                break;
+            }
+        }
+    }
+    let _ = s.logout().await;
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+fn summary(name: &str, v: &mut [Duration]) -> Duration {
+    v.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let p99 = percentile(v, 99.0);
+    println!(
+        "{name}: p50 {:.0} ms, p99 {:.0} ms, max {:.0} ms (n = {})",
+        ms(percentile(v, 50.0)),
+        ms(p99),
+        ms(v.last().copied().unwrap_or_default()),
+        v.len()
+    );
+    p99
+}
+
+struct Samples {
+    total: Vec<Duration>,
+    notice: Vec<Duration>,
+    timeouts: usize,
+}
+
+/// Sends envoy `i`, waits for its delivery in Afani's Maildir; `None` on timeout.
+async fn one(
+    smtp: &mut SmtpSender,
+    afani: &Path,
+    i: usize,
+    wakes: &mut mpsc::UnboundedReceiver<(Instant, u32)>,
+    uid_next: &mut u32,
+) -> (Option<Duration>, Option<Duration>) {
+    let before = maildir_count(afani);
+    smtp.send_raw(
+        "genogien@game.test",
+        &["sl@game.test".to_string()],
+        &envoy(i),
+    )
+    .await
+    .unwrap();
+    let accepted = Instant::now();
+    let mut arrived = None;
+    while accepted.elapsed() < PER_ENVOY_TIMEOUT {
+        if maildir_count(afani) > before {
+            arrived = Some(accepted.elapsed());
+            break;
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    // The first IDLE wake-up that showed this envoy in the game's inbox.
+    let mut notice = None;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
+    while notice.is_none() {
+        match tokio::time::timeout_at(deadline, wakes.recv()).await {
+            Ok(Some((at, next))) if next > *uid_next => {
+                *uid_next = next;
+                notice = Some(at.saturating_duration_since(accepted));
+            }
+            Ok(Some(_)) => {}
+            _ => break,
+        }
+    }
+    (arrived, notice)
+}
+
+#[tokio::main]
+async fn main() {
+    let n: usize = std::env::var("PBEMD_BENCH_ENVOYS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300);
+    if std::net::TcpStream::connect("127.0.0.1:1143").is_err() {
+        eprintln!("the mail stack is not running: scripts/mailstack-start.sh");
+        std::process::exit(1);
+    }
+    for u in ["sl@game.test", "afani@game.test", "genogien@game.test"] {
+        doveadm(&["expunge", "-u", u, "mailbox", "INBOX", "all"]);
+    }
+    let afani = stack_dir().join("mail/game.test/afani/Maildir");
+    let tmp = tempfile::tempdir().unwrap();
+    let app = game(tmp.path(), n + 1).await;
+    let cancel = CancellationToken::new();
+    let (tx, mut wakes) = mpsc::unbounded_channel();
+    let watcher = tokio::spawn(watch_game_inbox(tx, cancel.clone()));
+    let d = tokio::spawn(daemon::run(app.clone(), cancel.clone()));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut smtp = SmtpSender::new(SmtpParams {
+        host: "127.0.0.1".into(),
+        port: 2525,
+        user: None,
+        password: None,
+        tls: TlsMode::None,
+        ca_file: None,
+        hello_name: "bench.test".into(),
+    });
+    println!("{n} envoys, one at a time, through `pbemd run` (IMAP IDLE in, SMTP out, immediate courier)");
+    let mut uid_next = 0;
+    // One warm-up envoy, not counted: connections and caches.
+    one(&mut smtp, &afani, 0, &mut wakes, &mut uid_next).await;
+    let mut s = Samples {
+        total: Vec::new(),
+        notice: Vec::new(),
+        timeouts: 0,
+    };
+    for i in 1..=n {
+        let (arrived, notice) = one(&mut smtp, &afani, i, &mut wakes, &mut uid_next).await;
+        match arrived {
+            Some(d) => s.total.push(d),
+            None => s.timeouts += 1,
+        }
+        s.notice.extend(notice);
+    }
+    report(&mut s);
+    cancel.cancel();
+    let _ = d.await;
+    let _ = watcher.await;
+    if s.timeouts > 0 {
+        std::process::exit(1);
+    }
+}
+
+fn report(s: &mut Samples) {
+    let p99 = summary("250 after DATA → in the recipient's mailbox", &mut s.total);
+    summary(
+        "of which Dovecot's IDLE notice (250 → an IDLE client on the game's inbox is told)",
+        &mut s.notice,
+    );
+    let mean = |v: &[Duration]| v.iter().sum::<Duration>() / v.len().max(1) as u32;
+    let (t, m) = (mean(&s.total), mean(&s.notice));
+    println!(
+        "mean {:.0} ms end to end, {:.0} ms of it Dovecot's IDLE notice, {:.0} ms pbemd + SMTP + delivery",
+        t.as_secs_f64() * 1000.0,
+        m.as_secs_f64() * 1000.0,
+        t.saturating_sub(m).as_secs_f64() * 1000.0
+    );
+    if s.timeouts > 0 {
+        println!(
+            "{} envoys not delivered within {PER_ENVOY_TIMEOUT:?}",
+            s.timeouts
+        );
+    }
+    let ok = p99 <= Duration::from_secs(1) && s.timeouts == 0;
+    println!("target p99 ≤ 1 s: {}", if ok { "met" } else { "NOT met" });
+}
