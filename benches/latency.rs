@@ -5,14 +5,17 @@
 //! IDLE and sends over SMTP into the stack, `courier.mode: immediate`. N envoys (default
 //! 300; env `PBEMD_BENCH_ENVOYS`) are submitted one at a time over SMTP to the game's
 //! address; for each, the time from the server's `250` after DATA to the delivery being
-//! in the recipient's Maildir (polled every 2 ms, so the measurement adds no IDLE delay
-//! of its own). The next envoy goes only after the previous one arrived (or its timeout).
+//! in the recipient's Maildir (polled every 2 ms for the envoy's own token, so the
+//! measurement adds no IDLE delay of its own and other tests' mail on the shared stack
+//! does not count). The next envoy goes only after the previous one arrived (or its
+//! timeout).
 //!
 //! A second client IDLEs on the game's inbox meanwhile: its wake-up after each `250` is
 //! what Dovecot's IDLE notice costs (`mailbox_idle_check_interval`), reported apart.
 //!
 //! Run: `cargo bench --bench latency`.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -49,12 +52,41 @@ fn doveadm(args: &[&str]) {
     );
 }
 
-/// Messages in a Maildir (`new/` and `cur/`).
-fn maildir_count(md: &Path) -> usize {
-    ["new", "cur"]
-        .iter()
-        .map(|d| std::fs::read_dir(md.join(d)).map_or(0, |r| r.count()))
-        .sum()
+/// The recipient's Maildir, searched for one envoy's token; other mail (the stack is
+/// shared with other tests) is read once and skipped.
+struct Recipient {
+    dir: PathBuf,
+    seen: HashSet<String>,
+}
+
+impl Recipient {
+    fn holds(&mut self, token: &str) -> bool {
+        for sub in ["new", "cur"] {
+            let Ok(entries) = std::fs::read_dir(self.dir.join(sub)) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let base = name.split(':').next().unwrap_or_default().to_string();
+                if self.seen.contains(&base) {
+                    continue;
+                }
+                // Read once; a file that moved from new/ to cur/ meanwhile is read next time.
+                let Ok(text) = std::fs::read(e.path()) else {
+                    continue;
+                };
+                self.seen.insert(base);
+                if text.windows(token.len()).any(|w| w == token.as_bytes()) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+}
+
+fn token(i: usize) -> String {
+    format!("k4lat-{}-{i}-end", std::process::id())
 }
 
 fn imap(user: &str, password: &str) -> ImapParams {
@@ -70,11 +102,11 @@ fn imap(user: &str, password: &str) -> ImapParams {
 }
 
 fn envoy(i: usize) -> Vec<u8> {
+    let t = token(i);
     format!(
         "From: genogien@game.test\r\nTo: sl@game.test\r\nSubject: Genogien skickar ett sändebud till Afani\r\n\
-Message-ID: <latency-{i}-{}@players.test>\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\
-Content-Transfer-Encoding: 8bit\r\n\r\nSändebud nummer {i}: vi föreslår handel med järn och timmer.\r\n",
-        std::process::id()
+Message-ID: <{t}@players.test>\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\
+Content-Transfer-Encoding: 8bit\r\n\r\nSändebud nummer {i}: vi föreslår handel med järn och timmer.\r\n{t}\r\n"
     )
     .into_bytes()
 }
@@ -106,23 +138,30 @@ async fn game(dir: &Path, n: usize) -> Arc<App> {
     Arc::new(app)
 }
 
-/// IDLEs on the game's inbox like any client; sends (when woken, UIDNEXT then) on `tx`.
-async fn watch_game_inbox(tx: mpsc::UnboundedSender<(Instant, u32)>, cancel: CancellationToken) {
+/// IDLEs on the game's inbox like any client; when woken, fetches what is new and sends
+/// (the wake-up instant, envoy number) for each of this run's envoys on `tx`.
+async fn watch_game_inbox(tx: mpsc::UnboundedSender<(Instant, usize)>, cancel: CancellationToken) {
     let mut s = ImapSession::connect(&imap("sl@game.test", "sl-pass"))
         .await
         .unwrap();
-    s.select().await.unwrap();
+    let mut last = s.select().await.unwrap().uid_next.unwrap_or(1) - 1;
+    let prefix = format!("k4lat-{}-", std::process::id());
     while !cancel.is_cancelled() {
         let (back, changed) = s
             .wait_for_change_or(Duration::from_secs(60), cancel.cancelled())
             .await
             .unwrap();
         s = back;
-        if changed {
-            let at = Instant::now();
-            let next = s.select().await.unwrap().uid_next.unwrap_or(0);
-            if tx.send((at, next)).is_err() {
-                break;
+        if !changed {
+            continue;
+        }
+        let at = Instant::now();
+        for m in s.fetch_after(last, 100).await.unwrap() {
+            last = last.max(m.uid);
+            let raw = String::from_utf8_lossy(&m.raw);
+            let i = raw.split(&prefix).nth(1).and_then(|t| t.split('-').next());
+            if let Some(i) = i.and_then(|i| i.parse().ok()) {
+                let _ = tx.send((at, i));
             }
         }
     }
@@ -157,15 +196,13 @@ struct Samples {
     timeouts: usize,
 }
 
-/// Sends envoy `i`, waits for its delivery in Afani's Maildir; `None` on timeout.
+/// Sends envoy `i`, waits for its delivery in the recipient's Maildir; `None` on timeout.
 async fn one(
     smtp: &mut SmtpSender,
-    afani: &Path,
+    afani: &mut Recipient,
     i: usize,
-    wakes: &mut mpsc::UnboundedReceiver<(Instant, u32)>,
-    uid_next: &mut u32,
+    wakes: &mut mpsc::UnboundedReceiver<(Instant, usize)>,
 ) -> (Option<Duration>, Option<Duration>) {
-    let before = maildir_count(afani);
     smtp.send_raw(
         "genogien@game.test",
         &["sl@game.test".to_string()],
@@ -174,23 +211,21 @@ async fn one(
     .await
     .unwrap();
     let accepted = Instant::now();
+    let t = token(i);
     let mut arrived = None;
     while accepted.elapsed() < PER_ENVOY_TIMEOUT {
-        if maildir_count(afani) > before {
+        if afani.holds(&t) {
             arrived = Some(accepted.elapsed());
             break;
         }
         tokio::time::sleep(POLL).await;
     }
-    // The first IDLE wake-up that showed this envoy in the game's inbox.
+    // The IDLE wake-up that showed this envoy in the game's inbox.
     let mut notice = None;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
     while notice.is_none() {
         match tokio::time::timeout_at(deadline, wakes.recv()).await {
-            Ok(Some((at, next))) if next > *uid_next => {
-                *uid_next = next;
-                notice = Some(at.saturating_duration_since(accepted));
-            }
+            Ok(Some((at, j))) if j == i => notice = Some(at.saturating_duration_since(accepted)),
             Ok(Some(_)) => {}
             _ => break,
         }
@@ -208,10 +243,12 @@ async fn main() {
         eprintln!("the mail stack is not running: scripts/mailstack-start.sh");
         std::process::exit(1);
     }
-    for u in ["sl@game.test", "afani@game.test", "genogien@game.test"] {
-        doveadm(&["expunge", "-u", u, "mailbox", "INBOX", "all"]);
-    }
-    let afani = stack_dir().join("mail/game.test/afani/Maildir");
+    // A fresh game reads the whole inbox: start it empty.
+    doveadm(&["expunge", "-u", "sl@game.test", "mailbox", "INBOX", "all"]);
+    let mut afani = Recipient {
+        dir: stack_dir().join("mail/game.test/afani/Maildir"),
+        seen: HashSet::new(),
+    };
     let tmp = tempfile::tempdir().unwrap();
     let app = game(tmp.path(), n + 1).await;
     let cancel = CancellationToken::new();
@@ -229,16 +266,15 @@ async fn main() {
         hello_name: "bench.test".into(),
     });
     println!("{n} envoys, one at a time, through `pbemd run` (IMAP IDLE in, SMTP out, immediate courier)");
-    let mut uid_next = 0;
     // One warm-up envoy, not counted: connections and caches.
-    one(&mut smtp, &afani, 0, &mut wakes, &mut uid_next).await;
+    one(&mut smtp, &mut afani, 0, &mut wakes).await;
     let mut s = Samples {
         total: Vec::new(),
         notice: Vec::new(),
         timeouts: 0,
     };
     for i in 1..=n {
-        let (arrived, notice) = one(&mut smtp, &afani, i, &mut wakes, &mut uid_next).await;
+        let (arrived, notice) = one(&mut smtp, &mut afani, i, &mut wakes).await;
         match arrived {
             Some(d) => s.total.push(d),
             None => s.timeouts += 1,

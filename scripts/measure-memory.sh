@@ -5,7 +5,7 @@
 # outbox). Prints the idle maximum and the burst maximum in MB.
 #
 #   scripts/measure-memory.sh               # 10,000 envoys, 10 s idle
-#   PBEMD_BURST=2000 IDLE_SECONDS=5 scripts/measure-memory.sh
+#   PBEMD_BURST=2000 IDLE_SECONDS=5 scripts/measure-memory.sh   # KEEP=1 keeps the game dir
 #
 # Needs the release binary (`cargo build --release --bin pbemd`; env PBEMD picks
 # another), sqlite3 and jq. "Handled" is read from the game's database: every mail
@@ -23,13 +23,25 @@ work=$(mktemp -d)
 pid=
 cleanup() {
     [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-    rm -rf "$work"
+    if [ -n "${KEEP:-}" ]; then echo "kept: $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
+
+# Envoys are only taken Monday 12:00 - Friday 23:59 game time, and `pbemd run` reads the
+# real clock: the game's time zone is one of the fixed-offset Etc/GMT zones where it is
+# now between Monday 13:00 and Friday 22:00.
+zone=
+for off in $(seq -14 12); do
+    z=Etc/GMT$([ "$off" -ge 0 ] && echo "+$off" || echo "$off")
+    t=$(TZ=$z date +%u%H%M)
+    if ((10#$t >= 11300 && 10#$t <= 52200)); then zone=$z && break; fi
+done
+[ -n "$zone" ] || { echo "no time zone has the weekday window open now (weekend everywhere); try again in a few hours" >&2; exit 2; }
 
 g=$work/g
 "$PBEMD" new "$g" >/dev/null
 cd "$g"
+sed -i "s|^timezone: .*|timezone: $zone|" schedule.yaml
 printf 'courier:\n  mode: immediate\n' >>pbemd.yaml
 "$PBEMD" init --quiet >/dev/null
 # Enough envoys for the burst: this measures memory, not the allowance rule.
@@ -56,6 +68,7 @@ for _ in $(seq $((IDLE_SECONDS * 10))); do
     ((r > idle_max)) && idle_max=$r
     sleep 0.1
 done
+echo "game time zone $zone ($(TZ=$zone date '+%a %H:%M'))"
 echo "idle: max VmRSS $(mb "$idle_max") MB over ${IDLE_SECONDS} s"
 
 # The burst: written to tmp/, then moved into new/ at once (Maildir delivery).
@@ -78,4 +91,6 @@ while :; do
 done
 secs=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
 echo "burst: $N envoys handled in ${secs} s ($(ls outbox/new | wc -l) mails in the outbox), max VmRSS $(mb "$burst_max") MB"
+echo "messages by state: $(q "select group_concat(s, ', ') from (select state || ' ' || count(*) as s from messages group by state)")"
+echo "outbox by state: $(q "select group_concat(s, ', ') from (select state || ' ' || count(*) as s from outbox group by state)")"
 echo "targets: idle ≤ 50 MB, burst ≤ 200 MB"
