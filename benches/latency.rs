@@ -8,7 +8,7 @@
 //! in the recipient's Maildir (polled every 2 ms for the envoy's own token, so the
 //! measurement adds no IDLE delay of its own and other tests' mail on the shared stack
 //! does not count). The next envoy goes only after the previous one arrived (or its
-//! timeout).
+//! timeout), after a pause of 0-1 s that varies from envoy to envoy.
 //!
 //! A second client IDLEs on the game's inbox meanwhile: its wake-up after each `250` is
 //! what Dovecot's IDLE notice costs (`mailbox_idle_check_interval`), reported apart.
@@ -203,6 +203,9 @@ async fn one(
     i: usize,
     wakes: &mut mpsc::UnboundedReceiver<(Instant, usize)>,
 ) -> (Option<Duration>, Option<Duration>) {
+    // A pause of 0-997 ms, so the sends are not in step with the previous delivery (and
+    // with any periodic check of the server's).
+    tokio::time::sleep(Duration::from_millis((i as u64 * 379) % 1000)).await;
     smtp.send_raw(
         "genogien@game.test",
         &["sl@game.test".to_string()],
