@@ -17,40 +17,22 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pbemd::app::{daemon, App};
-use pbemd::clock::FixedClock;
-use pbemd::config::Config;
-use pbemd::transport::imap::{ImapParams, ImapSession, TlsMode};
-use pbemd::transport::smtp::{SmtpParams, SmtpSender};
+use pbemd::transport::imap::ImapSession;
+use pbemd::transport::smtp::SmtpSender;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+#[path = "common/stack.rs"]
+mod stack;
+
+use stack::{doveadm, imap, smtp, stack_dir};
+
 const PER_ENVOY_TIMEOUT: Duration = Duration::from_secs(10);
 const POLL: Duration = Duration::from_millis(2);
-
-fn stack_dir() -> PathBuf {
-    std::env::var("PBEMD_MAILSTACK_DIR")
-        .unwrap_or_else(|_| "/tmp/mailstack".into())
-        .into()
-}
-
-fn doveadm(args: &[&str]) {
-    let out = Command::new("doveadm")
-        .arg("-c")
-        .arg(stack_dir().join("etc/dovecot.conf"))
-        .args(args)
-        .output()
-        .expect("doveadm");
-    assert!(
-        out.status.success(),
-        "doveadm {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 /// The recipient's Maildir, searched for one envoy's token; other mail (the stack is
 /// shared with other tests) is read once and skipped.
@@ -89,18 +71,6 @@ fn token(i: usize) -> String {
     format!("k4lat-{}-{i}-end", std::process::id())
 }
 
-fn imap(user: &str, password: &str) -> ImapParams {
-    ImapParams {
-        host: "127.0.0.1".into(),
-        port: 1143,
-        user: user.into(),
-        password: password.into(),
-        tls: TlsMode::None,
-        ca_file: None,
-        mailbox: "INBOX".into(),
-    }
-}
-
 fn envoy(i: usize) -> Vec<u8> {
     let t = token(i);
     format!(
@@ -114,32 +84,9 @@ Content-Transfer-Encoding: 8bit\r\n\r\nSändebud nummer {i}: vi föreslår hande
 /// A game in a temp dir: IMAP inbound with IDLE, SMTP outbound, immediate courier, and
 /// enough envoys for the run (the bench measures latency, not the allowance rule).
 async fn game(dir: &Path, n: usize) -> Arc<App> {
-    let cfg_path = pbemd::app::setup::new_game_dir(&dir.join("g"), None).unwrap();
-    std::fs::write(dir.join("g/imap.pw"), "sl-pass").unwrap();
-    let text = std::fs::read_to_string(&cfg_path)
-        .unwrap()
-        .replace("inbound:\n  maildir: inbox\n", "inbound:\n  imap: {host: 127.0.0.1, port: 1143, user: sl@game.test, password_file: imap.pw, tls: none, idle: true}\n")
-        .replace("outbound:\n  maildir: outbox\n", "outbound:\n  smtp: {host: 127.0.0.1, port: 2525, tls: none}\ncourier:\n  mode: immediate\n");
-    std::fs::write(&cfg_path, text).unwrap();
-    let cfg = Config::load(&cfg_path).unwrap();
-    let now = pbemd::clock::parse_rfc3339("2026-11-24T10:00:00+01:00").unwrap();
-    let app = App::open(cfg, Arc::new(FixedClock::new(now)))
-        .await
-        .unwrap();
-    pbemd::app::setup::init(&app, now, false).await.unwrap();
-    let mut c = app.store.begin().await.unwrap();
-    let (v, gs) = app.state(&mut c).await.unwrap();
-    let mut gs = (*gs).clone();
-    gs.realm_mut("Genogien").unwrap().positions.sprakror = n as u32 + 10;
-    app.save_state(&mut c, v, &gs, "bench: large allowance")
-        .await
-        .unwrap();
-    c.commit().await.unwrap();
-    Arc::new(app)
+    Arc::new(stack::game(dir, "idle: true", "courier:\n  mode: immediate\n", n + 10).await)
 }
 
-/// IDLEs on the game's inbox like any client; when woken, fetches what is new and sends
-/// (the wake-up instant, envoy number) for each of this run's envoys on `tx`.
 async fn watch_game_inbox(tx: mpsc::UnboundedSender<(Instant, usize)>, cancel: CancellationToken) {
     let mut s = ImapSession::connect(&imap("sl@game.test", "sl-pass"))
         .await
@@ -259,15 +206,7 @@ async fn main() {
     let watcher = tokio::spawn(watch_game_inbox(tx, cancel.clone()));
     let d = tokio::spawn(daemon::run(app.clone(), cancel.clone()));
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let mut smtp = SmtpSender::new(SmtpParams {
-        host: "127.0.0.1".into(),
-        port: 2525,
-        user: None,
-        password: None,
-        tls: TlsMode::None,
-        ca_file: None,
-        hello_name: "bench.test".into(),
-    });
+    let mut smtp = SmtpSender::new(smtp());
     println!("{n} envoys, one at a time, through `pbemd run` (IMAP IDLE in, SMTP out, immediate courier)");
     // One warm-up envoy, not counted: connections and caches.
     one(&mut smtp, &mut afani, 0, &mut wakes).await;

@@ -9,32 +9,16 @@
 //!
 //! Run: `cargo bench --bench mailflow`.
 
-use std::path::PathBuf;
-use std::process::Command;
-use std::sync::Arc;
 use std::time::Instant;
 
-use pbemd::app::{courier, intake, process, sender, App};
-use pbemd::clock::FixedClock;
-use pbemd::config::Config;
-use pbemd::transport::imap::{ImapParams, ImapSession, TlsMode};
-use pbemd::transport::smtp::{SmtpParams, SmtpSender};
+use pbemd::app::{courier, intake, process, sender};
+use pbemd::transport::imap::ImapSession;
+use pbemd::transport::smtp::SmtpSender;
 
-fn doveadm(args: &[&str]) -> String {
-    let dir = std::env::var("PBEMD_MAILSTACK_DIR").unwrap_or_else(|_| "/tmp/mailstack".into());
-    let out = Command::new("doveadm")
-        .arg("-c")
-        .arg(PathBuf::from(dir).join("etc/dovecot.conf"))
-        .args(args)
-        .output()
-        .expect("doveadm");
-    assert!(
-        out.status.success(),
-        "doveadm {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+#[path = "common/stack.rs"]
+mod stack;
+
+use stack::{doveadm, smtp};
 
 fn count(user: &str) -> usize {
     let out = doveadm(&[
@@ -56,18 +40,6 @@ fn wait_count(user: &str, n: usize) {
             count(user)
         );
         std::thread::sleep(std::time::Duration::from_millis(200));
-    }
-}
-
-fn smtp() -> SmtpParams {
-    SmtpParams {
-        host: "127.0.0.1".into(),
-        port: 2525,
-        user: None,
-        password: None,
-        tls: TlsMode::None,
-        ca_file: None,
-        hello_name: "bench.test".into(),
     }
 }
 
@@ -117,15 +89,7 @@ async fn main() {
     );
 
     // Raw UID FETCH of the whole mailbox.
-    let imap = ImapParams {
-        host: "127.0.0.1".into(),
-        port: 1143,
-        user: "sl@game.test".into(),
-        password: "sl-pass".into(),
-        tls: TlsMode::None,
-        ca_file: None,
-        mailbox: "INBOX".into(),
-    };
+    let imap = stack::imap("sl@game.test", "sl-pass");
     let mut s = ImapSession::connect(&imap).await.unwrap();
     s.select().await.unwrap();
     let t = Instant::now();
@@ -137,31 +101,9 @@ async fn main() {
 
     // pbemd end to end: fetch, store, classify, route, deliver into the outbox table.
     let tmp = tempfile::tempdir().unwrap();
-    let cfg_path = pbemd::app::setup::new_game_dir(&tmp.path().join("g"), None).unwrap();
-    std::fs::write(tmp.path().join("g/imap.pw"), "sl-pass").unwrap();
-    let text = std::fs::read_to_string(&cfg_path)
-        .unwrap()
-        .replace("inbound:\n  maildir: inbox\n", "inbound:\n  imap: {host: 127.0.0.1, port: 1143, user: sl@game.test, password_file: imap.pw, tls: none, fetch_batch: 500}\n")
-        .replace("outbound:\n  maildir: outbox\n", "outbound:\n  smtp: {host: 127.0.0.1, port: 2525, tls: none}\n");
-    std::fs::write(&cfg_path, text).unwrap();
-    let cfg = Config::load(&cfg_path).unwrap();
-    let now = pbemd::clock::parse_rfc3339("2026-11-24T10:00:00+01:00").unwrap();
-    let app = App::open(cfg, Arc::new(FixedClock::new(now)))
-        .await
-        .unwrap();
-    pbemd::app::setup::init(&app, now, false).await.unwrap();
-    {
-        // Enough free envoys for the whole run: the bench measures throughput, not the
-        // allowance rule (R-AGENT-4).
-        let mut c = app.store.begin().await.unwrap();
-        let (v, gs) = app.state(&mut c).await.unwrap();
-        let mut gs = (*gs).clone();
-        gs.realm_mut("Genogien").unwrap().positions.sprakror = n as u32 + 10;
-        app.save_state(&mut c, v, &gs, "bench: large allowance")
-            .await
-            .unwrap();
-        c.commit().await.unwrap();
-    }
+    // Every envoy gets its receipt: flood control (30 replies an hour) is not measured here.
+    let no_flood = "limits:\n  max_replies_per_hour: 1000000\n";
+    let app = stack::game(tmp.path(), "fetch_batch: 500", no_flood, n + 10).await;
     let t = Instant::now();
     let stored = intake::imap_once(&app, &mut s, 500).await.unwrap();
     let t_fetch = t.elapsed();
