@@ -90,10 +90,3 @@ pub async fn release(app: &App) -> Result<Released> {
     app.wake.notify_one();
     Ok(out)
 }
-
-/// Whether the GM holds this round's results (for the desk).
-pub async fn is_held(app: &App) -> Result<bool> {
-    let mut conn = app.store.conn().await?;
-    let (_, gs) = app.state(&mut conn).await?;
-    Ok(meta::get_i64(&mut conn, HOLD_ASKED).await? == Some(gs.round as i64))
-}
