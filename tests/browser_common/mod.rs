@@ -35,14 +35,7 @@ impl Browser {
             );
             return None;
         }
-        let port = free_port();
-        let driver = Command::new(CHROMEDRIVER)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start chromedriver");
-        wait_for_port(port).await;
+        let (driver, port) = start_driver();
         let mut caps = serde_json::Map::new();
         caps.insert(
             "goog:chromeOptions".into(),
@@ -114,23 +107,46 @@ pub async fn serve(app: Arc<pbemd::app::App>) -> SocketAddr {
     addr
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+/// Start chromedriver on a port the kernel picks (`--port=0`) and read the port
+/// from its "started successfully on port N" line. Picking a free port first and
+/// handing it over races with every other test doing the same; this does not.
+fn start_driver() -> (Child, u16) {
+    use std::io::{BufRead, BufReader};
+    let mut driver = Command::new(CHROMEDRIVER)
+        .arg("--port=0")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start chromedriver");
+    let stdout = driver.stdout.take().expect("chromedriver's stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    // Reads until the ready line, then keeps draining so chromedriver never blocks
+    // on a full pipe.
+    std::thread::spawn(move || {
+        let mut lines = BufReader::new(stdout).lines();
+        for line in lines.by_ref().map_while(Result::ok) {
+            if let Some(port) = ready_port(&line) {
+                let _ = tx.send(port);
+                break;
+            }
+        }
+        drop(tx);
+        for _ in lines {}
+    });
+    match rx.recv_timeout(Duration::from_secs(10)) {
+        Ok(port) => (driver, port),
+        Err(e) => {
+            let _ = driver.kill();
+            let status = driver.wait().ok();
+            panic!("chromedriver did not say it was ready ({e}; exit status {status:?})");
+        }
+    }
 }
 
-async fn wait_for_port(port: u16) {
-    for _ in 0..200 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok()
-        {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("chromedriver did not listen on port {port} within 5 s");
+/// The port in chromedriver's "ChromeDriver was started successfully on port N." line.
+fn ready_port(line: &str) -> Option<u16> {
+    let rest = line.split("started successfully on port ").nth(1)?;
+    rest.trim_end_matches(|c: char| !c.is_ascii_digit())
+        .parse()
+        .ok()
 }
