@@ -193,15 +193,7 @@ fn a_parked_mail_can_be_rejected_and_is_then_done() {
 fn a_courier_item_that_panics_is_parked_and_the_rest_of_the_batch_goes_out() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = game(tmp.path(), "courier:\n  mode: batches\n", TUE);
-    for (n, from, to) in [
-        ("1", "Genogien", "Afani"),
-        ("2", "Kaldor", "Fugandri"),
-        ("3", "Mirandel", "Ostvik"),
-    ] {
-        let subject = format!("{from} skickar ett sändebud till {to}");
-        let addr = format!("{}@game.test", from.to_lowercase());
-        drop_mail(&cfg, n, &addr, &subject, &format!("Hälsningar från {from}"));
-    }
+    three_envoys(&cfg);
     pbemd(&cfg, &["tick", "--now", "2026-11-24T10:00:00+01:00"]);
     let out = ok(&pbemd_env(
         &cfg,
@@ -226,6 +218,67 @@ fn a_courier_item_that_panics_is_parked_and_the_rest_of_the_batch_goes_out() {
     let out = pbemd(&cfg, &["tick", "--now", "2026-11-24T23:30:00+01:00"]);
     assert!(out.contains("1 delivered"), "{out}");
     assert!(outbox(&cfg).iter().any(|m| m.to_is("fugandri@game.test")));
+}
+
+/// Three envoys handled in one batch, three realms each to its neighbour.
+fn three_envoys(cfg: &Path) {
+    for (n, from, to) in [
+        ("1", "Genogien", "Afani"),
+        ("2", "Kaldor", "Fugandri"),
+        ("3", "Mirandel", "Ostvik"),
+    ] {
+        let subject = format!("{from} skickar ett sändebud till {to}");
+        let addr = format!("{}@game.test", from.to_lowercase());
+        drop_mail(cfg, n, &addr, &subject, &format!("Hälsningar från {from}"));
+    }
+}
+
+/// Envoys are handled many to a transaction: the one whose handling panics in the
+/// middle of the batch is parked alone, and the envoys before and after it go out.
+#[test]
+fn an_envoy_that_panics_in_the_middle_of_a_batch_is_parked_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = game(tmp.path(), "", TUE);
+    three_envoys(&cfg);
+    let out = ok(&pbemd_env(
+        &cfg,
+        &["tick", "--now", "2026-11-24T10:00:00+01:00"],
+        &[("PBEMD_TEST_FAIL_SUBJECT", "panic:till Fugandri")],
+    ));
+    assert!(out.contains("3 stored, 3 handled"), "{out}");
+    assert!(out.contains("2 delivered"), "{out}");
+    assert!(out.contains("1 failed and parked"), "{out}");
+    let sent = outbox(&cfg);
+    assert!(sent.iter().any(|m| m.to_is("afani@game.test")));
+    assert!(sent.iter().any(|m| m.to_is("ostvik@game.test")));
+    assert!(!sent.iter().any(|m| m.to_is("fugandri@game.test")));
+    let show = pbemd(&cfg, &["gm", "show", &parked_ids(&cfg)[0].to_string()]);
+    assert!(show.contains("panic:"), "{show}");
+}
+
+/// When writing a batch of handled mail fails, the batch is rolled back and its mails
+/// are handled again one transaction each: nothing is lost, parked or doubled.
+#[test]
+fn a_batch_that_cannot_be_written_is_handled_again_one_mail_at_a_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = game(tmp.path(), "", TUE);
+    three_envoys(&cfg);
+    let out = ok(&pbemd_env(
+        &cfg,
+        &["tick", "--now", "2026-11-24T10:00:00+01:00"],
+        &[("PBEMD_TEST_FAIL_BATCH", "till Fugandri")],
+    ));
+    assert!(out.contains("3 stored, 3 handled"), "{out}");
+    assert!(out.contains("3 delivered"), "{out}");
+    assert!(parked_ids(&cfg).is_empty(), "{out}");
+    let sent = outbox(&cfg);
+    for to in ["afani", "fugandri", "ostvik"] {
+        let n = sent
+            .iter()
+            .filter(|m| m.to_is(&format!("{to}@game.test")))
+            .count();
+        assert_eq!(n, 1, "one delivery to {to}");
+    }
 }
 
 /// The weekday window always open, so the daemon can run on the real clock any day.

@@ -287,3 +287,131 @@ on_both_backends!(
         );
     }
 );
+
+on_both_backends!(
+    a_batch_of_mails_is_stored_once_each_in_order_with_repeats_as_duplicates,
+    |store: Store| async move {
+        let mut c = store.conn().await.unwrap();
+        inbox::insert(&mut c, &mail("mid:old", b"old", 1))
+            .await
+            .unwrap();
+        // More than one statement's worth of rows, a repeat inside the batch and one of
+        // a mail stored before.
+        let keys: Vec<String> = (0..1203).map(|i| format!("mid:{i}")).collect();
+        let mut batch: Vec<inbox::NewMail> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| mail(k, k.as_bytes(), 10 + i as i64))
+            .collect();
+        batch.insert(7, mail("mid:3", b"repeat", 50));
+        batch.push(mail("mid:old", b"old again", 2));
+        let stored = inbox::insert_many(&mut c, &batch).await.unwrap();
+        assert_eq!(stored.len(), batch.len());
+        assert_eq!(
+            stored[7],
+            inbox::Stored::Duplicate,
+            "the repeat in the batch"
+        );
+        assert_eq!(stored[batch.len() - 1], inbox::Stored::Duplicate);
+        let new: Vec<i64> = stored
+            .iter()
+            .filter_map(|s| match s {
+                inbox::Stored::New(id) => Some(*id),
+                inbox::Stored::Duplicate => None,
+            })
+            .collect();
+        assert_eq!(new.len(), 1203);
+        assert_eq!(inbox::counts(&mut c).await.unwrap(), (1204, 1204));
+        drop(c);
+        // Claimed in order of receipt, a batch at a time, and only before `before`.
+        let mut tx = store.begin().await.unwrap();
+        let first = inbox::claim_batch_before(&store, &mut tx, Some(900), 150)
+            .await
+            .unwrap();
+        assert_eq!(first.len(), 150);
+        assert_eq!(first[0].raw, b"old", "received at 1, first");
+        assert!(first
+            .windows(2)
+            .all(|w| w[0].received_at <= w[1].received_at));
+        assert!(first.iter().all(|w| w.received_at < 900));
+        let ids: Vec<i64> = first.iter().map(|w| w.id).collect();
+        inbox::mark_done_many(&mut tx, &ids, 5).await.unwrap();
+        tx.commit().await.unwrap();
+        let mut c = store.conn().await.unwrap();
+        assert_eq!(inbox::counts(&mut c).await.unwrap(), (1204, 1054));
+    }
+);
+
+on_both_backends!(
+    a_batch_of_outgoing_mail_keeps_its_order_and_finds_keys_queued_before,
+    |store: Store| async move {
+        let mut c = store.conn().await.unwrap();
+        let to = vec!["a@x".to_string()];
+        let row = |k: &'static str| outbox::NewOutgoing {
+            dedup_key: k,
+            message_id: "<m@x>",
+            kind: "test",
+            to_addrs: &to,
+            from_addr: "sl@x",
+            subject: "s",
+            raw: b"raw",
+            at: 1,
+        };
+        let before = outbox::enqueue(&mut c, &row("k2")).await.unwrap();
+        let ids = outbox::enqueue_many(&mut c, &[row("k1"), row("k2"), row("k3")])
+            .await
+            .unwrap();
+        assert_eq!(ids[1], before, "a key queued before keeps its row");
+        assert!(ids[0] < ids[2] && ids[0] != before && ids[2] != before);
+        let found = outbox::ids_of(&mut c, &["k3", "nope"]).await.unwrap();
+        assert_eq!(found, vec![("k3".to_string(), ids[2])]);
+        // Many messages and events in few statements, each message's id in order.
+        let mut inbox_ids = Vec::new();
+        for i in 1..=3 {
+            match inbox::insert(&mut c, &mail(&format!("mid:{i}"), b"r", i))
+                .await
+                .unwrap()
+            {
+                inbox::Stored::New(id) => inbox_ids.push(id),
+                inbox::Stored::Duplicate => unreachable!("a new key"),
+            }
+        }
+        let new: Vec<messages::NewMessage> = inbox_ids
+            .iter()
+            .map(|&inbox_id| messages::NewMessage {
+                inbox_id,
+                kind: "envoy",
+                subject: "s",
+                body: "b",
+                state: "queued",
+                round: 1,
+                at: 1,
+                ..Default::default()
+            })
+            .collect();
+        let ids = messages::insert_many(&mut c, &new).await.unwrap();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+        messages::set_state_many(&mut c, &ids[..2], "routed", 2)
+            .await
+            .unwrap();
+        for (id, want) in ids.iter().zip(["routed", "routed", "queued"]) {
+            let m = messages::get(&mut c, *id).await.unwrap().unwrap();
+            assert_eq!(m.state, want);
+        }
+        let evs: Vec<events::NewEvent> = ids
+            .iter()
+            .map(|id| events::NewEvent {
+                at: 3,
+                round: 1,
+                kind: "courier_queued",
+                realm: Some("Afani".into()),
+                ref_id: Some(*id),
+                detail: "envoy".into(),
+            })
+            .collect();
+        events::log_many(&mut c, &evs).await.unwrap();
+        let logged = events::of_kind(&mut c, "courier_queued").await.unwrap();
+        let refs: Vec<Option<i64>> = logged.iter().map(|e| e.ref_id).collect();
+        assert_eq!(refs, ids.iter().map(|i| Some(*i)).collect::<Vec<_>>());
+    }
+);

@@ -191,7 +191,8 @@ async fn decide_items(
     Ok(report)
 }
 
-/// Apply every decision of a batch, with its audit events.
+/// Apply every decision of a batch, with its audit events: the decisions are turned
+/// into rows first, then written in a few statements for the whole batch.
 async fn apply_all(
     app: &App,
     conn: &mut Conn,
@@ -202,6 +203,7 @@ async fn apply_all(
     let now = clock::to_ms(app.now());
     let round = gs.round as i64;
     let mut report = BatchReport::default();
+    let mut w = Writes::default();
     // By id, so a batch of n messages (a flood in `batches` mode) is not n² lookups.
     let by_id: std::collections::HashMap<u64, &QueuedMessage> =
         waiting.iter().map(|q| (q.message.id as u64, q)).collect();
@@ -210,27 +212,57 @@ async fn apply_all(
             continue;
         };
         report.decided += 1;
-        apply(app, conn, gs, q, d, &mut report).await?;
+        apply(app, gs, q, d, &mut report, &mut w)?;
         for e in &d.events {
-            let detail = serde_json::to_string(e).unwrap_or_default();
-            events::log(
-                conn,
-                now,
+            w.events.push(events::NewEvent {
+                at: now,
                 round,
-                "courier",
-                Some(&d.sender),
-                Some(q.message.id),
-                &detail,
-            )
-            .await?;
+                kind: "courier",
+                realm: Some(d.sender.clone()),
+                ref_id: Some(q.message.id),
+                detail: serde_json::to_string(e).unwrap_or_default(),
+            });
         }
     }
+    w.write(app, conn, now).await?;
     Ok(report)
+}
+
+/// What a batch's decisions write, gathered before anything is written.
+#[derive(Default)]
+struct Writes {
+    /// Messages that went their way (`routed`), and that wait for the GM.
+    routed: Vec<i64>,
+    to_gm: Vec<i64>,
+    /// Refused messages with the reason the sender was given.
+    refused: Vec<(i64, String)>,
+    /// Mail to queue in order: a reply names its sender's realm (it counts against the
+    /// realm's hourly limit), other mail none.
+    outgoing: Vec<(Option<String>, Outgoing)>,
+    events: Vec<events::NewEvent>,
+}
+
+impl Writes {
+    async fn write(self, app: &App, conn: &mut Conn, now: i64) -> Result<()> {
+        messages::set_state_many(conn, &self.routed, state::ROUTED, now).await?;
+        messages::set_state_many(conn, &self.to_gm, state::GM_QUEUE, now).await?;
+        for (id, text) in &self.refused {
+            messages::set_state(conn, *id, state::REFUSED, Some(text), now).await?;
+        }
+        let outgoing: Vec<(Option<&str>, &Outgoing)> = self
+            .outgoing
+            .iter()
+            .map(|(r, o)| (r.as_deref(), o))
+            .collect();
+        super::season_notices::flood::enqueue_replies(app, conn, &outgoing).await?;
+        events::log_many(conn, &self.events).await?;
+        Ok(())
+    }
 }
 
 /// Run a batch in its own transaction (immediate mode, `gm approve --now`).
 pub async fn batch_now(app: &App) -> Result<BatchReport> {
-    let mut tx = app.store.begin().await?;
+    let mut tx = app.store.begin_write().await?;
     // Replicas: one batch at a time, after any unit of work another replica has open.
     crate::store::lease::game_lock(&app.store, &mut tx).await?;
     // While the game stands still (a pause, skipped dates) nothing goes out; the first
@@ -259,16 +291,15 @@ fn addresses(gs: &GameState, realm: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-async fn apply(
+fn apply(
     app: &App,
-    conn: &mut Conn,
     gs: &GameState,
     q: &QueuedMessage,
     d: &Decision,
     report: &mut BatchReport,
+    w: &mut Writes,
 ) -> Result<()> {
     let m = &q.message;
-    let now = clock::to_ms(app.now());
     let sender_lang = lang_of(gs, &d.sender);
     let reply_subject = format!("Re: {}", m.subject.trim());
     match &d.outcome {
@@ -277,7 +308,6 @@ async fn apply(
                 .and_then(|w| app.schedule.next_opening(w, from_ms(q.received_at)))
                 .map(|t| app.local(t, sender_lang));
             let text = r.explain(sender_lang, next.as_deref());
-            messages::set_state(conn, m.id, state::REFUSED, Some(&text), now).await?;
             let data = json!({"realm": d.sender, "subject": m.subject, "reason": text});
             let o = Outgoing {
                 kind: "refusal",
@@ -287,11 +317,12 @@ async fn apply(
                 body: app.renderer.render("refusal", sender_lang, &data)?,
                 in_reply_to: q.mail_message_id.clone(),
             };
-            super::season_notices::flood::enqueue_reply(app, conn, &d.sender, &o).await?;
+            w.refused.push((m.id, text));
+            w.outgoing.push((Some(d.sender.clone()), o));
             report.refused += 1;
         }
-        Outcome::ToGm => messages::set_state(conn, m.id, state::GM_QUEUE, None, now).await?,
-        _ => messages::set_state(conn, m.id, state::ROUTED, None, now).await?,
+        Outcome::ToGm => w.to_gm.push(m.id),
+        _ => w.routed.push(m.id),
     }
     if let Some(r) = &d.receipt {
         let o = Outgoing {
@@ -306,14 +337,14 @@ async fn apply(
             )?,
             in_reply_to: q.mail_message_id.clone(),
         };
-        super::season_notices::flood::enqueue_reply(app, conn, &d.sender, &o).await?;
+        w.outgoing.push((Some(d.sender.clone()), o));
     }
     for (i, dispatch) in d.dispatches.iter().enumerate() {
         if let Some(o) = dispatch_mail(app, gs, q, dispatch, i)? {
             if matches!(dispatch, Dispatch::Envoy { .. } | Dispatch::Merchant { .. }) {
                 report.delivered += 1;
             }
-            app.enqueue(conn, &o).await?;
+            w.outgoing.push((None, o));
         }
     }
     Ok(())

@@ -12,6 +12,8 @@
 //!   resolution, after the new state is written and before it commits.
 //! - `PBEMD_TEST_SLOW_SUBJECT=<text>`: handling such a mail blocks its thread for a
 //!   minute, as a runaway parser would (for the shutdown test).
+//! - `PBEMD_TEST_FAIL_BATCH=<text>`: writing a batch of handled mail that holds a mail
+//!   whose subject contains `<text>` fails (the mail itself handles fine on its own).
 //!
 //! With the variables unset (always, outside the tests) the hooks do nothing.
 
@@ -153,6 +155,13 @@ pub fn mail_hook(raw: &[u8]) -> Result<()> {
         std::thread::sleep(std::time::Duration::from_secs(60));
     }
     hook("PBEMD_TEST_FAIL_SUBJECT", &subject)
+}
+
+/// The test hook of writing a batch of handled mails with these subjects.
+pub fn batch_hook<'a>(subjects: impl IntoIterator<Item = &'a str>) -> Result<()> {
+    subjects
+        .into_iter()
+        .try_for_each(|s| hook("PBEMD_TEST_FAIL_BATCH", s))
 }
 
 /// The test hook of a weekend resolution: with `PBEMD_TEST_CRASH_RESOLVE` set, the

@@ -156,37 +156,41 @@ pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Re
         if fetched.is_empty() {
             break;
         }
-        let mut tx = app.store.begin().await?;
+        let mut tx = app.store.begin_write().await?;
         let (floor, now) = received_bounds(app, &mut tx).await?;
-        let mut uids = Vec::with_capacity(fetched.len());
-        for f in &fetched {
-            // The server's receipt time, so a mail sent on time counts as on time even
-            // if pbemd was down; never before the game's latest time (events up to it
-            // have fired) nor after now.
-            let received_at = f
-                .internal_date
-                .map_or(now, |d| clock::to_ms(d).clamp(floor, now));
-            let raw = stored_part(&f.raw, f.raw.len(), app.cfg.limits.max_mail_bytes);
-            let (key, mid, sha) = dedup_key(raw);
-            if let Stored::New(_) = inbox::insert(
-                &mut tx,
-                &NewMail {
-                    dedup_key: &key,
-                    message_id: mid.as_deref(),
-                    sha256: &sha,
-                    source: Source::Imap,
-                    raw,
-                    size: f.raw.len(),
-                    received_at,
-                    imap: Some((st.uid_validity, f.uid)),
-                },
-            )
-            .await?
-            {
-                new += 1;
-            }
-            uids.push(f.uid);
-        }
+        // Every mail of the batch in a few statements, committed before any is flagged.
+        let keyed: Vec<_> = fetched
+            .iter()
+            .map(|f| {
+                let raw = stored_part(&f.raw, f.raw.len(), app.cfg.limits.max_mail_bytes);
+                (raw, dedup_key(raw))
+            })
+            .collect();
+        let mails: Vec<NewMail> = fetched
+            .iter()
+            .zip(&keyed)
+            .map(|(f, (raw, (key, mid, sha)))| NewMail {
+                dedup_key: key,
+                message_id: mid.as_deref(),
+                sha256: sha,
+                source: Source::Imap,
+                raw,
+                size: f.raw.len(),
+                // The server's receipt time, so a mail sent on time counts as on time
+                // even if pbemd was down; never before the game's latest time (events
+                // up to it have fired) nor after now.
+                received_at: f
+                    .internal_date
+                    .map_or(now, |d| clock::to_ms(d).clamp(floor, now)),
+                imap: Some((st.uid_validity, f.uid)),
+            })
+            .collect();
+        let stored = inbox::insert_many(&mut tx, &mails).await?;
+        new += stored
+            .iter()
+            .filter(|s| matches!(s, Stored::New(_)))
+            .count();
+        let uids: Vec<u32> = fetched.iter().map(|f| f.uid).collect();
         tx.commit()
             .await
             .map_err(|e| crate::store::StoreError::Query {

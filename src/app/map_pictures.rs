@@ -110,6 +110,41 @@ impl App {
         .await?;
         Ok(id)
     }
+
+    /// Format many mails and queue them in the outbox in few statements (inside the
+    /// caller's transaction); returns their row ids in order.
+    pub async fn enqueue_many(&self, conn: &mut Conn, os: &[&Outgoing]) -> Result<Vec<i64>> {
+        let now = self.now();
+        let date = now.with_timezone(&self.schedule.timezone());
+        let composed = os
+            .iter()
+            .map(|o| {
+                compose::compose_with(
+                    o,
+                    &[],
+                    &self.cfg.game_name,
+                    &self.cfg.display_name,
+                    &self.cfg.game_address,
+                    date,
+                )
+            })
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        let rows: Vec<outbox::NewOutgoing> = os
+            .iter()
+            .zip(&composed)
+            .map(|(o, c)| outbox::NewOutgoing {
+                dedup_key: &o.dedup_key,
+                message_id: &c.message_id,
+                kind: o.kind,
+                to_addrs: &o.to,
+                from_addr: &self.cfg.game_address,
+                subject: &o.subject,
+                raw: &c.raw,
+                at: clock::to_ms(now),
+            })
+            .collect();
+        Ok(outbox::enqueue_many(conn, &rows).await?)
+    }
 }
 
 #[cfg(test)]

@@ -19,6 +19,9 @@ use crate::schedule::Window;
 use crate::store::messages::{self, state, NewMessage};
 use crate::store::{events, forms, inbox, Conn, StoreError};
 
+mod batch;
+pub use batch::{process_batch_before, HANDLE_BATCH};
+
 /// Kind names stored in `messages.kind`.
 pub fn kind_str(k: MailKind) -> &'static str {
     match k {
@@ -49,14 +52,7 @@ pub async fn process_once_before(app: &App, before: Option<i64>) -> Result<bool>
         return Ok(false);
     };
     crate::store::lease::game_lock(&app.store, &mut tx).await?;
-    let span = tracing::info_span!(
-        "mail",
-        game = %app.cfg.game_name,
-        inbox_id = w.id,
-        message_id = w.message_id.as_deref().unwrap_or(""),
-        round = tracing::field::Empty,
-        realm = tracing::field::Empty,
-    );
+    let span = mail_span(app, &w);
     let outcome = fault::guarded(handle_unit(app, &mut tx, &w))
         .instrument(span.clone())
         .await;
@@ -83,6 +79,18 @@ pub async fn process_once_before(app: &App, before: Option<i64>) -> Result<bool>
     Ok(true)
 }
 
+/// The span every log line about handling `w` carries.
+fn mail_span(app: &App, w: &inbox::Waiting) -> tracing::Span {
+    tracing::info_span!(
+        "mail",
+        game = %app.cfg.game_name,
+        inbox_id = w.id,
+        message_id = w.message_id.as_deref().unwrap_or(""),
+        round = tracing::field::Empty,
+        realm = tracing::field::Empty,
+    )
+}
+
 /// Everything one stored mail's transaction does.
 async fn handle_unit(app: &App, tx: &mut Conn, w: &inbox::Waiting) -> Result<()> {
     fault::mail_hook(&w.raw)?;
@@ -98,17 +106,23 @@ async fn handle_unit(app: &App, tx: &mut Conn, w: &inbox::Waiting) -> Result<()>
 /// Park a mail whose handling failed: a stand-in message in the GM queue carries the
 /// error text, and the mail is not claimed again until `gm retry`.
 async fn park_mail(app: &App, w: &inbox::Waiting, error: &str) -> Result<()> {
+    let mut tx = app.store.begin().await?;
+    park_in(app, &mut tx, w, error).await?;
+    tx.commit().await.map_err(|e| StoreError::Query {
+        what: "commit a parked mail",
+        source: e,
+    })?;
+    Ok(())
+}
+
+/// `park_mail` inside the caller's transaction.
+async fn park_in(app: &App, tx: &mut Conn, w: &inbox::Waiting, error: &str) -> Result<()> {
     tracing::error!(%error, "handling a mail failed; parked for the GM");
     let now = clock::to_ms(app.now());
     let error = fault::clean_text(error, 4000);
-    let mut tx = app.store.begin().await?;
-    let round = app
-        .state(&mut tx)
-        .await
-        .map(|(_, gs)| gs.round)
-        .unwrap_or(0) as i64;
+    let round = app.state(tx).await.map(|(_, gs)| gs.round).unwrap_or(0) as i64;
     let id = messages::insert(
-        &mut tx,
+        tx,
         &NewMessage {
             inbox_id: w.id,
             kind: messages::UNHANDLED,
@@ -122,22 +136,20 @@ async fn park_mail(app: &App, w: &inbox::Waiting, error: &str) -> Result<()> {
         },
     )
     .await?;
-    inbox::set_state(&mut tx, w.id, "parked", now).await?;
-    events::log(&mut tx, now, round, "unit_parked", None, Some(id), &error).await?;
-    tx.commit().await.map_err(|e| StoreError::Query {
-        what: "commit a parked mail",
-        source: e,
-    })?;
+    inbox::set_state(tx, w.id, "parked", now).await?;
+    events::log(tx, now, round, "unit_parked", None, Some(id), &error).await?;
     Ok(())
 }
 
-/// Handle every stored mail; returns how many.
+/// Handle every stored mail, in batches; returns how many.
 pub async fn process_all(app: &App) -> Result<usize> {
     let mut n = 0;
-    while process_once(app).await? {
-        n += 1;
+    loop {
+        match process_batch_before(app, None).await? {
+            0 => return Ok(n),
+            k => n += k,
+        }
     }
-    Ok(n)
 }
 
 /// A mail nobody gets a reply to, queued for the GM with the reason.
@@ -188,12 +200,13 @@ async fn handle(
 ) -> Result<()> {
     let round = gs.round as i64;
     let now = clock::to_ms(app.now());
-    let mut mail = match parse::parse_inbound(raw) {
-        // A mail truncated at intake is as large as it arrived.
-        Ok(m) => Inbound {
-            size: m.size.max(size),
-            ..m
-        },
+    let Read {
+        mail,
+        auth,
+        subject,
+        classified,
+    } = match read_mail(app, gs, raw, size) {
+        Ok(r) => r,
         Err(e) => {
             // Not a mail at all: nobody to answer; the GM sees it.
             let reason = e.to_string();
@@ -210,17 +223,6 @@ async fn handle(
             return Ok(());
         }
     };
-    // The sender check (README, The mail contract): the token is cut out before the
-    // subject is read; a mail given to a realm it is not proven to be from is held.
-    let auth = super::sender_auth::prepare(app, gs, &mut mail);
-    let subject = mail.subject.clone().unwrap_or_default();
-    let dir = app.directory(gs);
-    let classified = classify::classify(&mail, &dir, app.cfg.limits.max_mail_bytes);
-    let span = tracing::Span::current();
-    span.record("round", gs.round);
-    if let Some(realm) = super::sender_auth::claimed_realm(&classified) {
-        span.record("realm", realm);
-    }
     if let Some(realm) = super::sender_auth::claimed_realm(&classified) {
         if let Some(reason) = auth.doubt(app.cfg.sender_check, gs, realm) {
             let u = super::sender_auth::Unproven {
@@ -341,14 +343,7 @@ async fn handle(
             subject: sub,
         } => {
             let received_at = from_ms(received_ms);
-            let window = super::season_calendar::window_for(app, gs, &realm, received_at);
-            let decision = courier::route(&Incoming {
-                kind: sub.kind,
-                from: &realm,
-                to: sub.to.as_deref(),
-                received_at,
-                window,
-            });
+            let decision = route_accepted(app, gs, &realm, &sub, received_at);
             let body = body_of(&mail, sub.kind);
             let base = NewMessage {
                 inbox_id,
@@ -374,32 +369,8 @@ async fn handle(
             };
             match decision {
                 Route::Queue => {
-                    // Decided by the next courier batch (at once in `immediate` mode),
-                    // unless the GM reviews this kind of mail first.
-                    let held = needs_review(app, sub.kind, &body);
-                    let st = if held { state::HELD } else { state::QUEUED };
-                    let id = messages::insert(
-                        conn,
-                        &NewMessage {
-                            state: st,
-                            ..base.clone()
-                        },
-                    )
-                    .await?;
-                    events::log(
-                        conn,
-                        now,
-                        round,
-                        if held {
-                            "courier_held"
-                        } else {
-                            "courier_queued"
-                        },
-                        Some(&realm),
-                        Some(id),
-                        base.kind,
-                    )
-                    .await?;
+                    let row = QueueRow::new(app, &base, sub.kind);
+                    write_queued(conn, std::slice::from_ref(&row)).await?;
                 }
                 Route::Form => {
                     let form = FormMail {
@@ -487,6 +458,142 @@ async fn handle(
             }
         }
     }
+    Ok(())
+}
+
+/// A stored mail read: parsed, its sender checked (token cut out), classified.
+pub(super) struct Read {
+    pub mail: Inbound,
+    pub auth: super::sender_auth::Prepared,
+    pub subject: String,
+    pub classified: Classified,
+}
+
+/// Read a stored mail of `size` bytes (`raw` may be its stored part); an error when it
+/// is not a mail at all.
+pub(super) fn read_mail(
+    app: &App,
+    gs: &GameState,
+    raw: &[u8],
+    size: usize,
+) -> std::result::Result<Read, parse::ParseMailError> {
+    let mut mail = parse::parse_inbound(raw)?;
+    // A mail truncated at intake is as large as it arrived.
+    mail.size = mail.size.max(size);
+    // The sender check (README, The mail contract): the token is cut out before the
+    // subject is read; a mail given to a realm it is not proven to be from is held.
+    let auth = super::sender_auth::prepare(app, gs, &mut mail);
+    let subject = mail.subject.clone().unwrap_or_default();
+    let dir = app.directory(gs);
+    let classified = classify::classify(&mail, &dir, app.cfg.limits.max_mail_bytes);
+    let span = tracing::Span::current();
+    span.record("round", gs.round);
+    if let Some(realm) = super::sender_auth::claimed_realm(&classified) {
+        span.record("realm", realm);
+    }
+    Ok(Read {
+        mail,
+        auth,
+        subject,
+        classified,
+    })
+}
+
+/// The courier's first word on an accepted mail of `realm` received at `received_at`.
+pub(super) fn route_accepted(
+    app: &App,
+    gs: &GameState,
+    realm: &str,
+    sub: &crate::mail::subject::Subject,
+    received_at: DateTime<Utc>,
+) -> Route {
+    let window = super::season_calendar::window_for(app, gs, realm, received_at);
+    courier::route(&Incoming {
+        kind: sub.kind,
+        from: realm,
+        to: sub.to.as_deref(),
+        received_at,
+        window,
+    })
+}
+
+/// An accepted mail that waits for the courier: its message row and audit event.
+#[derive(Debug, Clone)]
+pub(super) struct QueueRow {
+    pub inbox_id: i64,
+    pub kind: &'static str,
+    pub realm: String,
+    pub to_realm: Option<String>,
+    pub lang: Option<String>,
+    pub from_addr: Option<String>,
+    pub subject: String,
+    pub body: String,
+    pub state: &'static str,
+    pub round: i64,
+    pub at: i64,
+}
+
+impl QueueRow {
+    /// Queued for the next courier batch (at once in `immediate` mode), or held when
+    /// the GM reviews this kind of mail first.
+    pub fn new(app: &App, base: &NewMessage<'_>, kind: MailKind) -> QueueRow {
+        let held = needs_review(app, kind, base.body);
+        QueueRow {
+            inbox_id: base.inbox_id,
+            kind: kind_str(kind),
+            realm: base.realm.unwrap_or_default().to_string(),
+            to_realm: base.to_realm.map(str::to_string),
+            lang: base.lang.map(str::to_string),
+            from_addr: base.from_addr.map(str::to_string),
+            subject: base.subject.to_string(),
+            body: base.body.to_string(),
+            state: if held { state::HELD } else { state::QUEUED },
+            round: base.round,
+            at: base.at,
+        }
+    }
+}
+
+/// Write queued mails' message rows and audit events, in few statements.
+pub(super) async fn write_queued(conn: &mut Conn, rows: &[QueueRow]) -> Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let new: Vec<NewMessage> = rows
+        .iter()
+        .map(|r| NewMessage {
+            inbox_id: r.inbox_id,
+            kind: r.kind,
+            realm: Some(&r.realm),
+            to_realm: r.to_realm.as_deref(),
+            lang: r.lang.as_deref(),
+            from_addr: r.from_addr.as_deref(),
+            subject: &r.subject,
+            body: &r.body,
+            state: r.state,
+            round: r.round,
+            at: r.at,
+            ..Default::default()
+        })
+        .collect();
+    let ids = messages::insert_many(conn, &new).await?;
+    let logged: Vec<events::NewEvent> = rows
+        .iter()
+        .zip(ids)
+        .map(|(r, id)| events::NewEvent {
+            at: r.at,
+            round: r.round,
+            kind: if r.state == state::HELD {
+                "courier_held"
+            } else {
+                "courier_queued"
+            },
+            realm: Some(r.realm.clone()),
+            ref_id: Some(id),
+            detail: r.kind.to_string(),
+        })
+        .collect();
+    events::log_many(conn, &logged).await?;
     Ok(())
 }
 

@@ -65,9 +65,10 @@ pub async fn check_now(app: &App, now: DateTime<Utc>, force: bool) -> Result<()>
 /// One unit of work in time order.
 #[derive(Debug)]
 pub enum Step {
-    /// A stored mail was handled (or parked), and `delivered` envoys and merchants
-    /// went out with the courier batch after it (`immediate` mode).
-    Mail { delivered: usize },
+    /// A batch of `handled` stored mails was handled (or parked), and `delivered`
+    /// envoys and merchants went out with the courier batch after it (`immediate`
+    /// mode).
+    Mail { handled: usize, delivered: usize },
     /// The schedule events of one instant fired.
     Events(scheduler::Fired),
     /// Nothing waits up to `now`.
@@ -114,7 +115,8 @@ pub async fn step_as(app: &App, now: DateTime<Utc>, scheduler: bool) -> Result<S
 }
 
 async fn handle_mail(app: &App, before: Option<i64>) -> Result<Step> {
-    if !process::process_once_before(app, before).await? {
+    let handled = process::process_batch_before(app, before).await?;
+    if handled == 0 {
         return Ok(Step::Idle);
     }
     let delivered = if app.cfg.courier.mode == CourierMode::Immediate {
@@ -122,7 +124,7 @@ async fn handle_mail(app: &App, before: Option<i64>) -> Result<Step> {
     } else {
         0
     };
-    Ok(Step::Mail { delivered })
+    Ok(Step::Mail { handled, delivered })
 }
 
 /// One full pass at the app clock's `now`.
@@ -150,8 +152,8 @@ pub async fn tick_with(app: &App, force: bool) -> Result<TickReport> {
     };
     loop {
         match step(app, now).await? {
-            Step::Mail { delivered } => {
-                report.handled += 1;
+            Step::Mail { handled, delivered } => {
+                report.handled += handled;
                 report.delivered += delivered;
             }
             Step::Events(fired) => {

@@ -226,9 +226,20 @@ impl Renderer {
                 lang: lang.code(),
             });
         }
-        self.hb.render(&key, data).map_err(|e| RenderError::Render {
+        // Into a buffer of our own: handlebars' own starts every text at 8 KiB and keeps
+        // that, which is many times a reply's size when thousands are held at once.
+        let mut out = Vec::with_capacity(2048);
+        let rendered =
+            self.hb
+                .render_to_write(&key, data, &mut out)
+                .map_err(|e| RenderError::Render {
+                    name: key.clone(),
+                    source: Box::new(e),
+                });
+        rendered?;
+        String::from_utf8(out).map_err(|e| RenderError::Render {
             name: key,
-            source: Box::new(e),
+            source: Box::new(handlebars::RenderErrorReason::Other(e.to_string()).into()),
         })
     }
 

@@ -41,6 +41,40 @@ pub async fn log(
     Ok(())
 }
 
+/// An entry to append with [`log_many`].
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    pub at: i64,
+    pub round: i64,
+    pub kind: &'static str,
+    pub realm: Option<String>,
+    pub ref_id: Option<i64>,
+    pub detail: String,
+}
+
+/// Append many entries, in order, in few statements.
+pub async fn log_many(conn: &mut Conn, events: &[NewEvent]) -> Result<(), StoreError> {
+    const COLUMNS: usize = 6;
+    for chunk in events.chunks(super::rows_per_statement(COLUMNS)) {
+        let sql = format!(
+            "INSERT INTO events (at, round, kind, realm, ref_id, detail) VALUES {}",
+            super::Params::of(conn).values(1, chunk.len(), COLUMNS, "")
+        );
+        let mut q = sqlx::query(&sql);
+        for e in chunk {
+            q = q
+                .bind(e.at)
+                .bind(e.round)
+                .bind(e.kind)
+                .bind(e.realm.as_deref())
+                .bind(e.ref_id)
+                .bind(super::db_text(&e.detail));
+        }
+        q.execute(&mut *conn).await.ctx("write audit events")?;
+    }
+    Ok(())
+}
+
 fn from_row(r: &sqlx::any::AnyRow) -> Event {
     Event {
         id: r.get(0),

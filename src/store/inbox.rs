@@ -80,6 +80,50 @@ pub async fn insert(conn: &mut Conn, m: &NewMail<'_>) -> Result<Stored, StoreErr
     })
 }
 
+/// Store many mails in few statements (one per [`super::rows_per_statement`] rows),
+/// each unless it is a duplicate; the answers are in `mails`' order. Of two mails with
+/// the same key in one call the first is stored and the second is the duplicate.
+pub async fn insert_many(
+    conn: &mut Conn,
+    mails: &[NewMail<'_>],
+) -> Result<Vec<Stored>, StoreError> {
+    const COLUMNS: usize = 10;
+    let mut ids = std::collections::HashMap::new();
+    for chunk in mails.chunks(super::rows_per_statement(COLUMNS)) {
+        let sql = format!(
+            "INSERT INTO inbox (dedup_key, message_id, sha256, source, raw, size, received_at, \
+             imap_uidvalidity, imap_uid, truncated, state) VALUES {} \
+             ON CONFLICT (dedup_key) DO NOTHING RETURNING id, dedup_key",
+            super::Params::of(conn).values(1, chunk.len(), COLUMNS, ", 'new'")
+        );
+        let mut q = sqlx::query(&sql);
+        for m in chunk {
+            q = q
+                .bind(super::db_text(m.dedup_key))
+                .bind(m.message_id.map(super::db_text))
+                .bind(m.sha256)
+                .bind(m.source.as_str())
+                .bind(m.raw)
+                .bind(m.size.max(m.raw.len()) as i64)
+                .bind(m.received_at)
+                .bind(m.imap.map(|(v, _)| v as i64))
+                .bind(m.imap.map(|(_, u)| u as i64))
+                .bind(i64::from(m.truncated()));
+        }
+        let rows = q.fetch_all(&mut *conn).await.ctx("store received mails")?;
+        for r in rows {
+            ids.insert(r.get::<String, _>(1), r.get::<i64, _>(0));
+        }
+    }
+    Ok(mails
+        .iter()
+        .map(|m| match ids.remove(&super::db_text(m.dedup_key)) {
+            Some(id) => Stored::New(id),
+            None => Stored::Duplicate,
+        })
+        .collect())
+}
+
 /// A stored mail waiting to be classified.
 #[derive(Debug, Clone)]
 pub struct Waiting {
@@ -133,6 +177,68 @@ pub async fn claim_next_before(
         message_id: r.get(3),
         size: usize::try_from(r.get::<i64, _>(4)).unwrap_or(usize::MAX),
     }))
+}
+
+/// Claim up to `limit` unprocessed mails received before `before` (ms), in order of
+/// receipt, inside the caller's transaction; on PostgreSQL rows another replica holds
+/// are skipped and these stay locked until the transaction ends (see
+/// [`claim_next_before`]).
+pub async fn claim_batch_before(
+    store: &Store,
+    conn: &mut Conn,
+    before: Option<i64>,
+    limit: usize,
+) -> Result<Vec<Waiting>, StoreError> {
+    let before = before.unwrap_or(i64::MAX);
+    let sql = match store.backend() {
+        Backend::Postgres => format!(
+            "SELECT id, raw, received_at, message_id, size FROM inbox WHERE state = 'new' \
+             AND received_at < $1 ORDER BY received_at, id LIMIT $2{}",
+            store.skip_locked()
+        ),
+        // A write first, as in `claim_next_before`.
+        Backend::Sqlite => "UPDATE inbox SET state = 'new' WHERE id IN (SELECT id FROM inbox \
+             WHERE state = 'new' AND received_at < $1 ORDER BY received_at, id LIMIT $2) \
+             RETURNING id, raw, received_at, message_id, size"
+            .to_string(),
+    };
+    let rows = sqlx::query(&sql)
+        .bind(before)
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+        .fetch_all(&mut *conn)
+        .await
+        .ctx("claim received mails")?;
+    let mut waiting: Vec<Waiting> = rows
+        .iter()
+        .map(|r| Waiting {
+            id: r.get(0),
+            raw: r.get(1),
+            received_at: r.get(2),
+            message_id: r.get(3),
+            size: usize::try_from(r.get::<i64, _>(4)).unwrap_or(usize::MAX),
+        })
+        .collect();
+    // RETURNING keeps no order: receipt order is restored here.
+    waiting.sort_by_key(|w| (w.received_at, w.id));
+    Ok(waiting)
+}
+
+/// Mark many mails handled at once (in the transaction that handled them).
+pub async fn mark_done_many(conn: &mut Conn, ids: &[i64], at: i64) -> Result<(), StoreError> {
+    for chunk in ids.chunks(super::rows_per_statement(1)) {
+        let p = super::Params::of(conn);
+        let sql = format!(
+            "UPDATE inbox SET state = 'done', processed_at = {} WHERE id IN ({})",
+            p.list(1, 1),
+            p.list(2, chunk.len())
+        );
+        let mut q = sqlx::query(&sql).bind(at);
+        for id in chunk {
+            q = q.bind(*id);
+        }
+        q.execute(&mut *conn).await.ctx("mark mails handled")?;
+    }
+    Ok(())
 }
 
 /// Mark a mail handled (in the same transaction as what handling it produced).

@@ -72,6 +72,51 @@ pub async fn insert(conn: &mut Conn, m: &NewMessage<'_>) -> Result<i64, StoreErr
     Ok(r.get(0))
 }
 
+/// Record many messages, each of another stored mail, in few statements; returns each
+/// one's id in `ms`' order.
+pub async fn insert_many(conn: &mut Conn, ms: &[NewMessage<'_>]) -> Result<Vec<i64>, StoreError> {
+    const COLUMNS: usize = 13;
+    let mut by_inbox = std::collections::HashMap::new();
+    for chunk in ms.chunks(super::rows_per_statement(COLUMNS)) {
+        let sql = format!(
+            "INSERT INTO messages (inbox_id, kind, realm, to_realm, lang, from_addr, subject, \
+             body, state, reason, round, created_at, updated_at) VALUES {} RETURNING id, inbox_id",
+            super::Params::of(conn).values(1, chunk.len(), COLUMNS, "")
+        );
+        let mut q = sqlx::query(&sql);
+        for m in chunk {
+            q = q
+                .bind(m.inbox_id)
+                .bind(m.kind)
+                .bind(m.realm)
+                .bind(m.to_realm)
+                .bind(m.lang)
+                .bind(m.from_addr.map(super::db_text))
+                .bind(super::db_text(m.subject))
+                .bind(super::db_text(m.body))
+                .bind(m.state)
+                .bind(m.reason.map(super::db_text))
+                .bind(m.round)
+                .bind(m.at)
+                .bind(m.at);
+        }
+        let rows = q
+            .fetch_all(&mut *conn)
+            .await
+            .ctx("record classified mails")?;
+        for r in rows {
+            by_inbox.insert(r.get::<i64, _>(1), r.get::<i64, _>(0));
+        }
+    }
+    ms.iter()
+        .map(|m| {
+            by_inbox.get(&m.inbox_id).copied().ok_or_else(|| {
+                StoreError::Corrupt(format!("no message recorded for mail {}", m.inbox_id))
+            })
+        })
+        .collect()
+}
+
 /// A message as the GM sees it.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Message {
@@ -192,6 +237,30 @@ pub async fn queued(store: &Store, conn: &mut Conn) -> Result<Vec<QueuedMessage>
             mail_message_id: r.get(14),
         })
         .collect())
+}
+
+/// Move many messages to `state` (keeping their reasons), stamping the time.
+pub async fn set_state_many(
+    conn: &mut Conn,
+    ids: &[i64],
+    state: &str,
+    at: i64,
+) -> Result<(), StoreError> {
+    for chunk in ids.chunks(super::rows_per_statement(1)) {
+        let p = super::Params::of(conn);
+        let sql = format!(
+            "UPDATE messages SET state = {}, updated_at = {} WHERE id IN ({})",
+            p.list(1, 1),
+            p.list(2, 1),
+            p.list(3, chunk.len())
+        );
+        let mut q = sqlx::query(&sql).bind(state).bind(at);
+        for id in chunk {
+            q = q.bind(*id);
+        }
+        q.execute(&mut *conn).await.ctx("change messages' state")?;
+    }
+    Ok(())
 }
 
 /// Move a message to `state` (with a reason shown to the GM), stamping the time.

@@ -49,6 +49,77 @@ pub fn db_text(s: &str) -> String {
     s.replace('\0', "")
 }
 
+/// Rows per multi-row statement: batches write many rows in one statement, kept well
+/// under both backends' limit on bound values (SQLite 32,766; PostgreSQL 65,535).
+pub(crate) fn rows_per_statement(columns: usize) -> usize {
+    (20_000 / columns.max(1)).clamp(1, 500)
+}
+
+/// How a statement for `conn` names its bound values: `$1, $2 …` on PostgreSQL, `?`
+/// (in order) on SQLite, which treats `$1` as a name and looks every name up along a
+/// list, so a statement of many `$n` would cost the square of their number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Params {
+    Numbered,
+    InOrder,
+}
+
+impl Params {
+    pub(crate) fn of(conn: &Conn) -> Params {
+        if conn.backend_name() == "SQLite" {
+            Params::InOrder
+        } else {
+            Params::Numbered
+        }
+    }
+
+    fn push(self, sql: &mut String, n: usize) {
+        match self {
+            Params::Numbered => {
+                sql.push('$');
+                sql.push_str(&n.to_string());
+            }
+            Params::InOrder => sql.push('?'),
+        }
+    }
+
+    /// `($1, $2, …), ($k+1, …)`: the VALUES list of `rows` rows of `columns` values,
+    /// numbered from `$start`. A row's fixed SQL text (e.g. `'pending'`) goes in
+    /// `tail`, after its bound values.
+    pub(crate) fn values(self, start: usize, rows: usize, columns: usize, tail: &str) -> String {
+        let mut sql = String::with_capacity(rows * (columns * 5 + tail.len() + 4));
+        let mut n = start;
+        for r in 0..rows {
+            if r > 0 {
+                sql.push_str(", ");
+            }
+            sql.push('(');
+            for c in 0..columns {
+                if c > 0 {
+                    sql.push_str(", ");
+                }
+                self.push(&mut sql, n);
+                n += 1;
+            }
+            sql.push_str(tail);
+            sql.push(')');
+        }
+        sql
+    }
+
+    /// `$start, $start+1, …`: `n` bound values for an `IN (…)` list or a row.
+    pub(crate) fn list(self, start: usize, n: usize) -> String {
+        let mut sql = String::with_capacity(n * 5);
+        for i in start..start + n {
+            if i > start {
+                sql.push_str(", ");
+            }
+            self.push(&mut sql, i);
+        }
+        sql
+    }
+}
+
 /// Shorthand used by every aggregate file: attach what was being done.
 pub(crate) trait Ctx<T> {
     fn ctx(self, what: &'static str) -> Result<T, StoreError>;
@@ -111,6 +182,11 @@ impl Store {
                         sqlx::query("PRAGMA busy_timeout = 10000")
                             .execute(&mut *conn)
                             .await?;
+                        // Reads map the file instead of copying pages: a connection's
+                        // page cache is dropped whenever another one commits.
+                        sqlx::query("PRAGMA mmap_size = 268435456")
+                            .execute(&mut *conn)
+                            .await?;
                     }
                     Ok(())
                 })
@@ -150,6 +226,21 @@ impl Store {
     /// Start a transaction.
     pub async fn begin(&self) -> Result<Tx, StoreError> {
         self.pool.begin().await.ctx("begin a transaction")
+    }
+
+    /// A transaction that reads and then writes, taking SQLite's write lock at once
+    /// (`BEGIN IMMEDIATE`, waiting under the busy timeout): a read first would pin a
+    /// snapshot that another writer's commit makes stale, and the later write would
+    /// fail at once instead of waiting. On PostgreSQL the same as [`Store::begin`].
+    pub async fn begin_write(&self) -> Result<Tx, StoreError> {
+        match self.backend {
+            Backend::Sqlite => self
+                .pool
+                .begin_with("BEGIN IMMEDIATE")
+                .await
+                .ctx("begin a writing transaction"),
+            Backend::Postgres => self.begin().await,
+        }
     }
 
     /// One connection from the pool, for reads and single statements.
@@ -229,5 +320,19 @@ mod tests {
             "postgres://pbemd:***@127.0.0.1/db"
         );
         assert_eq!(super::redact("sqlite:///a/b.db"), "sqlite:///a/b.db");
+    }
+
+    #[test]
+    fn a_values_list_numbers_its_bound_values_row_by_row() {
+        use super::Params;
+        assert_eq!(
+            Params::Numbered.values(1, 2, 3, ", 'x'"),
+            "($1, $2, $3, 'x'), ($4, $5, $6, 'x')"
+        );
+        assert_eq!(Params::InOrder.values(1, 2, 2, ""), "(?, ?), (?, ?)");
+        assert_eq!(Params::Numbered.list(4, 3), "$4, $5, $6");
+        assert_eq!(Params::InOrder.list(4, 3), "?, ?, ?");
+        assert_eq!(super::rows_per_statement(10), 500);
+        assert_eq!(super::rows_per_statement(100), 200);
     }
 }

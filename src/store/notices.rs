@@ -76,6 +76,21 @@ pub async fn mark_printed(conn: &mut Conn, round: i64, at: i64) -> Result<(), St
     Ok(())
 }
 
+/// Count `k` more of `name` in `slot`; returns the count after them.
+pub async fn bump_by(conn: &mut Conn, name: &str, slot: i64, k: i64) -> Result<i64, StoreError> {
+    let r = sqlx::query(
+        "INSERT INTO rate_counts (name, slot, n) VALUES ($1, $2, $3) \
+         ON CONFLICT (name, slot) DO UPDATE SET n = rate_counts.n + excluded.n RETURNING n",
+    )
+    .bind(super::db_text(name))
+    .bind(slot)
+    .bind(k)
+    .fetch_one(&mut *conn)
+    .await
+    .ctx("count replies")?;
+    Ok(r.get(0))
+}
+
 /// Count one more of `name` in `slot`; returns the count after it.
 pub async fn bump(conn: &mut Conn, name: &str, slot: i64) -> Result<i64, StoreError> {
     let r = sqlx::query(

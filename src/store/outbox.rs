@@ -51,6 +51,71 @@ pub async fn enqueue(conn: &mut Conn, m: &NewOutgoing<'_>) -> Result<i64, StoreE
     Ok(r.get(0))
 }
 
+/// Queue many mails in few statements; returns each one's row id in `ms`' order (the
+/// existing row's when its key was queued before).
+pub async fn enqueue_many(conn: &mut Conn, ms: &[NewOutgoing<'_>]) -> Result<Vec<i64>, StoreError> {
+    const COLUMNS: usize = 9;
+    let mut ids = std::collections::HashMap::new();
+    for chunk in ms.chunks(super::rows_per_statement(COLUMNS)) {
+        let sql = format!(
+            "INSERT INTO outbox (dedup_key, message_id, kind, to_addrs, from_addr, subject, raw, \
+             created_at, next_attempt_at, attempts, state) VALUES {} \
+             ON CONFLICT (dedup_key) DO NOTHING RETURNING id, dedup_key",
+            super::Params::of(conn).values(1, chunk.len(), COLUMNS, ", 0, 'pending'")
+        );
+        let mut q = sqlx::query(&sql);
+        for m in chunk {
+            q = q
+                .bind(m.dedup_key)
+                .bind(m.message_id)
+                .bind(m.kind)
+                .bind(m.to_addrs.join(", "))
+                .bind(m.from_addr)
+                .bind(super::db_text(m.subject))
+                .bind(m.raw)
+                .bind(m.at)
+                .bind(m.at);
+        }
+        let rows = q.fetch_all(&mut *conn).await.ctx("queue outgoing mails")?;
+        for r in rows {
+            ids.insert(r.get::<String, _>(1), r.get::<i64, _>(0));
+        }
+    }
+    let missing: Vec<&str> = ms
+        .iter()
+        .map(|m| m.dedup_key)
+        .filter(|k| !ids.contains_key(*k))
+        .collect();
+    for (k, id) in ids_of(conn, &missing).await? {
+        ids.insert(k, id);
+    }
+    ms.iter()
+        .map(|m| {
+            ids.get(m.dedup_key)
+                .copied()
+                .ok_or_else(|| StoreError::Corrupt(format!("no outbox row for {}", m.dedup_key)))
+        })
+        .collect()
+}
+
+/// The row ids of the queued mails with these keys (those that exist).
+pub async fn ids_of(conn: &mut Conn, keys: &[&str]) -> Result<Vec<(String, i64)>, StoreError> {
+    let mut found = Vec::new();
+    for chunk in keys.chunks(super::rows_per_statement(1)) {
+        let sql = format!(
+            "SELECT dedup_key, id FROM outbox WHERE dedup_key IN ({})",
+            super::Params::of(conn).list(1, chunk.len())
+        );
+        let mut q = sqlx::query(&sql);
+        for k in chunk {
+            q = q.bind(*k);
+        }
+        let rows = q.fetch_all(&mut *conn).await.ctx("find queued mails")?;
+        found.extend(rows.iter().map(|r| (r.get(0), r.get(1))));
+    }
+    Ok(found)
+}
+
 /// A queued mail ready to send.
 #[derive(Debug, Clone)]
 pub struct Pending {

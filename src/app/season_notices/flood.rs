@@ -30,22 +30,92 @@ pub async fn enqueue_reply(app: &App, conn: &mut Conn, realm: &str, o: &Outgoing
     if n <= limit {
         return Ok(id);
     }
+    held(app, conn, realm, id, o.kind, (n, slot)).await?;
+    Ok(id)
+}
+
+/// Queue many mails at once, in few statements and in order: a `(Some(realm), reply)`
+/// is counted against the realm's hourly limit exactly as [`enqueue_reply`] one at a
+/// time would count it; a `(None, mail)` is queued as it is. Returns the outbox rows'
+/// ids in order.
+pub async fn enqueue_replies(
+    app: &App,
+    conn: &mut Conn,
+    replies: &[(Option<&str>, &Outgoing)],
+) -> Result<Vec<i64>> {
+    if replies.is_empty() {
+        return Ok(Vec::new());
+    }
+    let keys: Vec<&str> = replies.iter().map(|(_, o)| o.dedup_key.as_str()).collect();
+    let queued: std::collections::HashSet<String> = already_queued(conn, &keys).await?;
+    let now = clock::to_ms(app.now());
+    let slot = now.div_euclid(HOUR_MS);
+    // Each new reply's number in its realm's hour, as `bump` one at a time would give.
+    let mut counted: Vec<Option<i64>> = vec![None; replies.len()];
+    let mut realms: Vec<&str> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (i, (realm, o)) in replies.iter().enumerate() {
+        let Some(realm) = realm else { continue };
+        if queued.contains(&o.dedup_key) || !seen.insert(o.dedup_key.as_str()) {
+            continue;
+        }
+        counted[i] = Some(0);
+        if !realms.contains(realm) {
+            realms.push(realm);
+        }
+    }
+    for realm in realms {
+        let mine: Vec<usize> = (0..replies.len())
+            .filter(|&i| counted[i].is_some() && replies[i].0 == Some(realm))
+            .collect();
+        let k = mine.len() as i64;
+        let after = notices::bump_by(conn, &format!("replies:{realm}"), slot, k).await?;
+        for (j, i) in mine.into_iter().enumerate() {
+            counted[i] = Some(after - k + j as i64 + 1);
+        }
+    }
+    let outs: Vec<&Outgoing> = replies.iter().map(|(_, o)| *o).collect();
+    let ids = app.enqueue_many(conn, &outs).await?;
+    let limit = i64::from(app.cfg.limits.max_replies_per_hour);
+    for (i, n) in counted.iter().enumerate() {
+        let Some(n) = *n else { continue };
+        if let (true, Some(realm)) = (n > limit, replies[i].0) {
+            held(app, conn, realm, ids[i], replies[i].1.kind, (n, slot)).await?;
+        }
+    }
+    Ok(ids)
+}
+
+/// The dedup keys among `keys` that are queued already.
+async fn already_queued(
+    conn: &mut Conn,
+    keys: &[&str],
+) -> Result<std::collections::HashSet<String>> {
+    Ok(crate::store::outbox::ids_of(conn, keys)
+        .await?
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect())
+}
+
+/// Hold reply `id`, the `n`th of `realm` in hour `slot`, which is over the limit.
+async fn held(
+    app: &App,
+    conn: &mut Conn,
+    realm: &str,
+    id: i64,
+    kind: &str,
+    (n, slot): (i64, i64),
+) -> Result<()> {
+    let now = clock::to_ms(app.now());
     notices::hold(conn, id, realm, now).await?;
     let round = app.state(conn).await?.1.round as i64;
-    events::log(
-        conn,
-        now,
-        round,
-        "reply_held",
-        Some(realm),
-        Some(id),
-        o.kind,
-    )
-    .await?;
+    events::log(conn, now, round, "reply_held", Some(realm), Some(id), kind).await?;
+    let limit = i64::from(app.cfg.limits.max_replies_per_hour);
     if n == limit.saturating_add(1) {
         flood_started(app, conn, realm, slot, round).await?;
     }
-    Ok(id)
+    Ok(())
 }
 
 /// The first held reply of a realm in an hour: audited, and the GM is told (once).

@@ -1,0 +1,172 @@
+//! Stored mail handled in batches: one transaction claims up to [`HANDLE_BATCH`] mails
+//! in order of receipt and handles them all. The common mail — an envoy, merchant or
+//! spy accepted for the courier — is read and checked for every mail first, and its
+//! message rows and audit events are written for many mails in one statement each.
+//! Every other mail (a form, a refusal, a mail to the GM, a doubtful sender …) is
+//! handled by the one-mail code in a savepoint of the batch, and when it fails (an
+//! error or a panic) only its savepoint is rolled back and it alone is parked for the
+//! GM. If writing the batch fails, the batch is rolled back and its mails are handled
+//! one transaction each, so a mail that cannot be written is parked alone.
+
+use tracing::Instrument;
+
+use super::{
+    fault, handle_unit, mail_span, park_in, read_mail, route_accepted, write_queued, QueueRow,
+};
+use crate::app::{App, Result};
+use crate::clock::{self, from_ms};
+use crate::courier::Route;
+use crate::game::GameState;
+use crate::mail::classify::Classified;
+use crate::store::messages::NewMessage;
+use crate::store::{inbox, Conn, StoreError};
+
+/// How many stored mails one transaction handles at most.
+pub const HANDLE_BATCH: usize = 200;
+
+/// Handle up to [`HANDLE_BATCH`] stored mails received before `before` (ms), if
+/// given, in one transaction. Returns how many were handled (parked ones included).
+pub async fn process_batch_before(app: &App, before: Option<i64>) -> Result<usize> {
+    let mut tx = app.store.begin().await?;
+    let waiting = inbox::claim_batch_before(&app.store, &mut tx, before, HANDLE_BATCH).await?;
+    if waiting.is_empty() {
+        return Ok(0);
+    }
+    crate::store::lease::game_lock(&app.store, &mut tx).await?;
+    match fault::guarded(handle_all(app, &mut tx, &waiting)).await {
+        Ok(()) => {
+            tx.commit().await.map_err(|e| StoreError::Query {
+                what: "commit a batch of handled mail",
+                source: e,
+            })?;
+            tracing::info!(mails = waiting.len(), "batch of mail handled");
+        }
+        Err(fault::Failed::Machine(e)) => {
+            let _ = tx.rollback().await;
+            app.forget_state();
+            return Err(e);
+        }
+        Err(fault::Failed::Unit(error)) => {
+            let _ = tx.rollback().await;
+            app.forget_state();
+            tracing::warn!(%error, "a batch of mail failed; handling its mails one at a time");
+            let mut n = 0;
+            while n < waiting.len() && super::process_once_before(app, before).await? {
+                n += 1;
+            }
+            return Ok(n);
+        }
+    }
+    app.wake.notify_one();
+    Ok(waiting.len())
+}
+
+/// Handle every mail of a batch inside `tx`.
+async fn handle_all(app: &App, tx: &mut Conn, waiting: &[inbox::Waiting]) -> Result<()> {
+    let (_, mut gs) = app.state(tx).await?;
+    let mut rows: Vec<QueueRow> = Vec::new();
+    for w in waiting {
+        let span = mail_span(app, w);
+        let planned = span.in_scope(|| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| plan(app, &gs, w)))
+        });
+        match planned {
+            Ok(Some(row)) => rows.push(row),
+            // Anything else (and a mail whose reading panicked, to be parked with the
+            // panic's text) goes the one-mail way, after the rows so far are written,
+            // so every row keeps the order of receipt.
+            _ => {
+                write_rows(app, tx, &mut rows, waiting).await?;
+                one_in_savepoint(app, tx, w).instrument(span).await?;
+                gs = app.state(tx).await?.1;
+            }
+        }
+    }
+    write_rows(app, tx, &mut rows, waiting).await
+}
+
+/// The message row of a mail the courier will decide, when the mail is one (accepted,
+/// its sender proven, routed to the courier's queue); `None` for every other mail.
+fn plan(app: &App, gs: &GameState, w: &inbox::Waiting) -> Option<QueueRow> {
+    fault::mail_hook(&w.raw).ok()?;
+    let read = read_mail(app, gs, &w.raw, w.size).ok()?;
+    let Classified::Accepted {
+        realm,
+        lang,
+        subject: sub,
+    } = &read.classified
+    else {
+        return None;
+    };
+    if read.auth.doubt(app.cfg.sender_check, gs, realm).is_some() {
+        return None;
+    }
+    let received_at = from_ms(w.received_at);
+    if route_accepted(app, gs, realm, sub, received_at) != Route::Queue {
+        return None;
+    }
+    let body = super::body_of(&read.mail, sub.kind);
+    let base = NewMessage {
+        inbox_id: w.id,
+        kind: super::kind_str(sub.kind),
+        realm: Some(realm),
+        to_realm: sub.to.as_deref(),
+        lang: Some(lang.code()),
+        from_addr: read.mail.from_addr.as_deref(),
+        subject: &read.subject,
+        body: &body,
+        round: gs.round as i64,
+        at: clock::to_ms(app.now()),
+        ..Default::default()
+    };
+    Some(QueueRow::new(app, &base, sub.kind))
+}
+
+/// Write the rows gathered so far and mark their mails handled.
+async fn write_rows(
+    app: &App,
+    tx: &mut Conn,
+    rows: &mut Vec<QueueRow>,
+    waiting: &[inbox::Waiting],
+) -> Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    fault::batch_hook(rows.iter().map(|r| r.subject.as_str()))?;
+    write_queued(tx, rows).await?;
+    let ids: Vec<i64> = rows.iter().map(|r| r.inbox_id).collect();
+    let done = clock::to_ms(app.now());
+    inbox::mark_done_many(tx, &ids, done).await?;
+    for w in waiting.iter().filter(|w| ids.contains(&w.id)) {
+        let waited = done.saturating_sub(w.received_at).max(0) as f64 / 1000.0;
+        app.metrics.handling.observe(waited);
+    }
+    rows.clear();
+    Ok(())
+}
+
+/// Handle one mail the one-mail way in a savepoint of the batch: kept when it worked;
+/// rolled back and the mail parked (in the batch) when it failed.
+async fn one_in_savepoint(app: &App, tx: &mut Conn, w: &inbox::Waiting) -> Result<()> {
+    let store_err = |what| move |source| StoreError::Query { what, source };
+    let mut sp = sqlx::Connection::begin(&mut *tx)
+        .await
+        .map_err(store_err("start a mail's savepoint"))?;
+    match fault::guarded(handle_unit(app, &mut sp, w)).await {
+        Ok(()) => {
+            sp.commit()
+                .await
+                .map_err(store_err("keep a mail's savepoint"))?;
+            tracing::info!("mail handled");
+            Ok(())
+        }
+        Err(failed) => {
+            let _ = sp.rollback().await;
+            app.forget_state();
+            match failed {
+                fault::Failed::Machine(e) => Err(e),
+                fault::Failed::Unit(error) => park_in(app, tx, w, &error).await,
+            }
+        }
+    }
+}
