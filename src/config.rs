@@ -315,7 +315,7 @@ pub enum MissingForm {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum CourierMode {
-    /// A batch right after each mail is handled.
+    /// A batch right after each batch of mail is handled.
     #[default]
     Immediate,
     /// At the schedule's `courier_batch` events (the GM "checks mail about once a

@@ -3,7 +3,7 @@
 //! decisions are applied in one transaction — the new state version, every message's
 //! outcome, receipts and refusals to the senders, deliveries, stolen envoys, returned
 //! envoys, spy reports, audit events and the dice rolls. In `immediate` mode a batch
-//! runs after every handled mail; in `batches` mode at the schedule's courier events.
+//! runs after every batch of handled mail; in `batches` mode at the schedule's courier events.
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
