@@ -19,17 +19,65 @@ use super::{around, emit, evil_realm, EvilEvent};
 /// The realm's view radius (R-EVIL-19).
 pub const SIGHT: u16 = 5;
 
-/// Army indexes by (dimension, square), and the owners of the normal dimension's
-/// cities by square.
-type Index = FastMap<(bool, Square), Vec<usize>>;
+/// The owners of the normal dimension's cities by square.
 type CityOwners<'a> = FastMap<Square, Vec<&'a str>>;
 
-fn index(gs: &GameState) -> Index {
-    let mut ix = Index::default();
-    for (i, a) in gs.armies.iter().enumerate() {
-        let evil = a.dimension == Dimension::Evil;
-        ix.entry((evil, a.square)).or_default().push(i);
+/// Army indexes by dimension and square: the map is a dense grid, so one array of
+/// cells (both dimensions) points into one list of places, each cell's in the state's
+/// order. Built in two passes over the armies, with no allocation per square.
+struct Index {
+    width: usize,
+    height: usize,
+    /// `starts[cell]..starts[cell + 1]` in `places`.
+    starts: Vec<u32>,
+    places: Vec<u32>,
+}
+
+impl Index {
+    fn cell(&self, evil: bool, s: Square) -> Option<usize> {
+        let (col, row) = (usize::from(s.col()), usize::from(s.row()));
+        if col >= self.width || row == 0 || row > self.height {
+            return None;
+        }
+        Some((usize::from(evil) * self.height + row - 1) * self.width + col)
     }
+
+    /// Places in `armies` of the groups on `s` in that dimension, in order.
+    fn at(&self, evil: bool, s: Square) -> impl Iterator<Item = usize> + '_ {
+        let range = self.cell(evil, s).map_or(0..0, |c| {
+            self.starts[c] as usize..self.starts[c + 1] as usize
+        });
+        self.places[range].iter().map(|&i| i as usize)
+    }
+}
+
+fn index(gs: &GameState) -> Index {
+    let mut ix = Index {
+        width: usize::from(gs.map.width),
+        height: usize::from(gs.map.height),
+        starts: Vec::new(),
+        places: Vec::new(),
+    };
+    let cells = 2 * ix.width * ix.height;
+    let cell_of =
+        |a: &crate::game::state::ArmyGroup| ix.cell(a.dimension == Dimension::Evil, a.square);
+    let mut starts = vec![0u32; cells + 1];
+    for c in gs.armies.iter().filter_map(cell_of) {
+        starts[c + 1] = starts[c + 1].saturating_add(1);
+    }
+    for c in 0..cells {
+        starts[c + 1] = starts[c + 1].saturating_add(starts[c]);
+    }
+    let mut next = starts.clone();
+    let mut places = vec![0u32; starts[cells] as usize];
+    for (i, a) in gs.armies.iter().enumerate() {
+        if let Some(c) = cell_of(a) {
+            places[next[c] as usize] = u32::try_from(i).unwrap_or(u32::MAX);
+            next[c] += 1;
+        }
+    }
+    ix.starts = starts;
+    ix.places = places;
     ix
 }
 
@@ -146,9 +194,7 @@ fn near_portal(
     p: Square,
     seen: &mut Seen,
 ) {
-    let near: Vec<usize> = around(gs, p, SIGHT)
-        .flat_map(|s| ix.get(&(false, s)).into_iter().flatten().copied())
-        .collect();
+    let near: Vec<usize> = around(gs, p, SIGHT).flat_map(|s| ix.at(false, s)).collect();
     let evil_armies: Vec<usize> = near
         .iter()
         .copied()
@@ -184,11 +230,11 @@ fn in_the_evil_dimension(
     let a = &gs.armies[me];
     let mut evil_near = false;
     for s in around(gs, a.square, SIGHT) {
-        for i in ix.get(&(true, s)).into_iter().flatten() {
-            let other = &gs.armies[*i];
+        for i in ix.at(true, s) {
+            let other = &gs.armies[i];
             evil_near |= other.owner == evil;
             if other.owner != a.owner {
-                seen.insert(&a.owner, *i);
+                seen.insert(&a.owner, i);
             }
         }
         if let Some(owner) = evil_cities.get(&s) {

@@ -59,6 +59,10 @@ fn note(map: &mut FastMap<Square, Slot>, square: Square, k: Key) {
     }
 }
 
+fn room<K, V>(n: usize) -> FastMap<K, V> {
+    FastMap::with_capacity_and_hasher(n, Default::default())
+}
+
 /// The index of one step. See the module text for how to keep it true.
 pub struct Index {
     armies: FastMap<Square, Slot>,
@@ -75,10 +79,12 @@ pub struct Index {
 impl Index {
     /// The index of `gs` as it stands.
     pub fn build(gs: &GameState) -> Index {
+        // Room for every group at once: a map grown by doubling rehashes itself
+        // over and over on a large game.
         let mut ix = Index {
-            armies: FastMap::default(),
-            fleets: FastMap::default(),
-            cities: FastMap::default(),
+            armies: room(gs.armies.len()),
+            fleets: room(gs.fleets.len()),
+            cities: room(gs.cities.len()),
             city_count: 0,
             owners: FastMap::default(),
             names: Vec::new(),
