@@ -146,9 +146,20 @@ impl<'g> Owners<'g> {
     fn of(gs: &'g GameState) -> Self {
         let height = usize::from(gs.map.height);
         let mut cells = vec![None; usize::from(gs.map.width) * height];
+        // Each owner as the realm's own name (few, read often) rather than the
+        // square's copy of it (one per square, spread over the heap); the realm looked
+        // up once per run of squares with the same owner.
+        let mut last: Option<(&str, &'g str)> = None;
         for (sq, m) in &gs.map.squares {
             if let Some(c) = Self::cell(height, cells.len(), *sq) {
-                cells[c] = m.owner.as_deref();
+                cells[c] = m.owner.as_deref().map(|o| match last {
+                    Some((seen, name)) if seen == o => name,
+                    _ => {
+                        let name = gs.realm(o).map_or(o, |r| r.name.as_str());
+                        last = Some((o, name));
+                        name
+                    }
+                });
             }
         }
         Owners {

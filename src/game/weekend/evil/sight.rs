@@ -97,8 +97,13 @@ impl<'g> Seen<'g> {
     }
 
     fn insert(&mut self, viewer: &str, army: usize) {
+        self.insert_all(viewer, [army]);
+    }
+
+    /// `viewer` sees each of `armies` (the viewer looked up once).
+    fn insert_all(&mut self, viewer: &str, armies: impl IntoIterator<Item = usize>) {
         if let Some(k) = self.gs.realm_index(viewer) {
-            self.pairs.push((k as u32, army));
+            self.pairs.extend(armies.into_iter().map(|i| (k as u32, i)));
         }
     }
 
@@ -195,28 +200,23 @@ fn near_portal(
     seen: &mut Seen,
 ) {
     let near: Vec<usize> = around(gs, p, SIGHT).flat_map(|s| ix.at(false, s)).collect();
-    let evil_armies: Vec<usize> = near
+    let (evil_armies, others): (Vec<usize>, Vec<usize>) =
+        near.iter().partition(|i| gs.armies[**i].owner == evil);
+    seen.insert_all(evil, others.iter().copied());
+    if evil_armies.is_empty() {
+        return;
+    }
+    let mut neighbours: BTreeSet<&str> = others
         .iter()
-        .copied()
-        .filter(|i| gs.armies[*i].owner == evil)
-        .collect();
-    let mut neighbours: BTreeSet<String> = near
-        .iter()
-        .map(|i| gs.armies[*i].owner.clone())
-        .filter(|o| o != evil)
+        .map(|i| gs.armies[*i].owner.as_str())
         .collect();
     neighbours.extend(
         around(gs, p, SIGHT)
             .flat_map(|s| cities.get(&s).into_iter().flatten())
-            .map(|o| o.to_string()),
+            .copied(),
     );
-    for i in near.iter().filter(|i| gs.armies[**i].owner != evil) {
-        seen.insert(evil, *i);
-    }
     for n in neighbours {
-        for i in &evil_armies {
-            seen.insert(&n, *i);
-        }
+        seen.insert_all(n, evil_armies.iter().copied());
     }
 }
 
