@@ -139,6 +139,11 @@ pub struct Sightings {
 
 /// The sight rule of R-EVIL-19 on `gs` (pure; see [`Sightings`]).
 pub fn sightings(gs: &GameState) -> Sightings {
+    sightings_near(gs, &portals(gs))
+}
+
+/// As `sightings`, with the open portals already found.
+fn sightings_near(gs: &GameState, portals: &[Square]) -> Sightings {
     let Some(evil) = evil_realm(gs).map(str::to_string) else {
         return Sightings::default();
     };
@@ -157,7 +162,7 @@ pub fn sightings(gs: &GameState) -> Sightings {
             normal_cities.entry(c.square).or_default().push(&c.owner);
         }
     }
-    for p in portals(gs) {
+    for &p in portals {
         near_portal(gs, (&ix, &normal_cities), &evil, p, &mut seen);
     }
     for (i, a) in gs.armies.iter().enumerate() {
@@ -186,8 +191,8 @@ pub(super) fn run(w: &mut Weekend) {
     if evil_realm(&w.state).is_none() {
         return;
     }
-    let Sightings { armies, cities } = sightings(&w.state);
     let portals = portals(&w.state);
+    let Sightings { armies, cities } = sightings_near(&w.state, &portals);
     tell_portals(w, &portals);
     tell(w, armies, cities);
 }

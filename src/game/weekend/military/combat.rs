@@ -71,7 +71,7 @@ struct Ctx {
 
 pub fn run(w: &mut Weekend, dice: &mut Dice) {
     forces::sort(&mut w.state);
-    let mut ix = Index::build(&w.state);
+    let mut ix = w.take_index();
     let mut attacks = contacts(w, &ix);
     attacks.extend(collect(w, &ix));
     let mut ctx = Ctx::default();

@@ -74,6 +74,8 @@ pub struct Index {
     /// Owners of noted groups by name, and their names by place.
     owners: FastMap<String, u32>,
     names: Vec<String>,
+    /// The owner noted last.
+    last: Option<u32>,
 }
 
 impl Index {
@@ -88,6 +90,7 @@ impl Index {
             city_count: 0,
             owners: FastMap::default(),
             names: Vec::new(),
+            last: None,
         };
         for a in &gs.armies {
             ix.note_army(&a.owner, a.id, a.square);
@@ -100,12 +103,20 @@ impl Index {
     }
 
     fn key(&mut self, owner: &str, id: u32) -> Key {
-        if let Some(&o) = self.owners.get(owner) {
+        // The groups come owner by owner: the last owner's number, without a lookup.
+        if let Some(o) = self.last.filter(|&o| self.names[o as usize] == owner) {
             return (o, id);
         }
-        let o = self.names.len() as u32;
-        self.names.push(owner.to_string());
-        self.owners.insert(owner.to_string(), o);
+        let o = match self.owners.get(owner) {
+            Some(&o) => o,
+            None => {
+                let o = self.names.len() as u32;
+                self.names.push(owner.to_string());
+                self.owners.insert(owner.to_string(), o);
+                o
+            }
+        };
+        self.last = Some(o);
         (o, id)
     }
 
