@@ -106,6 +106,12 @@ impl ArmyPlaces {
         Some(at.min(gs.armies.len().saturating_sub(1)))
     }
 
+    /// Whether the armies were sorted by owner and number (strictly) when the hint was
+    /// built (building it now if need be).
+    pub fn in_order(&self, gs: &GameState) -> bool {
+        self.0.get_or_init(|| army_starts(gs)).is_some()
+    }
+
     /// Forget a hint that found the armies out of order (so the next lookup builds it
     /// again).
     pub fn reset_if_unordered(&mut self) {

@@ -58,7 +58,7 @@ pub fn army_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
 /// Index of realm's army group `id`, gone or not. The search starts where the state's
 /// hint (`ArmyPlaces`) says the group should be and widens from there, so it reads a
 /// few neighbouring groups instead of halving the whole list.
-fn placed_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
+pub(crate) fn placed_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
     let key = |a: &ArmyGroup| (a.owner.as_str(), a.id).cmp(&(realm, id));
     match gs.army_places.guess(gs, realm, id) {
         Some(at) => search_from(&gs.armies, at, key),
