@@ -236,6 +236,7 @@ pub fn load_scenario(yaml: &str) -> Result<GameState, ScenarioError> {
         next_id: 1,
         calendar: Default::default(),
         realm_places: Default::default(),
+        army_places: Default::default(),
     };
 
     for rd in &doc.realms {

@@ -77,6 +77,92 @@ pub struct GameState {
     /// Where each realm stands in `realms`, found once: not part of the document.
     #[serde(skip)]
     pub realm_places: RealmPlaces,
+    /// Where each realm's army groups begin in `armies`, found once: not part of the
+    /// document (a hint for the weekend's lookups, see `ArmyPlaces`).
+    #[serde(skip)]
+    pub army_places: ArmyPlaces,
+}
+
+/// A hint where each realm's army groups begin in `GameState::armies` (sorted by owner
+/// and number, as the weekend keeps them), built on the first lookup: by realm place,
+/// the first group's place and number. A lookup starts its search there instead of
+/// searching the whole list, and checks what it finds, so a hint made stale by groups
+/// that came or went can slow a lookup but never make it wrong. A clone starts empty;
+/// two hints always compare equal.
+#[derive(Default)]
+pub struct ArmyPlaces(std::sync::OnceLock<Option<Vec<(u32, u32)>>>);
+
+impl ArmyPlaces {
+    /// Where `realm`'s group `id` should be, if the hint knows the realm: the place its
+    /// first group had plus the distance in numbers. `None` while the armies are not
+    /// in order (the hint is then not kept) or the realm has no groups.
+    pub fn guess(&self, gs: &GameState, realm: &str, id: u32) -> Option<usize> {
+        let starts = self.0.get_or_init(|| army_starts(gs)).as_ref()?;
+        let &(start, first) = starts.get(gs.realm_index(realm)?)?;
+        if start == u32::MAX {
+            return None;
+        }
+        let at = (start as usize).saturating_add(id.saturating_sub(first) as usize);
+        Some(at.min(gs.armies.len().saturating_sub(1)))
+    }
+
+    /// Whether the armies were sorted by owner and number (strictly) when the hint was
+    /// built (building it now if need be).
+    pub fn in_order(&self, gs: &GameState) -> bool {
+        self.0.get_or_init(|| army_starts(gs)).is_some()
+    }
+
+    /// Forget a hint that found the armies out of order (so the next lookup builds it
+    /// again).
+    pub fn reset_if_unordered(&mut self) {
+        if matches!(self.0.get(), Some(None)) {
+            *self = ArmyPlaces::default();
+        }
+    }
+}
+
+/// Each realm's first army group (place, number), by realm place; `None` when the
+/// armies are not sorted by owner and number.
+fn army_starts(gs: &GameState) -> Option<Vec<(u32, u32)>> {
+    let mut starts = vec![(u32::MAX, 0); gs.realms.len()];
+    let mut prev: Option<&ArmyGroup> = None;
+    for (i, a) in gs.armies.iter().enumerate() {
+        let new_owner = match prev {
+            Some(p) if p.owner == a.owner => {
+                if p.id >= a.id {
+                    return None;
+                }
+                false
+            }
+            Some(p) if p.owner > a.owner => return None,
+            _ => true,
+        };
+        if new_owner {
+            if let Some(k) = gs.realm_index(&a.owner) {
+                starts[k] = (u32::try_from(i).ok()?, a.id);
+            }
+        }
+        prev = Some(a);
+    }
+    Some(starts)
+}
+
+impl Clone for ArmyPlaces {
+    fn clone(&self) -> Self {
+        ArmyPlaces::default()
+    }
+}
+
+impl PartialEq for ArmyPlaces {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for ArmyPlaces {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ArmyPlaces")
+    }
 }
 
 /// A cache of each realm's place in `GameState::realms`, built on the first lookup by

@@ -146,9 +146,20 @@ impl<'g> Owners<'g> {
     fn of(gs: &'g GameState) -> Self {
         let height = usize::from(gs.map.height);
         let mut cells = vec![None; usize::from(gs.map.width) * height];
+        // Each owner as the realm's own name (few, read often) rather than the
+        // square's copy of it (one per square, spread over the heap); the realm looked
+        // up once per run of squares with the same owner.
+        let mut last: Option<(&str, &'g str)> = None;
         for (sq, m) in &gs.map.squares {
             if let Some(c) = Self::cell(height, cells.len(), *sq) {
-                cells[c] = m.owner.as_deref();
+                cells[c] = m.owner.as_deref().map(|o| match last {
+                    Some((seen, name)) if seen == o => name,
+                    _ => {
+                        let name = gs.realm(o).map_or(o, |r| r.name.as_str());
+                        last = Some((o, name));
+                        name
+                    }
+                });
             }
         }
         Owners {
@@ -187,7 +198,9 @@ enum Before<'g> {
 impl<'g> Before<'g> {
     fn of(start: &'g GameState) -> Self {
         let key = |a: &'g crate::game::state::ArmyGroup| (a.owner.as_str(), a.id);
-        if start.armies.is_sorted_by(|a, b| key(a) <= key(b)) {
+        // The state's hint of where each realm's groups begin knows whether they are
+        // in order, and starts each search near the group.
+        if start.army_places.in_order(start) {
             return Before::Sorted;
         }
         let places = start.armies.iter().enumerate();
@@ -197,10 +210,7 @@ impl<'g> Before<'g> {
     /// Whose land `owner`'s army `id` stood on when the forms came in (normal dimension).
     fn land<'s>(&self, start: &'s GameState, owner: &str, id: u32) -> Option<&'s str> {
         let i = match self {
-            Before::Sorted => start
-                .armies
-                .binary_search_by(|a| (a.owner.as_str(), a.id).cmp(&(owner, id)))
-                .ok()?,
+            Before::Sorted => super::military::placed_at(start, owner, id)?,
             Before::Indexed(m) => *m.get(&(owner, id))?,
         };
         let a = &start.armies[i];
@@ -214,10 +224,33 @@ impl<'g> Before<'g> {
 /// Each realm's own land squares (normal dimension), in square order.
 fn land_of(gs: &GameState) -> BTreeMap<String, Vec<Square>> {
     let mut out: BTreeMap<String, Vec<Square>> = BTreeMap::new();
+    // Squares of one owner come in runs (a realm's land is a patch): each run is added
+    // at once, and a name copied only for a realm not met before.
+    let mut run: Vec<Square> = Vec::new();
+    let mut last: Option<&str> = None;
     for (sq, m) in &gs.map.squares {
-        if let Some(o) = &m.owner {
-            out.entry(o.clone()).or_default().push(*sq);
+        let owner = m.owner.as_deref();
+        if owner != last {
+            add_run(&mut out, last, &mut run);
+            last = owner;
+        }
+        if owner.is_some() {
+            run.push(*sq);
         }
     }
+    add_run(&mut out, last, &mut run);
     out
+}
+
+fn add_run(out: &mut BTreeMap<String, Vec<Square>>, owner: Option<&str>, run: &mut Vec<Square>) {
+    let Some(o) = owner else {
+        run.clear();
+        return;
+    };
+    match out.get_mut(o) {
+        Some(v) => v.append(run),
+        None => {
+            out.insert(o.to_string(), std::mem::take(run));
+        }
+    }
 }

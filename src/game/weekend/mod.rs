@@ -77,6 +77,11 @@ pub struct Weekend<'a> {
     seed: u64,
     pub events: Vec<Event>,
     rolls: Vec<Roll>,
+    /// The military index handed from step 2 to step 3 and from step 3 to step 4, so a
+    /// weekend builds it once for the three (only inside `resolve`, where nothing moves
+    /// a group between the steps: each group moves through the index).
+    pub(crate) index: Option<military::index::Index>,
+    keep_index: bool,
 }
 
 /// Army groups, fleets and realms of a state, plus some: what the lists of a weekend
@@ -106,6 +111,27 @@ impl<'a> Weekend<'a> {
             // weekend does not copy its growing lists over and over.
             events: Vec::with_capacity(groups(state)),
             rolls: Vec::with_capacity(groups(state)),
+            index: None,
+            keep_index: false,
+        }
+    }
+
+    /// The military index the last step passed on (its cities indexed again, which
+    /// is cheap), or a new one.
+    pub(crate) fn take_index(&mut self) -> military::index::Index {
+        match self.index.take() {
+            Some(mut ix) => {
+                ix.cities_changed(&self.state);
+                ix
+            }
+            None => military::index::Index::build(&self.state),
+        }
+    }
+
+    /// Keep the military index of this step for the next one (see `index`).
+    pub(crate) fn pass_index(&mut self, ix: military::index::Index) {
+        if self.keep_index {
+            self.index = Some(ix);
         }
     }
 
@@ -151,6 +177,7 @@ pub fn resolve(
     seed: u64,
 ) -> Resolution {
     let mut w = Weekend::new(state, orders, settings, seed);
+    w.keep_index = true;
     w.state.phase = Phase::Resolving;
     politics::claims(&mut w); // the ruler's benefit and VP rewards, before step 1
     economy::purchases(&mut w); // step 1
@@ -158,6 +185,7 @@ pub fn resolve(
     magic::run(&mut w); // step 2
     military::movement(&mut w); // step 3
     military::combat(&mut w); // step 4
+    w.index = None;
     evil::after_combat(&mut w); // treasures found (R-EVIL-6, Rulings 52)
     military::invitations(&mut w); // step 5
     economy::production(&mut w); // step 6

@@ -61,11 +61,27 @@ impl Book {
             .iter()
             .flat_map(|f| f.cargo.iter().map(move |id| (f.owner.as_str(), *id)))
             .collect();
-        for (i, a) in gs.armies.iter().enumerate() {
-            highest(&mut b.army_ids, &a.owner, a.id);
-            if !aboard.contains(&(a.owner.as_str(), a.id)) {
-                note(&mut b.armies, &a.owner, a.square, i);
+        // One owner's groups at a time (the list keeps them together), so each run
+        // looks its realm up once, not once per group.
+        let mut start = 0;
+        while start < gs.armies.len() {
+            let owner = gs.armies[start].owner.as_str();
+            let run = gs.armies[start..]
+                .iter()
+                .take_while(|a| a.owner == owner)
+                .count();
+            let top = gs.armies[start..start + run].iter().map(|a| a.id).max();
+            highest(&mut b.army_ids, owner, top.unwrap_or(0));
+            let squares = match b.armies.get_mut(owner) {
+                Some(squares) => squares,
+                None => b.armies.entry(owner.to_string()).or_default(),
+            };
+            for (i, a) in gs.armies.iter().enumerate().skip(start).take(run) {
+                if !aboard.contains(&(owner, a.id)) {
+                    squares.entry(a.square).or_insert(i);
+                }
             }
+            start += run;
         }
         for (i, f) in gs.fleets.iter().enumerate() {
             highest(&mut b.fleet_ids, &f.owner, f.id);

@@ -7,7 +7,7 @@ use crate::game::state::{GameState, SpyState, UnitCount};
 
 /// `GameState::counted_units` for every realm at once.
 pub(super) fn unit_counts(gs: &GameState) -> BTreeMap<String, UnitCount> {
-    let mut m: BTreeMap<String, UnitCount> = gs
+    let m: BTreeMap<String, UnitCount> = gs
         .realms
         .iter()
         .map(|r| {
@@ -21,25 +21,55 @@ pub(super) fn unit_counts(gs: &GameState) -> BTreeMap<String, UnitCount> {
             (r.name.clone(), c)
         })
         .collect();
+    // The realms' counts in name order; each owner found once per run of its groups
+    // (the lists are kept sorted by owner), not by a search of the names per group.
+    let mut slots: Vec<(String, UnitCount)> = m.into_iter().collect();
+    let mut find = Finder::default();
     for a in &gs.armies {
-        if let Some(c) = m.get_mut(&a.owner) {
+        if let Some(i) = find.slot(&slots, &a.owner) {
+            let c = &mut slots[i].1;
             let elementals = a.units.iter().filter(|u| u.kind.is_elemental()).count();
             c.army_units = c.army_units.saturating_add(len(a.units.len()));
             c.elementals = c.elementals.saturating_add(len(elementals));
             c.army_groups = c.army_groups.saturating_add(1);
         }
     }
+    let mut find = Finder::default();
     for f in &gs.fleets {
-        if let Some(c) = m.get_mut(&f.owner) {
+        if let Some(i) = find.slot(&slots, &f.owner) {
+            let c = &mut slots[i].1;
             c.ships = c.ships.saturating_add(len(f.ships.len()));
         }
     }
+    let mut find = Finder::default();
     for s in gs.spies.iter().filter(|s| s.state == SpyState::Waiting) {
-        if let Some(c) = m.get_mut(&s.owner) {
-            c.spies = c.spies.saturating_add(1);
+        if let Some(i) = find.slot(&slots, &s.owner) {
+            slots[i].1.spies = slots[i].1.spies.saturating_add(1);
         }
     }
-    m
+    slots.into_iter().collect()
+}
+
+/// An owner's slot in name-sorted slots, remembered for the next group of the same
+/// owner.
+#[derive(Default)]
+struct Finder<'a> {
+    last: Option<(&'a str, Option<usize>)>,
+}
+
+impl<'a> Finder<'a> {
+    fn slot<T>(&mut self, slots: &[(String, T)], owner: &'a str) -> Option<usize> {
+        match self.last {
+            Some((o, i)) if o == owner => i,
+            _ => {
+                let i = slots
+                    .binary_search_by(|(name, _)| name.as_str().cmp(owner))
+                    .ok();
+                self.last = Some((owner, i));
+                i
+            }
+        }
+    }
 }
 
 /// `GameState::population` for every realm at once.

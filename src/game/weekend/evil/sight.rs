@@ -19,17 +19,65 @@ use super::{around, emit, evil_realm, EvilEvent};
 /// The realm's view radius (R-EVIL-19).
 pub const SIGHT: u16 = 5;
 
-/// Army indexes by (dimension, square), and the owners of the normal dimension's
-/// cities by square.
-type Index = FastMap<(bool, Square), Vec<usize>>;
+/// The owners of the normal dimension's cities by square.
 type CityOwners<'a> = FastMap<Square, Vec<&'a str>>;
 
-fn index(gs: &GameState) -> Index {
-    let mut ix = Index::default();
-    for (i, a) in gs.armies.iter().enumerate() {
-        let evil = a.dimension == Dimension::Evil;
-        ix.entry((evil, a.square)).or_default().push(i);
+/// Army indexes by dimension and square: the map is a dense grid, so one array of
+/// cells (both dimensions) points into one list of places, each cell's in the state's
+/// order. Built in two passes over the armies, with no allocation per square.
+struct Index {
+    width: usize,
+    height: usize,
+    /// `starts[cell]..starts[cell + 1]` in `places`.
+    starts: Vec<u32>,
+    places: Vec<u32>,
+}
+
+impl Index {
+    fn cell(&self, evil: bool, s: Square) -> Option<usize> {
+        let (col, row) = (usize::from(s.col()), usize::from(s.row()));
+        if col >= self.width || row == 0 || row > self.height {
+            return None;
+        }
+        Some((usize::from(evil) * self.height + row - 1) * self.width + col)
     }
+
+    /// Places in `armies` of the groups on `s` in that dimension, in order.
+    fn at(&self, evil: bool, s: Square) -> impl Iterator<Item = usize> + '_ {
+        let range = self.cell(evil, s).map_or(0..0, |c| {
+            self.starts[c] as usize..self.starts[c + 1] as usize
+        });
+        self.places[range].iter().map(|&i| i as usize)
+    }
+}
+
+fn index(gs: &GameState) -> Index {
+    let mut ix = Index {
+        width: usize::from(gs.map.width),
+        height: usize::from(gs.map.height),
+        starts: Vec::new(),
+        places: Vec::new(),
+    };
+    let cells = 2 * ix.width * ix.height;
+    let cell_of =
+        |a: &crate::game::state::ArmyGroup| ix.cell(a.dimension == Dimension::Evil, a.square);
+    let mut starts = vec![0u32; cells + 1];
+    for c in gs.armies.iter().filter_map(cell_of) {
+        starts[c + 1] = starts[c + 1].saturating_add(1);
+    }
+    for c in 0..cells {
+        starts[c + 1] = starts[c + 1].saturating_add(starts[c]);
+    }
+    let mut next = starts.clone();
+    let mut places = vec![0u32; starts[cells] as usize];
+    for (i, a) in gs.armies.iter().enumerate() {
+        if let Some(c) = cell_of(a) {
+            places[next[c] as usize] = u32::try_from(i).unwrap_or(u32::MAX);
+            next[c] += 1;
+        }
+    }
+    ix.starts = starts;
+    ix.places = places;
     ix
 }
 
@@ -49,8 +97,13 @@ impl<'g> Seen<'g> {
     }
 
     fn insert(&mut self, viewer: &str, army: usize) {
+        self.insert_all(viewer, [army]);
+    }
+
+    /// `viewer` sees each of `armies` (the viewer looked up once).
+    fn insert_all(&mut self, viewer: &str, armies: impl IntoIterator<Item = usize>) {
         if let Some(k) = self.gs.realm_index(viewer) {
-            self.pairs.push((k as u32, army));
+            self.pairs.extend(armies.into_iter().map(|i| (k as u32, i)));
         }
     }
 
@@ -86,6 +139,11 @@ pub struct Sightings {
 
 /// The sight rule of R-EVIL-19 on `gs` (pure; see [`Sightings`]).
 pub fn sightings(gs: &GameState) -> Sightings {
+    sightings_near(gs, &portals(gs))
+}
+
+/// As `sightings`, with the open portals already found.
+fn sightings_near(gs: &GameState, portals: &[Square]) -> Sightings {
     let Some(evil) = evil_realm(gs).map(str::to_string) else {
         return Sightings::default();
     };
@@ -104,7 +162,7 @@ pub fn sightings(gs: &GameState) -> Sightings {
             normal_cities.entry(c.square).or_default().push(&c.owner);
         }
     }
-    for p in portals(gs) {
+    for &p in portals {
         near_portal(gs, (&ix, &normal_cities), &evil, p, &mut seen);
     }
     for (i, a) in gs.armies.iter().enumerate() {
@@ -133,8 +191,8 @@ pub(super) fn run(w: &mut Weekend) {
     if evil_realm(&w.state).is_none() {
         return;
     }
-    let Sightings { armies, cities } = sightings(&w.state);
     let portals = portals(&w.state);
+    let Sightings { armies, cities } = sightings_near(&w.state, &portals);
     tell_portals(w, &portals);
     tell(w, armies, cities);
 }
@@ -146,31 +204,24 @@ fn near_portal(
     p: Square,
     seen: &mut Seen,
 ) {
-    let near: Vec<usize> = around(gs, p, SIGHT)
-        .flat_map(|s| ix.get(&(false, s)).into_iter().flatten().copied())
-        .collect();
-    let evil_armies: Vec<usize> = near
+    let near: Vec<usize> = around(gs, p, SIGHT).flat_map(|s| ix.at(false, s)).collect();
+    let (evil_armies, others): (Vec<usize>, Vec<usize>) =
+        near.iter().partition(|i| gs.armies[**i].owner == evil);
+    seen.insert_all(evil, others.iter().copied());
+    if evil_armies.is_empty() {
+        return;
+    }
+    let mut neighbours: BTreeSet<&str> = others
         .iter()
-        .copied()
-        .filter(|i| gs.armies[*i].owner == evil)
-        .collect();
-    let mut neighbours: BTreeSet<String> = near
-        .iter()
-        .map(|i| gs.armies[*i].owner.clone())
-        .filter(|o| o != evil)
+        .map(|i| gs.armies[*i].owner.as_str())
         .collect();
     neighbours.extend(
         around(gs, p, SIGHT)
             .flat_map(|s| cities.get(&s).into_iter().flatten())
-            .map(|o| o.to_string()),
+            .copied(),
     );
-    for i in near.iter().filter(|i| gs.armies[**i].owner != evil) {
-        seen.insert(evil, *i);
-    }
     for n in neighbours {
-        for i in &evil_armies {
-            seen.insert(&n, *i);
-        }
+        seen.insert_all(n, evil_armies.iter().copied());
     }
 }
 
@@ -184,11 +235,11 @@ fn in_the_evil_dimension(
     let a = &gs.armies[me];
     let mut evil_near = false;
     for s in around(gs, a.square, SIGHT) {
-        for i in ix.get(&(true, s)).into_iter().flatten() {
-            let other = &gs.armies[*i];
+        for i in ix.at(true, s) {
+            let other = &gs.armies[i];
             evil_near |= other.owner == evil;
             if other.owner != a.owner {
-                seen.insert(&a.owner, *i);
+                seen.insert(&a.owner, i);
             }
         }
         if let Some(owner) = evil_cities.get(&s) {

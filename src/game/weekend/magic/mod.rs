@@ -193,6 +193,7 @@ pub fn run_with(w: &mut Weekend, mut dice: Dice) {
     w.magic = reads::Spells::of(&w.state);
     cx.ix.check(&w.state);
     w.keep(dice);
+    w.pass_index(cx.ix);
 }
 
 /// Every `CAST` of the forms that counted, earliest form first, in line order.

@@ -161,10 +161,16 @@ fn tell(w: &mut Weekend, ev: MarketEvent) {
 
 /// The index of a playing (not eliminated) realm.
 fn playing(w: &Weekend, realm: &str) -> Option<usize> {
-    w.state
-        .realms
-        .iter()
-        .position(|r| r.name == realm && !r.eliminated)
+    // The realm's place from the state's cache; a scan only when that realm is out
+    // (another of the same name might not be).
+    match w.state.realm_index(realm) {
+        Some(i) if !w.state.realms[i].eliminated => Some(i),
+        _ => w
+            .state
+            .realms
+            .iter()
+            .position(|r| r.name == realm && !r.eliminated),
+    }
 }
 
 /// Take `cost` from realm `idx`'s stock, or say what is short.

@@ -71,7 +71,7 @@ struct Ctx {
 
 pub fn run(w: &mut Weekend, dice: &mut Dice) {
     forces::sort(&mut w.state);
-    let mut ix = Index::build(&w.state);
+    let mut ix = w.take_index();
     let mut attacks = contacts(w, &ix);
     attacks.extend(collect(w, &ix));
     let mut ctx = Ctx::default();
@@ -129,17 +129,7 @@ fn contacts(w: &Weekend, ix: &Index) -> Vec<Attack> {
 
 /// After the battles, every realm's armies standing together are one (R-MOVE-8).
 fn merge_all(w: &mut Weekend) {
-    // One pass to find the squares where a realm has more than one army.
-    let mut count: BTreeMap<(String, Square), u32> = BTreeMap::new();
-    for a in w.state.armies.iter().filter(|a| !forces::gone(a)) {
-        *count.entry((a.owner.clone(), a.square)).or_insert(0) += 1;
-    }
-    let spots: Vec<(String, Square)> = count
-        .into_iter()
-        .filter(|(_, n)| *n > 1)
-        .map(|(k, _)| k)
-        .collect();
-    for (realm, square) in spots {
+    for (realm, square) in crowded(&w.state) {
         for (group, other) in forces::merge_on(&mut w.state, &realm, square) {
             w.emit(
                 Step::Combat,
@@ -152,6 +142,53 @@ fn merge_all(w: &mut Weekend) {
             );
         }
     }
+}
+
+/// The squares where a realm has more than one army, in (realm, square) order. The
+/// armies are sorted by owner (`forces::sort`), so each owner's groups are one run: its
+/// squares are sorted and repeats taken, with no map keyed by name. Should the owners
+/// not come in order, a map finds the same pairs.
+fn crowded(gs: &GameState) -> Vec<(String, Square)> {
+    let live: Vec<&crate::game::state::ArmyGroup> =
+        gs.armies.iter().filter(|a| !forces::gone(a)).collect();
+    let mut spots = Vec::new();
+    let mut squares: Vec<Square> = Vec::new();
+    let mut start = 0;
+    while start < live.len() {
+        let owner = live[start].owner.as_str();
+        let end = start
+            + live[start..]
+                .iter()
+                .take_while(|a| a.owner == owner)
+                .count();
+        if live.get(end).is_some_and(|a| a.owner.as_str() < owner) {
+            return crowded_by_map(&live);
+        }
+        squares.clear();
+        squares.extend(live[start..end].iter().map(|a| a.square));
+        squares.sort_unstable();
+        for (i, sq) in squares.iter().enumerate() {
+            let repeat = i > 0 && squares[i - 1] == *sq;
+            let first_repeat = repeat && (i < 2 || squares[i - 2] != *sq);
+            if first_repeat {
+                spots.push((owner.to_string(), *sq));
+            }
+        }
+        start = end;
+    }
+    spots
+}
+
+fn crowded_by_map(live: &[&crate::game::state::ArmyGroup]) -> Vec<(String, Square)> {
+    let mut count: BTreeMap<(&str, Square), u32> = BTreeMap::new();
+    for a in live {
+        *count.entry((a.owner.as_str(), a.square)).or_insert(0) += 1;
+    }
+    count
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|((o, sq), _)| (o.to_string(), sq))
+        .collect()
 }
 
 fn collect(w: &Weekend, ix: &Index) -> Vec<Attack> {

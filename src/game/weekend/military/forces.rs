@@ -42,6 +42,7 @@ pub fn survivors<T: Clone>(items: &[T], piece: impl Fn(&T) -> Piece, left: &Line
 /// Sort the armies and fleets by owner and number, so lookups are binary searches.
 /// Each military step calls it first; every insertion below keeps the order.
 pub fn sort(gs: &mut GameState) {
+    gs.army_places.reset_if_unordered();
     gs.armies
         .sort_by(|a, b| (a.owner.as_str(), a.id).cmp(&(b.owner.as_str(), b.id)));
     gs.fleets
@@ -54,11 +55,53 @@ pub fn army_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
     placed_at(gs, realm, id).filter(|&i| !gone(&gs.armies[i]))
 }
 
-/// Index of realm's army group `id`, gone or not.
-fn placed_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
-    gs.armies
-        .binary_search_by(|a| (a.owner.as_str(), a.id).cmp(&(realm, id)))
-        .ok()
+/// Index of realm's army group `id`, gone or not. The search starts where the state's
+/// hint (`ArmyPlaces`) says the group should be and widens from there, so it reads a
+/// few neighbouring groups instead of halving the whole list.
+pub(crate) fn placed_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
+    let key = |a: &ArmyGroup| (a.owner.as_str(), a.id).cmp(&(realm, id));
+    match gs.army_places.guess(gs, realm, id) {
+        Some(at) => search_from(&gs.armies, at, key),
+        None => gs.armies.binary_search_by(key).ok(),
+    }
+}
+
+/// The place in sorted `items` where `key` says Equal, searched from `at` outwards by
+/// doubling steps, then halving the span found.
+fn search_from<T>(items: &[T], at: usize, key: impl Fn(&T) -> std::cmp::Ordering) -> Option<usize> {
+    use std::cmp::Ordering;
+    let n = items.len();
+    let (mut lo, mut hi) = match key(items.get(at)?) {
+        Ordering::Equal => return Some(at),
+        // The group is after `at`: widen to the right until past it.
+        Ordering::Less => {
+            let (mut lo, mut step) = (at + 1, 1usize);
+            loop {
+                let probe = at.saturating_add(step);
+                if probe >= n || key(&items[probe]) != Ordering::Less {
+                    break (lo, probe.saturating_add(1).min(n));
+                }
+                lo = probe + 1;
+                step = step.saturating_mul(2);
+            }
+        }
+        Ordering::Greater => {
+            let (mut hi, mut step) = (at, 1usize);
+            loop {
+                let Some(probe) = at.checked_sub(step) else {
+                    break (0, hi);
+                };
+                if key(&items[probe]) != Ordering::Greater {
+                    break (probe, hi);
+                }
+                hi = probe;
+                step = step.saturating_mul(2);
+            }
+        }
+    };
+    lo = lo.min(hi);
+    hi = hi.min(n);
+    items[lo..hi].binary_search_by(key).ok().map(|i| lo + i)
 }
 
 /// An army group lost in a battle (`lose_army`): it keeps its place (taking a group out
@@ -260,6 +303,46 @@ fn aboard(gs: &GameState, realm: &str, id: u32) -> bool {
 mod tests {
     use super::*;
     use crate::game::UnitKind;
+
+    #[test]
+    fn a_search_from_any_start_finds_what_a_binary_search_finds() {
+        // Odd numbers 1..=39: every start, every key present or not, either side.
+        let items: Vec<u32> = (0..20).map(|i| 2 * i + 1).collect();
+        for at in 0..items.len() {
+            for want in 0..=41u32 {
+                let found = search_from(&items, at, |x| x.cmp(&want));
+                assert_eq!(
+                    found,
+                    items.binary_search(&want).ok(),
+                    "from {at} for {want}"
+                );
+            }
+        }
+        assert_eq!(search_from(&items, 99, |x| x.cmp(&1)), None);
+    }
+
+    #[test]
+    fn a_stale_hint_still_finds_every_group() {
+        let mut gs = crate::game::load_scenario(include_str!("../../../../scenarios/demo.yaml"))
+            .expect("demo");
+        sort(&mut gs);
+        let all: Vec<(String, u32)> = gs.armies.iter().map(|a| (a.owner.clone(), a.id)).collect();
+        for (o, id) in &all {
+            assert!(placed_at(&gs, o, *id).is_some(), "{o} {id}");
+        }
+        // Groups go after the hint was built: every place shifts.
+        let gone: Vec<ArmyGroup> = gs.armies.drain(..gs.armies.len() / 2).collect();
+        for a in &gs.armies {
+            let at = placed_at(&gs, &a.owner, a.id).expect("still there");
+            assert_eq!(
+                (gs.armies[at].owner.as_str(), gs.armies[at].id),
+                (a.owner.as_str(), a.id)
+            );
+        }
+        for a in &gone {
+            assert_eq!(placed_at(&gs, &a.owner, a.id), None, "{} {}", a.owner, a.id);
+        }
+    }
 
     #[test]
     fn survivors_follow_the_line_the_battle_left() {

@@ -59,6 +59,10 @@ fn note(map: &mut FastMap<Square, Slot>, square: Square, k: Key) {
     }
 }
 
+fn room<K, V>(n: usize) -> FastMap<K, V> {
+    FastMap::with_capacity_and_hasher(n, Default::default())
+}
+
 /// The index of one step. See the module text for how to keep it true.
 pub struct Index {
     armies: FastMap<Square, Slot>,
@@ -70,18 +74,23 @@ pub struct Index {
     /// Owners of noted groups by name, and their names by place.
     owners: FastMap<String, u32>,
     names: Vec<String>,
+    /// The owner noted last.
+    last: Option<u32>,
 }
 
 impl Index {
     /// The index of `gs` as it stands.
     pub fn build(gs: &GameState) -> Index {
+        // Room for every group at once: a map grown by doubling rehashes itself
+        // over and over on a large game.
         let mut ix = Index {
-            armies: FastMap::default(),
-            fleets: FastMap::default(),
-            cities: FastMap::default(),
+            armies: room(gs.armies.len()),
+            fleets: room(gs.fleets.len()),
+            cities: room(gs.cities.len()),
             city_count: 0,
             owners: FastMap::default(),
             names: Vec::new(),
+            last: None,
         };
         for a in &gs.armies {
             ix.note_army(&a.owner, a.id, a.square);
@@ -94,12 +103,20 @@ impl Index {
     }
 
     fn key(&mut self, owner: &str, id: u32) -> Key {
-        if let Some(&o) = self.owners.get(owner) {
+        // The groups come owner by owner: the last owner's number, without a lookup.
+        if let Some(o) = self.last.filter(|&o| self.names[o as usize] == owner) {
             return (o, id);
         }
-        let o = self.names.len() as u32;
-        self.names.push(owner.to_string());
-        self.owners.insert(owner.to_string(), o);
+        let o = match self.owners.get(owner) {
+            Some(&o) => o,
+            None => {
+                let o = self.names.len() as u32;
+                self.names.push(owner.to_string());
+                self.owners.insert(owner.to_string(), o);
+                o
+            }
+        };
+        self.last = Some(o);
         (o, id)
     }
 

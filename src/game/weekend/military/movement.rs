@@ -26,7 +26,7 @@ pub fn run(w: &mut Weekend) {
     forces::sort(&mut w.state);
     let round = w.round();
     redraw_borders(&mut w.state, round);
-    let mut ix = Index::build(&w.state);
+    let mut ix = w.take_index();
     let mut forms: Vec<(String, Vec<Order>, chrono::DateTime<chrono::Utc>)> = w
         .orders
         .forms
@@ -59,6 +59,7 @@ pub fn run(w: &mut Weekend) {
     }
     fleets_left_behind(w, &mut ix);
     ix.check(&w.state);
+    w.pass_index(ix);
 }
 
 /// The realm whose voting benefit lets it move first this round.
@@ -177,10 +178,6 @@ fn refuse(w: &mut Weekend, realm: &str, group: Group, reason: MoveRefusal) {
     );
 }
 
-fn owner_of(gs: &GameState, sq: Square) -> Option<&str> {
-    gs.map.get(sq).and_then(|m| m.owner.as_deref())
-}
-
 pub(super) fn is_sea(gs: &GameState, sq: Square) -> bool {
     gs.map.get(sq).is_none_or(|m| m.terrain == Terrain::Sea)
 }
@@ -203,9 +200,12 @@ fn home_move(gs: &GameState, realm: &str, group: Group, path: &[Square]) -> bool
     };
     group.is_army()
         && forces::carrier(gs, realm, group.id()).is_none()
-        && std::iter::once(&from)
-            .chain(path)
-            .all(|s| owner_of(gs, *s) == Some(realm) && !is_sea(gs, *s))
+        && std::iter::once(&from).chain(path).all(|s| {
+            // One look at the square for both: the realm's own, and not sea.
+            gs.map
+                .get(*s)
+                .is_some_and(|m| m.owner.as_deref() == Some(realm) && m.terrain != Terrain::Sea)
+        })
 }
 
 /// The first realm, not a friend, with troops of the mover's kind on `sq`.

@@ -39,8 +39,18 @@ impl Groups {
                 .map(|(k, r)| (r.name.as_str(), k))
                 .collect();
             let mut v = vec![Vec::new(); gs.realms.len()];
+            // The groups come owner by owner: each owner looked up once per run.
+            let mut last: Option<(&str, Option<usize>)> = None;
             for (k, a) in gs.armies.iter().enumerate() {
-                if let Some(&r) = index.get(a.owner.as_str()) {
+                let r = match last {
+                    Some((o, r)) if o == a.owner => r,
+                    _ => {
+                        let r = index.get(a.owner.as_str()).copied();
+                        last = Some((a.owner.as_str(), r));
+                        r
+                    }
+                };
+                if let Some(r) = r {
                     v[r].push(k);
                 }
             }
