@@ -85,35 +85,23 @@ impl App {
         o: &Outgoing,
         files: &[Attachment],
     ) -> Result<i64> {
-        let now = self.now();
-        let c = compose::compose_with(
-            o,
-            files,
-            &self.cfg.game_name,
-            &self.cfg.display_name,
-            &self.cfg.game_address,
-            now.with_timezone(&self.schedule.timezone()),
-        )?;
-        let id = outbox::enqueue(
-            conn,
-            &outbox::NewOutgoing {
-                dedup_key: &o.dedup_key,
-                message_id: &c.message_id,
-                kind: o.kind,
-                to_addrs: &o.to,
-                from_addr: &self.cfg.game_address,
-                subject: &o.subject,
-                raw: &c.raw,
-                at: clock::to_ms(now),
-            },
-        )
-        .await?;
-        Ok(id)
+        let ids = self.enqueue_all(conn, &[o], files).await?;
+        Ok(ids[0])
     }
 
     /// Format many mails and queue them in the outbox in few statements (inside the
     /// caller's transaction); returns their row ids in order.
     pub async fn enqueue_many(&self, conn: &mut Conn, os: &[&Outgoing]) -> Result<Vec<i64>> {
+        self.enqueue_all(conn, os, &[]).await
+    }
+
+    /// Format `os`, each with `files` after its text, and queue them.
+    async fn enqueue_all(
+        &self,
+        conn: &mut Conn,
+        os: &[&Outgoing],
+        files: &[Attachment],
+    ) -> Result<Vec<i64>> {
         let now = self.now();
         let date = now.with_timezone(&self.schedule.timezone());
         let composed = os
@@ -121,7 +109,7 @@ impl App {
             .map(|o| {
                 compose::compose_with(
                     o,
-                    &[],
+                    files,
                     &self.cfg.game_name,
                     &self.cfg.display_name,
                     &self.cfg.game_address,

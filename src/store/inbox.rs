@@ -55,29 +55,8 @@ pub enum Stored {
 
 /// Store a mail unless it is a duplicate.
 pub async fn insert(conn: &mut Conn, m: &NewMail<'_>) -> Result<Stored, StoreError> {
-    let row = sqlx::query(
-        "INSERT INTO inbox (dedup_key, message_id, sha256, source, raw, size, received_at, \
-         imap_uidvalidity, imap_uid, state, truncated) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'new', $10) \
-         ON CONFLICT (dedup_key) DO NOTHING RETURNING id",
-    )
-    .bind(super::db_text(m.dedup_key))
-    .bind(m.message_id.map(super::db_text))
-    .bind(m.sha256)
-    .bind(m.source.as_str())
-    .bind(m.raw)
-    .bind(m.size.max(m.raw.len()) as i64)
-    .bind(m.received_at)
-    .bind(m.imap.map(|(v, _)| v as i64))
-    .bind(m.imap.map(|(_, u)| u as i64))
-    .bind(i64::from(m.truncated()))
-    .fetch_optional(&mut *conn)
-    .await
-    .ctx("store a received mail")?;
-    Ok(match row {
-        Some(r) => Stored::New(r.get(0)),
-        None => Stored::Duplicate,
-    })
+    let stored = insert_many(conn, std::slice::from_ref(m)).await?;
+    Ok(stored[0])
 }
 
 /// Store many mails in few statements (one per [`super::rows_per_statement`] rows),

@@ -48,28 +48,8 @@ pub struct NewMessage<'a> {
 }
 
 pub async fn insert(conn: &mut Conn, m: &NewMessage<'_>) -> Result<i64, StoreError> {
-    let r = sqlx::query(
-        "INSERT INTO messages (inbox_id, kind, realm, to_realm, lang, from_addr, subject, body, \
-         state, reason, round, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id",
-    )
-    .bind(m.inbox_id)
-    .bind(m.kind)
-    .bind(m.realm)
-    .bind(m.to_realm)
-    .bind(m.lang)
-    .bind(m.from_addr.map(super::db_text))
-    .bind(super::db_text(m.subject))
-    .bind(super::db_text(m.body))
-    .bind(m.state)
-    .bind(m.reason.map(super::db_text))
-    .bind(m.round)
-    .bind(m.at)
-    .bind(m.at)
-    .fetch_one(&mut *conn)
-    .await
-    .ctx("record a classified mail")?;
-    Ok(r.get(0))
+    let ids = insert_many(conn, std::slice::from_ref(m)).await?;
+    Ok(ids[0])
 }
 
 /// Record many messages, each of another stored mail, in few statements; returns each

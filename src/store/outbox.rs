@@ -22,33 +22,8 @@ pub struct NewOutgoing<'a> {
 
 /// Queue a mail; returns its row id (the existing one if the key was queued before).
 pub async fn enqueue(conn: &mut Conn, m: &NewOutgoing<'_>) -> Result<i64, StoreError> {
-    let inserted = sqlx::query(
-        "INSERT INTO outbox (dedup_key, message_id, kind, to_addrs, from_addr, subject, raw, \
-         created_at, attempts, next_attempt_at, state) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, 'pending') \
-         ON CONFLICT (dedup_key) DO NOTHING RETURNING id",
-    )
-    .bind(m.dedup_key)
-    .bind(m.message_id)
-    .bind(m.kind)
-    .bind(m.to_addrs.join(", "))
-    .bind(m.from_addr)
-    .bind(super::db_text(m.subject))
-    .bind(m.raw)
-    .bind(m.at)
-    .bind(m.at)
-    .fetch_optional(&mut *conn)
-    .await
-    .ctx("queue an outgoing mail")?;
-    if let Some(r) = inserted {
-        return Ok(r.get(0));
-    }
-    let r = sqlx::query("SELECT id FROM outbox WHERE dedup_key = $1")
-        .bind(m.dedup_key)
-        .fetch_one(&mut *conn)
-        .await
-        .ctx("find a queued mail")?;
-    Ok(r.get(0))
+    let ids = enqueue_many(conn, std::slice::from_ref(m)).await?;
+    Ok(ids[0])
 }
 
 /// Queue many mails in few statements; returns each one's row id in `ms`' order (the
