@@ -137,7 +137,8 @@ async fn write_rows(
     let ids: Vec<i64> = rows.iter().map(|r| r.inbox_id).collect();
     let done = clock::to_ms(app.now());
     inbox::mark_done_many(tx, &ids, done).await?;
-    for w in waiting.iter().filter(|w| ids.contains(&w.id)) {
+    let written: std::collections::HashSet<i64> = ids.iter().copied().collect();
+    for w in waiting.iter().filter(|w| written.contains(&w.id)) {
         let waited = done.saturating_sub(w.received_at).max(0) as f64 / 1000.0;
         app.metrics.handling.observe(waited);
     }

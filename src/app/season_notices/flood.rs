@@ -52,22 +52,22 @@ pub async fn enqueue_replies(
     let slot = now.div_euclid(HOUR_MS);
     // Each new reply's number in its realm's hour, as `bump` one at a time would give.
     let mut counted: Vec<Option<i64>> = vec![None; replies.len()];
-    let mut realms: Vec<&str> = Vec::new();
+    // The new replies of each realm, realms in order of their first reply.
+    let mut by_realm: Vec<(&str, Vec<usize>)> = Vec::new();
+    let mut place: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     let mut seen = std::collections::HashSet::new();
     for (i, (realm, o)) in replies.iter().enumerate() {
-        let Some(realm) = realm else { continue };
+        let Some(realm) = *realm else { continue };
         if queued.contains(&o.dedup_key) || !seen.insert(o.dedup_key.as_str()) {
             continue;
         }
-        counted[i] = Some(0);
-        if !realms.contains(realm) {
-            realms.push(realm);
-        }
+        let k = *place.entry(realm).or_insert_with(|| {
+            by_realm.push((realm, Vec::new()));
+            by_realm.len() - 1
+        });
+        by_realm[k].1.push(i);
     }
-    for realm in realms {
-        let mine: Vec<usize> = (0..replies.len())
-            .filter(|&i| counted[i].is_some() && replies[i].0 == Some(realm))
-            .collect();
+    for (realm, mine) in by_realm {
         let k = mine.len() as i64;
         let after = notices::bump_by(conn, &format!("replies:{realm}"), slot, k).await?;
         for (j, i) in mine.into_iter().enumerate() {
