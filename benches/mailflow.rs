@@ -7,7 +7,9 @@
 //! 2. output: the N envoy deliveries sent over SMTP by pbemd's outbox sender, against
 //!    a raw lettre + TCP_NODELAY send of the same N mails on one connection.
 //!
-//! Run: `cargo bench --bench mailflow` (`PBEMD_BENCH_INTAKE_ONLY=1` stops after part 1).
+//! Run: `cargo bench --bench mailflow` (`PBEMD_BENCH_INTAKE_ONLY=1` stops after part 1;
+//! `PBEMD_BENCH_SERIAL=1` runs the intake alone, then the worker alone;
+//! `PBEMD_BENCH_SQL_LOG=1` logs every statement with its time).
 
 use std::time::Instant;
 
@@ -57,6 +59,13 @@ Content-Transfer-Encoding: 8bit\r\n\r\nSändebud nummer {i}.\r\n{body}\r\n",
 
 #[tokio::main]
 async fn main() {
+    // `PBEMD_BENCH_SQL_LOG=1`: every statement with its time on stderr (sqlx's log).
+    if std::env::var_os("PBEMD_BENCH_SQL_LOG").is_some() {
+        tracing_subscriber::fmt()
+            .with_env_filter("sqlx::query=debug")
+            .with_writer(std::io::stderr)
+            .init();
+    }
     let n: usize = std::env::var("PBEMD_BENCH_MAILS")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -114,12 +123,22 @@ async fn main() {
         let stored = intake::imap_once(&intake_app, &mut s, 500).await.unwrap();
         (stored, t.elapsed(), s)
     });
+    // `PBEMD_BENCH_SERIAL=1`: the intake alone first, then the worker alone, to see
+    // each stage's own cost without the other.
+    let intake = if std::env::var_os("PBEMD_BENCH_SERIAL").is_some() {
+        let done = intake.await.unwrap();
+        println!("serial: fetch+store alone {:.2}s", done.1.as_secs_f64());
+        tokio::spawn(async move { done })
+    } else {
+        intake
+    };
     let (mut handled, mut delivered) = (0, 0);
-    let mut t_worker = std::time::Duration::ZERO;
+    let (mut t_worker, mut t_handle) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
     while delivered < n {
         let w = Instant::now();
         let k = process::process_batch_before(&app, None).await.unwrap();
         handled += k;
+        t_handle += w.elapsed();
         delivered += courier::batch_now(&app).await.unwrap().delivered;
         t_worker += w.elapsed();
         if k == 0 {
@@ -137,9 +156,10 @@ async fn main() {
     assert_eq!((stored, handled, delivered), (n, n, n));
     let e2e_rate = n as f64 / e2e.as_secs_f64();
     println!(
-        "pbemd end to end, fetch+store alongside handle+courier (fetch+store done after {:.2}s, worker busy {:.2}s): {:.0} mails/s",
+        "pbemd end to end, fetch+store alongside handle+courier (fetch+store done after {:.2}s, worker busy {:.2}s of which handling {:.2}s): {:.0} mails/s",
         t_fetch.as_secs_f64(),
         t_worker.as_secs_f64(),
+        t_handle.as_secs_f64(),
         e2e_rate
     );
     println!("ratio end-to-end / raw fetch: {:.3}", e2e_rate / raw_rate);

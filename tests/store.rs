@@ -324,7 +324,7 @@ on_both_backends!(
         assert_eq!(inbox::counts(&mut c).await.unwrap(), (1204, 1204));
         drop(c);
         // Claimed in order of receipt, a batch at a time, and only before `before`.
-        let mut tx = store.begin().await.unwrap();
+        let mut tx = store.begin_write().await.unwrap();
         let first = inbox::claim_batch_before(&store, &mut tx, Some(900), 150)
             .await
             .unwrap();

@@ -131,13 +131,15 @@ pub async fn maildir_once(app: &App, md: &Maildir) -> Result<usize> {
 const PAUSE_HOOK: &str = "PBEMD_TEST_PAUSE_AFTER_STORE";
 
 /// Fetch and store everything new in the selected IMAP mailbox, in batches. Order per
-/// batch: commit the raw bytes, flag them `\Seen`, then move the cursor. A crash
-/// between any two steps refetches the batch and the dedup key drops the repeats.
+/// batch: commit the raw bytes, flag them `\Seen`, then move the cursor (written with
+/// the next batch's mails, or at the end, so a batch costs one write, not two; also
+/// when a later batch fails). A crash between any two steps refetches the batch and
+/// the dedup key drops the repeats.
 pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Result<usize> {
     let mailbox = session_mailbox(app);
     let st = session.select().await?;
     let mut conn = app.store.conn().await?;
-    let mut last_uid = match inbox::imap_cursor(&mut conn, &mailbox).await? {
+    let last_uid = match inbox::imap_cursor(&mut conn, &mailbox).await? {
         Some((validity, uid)) if validity == st.uid_validity => uid,
         Some((validity, _)) => {
             tracing::warn!(
@@ -150,15 +152,39 @@ pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Re
         None => 0,
     };
     drop(conn);
+    let mut flagged_to: Option<u32> = None;
+    let stored = store_batches(
+        app,
+        session,
+        (st.uid_validity, last_uid),
+        batch,
+        &mut flagged_to,
+    )
+    .await;
+    if let Some(uid) = flagged_to {
+        let mut conn = app.store.conn().await?;
+        inbox::set_imap_cursor(&mut conn, &mailbox, st.uid_validity, uid).await?;
+    }
+    stored
+}
+
+/// The batches of [`imap_once`] after the cursor `(uid validity, last uid)`; the last
+/// flagged UID whose cursor is not yet written is left in `flagged_to`.
+async fn store_batches(
+    app: &App,
+    session: &mut ImapSession,
+    (validity, mut last_uid): (u32, u32),
+    batch: usize,
+    flagged_to: &mut Option<u32>,
+) -> Result<usize> {
+    let mailbox = session_mailbox(app);
     let mut new = 0;
     loop {
         let fetched = session.fetch_after(last_uid, batch).await?;
         if fetched.is_empty() {
             break;
         }
-        let mut tx = app.store.begin_write().await?;
-        let (floor, now) = received_bounds(app, &mut tx).await?;
-        // Every mail of the batch in a few statements, committed before any is flagged.
+        // Keys and hashes before the write lock is taken, not while holding it.
         let keyed: Vec<_> = fetched
             .iter()
             .map(|f| {
@@ -166,6 +192,12 @@ pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Re
                 (raw, dedup_key(raw))
             })
             .collect();
+        let mut tx = app.store.begin_write().await?;
+        if let Some(uid) = *flagged_to {
+            inbox::set_imap_cursor(&mut tx, &mailbox, validity, uid).await?;
+        }
+        let (floor, now) = received_bounds(app, &mut tx).await?;
+        // Every mail of the batch in a few statements, committed before any is flagged.
         let mails: Vec<NewMail> = fetched
             .iter()
             .zip(&keyed)
@@ -182,7 +214,7 @@ pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Re
                 received_at: f
                     .internal_date
                     .map_or(now, |d| clock::to_ms(d).clamp(floor, now)),
-                imap: Some((st.uid_validity, f.uid)),
+                imap: Some((validity, f.uid)),
             })
             .collect();
         let stored = inbox::insert_many(&mut tx, &mails).await?;
@@ -208,8 +240,7 @@ pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Re
         }
         session.mark_seen(&uids).await?;
         last_uid = uids.iter().copied().max().unwrap_or(last_uid);
-        let mut conn = app.store.conn().await?;
-        inbox::set_imap_cursor(&mut conn, &mailbox, st.uid_validity, last_uid).await?;
+        *flagged_to = Some(last_uid);
         app.wake.notify_one();
     }
     Ok(new)

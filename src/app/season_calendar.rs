@@ -39,7 +39,9 @@ use crate::game::{GameState, Lang};
 use crate::mail::compose::Outgoing;
 use crate::render::season_calendar as text;
 use crate::schedule::calendar::{Extension, Pause};
-use crate::schedule::{Calendar, Due, EventKind, EventSpec, Schedule, Stop, StopKind, Window};
+use crate::schedule::{
+    Calendar, Due, EventKind, EventSpec, Schedule, Stop, StopKind, Window, WindowSpan,
+};
 use crate::store::{self, events, Conn};
 
 /// The schedule file's week, and the same week moved by the calendar of the state
@@ -47,6 +49,10 @@ use crate::store::{self, events, Conn};
 pub struct CalendarSchedule {
     base: Schedule,
     current: RwLock<(Calendar, Schedule)>,
+    /// The window asked for last and where it holds: a batch of mail received within
+    /// minutes is answered from it, not by walking the week's events again per mail.
+    /// Emptied whenever the calendar moves.
+    window: std::sync::Mutex<Option<WindowSpan>>,
 }
 
 impl CalendarSchedule {
@@ -55,6 +61,7 @@ impl CalendarSchedule {
         CalendarSchedule {
             base,
             current: RwLock::new((Calendar::default(), moved)),
+            window: std::sync::Mutex::new(None),
         }
     }
 
@@ -71,8 +78,12 @@ impl CalendarSchedule {
             return;
         }
         let moved = self.for_calendar(&gs.calendar);
+        // The window cache is taken first, as `window_at` takes it: no two locks are
+        // ever taken in the other order.
+        let mut cached = self.window.lock().unwrap_or_else(|p| p.into_inner());
         let mut w = self.current.write().unwrap_or_else(|p| p.into_inner());
         *w = (gs.calendar.clone(), moved);
+        *cached = None;
     }
 
     /// The week moved by `cal` (and the file's skipped dates).
@@ -110,7 +121,13 @@ impl CalendarSchedule {
     }
 
     pub fn window_at(&self, t: DateTime<Utc>) -> Window {
-        self.now().window_at(t)
+        let mut cached = self.window.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(span) = cached.filter(|span| span.holds_at(t)) {
+            return span.window;
+        }
+        let span = self.read().1.window_span(t);
+        *cached = Some(span);
+        span.window
     }
 
     pub fn next_opening(&self, w: Window, t: DateTime<Utc>) -> Option<DateTime<Utc>> {
@@ -873,4 +890,42 @@ fn hold_for(e: &Extension, resolve: DateTime<Utc>, last: DateTime<Utc>) -> Optio
         to: end,
         kind: StopKind::Hold,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+    use chrono_tz::Europe::Stockholm;
+
+    fn sthlm(d: u32, h: u32, mi: u32) -> DateTime<Utc> {
+        Stockholm
+            .with_ymd_and_hms(2026, 11, d, h, mi, 0)
+            .single()
+            .unwrap()
+            .with_timezone(&Utc)
+    }
+
+    /// The window answered from the cache is the schedule's own, and a calendar read
+    /// from the state (here a pause over Sunday's form deadline) is followed at once,
+    /// not answered from the window cached before it.
+    #[test]
+    fn cached_window_follows_a_pause_read_from_the_state() {
+        let cal = CalendarSchedule::new(Schedule::default_week());
+        let after_deadline = sthlm(29, 15, 30);
+        assert_eq!(cal.window_at(sthlm(29, 14, 0)), Window::Weekend);
+        assert_eq!(cal.window_at(sthlm(29, 16, 0)), Window::Closed);
+        // Cached now: the closed stretch from Sunday 15:00 to Monday 12:00.
+        assert_eq!(cal.window_at(after_deadline), Window::Closed);
+        let mut gs = crate::game::load_scenario(include_str!("../../scenarios/demo.yaml")).unwrap();
+        gs.calendar.stops.push(Stop {
+            from: sthlm(29, 14, 0),
+            to: sthlm(29, 16, 0),
+            kind: StopKind::Pause,
+        });
+        cal.refresh(&gs);
+        // The deadline moved to 17:00: the form window still holds at 15:30.
+        assert_eq!(cal.window_at(after_deadline), Window::Weekend);
+        assert_eq!(cal.window_at(sthlm(29, 17, 0)), Window::Closed);
+    }
 }

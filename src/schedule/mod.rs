@@ -455,17 +455,46 @@ impl Schedule {
     /// applies (Saturday 00:00:00 is Weekend). Looks back 8 days, or up to
     /// 400 days for sparser schedules; `Closed` if no window event fired.
     pub fn window_at(&self, t: DateTime<Utc>) -> Window {
+        self.latest_window_event(t)
+            .map_or(Window::Closed, |(_, window)| window)
+    }
+
+    /// The latest window-changing firing at or before `t` and the window it opens.
+    fn latest_window_event(&self, t: DateTime<Utc>) -> Option<(DateTime<Utc>, Window)> {
         for days in [WINDOW_LOOKBACK_DAYS, LONG_HORIZON_DAYS] {
             let from = t.checked_sub_signed(Duration::days(days)).unwrap_or(t);
             let latest = self
                 .firings(from, t, |kind| kind.window_after().is_some())
                 .last()
-                .and_then(|&(_, index)| self.events[index].kind.window_after());
-            if let Some(window) = latest {
-                return window;
+                .and_then(|&(at, index)| Some((at, self.events[index].kind.window_after()?)));
+            if latest.is_some() {
+                return latest;
             }
         }
-        Window::Closed
+        None
+    }
+
+    /// The window at `t` (as [`Schedule::window_at`]) and a stretch of time around
+    /// `t` in which no window event fires, so the same window holds at every instant
+    /// of it: from the window event at or before `t` (or `t` itself when there is
+    /// none) up to, not including, the next window event after `t` (or 8 days on when
+    /// none fires that soon). Lets a caller answer many instants with one look.
+    pub fn window_span(&self, t: DateTime<Utc>) -> WindowSpan {
+        let (since, window) = self
+            .latest_window_event(t)
+            .map_or((t, Window::Closed), |(at, w)| (at, w));
+        let horizon = t
+            .checked_add_signed(Duration::days(WINDOW_LOOKBACK_DAYS))
+            .unwrap_or(t);
+        let until = self
+            .firings(t, horizon, |kind| kind.window_after().is_some())
+            .first()
+            .map_or(horizon, |&(at, _)| at);
+        WindowSpan {
+            window,
+            since,
+            until,
+        }
     }
 
     /// The next instant `> t` at which window `w` opens, i.e. the window
@@ -737,4 +766,20 @@ pub fn describe_local(t: DateTime<Utc>, tz: Tz, lang_sv: bool) -> String {
 
 fn weekday_index(day: Weekday) -> usize {
     day.num_days_from_monday() as usize
+}
+
+/// A window and the stretch of time `since <= t < until` in which it holds
+/// ([`Schedule::window_span`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowSpan {
+    pub window: Window,
+    pub since: DateTime<Utc>,
+    pub until: DateTime<Utc>,
+}
+
+impl WindowSpan {
+    /// Whether `t` lies in the stretch, so the window holds at `t`.
+    pub fn holds_at(&self, t: DateTime<Utc>) -> bool {
+        self.since <= t && t < self.until
+    }
 }

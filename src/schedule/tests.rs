@@ -523,3 +523,30 @@ fn window_at_with_sparse_window_events_looks_further_back() {
         Some(sthlm(2026, 12, 1, 12, 0, 0))
     );
 }
+
+/// Every span found over two weeks (one with the autumn clock change) is exact: the
+/// window it names holds at each of its edges and 17 minutes apart inside, and the
+/// window changes right at its end.
+#[test]
+fn window_span_holds_its_window_throughout_and_ends_where_it_changes() {
+    let s = Schedule::default_week();
+    let mut t = utc(2026, 10, 19, 0, 0, 0);
+    let end = utc(2026, 11, 2, 0, 0, 0);
+    let mut spans = 0;
+    while t < end {
+        let span = s.window_span(t);
+        assert!(span.holds_at(t) && span.since <= t && t < span.until);
+        let mut x = span.since;
+        while x < span.until {
+            assert_eq!(s.window_at(x), span.window, "{x} in {span:?}");
+            x += Duration::minutes(17);
+        }
+        let last = span.until - Duration::seconds(1);
+        assert_eq!(s.window_at(last), span.window, "{last} in {span:?}");
+        assert_ne!(s.window_at(span.until), span.window, "{span:?}");
+        t = span.until;
+        spans += 1;
+    }
+    // Three windows a week (weekday, form, closed), over two weeks and a bit.
+    assert!((6..=8).contains(&spans), "{spans} spans");
+}

@@ -159,9 +159,10 @@ pub async fn claim_next_before(
 }
 
 /// Claim up to `limit` unprocessed mails received before `before` (ms), in order of
-/// receipt, inside the caller's transaction; on PostgreSQL rows another replica holds
-/// are skipped and these stay locked until the transaction ends (see
-/// [`claim_next_before`]).
+/// receipt, inside the caller's transaction, which must come from
+/// [`Store::begin_write`]: on SQLite that transaction already holds the write lock, so
+/// a plain read claims; on PostgreSQL rows another replica holds are skipped and these
+/// stay locked until the transaction ends (see [`claim_next_before`]).
 pub async fn claim_batch_before(
     store: &Store,
     conn: &mut Conn,
@@ -169,25 +170,20 @@ pub async fn claim_batch_before(
     limit: usize,
 ) -> Result<Vec<Waiting>, StoreError> {
     let before = before.unwrap_or(i64::MAX);
-    let sql = match store.backend() {
-        Backend::Postgres => format!(
-            "SELECT id, raw, received_at, message_id, size FROM inbox WHERE state = 'new' \
-             AND received_at < $1 ORDER BY received_at, id LIMIT $2{}",
-            store.skip_locked()
-        ),
-        // A write first, as in `claim_next_before`.
-        Backend::Sqlite => "UPDATE inbox SET state = 'new' WHERE id IN (SELECT id FROM inbox \
-             WHERE state = 'new' AND received_at < $1 ORDER BY received_at, id LIMIT $2) \
-             RETURNING id, raw, received_at, message_id, size"
-            .to_string(),
-    };
+    // No write to take SQLite's lock (as `claim_next_before` must): rewriting every
+    // claimed row cost more than the rest of storing it.
+    let sql = format!(
+        "SELECT id, raw, received_at, message_id, size FROM inbox WHERE state = 'new' \
+         AND received_at < $1 ORDER BY received_at, id LIMIT $2{}",
+        store.skip_locked()
+    );
     let rows = sqlx::query(&sql)
         .bind(before)
         .bind(i64::try_from(limit).unwrap_or(i64::MAX))
         .fetch_all(&mut *conn)
         .await
         .ctx("claim received mails")?;
-    let mut waiting: Vec<Waiting> = rows
+    let waiting: Vec<Waiting> = rows
         .iter()
         .map(|r| Waiting {
             id: r.get(0),
@@ -197,8 +193,6 @@ pub async fn claim_batch_before(
             size: usize::try_from(r.get::<i64, _>(4)).unwrap_or(usize::MAX),
         })
         .collect();
-    // RETURNING keeps no order: receipt order is restored here.
-    waiting.sort_by_key(|w| (w.received_at, w.id));
     Ok(waiting)
 }
 

@@ -27,7 +27,7 @@ pub const HANDLE_BATCH: usize = 200;
 /// Handle up to [`HANDLE_BATCH`] stored mails received before `before` (ms), if
 /// given, in one transaction. Returns how many were handled (parked ones included).
 pub async fn process_batch_before(app: &App, before: Option<i64>) -> Result<usize> {
-    let mut tx = app.store.begin().await?;
+    let mut tx = app.store.begin_write().await?;
     let waiting = inbox::claim_batch_before(&app.store, &mut tx, before, HANDLE_BATCH).await?;
     if waiting.is_empty() {
         return Ok(0);
