@@ -211,3 +211,57 @@ fn init_mails_every_realm_its_opening_form_and_quiet_does_not() {
         }
     }
 }
+
+/// One mail stored before a pause began and one during it both wait when a tick comes
+/// in the pause: the first is handled then, the second only once the game goes on —
+/// a batch of handled mail never reaches across the start of a pause.
+#[tokio::test]
+async fn a_batch_takes_no_mail_received_after_a_pause_began() {
+    let g = Game::start("2026-11-24T12:00:00+01:00").await;
+    let store_at = |when: &str| {
+        g.clock.set(common::at(when));
+        pbemd::app::intake::maildir_once(&g.app, &g.inbox)
+    };
+    g.send(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        "Före pausen",
+    );
+    store_at("2026-11-24T13:00:00+01:00").await.unwrap();
+    pbemd::app::season_calendar::pause(
+        &g.app,
+        Some(common::at("2026-11-25T13:00:00+01:00")),
+        "the GM travels",
+        Some(common::at("2026-11-24T14:00:00+01:00")),
+    )
+    .await
+    .unwrap();
+    g.send(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        "Under pausen",
+    );
+    store_at("2026-11-24T15:00:00+01:00").await.unwrap();
+    let to_afani = |g: &Game| {
+        g.outbox()
+            .into_iter()
+            .filter(|m| m.to_is("afani@game.test"))
+            .map(|m| m.text)
+            .collect::<Vec<_>>()
+    };
+
+    let r = g.tick("2026-11-24T16:00:00+01:00").await;
+    assert_eq!(r.handled, 1, "only the mail from before the pause: {r:?}");
+    let during = to_afani(&g);
+    assert!(
+        !during.iter().any(|t| t.contains("Under pausen")),
+        "nothing sent in the pause reaches Afani in it: {during:?}"
+    );
+
+    let r = g.tick("2026-11-25T13:05:00+01:00").await;
+    assert_eq!(r.handled, 1, "the kept mail once the game goes on: {r:?}");
+    assert!(
+        to_afani(&g).iter().any(|t| t.contains("Under pausen")),
+        "delivered after the pause"
+    );
+}

@@ -514,6 +514,29 @@ pub async fn stands_still(app: &App, conn: &mut Conn) -> Result<bool> {
 /// When a mail received at `received` is handled: then, or if it came while the game
 /// stood still (a pause, skipped dates), when the game went on.
 pub fn handled_at(app: &App, gs: &GameState, received: DateTime<Utc>) -> DateTime<Utc> {
+    still_spans(app, gs).iter().fold(
+        received,
+        |t, s| if s.from <= t && t < s.to { s.to } else { t },
+    )
+}
+
+/// The first instant after `received` at which the game begins to stand still (a
+/// pause, skipped dates), if any: mail received from then on waits for the game to go
+/// on, so one batch never takes mail from both sides of it.
+pub fn next_still_after(
+    app: &App,
+    gs: &GameState,
+    received: DateTime<Utc>,
+) -> Option<DateTime<Utc>> {
+    still_spans(app, gs)
+        .iter()
+        .map(|s| s.from)
+        .filter(|from| *from > received)
+        .min()
+}
+
+/// The spans in which the game stands still, in order of their start.
+fn still_spans(app: &App, gs: &GameState) -> Vec<Stop> {
     let tz = app.schedule.timezone();
     let mut spans: Vec<Stop> = gs
         .calendar
@@ -523,10 +546,7 @@ pub fn handled_at(app: &App, gs: &GameState, received: DateTime<Utc>) -> DateTim
         .collect();
     spans.extend(app.schedule.base().skips().iter().map(|s| s.stop(tz)));
     spans.sort_by_key(|s| s.from);
-    spans.iter().fold(
-        received,
-        |t, s| if s.from <= t && t < s.to { s.to } else { t },
-    )
+    spans
 }
 
 /// The window a realm's mail at `t` is judged by: the schedule's, except after an

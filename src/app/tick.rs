@@ -88,14 +88,17 @@ pub async fn step(app: &App, now: DateTime<Utc>) -> Result<Step> {
 pub async fn step_as(app: &App, now: DateTime<Utc>, scheduler: bool) -> Result<Step> {
     let mut conn = app.store.conn().await?;
     let last = scheduler::last_now(app, &mut conn).await?;
-    let mail_at = inbox::next_waiting_at(&mut conn).await?.map(from_ms);
+    let received = inbox::next_waiting_at(&mut conn).await?.map(from_ms);
     let (_, gs) = app.state(&mut conn).await?;
     drop(conn);
     // Mail that came while the game stood still is handled when it goes on; the
     // pause's own end counts as an event.
-    let mail_at = mail_at
+    let mail_at = received
         .map(|m| season_calendar::handled_at(app, &gs, m))
         .filter(|m| *m <= now);
+    // A batch takes no mail received once the game began to stand still after the
+    // first one: that mail waits for the game to go on.
+    let still = received.and_then(|m| season_calendar::next_still_after(app, &gs, m));
     let event_at = app
         .schedule
         .next_after(last)
@@ -104,7 +107,7 @@ pub async fn step_as(app: &App, now: DateTime<Utc>, scheduler: bool) -> Result<S
         .chain(season_calendar::resume_at(&gs))
         .min()
         .filter(|at| *at <= now);
-    let before = event_at.map(crate::clock::to_ms);
+    let before = event_at.into_iter().chain(still).min().map(crate::clock::to_ms);
     match (mail_at, event_at) {
         (Some(m), Some(e)) if m < e => handle_mail(app, before).await,
         (Some(_), None) => handle_mail(app, before).await,
