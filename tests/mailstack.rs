@@ -505,3 +505,59 @@ async fn an_over_limit_imap_mail_is_stored_truncated_left_in_the_mailbox_and_ref
         Some(true)
     );
 }
+
+/// A mail fetched over IMAP while the game is paused is kept and its realm told so, as
+/// a mail stored alone from a Maildir is: the batch of fetched mail sends the paused
+/// notice for each mail it stored.
+#[tokio::test]
+async fn an_envoy_fetched_over_imap_in_a_pause_is_kept_and_answered_with_the_notice() {
+    if !stack_up() {
+        return;
+    }
+    let _g = clean().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = game_dir(tmp.path(), None);
+    pbemd(
+        &cfg,
+        &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"],
+    );
+    pbemd(
+        &cfg,
+        &[
+            "gm",
+            "pause",
+            "--reason",
+            "the GM travels",
+            "--at",
+            "2026-11-24T09:30:00+01:00",
+        ],
+    );
+    // The game's time moves into the pause (a fetched mail counts as received no
+    // earlier than that).
+    pbemd(&cfg, &["tick", "--now", "2026-11-24T09:45:00+01:00"]);
+    empty_mailbox("genogien@game.test");
+    empty_mailbox("afani@game.test");
+    send_envoy(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        "Under pausen",
+        "stack-paused@players.test",
+    )
+    .await;
+    wait_for_messages("sl@game.test", 1, Duration::from_secs(10));
+    let out = pbemd(&cfg, &["tick", "--now", "2026-11-24T10:00:00+01:00"]);
+    assert!(out.contains("1 stored, 0 handled"), "{out}");
+    wait_for_messages("genogien@game.test", 1, Duration::from_secs(10));
+    let got = read_all("genogien@game.test").await;
+    assert_eq!(got.len(), 1, "one notice");
+    assert!(
+        got[0].text.contains("Spelet är pausat till"),
+        "{}",
+        got[0].text
+    );
+    assert_eq!(
+        status("afani@game.test").0,
+        0,
+        "nothing delivered in the pause"
+    );
+}

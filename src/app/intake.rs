@@ -229,6 +229,7 @@ async fn store_batches(
                 what: "commit fetched mail",
                 source: e,
             })?;
+        notices_if_still(app, &stored, &keyed).await?;
         if std::env::var_os(PAUSE_HOOK).is_some() {
             eprintln!(
                 "{PAUSE_HOOK}: stored {} mails, pausing before flagging",
@@ -244,6 +245,27 @@ async fn store_batches(
         app.wake.notify_one();
     }
     Ok(new)
+}
+
+/// While the game stands still, each newly stored mail of a batch is answered with the
+/// paused notice, as a mail stored alone is (`store_sized`).
+async fn notices_if_still(
+    app: &App,
+    stored: &[Stored],
+    keyed: &[(&[u8], (String, Option<String>, String))],
+) -> Result<()> {
+    let mut conn = app.store.conn().await?;
+    let still = super::season_calendar::stands_still(app, &mut conn).await;
+    drop(conn);
+    if !matches!(still, Ok(true)) {
+        return Ok(());
+    }
+    for (s, (raw, _)) in stored.iter().zip(keyed) {
+        if let Stored::New(id) = s {
+            super::season_calendar::notice_if_paused(app, *id, raw).await;
+        }
+    }
+    Ok(())
 }
 
 /// The earliest and latest instant a fetched mail may count as received: the game's

@@ -107,7 +107,11 @@ pub async fn step_as(app: &App, now: DateTime<Utc>, scheduler: bool) -> Result<S
         .chain(season_calendar::resume_at(&gs))
         .min()
         .filter(|at| *at <= now);
-    let before = event_at.into_iter().chain(still).min().map(crate::clock::to_ms);
+    let before = event_at
+        .into_iter()
+        .chain(still)
+        .min()
+        .map(crate::clock::to_ms);
     match (mail_at, event_at) {
         (Some(m), Some(e)) if m < e => handle_mail(app, before).await,
         (Some(_), None) => handle_mail(app, before).await,
