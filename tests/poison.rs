@@ -288,8 +288,9 @@ const ALWAYS_WEEKDAY: &str = "timezone: Europe/Stockholm\nevents:\n\
   - {name: form_open, kind: form_open, cron: \"0 0 0 1 1 * 2099\"}\n\
   - {name: form_close, kind: form_close, cron: \"0 0 1 1 1 * 2099\"}\n";
 
-/// A game for the daemon on the real clock, with an HTTP listener on `port`.
-fn daemon_game(tmp: &Path, port: u16) -> PathBuf {
+/// A game for the daemon on the real clock, with an HTTP listener on any free port
+/// (the daemon logs which: [`listening_port`]).
+fn daemon_game(tmp: &Path) -> PathBuf {
     let dir = tmp.join("g");
     ok(&Command::new(env!("CARGO_BIN_EXE_pbemd"))
         .args(["new", dir.to_str().unwrap()])
@@ -300,19 +301,31 @@ fn daemon_game(tmp: &Path, port: u16) -> PathBuf {
     let text = std::fs::read_to_string(&cfg)
         .unwrap()
         .replace("# schedule: schedule.yaml", "schedule: schedule.yaml #")
-        + &format!("http:\n  listen: 127.0.0.1:{port}\n");
+        + "http:\n  listen: 127.0.0.1:0\n";
     std::fs::write(&cfg, text).unwrap();
     let start = (chrono::Utc::now() - chrono::Duration::minutes(5)).to_rfc3339();
     pbemd(&cfg, &["init", "--quiet", "--now", &start]);
     cfg
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+/// The port a daemon started with `NO_COLOR=1` and its stderr piped listens on, from
+/// its `HTTP listening` line; the rest of its output is drained in the background.
+fn listening_port(daemon: &mut std::process::Child) -> u16 {
+    let mut lines = BufReader::new(daemon.stderr.take().unwrap()).lines();
+    let t = Instant::now();
+    let port = loop {
+        let line = lines.next().expect("daemon output").unwrap();
+        if let Some((_, rest)) = line
+            .split_once("HTTP listening")
+            .and_then(|(_, r)| r.split_once("127.0.0.1:"))
+        {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            break digits.parse().expect("a port");
+        }
+        assert!(t.elapsed() < Duration::from_secs(20), "never listened");
+    };
+    std::thread::spawn(move || lines.map_while(|l| l.ok()).for_each(drop));
+    port
 }
 
 /// `GET /healthz`: (status, body).
@@ -361,17 +374,18 @@ fn wait_exit(child: &mut Child, secs: u64) -> (std::process::ExitStatus, Duratio
 #[test]
 fn the_daemon_keeps_running_past_a_poison_mail_and_healthz_says_degraded() {
     let tmp = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let cfg = daemon_game(tmp.path(), port);
+    let cfg = daemon_game(tmp.path());
     let mut daemon = Command::new(env!("CARGO_BIN_EXE_pbemd"))
         .arg("--config")
         .arg(&cfg)
         .arg("run")
         .env("PBEMD_TEST_FAIL_SUBJECT", "panic:giftig")
+        .env("NO_COLOR", "1")
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let port = listening_port(&mut daemon);
     wait_until("healthz answers", 20, || {
         healthz(port).is_some_and(|(s, b)| s == 200 && b == "ok\n")
     });
@@ -410,8 +424,7 @@ fn the_daemon_keeps_running_past_a_poison_mail_and_healthz_says_degraded() {
 #[test]
 fn sigterm_stops_the_daemon_mid_mail_and_the_mail_is_handled_on_the_next_start() {
     let tmp = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let cfg = daemon_game(tmp.path(), port);
+    let cfg = daemon_game(tmp.path());
     drop_mail(
         &cfg,
         "1",

@@ -581,15 +581,42 @@ fn start_mover(
     })
 }
 
-fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap().port()
+/// The port each of replicas `0..n` listens on, from its `HTTP listening` log line
+/// (they listen on port 0: any free port, no race for one picked in advance); the
+/// other lines read meanwhile are returned too.
+fn listening_ports(rx: &Receiver<(usize, String)>, n: usize) -> (Vec<u16>, Vec<(usize, String)>) {
+    let mut ports = vec![None; n];
+    let mut seen = Vec::new();
+    let t = Instant::now();
+    while ports.iter().any(Option::is_none) {
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "replicas not listening: {ports:?}"
+        );
+        let Ok((who, line)) = rx.recv_timeout(Duration::from_millis(200)) else {
+            continue;
+        };
+        if line.contains("HTTP listening") {
+            let port = line
+                .rsplit("127.0.0.1:")
+                .next()
+                .map(|p| {
+                    p.chars()
+                        .take_while(char::is_ascii_digit)
+                        .collect::<String>()
+                })
+                .and_then(|p| p.parse().ok());
+            ports[who] = port;
+        }
+        seen.push((who, line));
+    }
+    (ports.into_iter().flatten().collect(), seen)
 }
 
 /// A game whose inbound is the stack's IMAP inbox, with one config file per replica
-/// that differ only in the webhook's listening port. The weekday window is open (it
-/// opened at midnight UTC and no other event falls within the test).
-fn imap_game(tmp: &Path, url: &str, ports: &[u16], folder: &str) -> Vec<PathBuf> {
+/// (they differ only in their name). The weekday window is open (it opened at midnight
+/// UTC and no other event falls within the test).
+fn imap_game(tmp: &Path, url: &str, replicas: usize, folder: &str) -> Vec<PathBuf> {
     let dir = tmp.join("game");
     let cfg = pbemd::app::setup::new_game_dir(&dir, None).unwrap();
     std::fs::write(dir.join("imap.pw"), "sl-pass\n").unwrap();
@@ -615,15 +642,11 @@ fn imap_game(tmp: &Path, url: &str, ports: &[u16], folder: &str) -> Vec<PathBuf>
         )
         .replace("FOLDER", folder);
     assert!(text.contains(url) && text.contains("imap:"), "{text}");
-    let cfgs: Vec<PathBuf> = ports
-        .iter()
-        .enumerate()
-        .map(|(n, port)| {
+    let cfgs: Vec<PathBuf> = (0..replicas)
+        .map(|n| {
             let p = dir.join(format!("replica-{n}.yaml"));
-            let hook = format!(
-                "webhook: {{secret_env: PBEMD_HOOK, window_seconds: 300}}\n\
-                 http: {{listen: \"127.0.0.1:{port}\"}}\n"
-            );
+            let hook = "webhook: {secret_env: PBEMD_HOOK, window_seconds: 300}\n\
+                 http: {listen: \"127.0.0.1:0\"}\n";
             std::fs::write(&p, format!("{text}{hook}")).unwrap();
             p
         })
@@ -710,19 +733,6 @@ async fn hook_deliver(ports: &[u16], first: usize, raw: &[u8]) -> u16 {
     panic!("no replica took the webhook POST");
 }
 
-fn wait_listening(ports: &[u16]) {
-    let t = Instant::now();
-    for port in ports {
-        while std::net::TcpStream::connect(("127.0.0.1", *port)).is_err() {
-            assert!(
-                t.elapsed() < Duration::from_secs(20),
-                "no replica listens on {port}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
 /// Every mail stored and handled, every outgoing mail sent.
 async fn imap_settled(store: &Store, mails: i64) -> bool {
     count(store, "SELECT COUNT(*) FROM inbox WHERE state = 'done'").await == mails
@@ -774,15 +784,14 @@ async fn three_replicas_on_one_imap_inbox_and_their_webhooks_handle_every_mail_o
     let folder = Folder::new(&token);
     let folder = folder.0.as_str();
     let tmp = tempfile::tempdir().unwrap();
-    let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
-    let cfgs = imap_game(tmp.path(), &url, &ports, folder);
+    let cfgs = imap_game(tmp.path(), &url, 3, folder);
     let dir = cfgs[0].parent().unwrap().to_path_buf();
     let (tx, rx) = channel();
     let env = [("PBEMD_HOOK", HOOK_SECRET)];
     let mut r0 = replica(&cfgs[0], 0, &tx, &env);
     let mut r1 = replica(&cfgs[1], 1, &tx, &env);
     let mut r2 = replica(&cfgs[2], 2, &tx, &env);
-    wait_listening(&ports);
+    let (ports, seen) = listening_ports(&rx, 3);
 
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mover = start_mover(folder, &token, stop.clone());
@@ -816,7 +825,7 @@ async fn three_replicas_on_one_imap_inbox_and_their_webhooks_handle_every_mail_o
     r1.kill();
     check_imap_burst(&store, &dir, folder).await;
     // Three readers on the one inbox: every replica logged in to it.
-    let lines: Vec<(usize, String)> = rx.try_iter().collect();
+    let lines: Vec<(usize, String)> = seen.into_iter().chain(rx.try_iter()).collect();
     for n in 0..3 {
         assert!(
             lines

@@ -41,7 +41,11 @@ pub async fn serve(app: Arc<App>, addr: String, cancel: CancellationToken) -> an
     let listener = tokio::net::TcpListener::bind(&addr)
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
-    tracing::info!(%addr, "HTTP listening");
+    // The address bound, so `listen: 127.0.0.1:0` (any free port) says which it got.
+    let bound = listener
+        .local_addr()
+        .map_or_else(|_| addr.clone(), |a| a.to_string());
+    tracing::info!(addr = %bound, "HTTP listening");
     let service = router(app).into_make_service_with_connect_info::<std::net::SocketAddr>();
     axum::serve(listener, service)
         .with_graceful_shutdown(async move { cancel.cancelled().await })
