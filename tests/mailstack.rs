@@ -125,6 +125,17 @@ fn game_dir(tmp: &Path, schedule: Option<&str>) -> PathBuf {
     cfg
 }
 
+/// A game over the stack (see [`game_dir`]) started quietly on Tuesday 24 Nov 2026,
+/// 09:00 Stockholm time.
+fn started_game(tmp: &Path) -> PathBuf {
+    let cfg = game_dir(tmp, None);
+    pbemd(
+        &cfg,
+        &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"],
+    );
+    cfg
+}
+
 fn pbemd(cfg: &Path, args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_pbemd"))
         .arg("--config")
@@ -172,11 +183,7 @@ async fn an_envoy_sent_by_smtp_reaches_afanis_imap_mailbox_without_genogiens_add
     }
     let _g = clean().await;
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = game_dir(tmp.path(), None);
-    pbemd(
-        &cfg,
-        &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"],
-    );
+    let cfg = started_game(tmp.path());
     send_envoy(
         "genogien@game.test",
         "Genogien skickar ett sändebud till Afani",
@@ -223,11 +230,7 @@ async fn a_merchant_by_smtp_moves_its_goods_and_both_realms_read_the_result_over
     }
     let _g = clean().await;
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = game_dir(tmp.path(), None);
-    pbemd(
-        &cfg,
-        &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"],
-    );
+    let cfg = started_game(tmp.path());
     send_envoy(
         "genogien@game.test",
         "Genogien skickar en handelsman till Afani",
@@ -278,11 +281,7 @@ async fn a_mail_fetched_again_after_a_uidvalidity_change_is_handled_once() {
     }
     let _g = clean().await;
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = game_dir(tmp.path(), None);
-    pbemd(
-        &cfg,
-        &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"],
-    );
+    let cfg = started_game(tmp.path());
     send_envoy(
         "genogien@game.test",
         "Genogien skickar ett sändebud till Afani",
@@ -516,11 +515,7 @@ async fn an_envoy_fetched_over_imap_in_a_pause_is_kept_and_answered_with_the_not
     }
     let _g = clean().await;
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = game_dir(tmp.path(), None);
-    pbemd(
-        &cfg,
-        &["init", "--quiet", "--now", "2026-11-24T09:00:00+01:00"],
-    );
+    let cfg = started_game(tmp.path());
     pbemd(
         &cfg,
         &[
