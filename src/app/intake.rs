@@ -17,9 +17,11 @@ pub fn dedup_key(raw: &[u8]) -> (String, Option<String>, String) {
     let sha = hex::encode(Sha256::digest(raw));
     // mail-parser has never panicked on our fuzzing, but intake must survive any bytes:
     // a panic here would stop the mail being stored at all.
+    // Only the Message-ID lines are read (the rest of the header is not parsed for it).
+    let ids = message_id_lines(raw);
     let mid = std::panic::catch_unwind(|| {
         mail_parser::MessageParser::new()
-            .parse_headers(raw)
+            .parse_headers(&ids[..])
             .and_then(|m| m.message_id().map(|s| s.trim().to_string()))
     })
     .ok()
@@ -29,6 +31,38 @@ pub fn dedup_key(raw: &[u8]) -> (String, Option<String>, String) {
         Some(m) => (format!("mid:{m}"), Some(m), sha),
         None => (format!("sha256:{sha}"), None, sha),
     }
+}
+
+/// The `Message-ID` fields of a mail's header (any case, with their folded lines), in
+/// order, then an empty line; empty when there is none.
+fn message_id_lines(raw: &[u8]) -> Vec<u8> {
+    let head = match header_end(raw) {
+        0 => raw,
+        end => &raw[..end],
+    };
+    let mut out = Vec::new();
+    let mut taking = false;
+    for line in head.split_inclusive(|&b| b == b'\n') {
+        if matches!(line.first(), Some(b' ' | b'\t')) {
+            if taking {
+                out.extend_from_slice(line);
+            }
+            continue;
+        }
+        taking = line.iter().position(|&b| b == b':').is_some_and(|colon| {
+            line[..colon]
+                .trim_ascii()
+                .eq_ignore_ascii_case(b"message-id")
+        });
+        if taking {
+            out.extend_from_slice(line);
+        }
+    }
+    // An unended last line stays unended, as in the whole header.
+    if out.ends_with(b"\n") {
+        out.extend_from_slice(b"\r\n");
+    }
+    out
 }
 
 /// How much of an over-limit mail's body is stored after its headers.
@@ -326,6 +360,34 @@ mod tests {
         assert_ne!(k1, k2);
         for garbage in [&b""[..], b"\x00\xff\xfe", b"\r\n\r\n\r\n", b"Message-ID: <"] {
             dedup_key(garbage);
+        }
+    }
+
+    /// Reading only the Message-ID lines gives the id the whole header's parse gives:
+    /// any case, folded, with a comment, twice, after other fields, LF line ends, none,
+    /// and one in the body only.
+    #[test]
+    fn the_message_id_read_alone_is_the_one_the_whole_header_gives() {
+        let whole = |raw: &[u8]| {
+            mail_parser::MessageParser::new()
+                .parse_headers(raw)
+                .and_then(|m| m.message_id().map(|s| s.trim().to_string()))
+                .filter(|s| !s.is_empty())
+        };
+        let mails: [&[u8]; 9] = [
+            b"Message-ID: <a@b>\r\nSubject: x\r\n\r\nbody",
+            b"Subject: x\r\nmessage-id:   <low@case>\r\n\r\nbody",
+            b"From: a@b\r\nMessage-Id:\r\n <folded@x.y>\r\nTo: c@d\r\n\r\nb",
+            b"Message-ID: <c@d> (a comment)\r\n\r\n",
+            b"Message-ID: <first@x>\r\nMessage-ID: <second@x>\r\n\r\n",
+            b"Subject: lf only\nMessage-ID: <lf@x>\n\nbody\n",
+            b"Subject: none\r\n\r\nMessage-ID: <in-body@x>\r\n",
+            b"Message-ID : <space@before.colon>\r\n\r\n",
+            b"Message-ID: <no-body@x>",
+        ];
+        for raw in mails {
+            let (_, mid, _) = dedup_key(raw);
+            assert_eq!(mid, whole(raw), "{}", String::from_utf8_lossy(raw));
         }
     }
 }

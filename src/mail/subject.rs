@@ -187,6 +187,10 @@ pub fn parse_resend(subject: &str, realms: &[&str]) -> Option<(String, Lang)> {
         .trim_end();
     let tokens = tokenize(body);
     let folded: Vec<&str> = tokens.iter().map(|t| t.folded.as_str()).collect();
+    // Nearly every subject ends otherwise: no realm names are looked up for it.
+    if !matches!(folded.last(), Some(&("igen" | "again"))) {
+        return None;
+    }
     let (realm, n) = RealmNames::new(realms).prefix(&folded)?;
     let lang = match &folded[n..] {
         ["formular" | "helgformular", "igen"] | ["helg", "formular", "igen"] => Lang::Sv,
@@ -206,6 +210,12 @@ pub fn parse_link(subject: &str, realms: &[&str]) -> Option<(String, Lang)> {
         .trim_end();
     let tokens = tokenize(body);
     let folded: Vec<&str> = tokens.iter().map(|t| t.folded.as_str()).collect();
+    if !matches!(
+        folded.last(),
+        Some(&("lank" | "webblank" | "link" | "weblink"))
+    ) {
+        return None;
+    }
     let (realm, n) = RealmNames::new(realms).prefix(&folded)?;
     let lang = match &folded[n..] {
         ["lank"] | ["webblank"] | ["webb", "lank"] => Lang::Sv,
