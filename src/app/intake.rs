@@ -263,7 +263,8 @@ async fn store_batches(
                 what: "commit fetched mail",
                 source: e,
             })?;
-        notices_if_still(app, &stored, &keyed).await?;
+        let raws: Vec<&[u8]> = keyed.iter().map(|(raw, _)| *raw).collect();
+        notices_if_still(app, &stored, &raws).await?;
         if std::env::var_os(PAUSE_HOOK).is_some() {
             eprintln!(
                 "{PAUSE_HOOK}: stored {} mails, pausing before flagging",
@@ -283,18 +284,14 @@ async fn store_batches(
 
 /// While the game stands still, each newly stored mail of a batch is answered with the
 /// paused notice, as a mail stored alone is (`store_sized`).
-async fn notices_if_still(
-    app: &App,
-    stored: &[Stored],
-    keyed: &[(&[u8], (String, Option<String>, String))],
-) -> Result<()> {
+async fn notices_if_still(app: &App, stored: &[Stored], raws: &[&[u8]]) -> Result<()> {
     let mut conn = app.store.conn().await?;
     let still = super::season_calendar::stands_still(app, &mut conn).await;
     drop(conn);
     if !matches!(still, Ok(true)) {
         return Ok(());
     }
-    for (s, (raw, _)) in stored.iter().zip(keyed) {
+    for (s, raw) in stored.iter().zip(raws.iter().copied()) {
         if let Stored::New(id) = s {
             super::season_calendar::notice_if_paused(app, *id, raw).await;
         }
