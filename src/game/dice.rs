@@ -100,6 +100,12 @@ impl Dice {
         &self.rolls
     }
 
+    /// Every roll made, in order, taken out of the spent source (no copy of each
+    /// roll's purpose, as `rolls().to_vec()` would make).
+    pub fn into_rolls(self) -> Vec<Roll> {
+        self.rolls
+    }
+
     pub fn purpose(&self) -> &str {
         &self.purpose
     }

@@ -97,8 +97,14 @@ impl ArmyPlaces {
     /// first group had plus the distance in numbers. `None` while the armies are not
     /// in order (the hint is then not kept) or the realm has no groups.
     pub fn guess(&self, gs: &GameState, realm: &str, id: u32) -> Option<usize> {
+        self.guess_at(gs, gs.realm_index(realm)?, id)
+    }
+
+    /// As `guess`, for the realm at `place` in `realms` (found once by a caller that
+    /// looks up many groups of one realm).
+    pub fn guess_at(&self, gs: &GameState, place: usize, id: u32) -> Option<usize> {
         let starts = self.0.get_or_init(|| army_starts(gs)).as_ref()?;
-        let &(start, first) = starts.get(gs.realm_index(realm)?)?;
+        let &(start, first) = starts.get(place)?;
         if start == u32::MAX {
             return None;
         }
@@ -166,23 +172,31 @@ impl std::fmt::Debug for ArmyPlaces {
 }
 
 /// A cache of each realm's place in `GameState::realms`, built on the first lookup by
-/// name. Every hit is checked against the realm's name, and a miss falls back to the
-/// scan, so a cache made stale by a change to `realms` can slow a lookup but never
-/// make it wrong. A clone starts empty; two caches always compare equal.
+/// name. It keeps a hash of each name, not a copy: a lookup reads the table and the
+/// realm's own name, one place fewer in memory than a table of copied names. Every
+/// hit is checked against the realm's name, and a miss (or two names with one hash)
+/// falls back to the scan, so a cache made stale by a change to `realms` can slow a
+/// lookup but never make it wrong. A clone starts empty; two caches always compare
+/// equal.
 #[derive(Default)]
-pub struct RealmPlaces(std::sync::OnceLock<crate::game::hash::FastMap<String, usize>>);
+pub struct RealmPlaces(std::sync::OnceLock<crate::game::hash::FastMap<u64, u32>>);
 
 impl RealmPlaces {
     fn place(&self, realms: &[Realm], name: &str) -> Option<usize> {
+        use std::hash::BuildHasher;
+        let hash = |n: &str| foldhash::fast::FixedState::default().hash_one(n);
         let map = self.0.get_or_init(|| {
             let mut m = crate::game::hash::FastMap::default();
+            m.reserve(realms.len());
             for (i, r) in realms.iter().enumerate().rev() {
-                m.insert(r.name.clone(), i);
+                if let Ok(i) = u32::try_from(i) {
+                    m.insert(hash(&r.name), i);
+                }
             }
             m
         });
-        match map.get(name) {
-            Some(&i) if realms.get(i).is_some_and(|r| r.name == name) => Some(i),
+        match map.get(&hash(name)).map(|&i| i as usize) {
+            Some(i) if realms.get(i).is_some_and(|r| r.name == name) => Some(i),
             _ => realms.iter().position(|r| r.name == name),
         }
     }

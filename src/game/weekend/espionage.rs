@@ -116,6 +116,8 @@ fn entered(start: &GameState, end: &GameState) -> BTreeMap<String, BTreeSet<Squa
     let before = Before::of(start);
     let land = Owners::of(end);
     let mut out: BTreeMap<String, BTreeSet<Square>> = BTreeMap::new();
+    // The groups come owner by owner: each owner's place in `start` found once per run.
+    let mut run: Option<(&str, Option<usize>)> = None;
     for a in end
         .armies
         .iter()
@@ -127,7 +129,15 @@ fn entered(start: &GameState, end: &GameState) -> BTreeMap<String, BTreeSet<Squa
         let Some(owner) = land.of_square(a.square).filter(|o| *o != a.owner) else {
             continue;
         };
-        if before.land(start, &a.owner, a.id) != Some(owner) {
+        let place = match run {
+            Some((o, p)) if o == a.owner => p,
+            _ => {
+                let p = start.realm_index(&a.owner);
+                run = Some((&a.owner, p));
+                p
+            }
+        };
+        if before.land(start, place, &a.owner, a.id) != Some(owner) {
             out.entry(owner.to_string()).or_default().insert(a.square);
         }
     }
@@ -207,10 +217,17 @@ impl<'g> Before<'g> {
         Before::Indexed(places.map(|(i, a)| (key(a), i)).rev().collect())
     }
 
-    /// Whose land `owner`'s army `id` stood on when the forms came in (normal dimension).
-    fn land<'s>(&self, start: &'s GameState, owner: &str, id: u32) -> Option<&'s str> {
+    /// Whose land `owner`'s army `id` stood on when the forms came in (normal dimension;
+    /// `place`: the owner's place in `start.realms`).
+    fn land<'s>(
+        &self,
+        start: &'s GameState,
+        place: Option<usize>,
+        owner: &str,
+        id: u32,
+    ) -> Option<&'s str> {
         let i = match self {
-            Before::Sorted => super::military::placed_at(start, owner, id)?,
+            Before::Sorted => super::military::placed_at_in(start, place, owner, id)?,
             Before::Indexed(m) => *m.get(&(owner, id))?,
         };
         let a = &start.armies[i];

@@ -148,7 +148,7 @@ impl<'a> Weekend<'a> {
 
     /// Record the rolls of a dice source made by `dice`.
     pub fn keep(&mut self, dice: Dice) {
-        self.rolls.extend_from_slice(dice.rolls());
+        self.rolls.append(&mut dice.into_rolls());
     }
 
     /// Record what happened; `seen_by` are the realms whose report tells it.

@@ -252,8 +252,8 @@ pub fn end_of_weekend(w: &mut Weekend) {
     treasures::credit(w);
     treasures::lost(w);
     let dice = w.dice("evil/portal");
-    portals::lifetime_with(w, dice);
-    sight::run(w);
+    let open = portals::lifetime_with(w, dice);
+    sight::run(w, &open);
 }
 
 /// Invitation hook: the dimension troops arriving on `square` by invitation or

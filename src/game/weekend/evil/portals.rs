@@ -87,8 +87,8 @@ fn leash(gs: &GameState) -> u16 {
 }
 
 /// R-EVIL-18 at the end of the weekend, with the given dice (one d4 per portal that
-/// starts to fade).
-pub fn lifetime_with(w: &mut Weekend, mut dice: Dice) {
+/// starts to fade). Returns the squares of the portals still open, in square order.
+pub fn lifetime_with(w: &mut Weekend, mut dice: Dice) -> Vec<Square> {
     let round = w.round();
     let troops = evil_troops(&w.state);
     let reach = leash(&w.state);
@@ -99,9 +99,14 @@ pub fn lifetime_with(w: &mut Weekend, mut dice: Dice) {
         .iter()
         .filter_map(|(sq, m)| m.portal.as_ref().map(|p| (*sq, p.closes_after_round)))
         .collect();
+    let mut open = Vec::with_capacity(portals.len());
     for (sq, closes) in portals {
         let near = troops.iter().any(|t| t.distance(sq) <= reach);
         let seen = viewers(&w.state, sq);
+        let closed = matches!((near, closes), (false, Some(after)) if after <= round);
+        if !closed {
+            open.push(sq);
+        }
         let ev = match (near, closes) {
             (true, None) => continue,
             (true, Some(_)) => {
@@ -129,6 +134,7 @@ pub fn lifetime_with(w: &mut Weekend, mut dice: Dice) {
         emit(w, Step::WrapUp, seen, ev);
     }
     w.keep(dice);
+    open
 }
 
 fn set_closing(gs: &mut GameState, sq: Square, after: Option<u32>) {

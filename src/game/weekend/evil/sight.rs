@@ -187,13 +187,15 @@ fn portals(gs: &GameState) -> Vec<Square> {
         .collect()
 }
 
-pub(super) fn run(w: &mut Weekend) {
+/// The sight at the end of the weekend, with the squares of the open `portals` (in
+/// square order) as the portal lifetime left them.
+pub(super) fn run(w: &mut Weekend, portals: &[Square]) {
     if evil_realm(&w.state).is_none() {
         return;
     }
-    let portals = portals(&w.state);
-    let Sightings { armies, cities } = sightings_near(&w.state, &portals);
-    tell_portals(w, &portals);
+    debug_assert_eq!(portals, self::portals(&w.state), "the open portals");
+    let Sightings { armies, cities } = sightings_near(&w.state, portals);
+    tell_portals(w, portals);
     tell(w, armies, cities);
 }
 

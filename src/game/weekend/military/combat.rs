@@ -72,8 +72,9 @@ struct Ctx {
 pub fn run(w: &mut Weekend, dice: &mut Dice) {
     forces::sort(&mut w.state);
     let mut ix = w.take_index();
-    let mut attacks = contacts(w, &ix);
-    attacks.extend(collect(w, &ix));
+    let ordered = collect(w, &ix);
+    let mut attacks = contacts(w, &ordered);
+    attacks.extend(ordered);
     let mut ctx = Ctx::default();
     for a in attacks.iter().filter(|a| !a.group.is_army()) {
         naval(w, &mut ix, dice, a, &mut ctx);
@@ -98,11 +99,12 @@ pub fn run(w: &mut Weekend, dice: &mut Dice) {
 }
 
 /// Troops that met others in step 3 fight here, the mover attacking (R-MOVE-6,
-/// RULINGS 37), unless the mover's form orders that attack itself.
-fn contacts(w: &Weekend, ix: &Index) -> Vec<Attack> {
-    let ordered: std::collections::BTreeSet<(String, Group, Square)> = collect(w, ix)
-        .into_iter()
-        .map(|a| (a.realm, a.group, a.square))
+/// RULINGS 37), unless the mover's form orders that attack itself (among `ordered`,
+/// the attacks the forms order).
+fn contacts(w: &Weekend, ordered: &[Attack]) -> Vec<Attack> {
+    let ordered: std::collections::BTreeSet<(&str, Group, Square)> = ordered
+        .iter()
+        .map(|a| (a.realm.as_str(), a.group, a.square))
         .collect();
     w.events
         .iter()
@@ -113,7 +115,7 @@ fn contacts(w: &Weekend, ix: &Index) -> Vec<Attack> {
                 to,
                 stop: Some(MoveStop::Enemy { realm: enemy }),
                 ..
-            }) => Some(Attack {
+            }) if !ordered.contains(&(realm.as_str(), *group, *to)) => Some(Attack {
                 realm: realm.clone(),
                 group: *group,
                 square: *to,
@@ -123,7 +125,6 @@ fn contacts(w: &Weekend, ix: &Index) -> Vec<Attack> {
             }),
             _ => None,
         })
-        .filter(|c| !ordered.contains(&(c.realm.clone(), c.group, c.square)))
         .collect()
 }
 

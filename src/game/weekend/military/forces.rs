@@ -59,8 +59,19 @@ pub fn army_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
 /// hint (`ArmyPlaces`) says the group should be and widens from there, so it reads a
 /// few neighbouring groups instead of halving the whole list.
 pub(crate) fn placed_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
+    placed_at_in(gs, gs.realm_index(realm), realm, id)
+}
+
+/// As `placed_at`, with the realm's place in `gs.realms` already found (`None`: not a
+/// realm of `gs`), for a caller that looks up many groups of one realm.
+pub(crate) fn placed_at_in(
+    gs: &GameState,
+    place: Option<usize>,
+    realm: &str,
+    id: u32,
+) -> Option<usize> {
     let key = |a: &ArmyGroup| (a.owner.as_str(), a.id).cmp(&(realm, id));
-    match gs.army_places.guess(gs, realm, id) {
+    match place.and_then(|p| gs.army_places.guess_at(gs, p, id)) {
         Some(at) => search_from(&gs.armies, at, key),
         None => gs.armies.binary_search_by(key).ok(),
     }

@@ -14,7 +14,7 @@ mod movement;
 pub(super) use forces::{army_at as army_index, remove_army as remove_army_group};
 pub use movement::MoveStop;
 
-pub(crate) use forces::{army_at, fleet_at, placed_at, unload};
+pub(crate) use forces::{army_at, fleet_at, placed_at_in, unload};
 
 /// For the magic step, outside this family: the groups sorted and indexed, so spells
 /// find and move groups the way the military steps do (`index::relocate`).

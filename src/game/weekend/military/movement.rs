@@ -27,17 +27,18 @@ pub fn run(w: &mut Weekend) {
     let round = w.round();
     redraw_borders(&mut w.state, round);
     let mut ix = w.take_index();
-    let mut forms: Vec<(String, Vec<Order>, chrono::DateTime<chrono::Utc>)> = w
-        .orders
+    // The forms are read where they are (the weekend's inputs, not its state).
+    let orders = w.orders;
+    let mut forms: Vec<(&str, &[Order], chrono::DateTime<chrono::Utc>)> = orders
         .forms
         .iter()
         .filter(|f| ix.realm_at(&w.state, &f.realm).is_some())
-        .map(|f| (f.realm.clone(), f.orders.clone(), f.received_at))
+        .map(|f| (f.realm.as_str(), f.orders.as_slice(), f.received_at))
         .collect();
     // After the home moves, the voting winner who chose to move first (R-VOTE-5,
     // RULINGS 26), then everyone by when the form arrived.
     let first = mover_first(&w.state, round);
-    forms.sort_by_key(|f| (Some(&f.0) != first.as_ref(), f.2));
+    forms.sort_by_key(|f| (first.as_deref() != Some(f.0), f.2));
     let mut spent = Spent::new();
     let mut done: std::collections::BTreeSet<(usize, usize)> = Default::default();
     for (k, (realm, orders, _)) in forms.iter().enumerate() {
