@@ -12,7 +12,8 @@
 //! Targets (issue 8, section 7): pure < 100 ms, app < 1 s, 10× at most 12× the time.
 //! Env `PBEMD_BENCH_REALMS` (100) and `PBEMD_BENCH_SCALE` (10) change the sizes;
 //! `PBEMD_BENCH_ONLY=pure` skips the app path and `PBEMD_BENCH_TRIES` (3) sets how often
-//! the engine runs (for profiling it).
+//! the engine runs (for profiling it); `PBEMD_BENCH_SQL_LOG=1` logs every statement with
+//! its time.
 //!
 //! Run: `cargo bench --bench weekend`.
 
@@ -151,6 +152,13 @@ fn env(name: &str, default: usize) -> usize {
 
 #[tokio::main]
 async fn main() {
+    // `PBEMD_BENCH_SQL_LOG=1`: every statement with its time on stderr (sqlx's log).
+    if std::env::var_os("PBEMD_BENCH_SQL_LOG").is_some() {
+        tracing_subscriber::fmt()
+            .with_env_filter("sqlx::query=debug")
+            .with_writer(std::io::stderr)
+            .init();
+    }
     let realms = env("PBEMD_BENCH_REALMS", 100);
     let scale = env("PBEMD_BENCH_SCALE", 10);
     let small = measure(realms).await;
