@@ -233,18 +233,28 @@ fn three_envoys(cfg: &Path) {
     }
 }
 
+/// A game with [`three_envoys`] stored and handled by one tick with the fault hook
+/// `hook` set: the game's config and the tick's output.
+fn three_envoys_ticked(tmp: &Path, hook: (&str, &str)) -> (PathBuf, String) {
+    let cfg = game(tmp, "", TUE);
+    three_envoys(&cfg);
+    let out = ok(&pbemd_env(
+        &cfg,
+        &["tick", "--now", "2026-11-24T10:00:00+01:00"],
+        &[hook],
+    ));
+    (cfg, out)
+}
+
 /// Envoys are handled many to a transaction: the one whose handling panics in the
 /// middle of the batch is parked alone, and the envoys before and after it go out.
 #[test]
 fn an_envoy_that_panics_in_the_middle_of_a_batch_is_parked_alone() {
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = game(tmp.path(), "", TUE);
-    three_envoys(&cfg);
-    let out = ok(&pbemd_env(
-        &cfg,
-        &["tick", "--now", "2026-11-24T10:00:00+01:00"],
-        &[("PBEMD_TEST_FAIL_SUBJECT", "panic:till Fugandri")],
-    ));
+    let (cfg, out) = three_envoys_ticked(
+        tmp.path(),
+        ("PBEMD_TEST_FAIL_SUBJECT", "panic:till Fugandri"),
+    );
     assert!(out.contains("3 stored, 3 handled"), "{out}");
     assert!(out.contains("2 delivered"), "{out}");
     assert!(out.contains("1 failed and parked"), "{out}");
@@ -261,13 +271,7 @@ fn an_envoy_that_panics_in_the_middle_of_a_batch_is_parked_alone() {
 #[test]
 fn a_batch_that_cannot_be_written_is_handled_again_one_mail_at_a_time() {
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = game(tmp.path(), "", TUE);
-    three_envoys(&cfg);
-    let out = ok(&pbemd_env(
-        &cfg,
-        &["tick", "--now", "2026-11-24T10:00:00+01:00"],
-        &[("PBEMD_TEST_FAIL_BATCH", "till Fugandri")],
-    ));
+    let (cfg, out) = three_envoys_ticked(tmp.path(), ("PBEMD_TEST_FAIL_BATCH", "till Fugandri"));
     assert!(out.contains("3 stored, 3 handled"), "{out}");
     assert!(out.contains("3 delivered"), "{out}");
     assert!(parked_ids(&cfg).is_empty(), "{out}");
@@ -536,15 +540,7 @@ fn on_postgres_poison_mail_and_courier_items_are_parked_and_the_rest_goes_on() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = pg_game(tmp.path(), &url, "courier:\n  mode: batches\n");
     drop_mail(&cfg, "0", "kaldor@game.test", "Kaldor till SL: giftig", "x");
-    for (n, from, to) in [
-        ("1", "Genogien", "Afani"),
-        ("2", "Kaldor", "Fugandri"),
-        ("3", "Mirandel", "Ostvik"),
-    ] {
-        let subject = format!("{from} skickar ett sändebud till {to}");
-        let addr = format!("{}@game.test", from.to_lowercase());
-        drop_mail(&cfg, n, &addr, &subject, &format!("Hälsningar från {from}"));
-    }
+    three_envoys(&cfg);
     let hooks = [
         ("PBEMD_TEST_FAIL_SUBJECT", "panic:giftig"),
         ("PBEMD_TEST_FAIL_COURIER", "till Fugandri"),

@@ -65,18 +65,23 @@ pub async fn process_once_before(app: &App, before: Option<i64>) -> Result<bool>
             span.in_scope(|| tracing::info!("mail handled"));
         }
         Err(fault::Failed::Machine(e)) => {
-            let _ = tx.rollback().await;
-            app.forget_state();
+            abandon(app, tx).await;
             return Err(e);
         }
         Err(fault::Failed::Unit(error)) => {
-            let _ = tx.rollback().await;
-            app.forget_state();
+            abandon(app, tx).await;
             park_mail(app, &w, &error).instrument(span).await?;
         }
     }
     app.wake.notify_one();
     Ok(true)
+}
+
+/// Roll back a unit's transaction that failed, and forget the state it may have
+/// cached, so the next unit reads the state as stored.
+async fn abandon(app: &App, tx: crate::store::Tx) {
+    let _ = tx.rollback().await;
+    app.forget_state();
 }
 
 /// The span every log line about handling `w` carries.

@@ -54,24 +54,22 @@ pub struct NewEvent {
 
 /// Append many entries, in order, in few statements.
 pub async fn log_many(conn: &mut Conn, events: &[NewEvent]) -> Result<(), StoreError> {
-    const COLUMNS: usize = 6;
-    for chunk in events.chunks(super::rows_per_statement(COLUMNS)) {
-        let sql = format!(
-            "INSERT INTO events (at, round, kind, realm, ref_id, detail) VALUES {}",
-            super::Params::of(conn).values(1, chunk.len(), COLUMNS, "")
-        );
-        let mut q = sqlx::query(&sql);
-        for e in chunk {
-            q = q
-                .bind(e.at)
+    let head = "INSERT INTO events (at, round, kind, realm, ref_id, detail)";
+    super::insert_rows(
+        conn,
+        events,
+        (head, 6, "", ""),
+        "write audit events",
+        |q, e| {
+            q.bind(e.at)
                 .bind(e.round)
                 .bind(e.kind)
                 .bind(e.realm.as_deref())
                 .bind(e.ref_id)
-                .bind(super::db_text(&e.detail));
-        }
-        q.execute(&mut *conn).await.ctx("write audit events")?;
-    }
+                .bind(super::db_text(&e.detail))
+        },
+    )
+    .await?;
     Ok(())
 }
 

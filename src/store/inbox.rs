@@ -66,19 +66,15 @@ pub async fn insert_many(
     conn: &mut Conn,
     mails: &[NewMail<'_>],
 ) -> Result<Vec<Stored>, StoreError> {
-    const COLUMNS: usize = 10;
-    let mut ids = std::collections::HashMap::new();
-    for chunk in mails.chunks(super::rows_per_statement(COLUMNS)) {
-        let sql = format!(
-            "INSERT INTO inbox (dedup_key, message_id, sha256, source, raw, size, received_at, \
-             imap_uidvalidity, imap_uid, truncated, state) VALUES {} \
-             ON CONFLICT (dedup_key) DO NOTHING RETURNING id, dedup_key",
-            super::Params::of(conn).values(1, chunk.len(), COLUMNS, ", 'new'")
-        );
-        let mut q = sqlx::query(&sql);
-        for m in chunk {
-            q = q
-                .bind(super::db_text(m.dedup_key))
+    let head = "INSERT INTO inbox (dedup_key, message_id, sha256, source, raw, size, \
+                received_at, imap_uidvalidity, imap_uid, truncated, state)";
+    let mut ids = super::insert_new_by_key(
+        conn,
+        mails,
+        (head, 10, ", 'new'"),
+        "store received mails",
+        |q, m| {
+            q.bind(super::db_text(m.dedup_key))
                 .bind(m.message_id.map(super::db_text))
                 .bind(m.sha256)
                 .bind(m.source.as_str())
@@ -87,13 +83,10 @@ pub async fn insert_many(
                 .bind(m.received_at)
                 .bind(m.imap.map(|(v, _)| v as i64))
                 .bind(m.imap.map(|(_, u)| u as i64))
-                .bind(i64::from(m.truncated()));
-        }
-        let rows = q.fetch_all(&mut *conn).await.ctx("store received mails")?;
-        for r in rows {
-            ids.insert(r.get::<String, _>(1), r.get::<i64, _>(0));
-        }
-    }
+                .bind(i64::from(m.truncated()))
+        },
+    )
+    .await?;
     Ok(mails
         .iter()
         .map(|m| match ids.remove(&super::db_text(m.dedup_key)) {

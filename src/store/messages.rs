@@ -55,18 +55,16 @@ pub async fn insert(conn: &mut Conn, m: &NewMessage<'_>) -> Result<i64, StoreErr
 /// Record many messages, each of another stored mail, in few statements; returns each
 /// one's id in `ms`' order.
 pub async fn insert_many(conn: &mut Conn, ms: &[NewMessage<'_>]) -> Result<Vec<i64>, StoreError> {
-    const COLUMNS: usize = 13;
-    let mut by_inbox = std::collections::HashMap::new();
-    for chunk in ms.chunks(super::rows_per_statement(COLUMNS)) {
-        let sql = format!(
-            "INSERT INTO messages (inbox_id, kind, realm, to_realm, lang, from_addr, subject, \
-             body, state, reason, round, created_at, updated_at) VALUES {} RETURNING id, inbox_id",
-            super::Params::of(conn).values(1, chunk.len(), COLUMNS, "")
-        );
-        let mut q = sqlx::query(&sql);
-        for m in chunk {
-            q = q
-                .bind(m.inbox_id)
+    let head = "INSERT INTO messages (inbox_id, kind, realm, to_realm, lang, from_addr, \
+                subject, body, state, reason, round, created_at, updated_at)";
+    let after = " RETURNING id, inbox_id";
+    let rows = super::insert_rows(
+        conn,
+        ms,
+        (head, 13, "", after),
+        "record classified mails",
+        |q, m| {
+            q.bind(m.inbox_id)
                 .bind(m.kind)
                 .bind(m.realm)
                 .bind(m.to_realm)
@@ -78,16 +76,14 @@ pub async fn insert_many(conn: &mut Conn, ms: &[NewMessage<'_>]) -> Result<Vec<i
                 .bind(m.reason.map(super::db_text))
                 .bind(m.round)
                 .bind(m.at)
-                .bind(m.at);
-        }
-        let rows = q
-            .fetch_all(&mut *conn)
-            .await
-            .ctx("record classified mails")?;
-        for r in rows {
-            by_inbox.insert(r.get::<i64, _>(1), r.get::<i64, _>(0));
-        }
-    }
+                .bind(m.at)
+        },
+    )
+    .await?;
+    let by_inbox: std::collections::HashMap<i64, i64> = rows
+        .iter()
+        .map(|r| (r.get::<i64, _>(1), r.get::<i64, _>(0)))
+        .collect();
     ms.iter()
         .map(|m| {
             by_inbox.get(&m.inbox_id).copied().ok_or_else(|| {

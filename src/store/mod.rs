@@ -55,6 +55,53 @@ pub(crate) fn rows_per_statement(columns: usize) -> usize {
     (20_000 / columns.max(1)).clamp(1, 500)
 }
 
+/// A statement being bound (the any-database driver).
+pub(crate) type AnyQuery<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>;
+
+/// Insert `rows` in statements of [`rows_per_statement`] rows each: `head` is
+/// `INSERT INTO table (columns…)`, `tail` a row's fixed SQL values after its `columns`
+/// bound ones, `after` what follows the values (`RETURNING …`, a conflict clause), and
+/// `bind` binds one row's values in order. Returns every row the statements returned.
+pub(crate) async fn insert_rows<T>(
+    conn: &mut Conn,
+    rows: &[T],
+    (head, columns, tail, after): (&str, usize, &str, &str),
+    what: &'static str,
+    bind: impl for<'q> Fn(AnyQuery<'q>, &'q T) -> AnyQuery<'q>,
+) -> Result<Vec<sqlx::any::AnyRow>, StoreError> {
+    let mut out = Vec::new();
+    for chunk in rows.chunks(rows_per_statement(columns)) {
+        let sql = format!(
+            "{head} VALUES {}{after}",
+            Params::of(conn).values(1, chunk.len(), columns, tail)
+        );
+        let mut q = sqlx::query(&sql);
+        for row in chunk {
+            q = bind(q, row);
+        }
+        out.extend(q.fetch_all(&mut *conn).await.ctx(what)?);
+    }
+    Ok(out)
+}
+
+/// [`insert_rows`] into a table with a unique `dedup_key`, leaving rows whose key is
+/// there already; returns the ids of the rows it inserted, by key.
+pub(crate) async fn insert_new_by_key<T>(
+    conn: &mut Conn,
+    rows: &[T],
+    (head, columns, tail): (&str, usize, &str),
+    what: &'static str,
+    bind: impl for<'q> Fn(AnyQuery<'q>, &'q T) -> AnyQuery<'q>,
+) -> Result<std::collections::HashMap<String, i64>, StoreError> {
+    use sqlx::Row;
+    let after = " ON CONFLICT (dedup_key) DO NOTHING RETURNING id, dedup_key";
+    let inserted = insert_rows(conn, rows, (head, columns, tail, after), what, bind).await?;
+    Ok(inserted
+        .iter()
+        .map(|r| (r.get::<String, _>(1), r.get::<i64, _>(0)))
+        .collect())
+}
+
 /// How a statement for `conn` names its bound values: `$1, $2 …` on PostgreSQL, `?`
 /// (in order) on SQLite, which treats `$1` as a name and looks every name up along a
 /// list, so a statement of many `$n` would cost the square of their number.

@@ -29,19 +29,15 @@ pub async fn enqueue(conn: &mut Conn, m: &NewOutgoing<'_>) -> Result<i64, StoreE
 /// Queue many mails in few statements; returns each one's row id in `ms`' order (the
 /// existing row's when its key was queued before).
 pub async fn enqueue_many(conn: &mut Conn, ms: &[NewOutgoing<'_>]) -> Result<Vec<i64>, StoreError> {
-    const COLUMNS: usize = 9;
-    let mut ids = std::collections::HashMap::new();
-    for chunk in ms.chunks(super::rows_per_statement(COLUMNS)) {
-        let sql = format!(
-            "INSERT INTO outbox (dedup_key, message_id, kind, to_addrs, from_addr, subject, raw, \
-             created_at, next_attempt_at, attempts, state) VALUES {} \
-             ON CONFLICT (dedup_key) DO NOTHING RETURNING id, dedup_key",
-            super::Params::of(conn).values(1, chunk.len(), COLUMNS, ", 0, 'pending'")
-        );
-        let mut q = sqlx::query(&sql);
-        for m in chunk {
-            q = q
-                .bind(m.dedup_key)
+    let head = "INSERT INTO outbox (dedup_key, message_id, kind, to_addrs, from_addr, subject, \
+                raw, created_at, next_attempt_at, attempts, state)";
+    let mut ids = super::insert_new_by_key(
+        conn,
+        ms,
+        (head, 9, ", 0, 'pending'"),
+        "queue outgoing mails",
+        |q, m| {
+            q.bind(m.dedup_key)
                 .bind(m.message_id)
                 .bind(m.kind)
                 .bind(m.to_addrs.join(", "))
@@ -49,13 +45,10 @@ pub async fn enqueue_many(conn: &mut Conn, ms: &[NewOutgoing<'_>]) -> Result<Vec
                 .bind(super::db_text(m.subject))
                 .bind(m.raw)
                 .bind(m.at)
-                .bind(m.at);
-        }
-        let rows = q.fetch_all(&mut *conn).await.ctx("queue outgoing mails")?;
-        for r in rows {
-            ids.insert(r.get::<String, _>(1), r.get::<i64, _>(0));
-        }
-    }
+                .bind(m.at)
+        },
+    )
+    .await?;
     let missing: Vec<&str> = ms
         .iter()
         .map(|m| m.dedup_key)

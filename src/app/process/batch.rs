@@ -11,7 +11,8 @@
 use tracing::Instrument;
 
 use super::{
-    fault, handle_unit, mail_span, park_in, read_mail, route_accepted, write_queued, QueueRow,
+    abandon, fault, handle_unit, mail_span, park_in, read_mail, route_accepted, write_queued,
+    QueueRow,
 };
 use crate::app::{App, Result};
 use crate::clock::{self, from_ms};
@@ -42,13 +43,11 @@ pub async fn process_batch_before(app: &App, before: Option<i64>) -> Result<usiz
             tracing::info!(mails = waiting.len(), "batch of mail handled");
         }
         Err(fault::Failed::Machine(e)) => {
-            let _ = tx.rollback().await;
-            app.forget_state();
+            abandon(app, tx).await;
             return Err(e);
         }
         Err(fault::Failed::Unit(error)) => {
-            let _ = tx.rollback().await;
-            app.forget_state();
+            abandon(app, tx).await;
             tracing::warn!(%error, "a batch of mail failed; handling its mails one at a time");
             let mut n = 0;
             while n < waiting.len() && super::process_once_before(app, before).await? {
