@@ -3,8 +3,9 @@
 //! In-Reply-To/References when it answers a player's mail.
 
 use chrono::{DateTime, TimeZone};
-use lettre::message::{header::ContentType, Mailbox, Message, MultiPart, SinglePart};
 use sha2::{Digest, Sha256};
+
+use super::mime;
 
 /// A mail to send, before formatting.
 #[derive(Debug, Clone)]
@@ -78,6 +79,9 @@ where
 /// `compose` writes; with some, a `multipart/mixed` mail whose first part is that
 /// same text. The boundary comes from the Message-ID, so the same row always yields
 /// the same bytes.
+///
+/// Written directly (`mime.rs` holds the encodings): every reply, delivery and Monday
+/// form passes here, and a general-purpose builder tried two body encodings per mail.
 pub fn compose_with<Z: TimeZone>(
     o: &Outgoing,
     attachments: &[Attachment],
@@ -89,85 +93,61 @@ pub fn compose_with<Z: TimeZone>(
 where
     Z::Offset: std::fmt::Display,
 {
-    let from_name = header_text(from_name);
-    let from = Mailbox::new(
-        (!from_name.is_empty()).then_some(from_name),
-        from_addr
-            .parse()
-            .map_err(|_| ComposeError::Address(from_addr.to_string()))?,
-    );
+    let from = address(from_addr)?;
+    let to =
+        o.to.iter()
+            .map(|t| address(t))
+            .collect::<Result<Vec<_>, _>>()?;
     let message_id = message_id_for(game, &o.dedup_key, from_addr);
-    let mut b = Message::builder()
-        .from(from)
-        .subject(header_text(&o.subject))
-        .message_id(Some(message_id.clone()))
-        .date(std::time::SystemTime::from(date.clone()));
-    for to in &o.to {
-        b = b.to(to.parse().map_err(|_| ComposeError::Address(to.clone()))?);
-    }
+    let body = crlf_body(&o.body);
+    let files: usize = attachments
+        .iter()
+        .map(|a| a.bytes.len() / 3 * 4 + 256)
+        .sum();
+    let mut out = String::with_capacity(body.len() + body.len() / 4 + files + 640);
+    mime::mailbox_header(&mut out, "From", &header_text(from_name), &from);
+    mime::address_list_header(&mut out, "To", &to);
+    mime::text_header(&mut out, "Subject", &header_text(&o.subject));
+    mime::raw_header(&mut out, "Message-ID", &message_id);
+    mime::raw_header(&mut out, "Date", &date.to_rfc2822());
     if let Some(parent) = &o.in_reply_to {
-        let parent = format!("<{}>", parent.trim_matches(['<', '>']));
-        b = b.in_reply_to(parent.clone()).references(parent);
+        let parent = format!("<{}>", header_text(parent.trim_matches(['<', '>'])));
+        mime::raw_header(&mut out, "In-Reply-To", &parent);
+        mime::raw_header(&mut out, "References", &parent);
     }
-    let msg = if attachments.is_empty() {
-        b.header(ContentType::TEXT_PLAIN).body(crlf_body(&o.body))
+    mime::raw_header(&mut out, "MIME-Version", "1.0");
+    if attachments.is_empty() {
+        mime::text_part(&mut out, &body);
     } else {
-        b.multipart(with_files(&o.body, attachments, &message_id)?)
+        let boundary = format!(
+            "pbemd-{}",
+            message_id.trim_matches(['<', '>']).replace(['@', '.'], "-")
+        );
+        mime::raw_header(
+            &mut out,
+            "Content-Type",
+            &format!("multipart/mixed;\r\n boundary=\"{boundary}\""),
+        );
+        out.push_str("\r\n");
+        out.push_str(&format!("--{boundary}\r\n"));
+        mime::text_part(&mut out, &body);
+        for a in attachments {
+            out.push_str(&format!("\r\n--{boundary}\r\n"));
+            mime::file_part(&mut out, a)?;
+        }
+        out.push_str(&format!("\r\n--{boundary}--\r\n"));
     }
-    .map_err(|e| ComposeError::Build(e.to_string()))?;
     Ok(Composed {
         message_id,
-        raw: local_date(msg.formatted(), &date.to_rfc2822()),
+        raw: out.into_bytes(),
     })
 }
 
-/// The text as the first part, then each file.
-fn with_files(
-    body: &str,
-    attachments: &[Attachment],
-    message_id: &str,
-) -> Result<MultiPart, ComposeError> {
-    let boundary = format!(
-        "pbemd-{}",
-        message_id.trim_matches(['<', '>']).replace(['@', '.'], "-")
-    );
-    let text = SinglePart::builder()
-        .header(ContentType::TEXT_PLAIN)
-        .body(crlf_body(body));
-    let mut parts = MultiPart::mixed().boundary(boundary).singlepart(text);
-    for a in attachments {
-        let kind = ContentType::parse(&a.content_type).map_err(|_| {
-            ComposeError::Build(format!("`{}` is not a media type", a.content_type))
-        })?;
-        let name = header_text(&a.name);
-        parts =
-            parts.singlepart(lettre::message::Attachment::new(name).body(a.bytes.clone(), kind));
-    }
-    Ok(parts)
-}
-
-/// The message with its `Date:` header (lettre writes it in UTC) set to `date`.
-fn local_date(raw: Vec<u8>, date: &str) -> Vec<u8> {
-    let head_end = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .unwrap_or(raw.len());
-    let mut at = 0;
-    while at < head_end {
-        let end = raw[at..]
-            .windows(2)
-            .position(|w| w == b"\r\n")
-            .map_or(raw.len(), |i| at + i);
-        if raw[at..end].starts_with(b"Date: ") {
-            let mut out = Vec::with_capacity(raw.len() + 8);
-            out.extend_from_slice(&raw[..at]);
-            out.extend_from_slice(format!("Date: {date}").as_bytes());
-            out.extend_from_slice(&raw[end..]);
-            return out;
-        }
-        at = end + 2;
-    }
-    raw
+/// `addr` as a checked mail address (never a display name, never a line break).
+fn address(addr: &str) -> Result<String, ComposeError> {
+    addr.parse::<lettre::Address>()
+        .map(|a| a.to_string())
+        .map_err(|_| ComposeError::Address(addr.to_string()))
 }
 
 /// Header text without any control character (a player's subject quoted in a reply,
@@ -331,5 +311,148 @@ mod tests {
             parsed.body_text(0).unwrap().trim_end(),
             "Hej från Genogien — åäö"
         );
+    }
+
+    fn parsed(raw: &[u8]) -> mail_parser::Message<'_> {
+        mail_parser::MessageParser::default().parse(raw).unwrap()
+    }
+
+    fn with(subject: &str, name: &str, body: &str) -> Composed {
+        let t = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        let mut o = sample();
+        o.subject = subject.into();
+        o.body = body.into();
+        compose(&o, "demo", name, "sl@game.test", t).unwrap()
+    }
+
+    fn header_of(c: &Composed) -> String {
+        let text = String::from_utf8_lossy(&c.raw).into_owned();
+        text.split("\r\n\r\n").next().unwrap().to_string()
+    }
+
+    #[test]
+    fn short_ascii_text_goes_as_7bit_and_swedish_as_quoted_printable() {
+        let plain = with("Hello", "Spelet", "Your envoy went out.\nRound 4.");
+        assert!(header_of(&plain).contains("Content-Transfer-Encoding: 7bit"));
+        assert!(String::from_utf8_lossy(&plain.raw)
+            .ends_with("\r\n\r\nYour envoy went out.\r\nRound 4.\r\n"));
+        let swedish = with("Hej", "Spelet", "Sändebud från Genogien");
+        assert!(header_of(&swedish).contains("Content-Transfer-Encoding: quoted-printable"));
+        assert!(String::from_utf8_lossy(&swedish.raw).contains("S=C3=A4ndebud fr=C3=A5n Genogien"));
+    }
+
+    #[test]
+    fn a_long_subject_is_folded_and_decodes_to_the_same_text() {
+        let subject = "Re: Genogien skickar ett sändebud till Afani om handel med järn och timmer längs hela gränsen i norr";
+        let c = with(subject, "Spelet", "x");
+        for line in header_of(&c).split("\r\n") {
+            assert!(line.len() <= 78, "{line:?}");
+        }
+        assert_eq!(parsed(&c.raw).subject(), Some(subject));
+        let ascii = "Re: Genogien sends an envoy to Afani about trade in iron and timber along the whole northern border";
+        let c = with(ascii, "Spelet", "x");
+        assert!(
+            header_of(&c).contains("Subject: Re: Genogien"),
+            "plain ASCII stays readable"
+        );
+        assert_eq!(parsed(&c.raw).subject(), Some(ascii));
+    }
+
+    #[test]
+    fn a_subject_that_looks_like_an_encoded_word_stays_literal() {
+        let subject = "Re: =?utf-8?b?SGVq?= and =?x?q?y?=";
+        let c = with(subject, "Spelet", "x");
+        assert_eq!(parsed(&c.raw).subject(), Some(subject));
+    }
+
+    #[test]
+    fn display_names_are_quoted_or_encoded_as_they_need() {
+        for name in [
+            "Spelet",
+            "Spelet \"VSS\" (SL)",
+            "Världsstrategispelet",
+            "a\\b",
+        ] {
+            let c = with("x", name, "x");
+            let p = parsed(&c.raw);
+            let from = p.from().unwrap().first().unwrap();
+            assert_eq!(from.name(), Some(name), "{}", header_of(&c));
+            assert_eq!(from.address(), Some("sl@game.test"));
+        }
+    }
+
+    #[test]
+    fn a_long_unbroken_line_is_broken_softly_and_decodes_whole() {
+        let body = format!("{}\n{}", "å".repeat(500), "x".repeat(300));
+        let c = with("x", "Spelet", &body);
+        let raw = String::from_utf8_lossy(&c.raw).into_owned();
+        for line in raw.split("\r\n") {
+            assert!(line.len() <= 78, "{line:?}");
+        }
+        let text = parsed(&c.raw).body_text(0).unwrap().replace("\r\n", "\n");
+        assert_eq!(text.trim_end(), body);
+    }
+
+    #[test]
+    fn an_attachment_with_a_swedish_name_keeps_it() {
+        let t = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        let file = Attachment {
+            name: "kärta över Afani.png".into(),
+            content_type: "image/png".into(),
+            bytes: (0..=255).collect(),
+        };
+        let c = compose_with(&sample(), &[file], "demo", "Spelet", "sl@game.test", t).unwrap();
+        let p = parsed(&c.raw);
+        let a = p.attachment(0).unwrap();
+        assert_eq!(a.attachment_name(), Some("kärta över Afani.png"));
+        assert_eq!(a.contents(), (0..=255).collect::<Vec<u8>>().as_slice());
+    }
+
+    #[test]
+    fn a_file_whose_type_is_not_a_media_type_is_refused() {
+        let t = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        let file = Attachment {
+            name: "k.png".into(),
+            content_type: "image/png\r\nBcc: x@evil.test".into(),
+            bytes: vec![1],
+        };
+        let e = compose_with(&sample(), &[file], "demo", "Spelet", "sl@game.test", t);
+        assert!(matches!(e, Err(ComposeError::Build(_))), "{e:?}");
+    }
+
+    #[test]
+    fn an_address_that_is_not_one_is_refused() {
+        let t = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        let mut o = sample();
+        o.to = vec!["afani@game.test\r\nBcc: x@evil.test".into()];
+        let e = compose(&o, "demo", "Spelet", "sl@game.test", t);
+        assert!(matches!(e, Err(ComposeError::Address(_))), "{e:?}");
+    }
+
+    proptest::proptest! {
+        /// Whatever the subject, sender name and text, the mail reads back as written,
+        /// and no line of it is longer than the 998 characters a mail may carry.
+        #[test]
+        fn any_subject_name_and_text_read_back_as_written(
+            subject in "[ a-zA-Zåäö=?_.:-]{0,200}",
+            name in "[ a-zA-Zåäö\"()<>,@]{0,40}",
+            body in "([ a-zA-Zåäö=.\t]{0,120}\n){0,8}[ a-zA-Zåäö=.]{0,300}",
+        ) {
+            let c = with(&subject, &name, &body);
+            let raw = String::from_utf8(c.raw.clone()).unwrap();
+            for line in raw.split("\r\n") {
+                proptest::prop_assert!(line.len() <= 998, "{:?}", line);
+            }
+            let p = parsed(&c.raw);
+            let want_subject = header_text(&subject);
+            let want_subject = want_subject.trim();
+            proptest::prop_assert_eq!(p.subject().unwrap_or("").trim(), want_subject);
+            let want_name = header_text(&name);
+            let want_name = want_name.trim();
+            let got_name = p.from().unwrap().first().unwrap().name().unwrap_or("").trim().to_string();
+            proptest::prop_assert_eq!(got_name.as_str(), want_name);
+            let text = p.body_text(0).unwrap_or_default().replace("\r\n", "\n");
+            proptest::prop_assert_eq!(text.trim_end(), body.trim_end());
+        }
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod classify;
 pub mod compose;
+pub mod mime;
 pub mod parse;
 pub mod sender_auth;
 pub mod subject;
