@@ -47,7 +47,7 @@ pub async fn process_once(app: &App) -> Result<bool> {
 /// takes another), and its handling then waits for the game lock, so handlings that
 /// change the game run one after another.
 pub async fn process_once_before(app: &App, before: Option<i64>) -> Result<bool> {
-    let mut tx = app.store.begin().await?;
+    let mut tx = app.store.begin_write().await?;
     let Some(w) = inbox::claim_next_before(&app.store, &mut tx, before).await? else {
         return Ok(false);
     };
@@ -79,7 +79,7 @@ pub async fn process_once_before(app: &App, before: Option<i64>) -> Result<bool>
 
 /// Roll back a unit's transaction that failed, and forget the state it may have
 /// cached, so the next unit reads the state as stored.
-async fn abandon(app: &App, tx: crate::store::Tx) {
+async fn abandon(app: &App, tx: crate::store::WriteTx) {
     let _ = tx.rollback().await;
     app.forget_state();
 }

@@ -190,12 +190,45 @@ pub enum Backend {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    /// This process's writers take turns here, first come first served, before they
+    /// ask SQLite for its write lock (see [`Store::begin_write`]).
+    writers: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
 /// A transaction; every aggregate function takes `&mut Conn` so callers compose
 /// several writes into one commit.
 pub type Tx = Transaction<'static, sqlx::Any>;
 pub type Conn = AnyConnection;
+
+/// A writing transaction ([`Store::begin_write`]): a [`Tx`] that holds this process's
+/// writing turn until it is committed, rolled back or dropped.
+pub struct WriteTx {
+    tx: Tx,
+    _turn: Option<tokio::sync::OwnedMutexGuard<()>>,
+}
+
+impl WriteTx {
+    pub async fn commit(self) -> Result<(), sqlx::Error> {
+        self.tx.commit().await
+    }
+
+    pub async fn rollback(self) -> Result<(), sqlx::Error> {
+        self.tx.rollback().await
+    }
+}
+
+impl std::ops::Deref for WriteTx {
+    type Target = Tx;
+    fn deref(&self) -> &Tx {
+        &self.tx
+    }
+}
+
+impl std::ops::DerefMut for WriteTx {
+    fn deref_mut(&mut self) -> &mut Tx {
+        &mut self.tx
+    }
+}
 
 impl Store {
     /// Open (creating a SQLite file if needed) and bring the schema up to date.
@@ -217,6 +250,11 @@ impl Store {
             .after_connect(move |conn, _| {
                 Box::pin(async move {
                     if backend == Backend::Sqlite {
+                        // A new file only (an existing one keeps its pages): stored
+                        // mails are 1–3 KB, so 4 KB pages split and write them often.
+                        sqlx::query("PRAGMA page_size = 8192")
+                            .execute(&mut *conn)
+                            .await?;
                         sqlx::query("PRAGMA journal_mode = WAL")
                             .execute(&mut *conn)
                             .await?;
@@ -241,7 +279,11 @@ impl Store {
             .connect_with(opts)
             .await
             .map_err(connect_err)?;
-        let store = Store { pool, backend };
+        let store = Store {
+            pool,
+            backend,
+            writers: Default::default(),
+        };
         store.migrate().await?;
         Ok(store)
     }
@@ -279,14 +321,29 @@ impl Store {
     /// (`BEGIN IMMEDIATE`, waiting under the busy timeout): a read first would pin a
     /// snapshot that another writer's commit makes stale, and the later write would
     /// fail at once instead of waiting. On PostgreSQL the same as [`Store::begin`].
-    pub async fn begin_write(&self) -> Result<Tx, StoreError> {
+    ///
+    /// On SQLite the writers of this process first queue for their turn in order of
+    /// arrival: SQLite's own wait polls with growing sleeps (up to 100 ms), so the
+    /// intake, the handling and the courier, alternating, would lose much of their
+    /// time asleep, and one could take the lock again and again while another slept.
+    pub async fn begin_write(&self) -> Result<WriteTx, StoreError> {
         match self.backend {
-            Backend::Sqlite => self
-                .pool
-                .begin_with("BEGIN IMMEDIATE")
-                .await
-                .ctx("begin a writing transaction"),
-            Backend::Postgres => self.begin().await,
+            Backend::Sqlite => {
+                let turn = self.writers.clone().lock_owned().await;
+                let tx = self
+                    .pool
+                    .begin_with("BEGIN IMMEDIATE")
+                    .await
+                    .ctx("begin a writing transaction")?;
+                Ok(WriteTx {
+                    tx,
+                    _turn: Some(turn),
+                })
+            }
+            Backend::Postgres => Ok(WriteTx {
+                tx: self.begin().await?,
+                _turn: None,
+            }),
         }
     }
 
