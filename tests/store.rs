@@ -415,3 +415,31 @@ on_both_backends!(
         assert_eq!(refs, ids.iter().map(|i| Some(*i)).collect::<Vec<_>>());
     }
 );
+
+/// Writers of one process get SQLite's write lock in the order they asked for it, each
+/// as soon as the one before commits. (Left to SQLite's busy wait, each waiter sleeps
+/// on its own growing schedule, so a later one often wakes first.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writers_of_one_process_take_their_turns_in_order_of_arrival() {
+    let (store, _dir) = common::sqlite_store().await;
+    let store = std::sync::Arc::new(store);
+    let order = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let holder = store.begin_write().await.unwrap();
+    let mut waiters = Vec::new();
+    for i in 0..6 {
+        let (store, order) = (store.clone(), order.clone());
+        waiters.push(tokio::spawn(async move {
+            let mut tx = store.begin_write().await.unwrap();
+            order.lock().unwrap().push(i);
+            meta::set(&mut tx, &format!("turn-{i}"), "x").await.unwrap();
+            tx.commit().await.unwrap();
+        }));
+        // Each waiter is queued before the next one asks.
+        tokio::time::sleep(std::time::Duration::from_millis(15)).await;
+    }
+    holder.commit().await.unwrap();
+    for w in waiters {
+        w.await.unwrap();
+    }
+    assert_eq!(*order.lock().unwrap(), vec![0, 1, 2, 3, 4, 5]);
+}
