@@ -393,15 +393,20 @@ mod tests {
         assert_eq!(text.trim_end(), body);
     }
 
-    #[test]
-    fn an_attachment_with_a_swedish_name_keeps_it() {
+    /// The sample with one file of this name and type.
+    fn with_file(name: &str, content_type: &str, bytes: Vec<u8>) -> Result<Composed, ComposeError> {
         let t = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
         let file = Attachment {
-            name: "kärta över Afani.png".into(),
-            content_type: "image/png".into(),
-            bytes: (0..=255).collect(),
+            name: name.into(),
+            content_type: content_type.into(),
+            bytes,
         };
-        let c = compose_with(&sample(), &[file], "demo", "Spelet", "sl@game.test", t).unwrap();
+        compose_with(&sample(), &[file], "demo", "Spelet", "sl@game.test", t)
+    }
+
+    #[test]
+    fn an_attachment_with_a_swedish_name_keeps_it() {
+        let c = with_file("kärta över Afani.png", "image/png", (0..=255).collect()).unwrap();
         let p = parsed(&c.raw);
         let a = p.attachment(0).unwrap();
         assert_eq!(a.attachment_name(), Some("kärta över Afani.png"));
@@ -410,13 +415,7 @@ mod tests {
 
     #[test]
     fn a_file_whose_type_is_not_a_media_type_is_refused() {
-        let t = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
-        let file = Attachment {
-            name: "k.png".into(),
-            content_type: "image/png\r\nBcc: x@evil.test".into(),
-            bytes: vec![1],
-        };
-        let e = compose_with(&sample(), &[file], "demo", "Spelet", "sl@game.test", t);
+        let e = with_file("k.png", "image/png\r\nBcc: x@evil.test", vec![1]);
         assert!(matches!(e, Err(ComposeError::Build(_))), "{e:?}");
     }
 
