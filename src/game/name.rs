@@ -191,7 +191,8 @@ mod tests {
         assert!(!a.same(&b));
         assert_eq!(a, b);
         assert_eq!(a, "Alfa");
-        assert!(Name::from("Alfa") < Name::from("Beta"));
+        let (x, y) = (Name::from("Alfa"), Name::from("Beta"));
+        assert!(x < y);
         let h = std::collections::hash_map::RandomState::new();
         assert_eq!(h.hash_one(&a), h.hash_one("Alfa"));
         assert_eq!(serde_json::to_string(&a).unwrap(), "\"Alfa\"");

@@ -18,8 +18,8 @@ use super::Weekend;
 use crate::game::event::{Step, What};
 use crate::game::hash::FastMap;
 use crate::game::state::{Dimension, GameState};
-use crate::game::Square;
 use crate::game::Name;
+use crate::game::Square;
 
 /// What the weekend's espionage did, as data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

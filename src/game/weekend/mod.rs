@@ -105,7 +105,11 @@ impl<'a> Weekend<'a> {
         seed: u64,
     ) -> Self {
         let mut own = state.clone();
-        let names: Vec<Name> = own.realms.iter().map(|r| Name::from(r.name.as_str())).collect();
+        let names: Vec<Name> = own
+            .realms
+            .iter()
+            .map(|r| Name::from(r.name.as_str()))
+            .collect();
         share_names(&mut own, &names);
         Weekend {
             state: own,
@@ -216,7 +220,10 @@ fn share_names(gs: &mut GameState, names: &[Name]) {
     gs.fleets.iter_mut().for_each(|f| share(&mut f.owner));
     gs.cities.iter_mut().for_each(|c| share(&mut c.owner));
     for m in gs.map.squares.values_mut() {
-        m.owner.iter_mut().chain(m.evil_owner.iter_mut()).for_each(&mut share);
+        m.owner
+            .iter_mut()
+            .chain(m.evil_owner.iter_mut())
+            .for_each(&mut share);
     }
 }
 

@@ -51,7 +51,10 @@ impl Book {
         };
         for (i, c) in gs.cities.iter().enumerate() {
             b.city_squares.insert(c.square);
-            b.realm_cities.entry(c.owner.to_string()).or_default().push(i);
+            b.realm_cities
+                .entry(c.owner.to_string())
+                .or_default()
+                .push(i);
             // A square holds a city in one dimension at most (land or rock), so the
             // Evil's cities are found here too.
             b.cities.insert(c.square, i);

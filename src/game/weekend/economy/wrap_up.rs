@@ -207,7 +207,10 @@ fn sync_city_flags(gs: &mut GameState) {
         .map(|r| (r.name.clone(), (r.capital, r.main_harbour)))
         .collect();
     for c in gs.cities.iter_mut() {
-        let (capital, harbour) = choices.get(c.owner.as_str()).copied().unwrap_or((None, None));
+        let (capital, harbour) = choices
+            .get(c.owner.as_str())
+            .copied()
+            .unwrap_or((None, None));
         let normal = c.dimension == Dimension::Normal;
         c.capital = normal && capital == Some(c.square);
         c.harbour = normal && harbour == Some(c.square);

@@ -26,8 +26,8 @@ use super::Weekend;
 use crate::game::event::{Step, What};
 use crate::game::orders::{Group, Outcome};
 use crate::game::state::{ArmyGroup, City, Dimension, GameState};
-use crate::game::{Resources, Square, UnitKind};
 use crate::game::Name;
+use crate::game::{Resources, Square, UnitKind};
 
 /// What the Evil's rules did, as data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

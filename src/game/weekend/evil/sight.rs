@@ -8,10 +8,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::game::Name;
 use crate::game::event::Step;
 use crate::game::hash::FastMap;
 use crate::game::state::{Dimension, GameState};
+use crate::game::Name;
 use crate::game::{Square, UnitKind};
 
 use super::super::Weekend;

@@ -4,10 +4,10 @@
 //! cities; it is lost with the army. A taken treasure reappears on a random rock
 //! square. On an 8 the GM decides (the GM is told; the army carries nothing).
 
-use crate::game::Name;
 use crate::game::dice::Dice;
 use crate::game::event::Step;
 use crate::game::state::{Dimension, EvilTerrain, GameState};
+use crate::game::Name;
 use crate::game::{Resource, Resources, Square};
 
 use super::super::military::army_index;

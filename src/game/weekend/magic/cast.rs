@@ -11,8 +11,8 @@ use crate::game::orders::{GroupSel, Target};
 use crate::game::state::{Dimension, GameState, GroupRef, SpellEffect, SpellTarget};
 use crate::game::weekend::military::{self, index::Index};
 use crate::game::weekend::Weekend;
-use crate::game::{Resources, Spell, Square};
 use crate::game::Name;
+use crate::game::{Resources, Spell, Square};
 
 /// What a cast acts on, found in the state.
 #[derive(Debug, Clone, PartialEq)]

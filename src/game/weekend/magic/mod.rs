@@ -23,8 +23,8 @@ use super::Weekend;
 use crate::game::dice::Dice;
 use crate::game::event::{Step, What};
 use crate::game::orders::{Group, Order, Target};
-use crate::game::{Resource, Resources, Spell, Square};
 use crate::game::Name;
+use crate::game::{Resource, Resources, Spell, Square};
 
 /// What the magic step did, as data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -116,7 +116,10 @@ pub fn victim_of(gs: &GameState, target: &SpellTarget) -> Option<String> {
         SpellTarget::Group(GroupRef::Army { owner, .. } | GroupRef::Fleet { owner, .. }) => {
             Some(owner.to_string())
         }
-        SpellTarget::Square(sq) => gs.map.get(*sq).and_then(|m| m.owner.as_deref().map(str::to_string)),
+        SpellTarget::Square(sq) => gs
+            .map
+            .get(*sq)
+            .and_then(|m| m.owner.as_deref().map(str::to_string)),
     }
 }
 

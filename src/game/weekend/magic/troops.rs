@@ -12,8 +12,8 @@ use crate::game::orders::{Group, Piece};
 use crate::game::state::{Dimension, GameState, GroupRef, Portal, SpellTarget, Terrain};
 use crate::game::weekend::military::{self, index, MilitaryEvent, MoveStop};
 use crate::game::weekend::Weekend;
-use crate::game::{Spell, Square};
 use crate::game::Name;
+use crate::game::{Spell, Square};
 
 /// The spells this file carries out.
 pub(super) fn handles(spell: Spell) -> bool {

@@ -295,7 +295,13 @@ fn target(w: &mut Weekend, ix: &mut Index, dice: &mut Dice, on: &[&Attack], ctx:
             .cloned()
         {
             for b in on.iter().filter(|b| b.realm == a.realm) {
-                refuse(w, b, AttackRefusal::JointAttack { with: ally.to_string() });
+                refuse(
+                    w,
+                    b,
+                    AttackRefusal::JointAttack {
+                        with: ally.to_string(),
+                    },
+                );
             }
             attackers.push(a.realm.clone());
             continue;
@@ -452,13 +458,8 @@ fn land(
     });
     let (_, fighting) = ready(w, a, found, |u: &Unit| u.built_round)?;
     let dim = evil::dimension_of(&w.state, &a.realm, a.group.id());
-    let (defender, def_ids) = land_defence(
-        &w.state,
-        ix,
-        (&a.realm, dim),
-        a.square,
-        a.against.as_ref(),
-    );
+    let (defender, def_ids) =
+        land_defence(&w.state, ix, (&a.realm, dim), a.square, a.against.as_ref());
     let city = ix
         .city_on(&w.state, a.square, |c| {
             c.owner != a.realm && a.against.is_none() && c.dimension == dim

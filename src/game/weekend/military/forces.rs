@@ -5,8 +5,8 @@
 use crate::game::combat::Line;
 use crate::game::orders::Piece;
 use crate::game::state::{ArmyGroup, Fleet, GameState, RuleSettings, Ship, Unit};
-use crate::game::Square;
 use crate::game::Name;
+use crate::game::Square;
 
 /// A unit or ship with the index of the group it belongs to.
 pub type Tagged<T> = (usize, T);
@@ -338,7 +338,8 @@ mod tests {
         let mut gs = crate::game::load_scenario(include_str!("../../../../scenarios/demo.yaml"))
             .expect("demo");
         sort(&mut gs);
-        let all: Vec<(crate::game::Name, u32)> = gs.armies.iter().map(|a| (a.owner.clone(), a.id)).collect();
+        let all: Vec<(crate::game::Name, u32)> =
+            gs.armies.iter().map(|a| (a.owner.clone(), a.id)).collect();
         for (o, id) in &all {
             assert!(placed_at(&gs, o, *id).is_some(), "{o} {id}");
         }

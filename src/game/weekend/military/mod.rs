@@ -29,8 +29,8 @@ use super::Weekend;
 use crate::game::combat::{Battle, Outcome as BattleOutcome};
 use crate::game::dice::Dice;
 use crate::game::orders::{Group, Outcome, Wave};
-use crate::game::{Resource, Resources, Square};
 use crate::game::Name;
+use crate::game::{Resource, Resources, Square};
 
 /// What the military steps did, as data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -66,11 +66,7 @@ pub enum MilitaryEvent {
         reason: InvitationRefusal,
     },
     /// An army went aboard a fleet (R-MOVE-3).
-    Boarded {
-        realm: Name,
-        army: u32,
-        fleet: u32,
-    },
+    Boarded { realm: Name, army: u32, fleet: u32 },
     /// `other` joined `group` (R-MOVE-8).
     Merged {
         realm: Name,
@@ -78,11 +74,7 @@ pub enum MilitaryEvent {
         other: u32,
     },
     /// Units left `group` and became group `new`.
-    Split {
-        realm: Name,
-        group: Group,
-        new: u32,
-    },
+    Split { realm: Name, group: Group, new: u32 },
     /// One battle, round by round; seen by the realms that fought.
     Battle(Box<BattleReport>),
     /// An attack order that was not carried out, and why.
