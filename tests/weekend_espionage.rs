@@ -55,7 +55,11 @@ fn march() -> pbemd::game::weekend::Orders {
 /// The passive roll's event (seen or not) and the roll recorded for it.
 fn passive(res: &Resolution) -> Option<(EspionageEvent, Vec<String>, u32)> {
     let e = res.events.iter().find_map(|e| match &e.what {
-        What::Espionage(ev) => Some((ev.clone(), e.seen_by.clone(), e.step)),
+        What::Espionage(ev) => Some((
+            ev.clone(),
+            e.seen_by.iter().map(|n| n.to_string()).collect(),
+            e.step,
+        )),
         _ => None,
     })?;
     assert_eq!(e.2, Step::Espionage);

@@ -59,7 +59,7 @@ fn units(list: &[(u32, UnitKind)]) -> Vec<Unit> {
 fn army(gs: &mut GameState, owner: &str, id: u32, at: &str, dim: Dimension, u: Vec<Unit>) {
     gs.armies.push(ArmyGroup {
         id,
-        owner: owner.to_string(),
+        owner: owner.into(),
         square: sq(at),
         dimension: dim,
         units: u,
@@ -816,7 +816,7 @@ fn sighted(events: &[Event], viewer: &str) -> Vec<(String, u32)> {
         .filter_map(|e| match e {
             EvilEvent::Sighted {
                 realm, owner, army, ..
-            } if realm == viewer => Some((owner.clone(), *army)),
+            } if realm == viewer => Some((owner.to_string(), *army)),
             _ => None,
         })
         .collect()
@@ -876,7 +876,7 @@ fn r_evil_19_a_portal_is_shown_only_to_the_realm_it_lies_in() {
     let seen: Vec<&str> = events
         .iter()
         .filter(|e| matches!(&e.what, What::Evil(EvilEvent::PortalSeen { .. })))
-        .flat_map(|e| e.seen_by.iter().map(String::as_str))
+        .flat_map(|e| e.seen_by.iter().map(|n| n.as_str()))
         .collect();
     assert_eq!(seen, [GEN]);
 }
@@ -967,7 +967,7 @@ fn r_evil_4_an_army_in_the_evil_dimension_does_not_board_a_fleet() {
     );
     gs.fleets.push(pbemd::game::state::Fleet {
         id: 1,
-        owner: GEN.to_string(),
+        owner: GEN.into(),
         square: sq("D2"),
         dimension: Dimension::Normal,
         ships: vec![pbemd::game::state::Ship {
@@ -998,7 +998,7 @@ fn r_evil_2_a_realm_called_home_from_the_evil_dimension_arrives_in_the_normal_on
             id: 1,
             realm: GEN.to_string(),
             target: pbemd::game::state::GroupRef::Army {
-                owner: GEN.to_string(),
+                owner: GEN.into(),
                 id: 1,
             },
             sent_round: ROUND,

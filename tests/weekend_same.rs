@@ -88,7 +88,7 @@ fn crowded(rng: &mut Rng) -> GameState {
         .cities
         .iter()
         .filter(|c| c.coastal)
-        .map(|c| (c.owner.clone(), c.square))
+        .map(|c| (c.owner.to_string(), c.square))
         .collect();
     let kinds = [
         UnitKind::Veteran,
@@ -164,7 +164,7 @@ fn befriend(gs: &mut GameState, a: &str, b: &str) {
 }
 
 fn home(gs: &mut GameState, realm: &str, is_army: bool, id: u32) {
-    let owner = realm.to_string();
+    let owner = pbemd::game::Name::from(realm);
     let target = if is_army {
         GroupRef::Army { owner, id }
     } else {

@@ -100,7 +100,7 @@ pub fn world(n: usize) -> GameState {
         for dr in 0..=SIDE {
             for dc in 0..SIDE {
                 if let Some(m) = map.squares.get_mut(&sq(c0 + dc, r0 + dr)) {
-                    m.owner = Some(realm.clone());
+                    m.owner = Some(realm.as_str().into());
                 }
             }
         }
@@ -110,7 +110,7 @@ pub fn world(n: usize) -> GameState {
             cities.push(City {
                 square: sq(c0 + dc, r0 + dr),
                 name: format!("{realm}-{i}"),
-                owner: realm.clone(),
+                owner: realm.as_str().into(),
                 dimension: Dimension::Normal,
                 population: 1500,
                 production: Resources::from_pairs(&[
@@ -156,7 +156,7 @@ pub fn world(n: usize) -> GameState {
             let i = (id - 1) as u16;
             armies.push(ArmyGroup {
                 id,
-                owner: realm.clone(),
+                owner: realm.as_str().into(),
                 square: sq(c0 + i % SIDE, r0 + i / SIDE),
                 dimension: if evil {
                     Dimension::Evil

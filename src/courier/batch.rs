@@ -684,7 +684,7 @@ fn give_goods(state: &mut GameState, buyer: &str, cargo: Cargo) {
                 let id = state.armies_of(buyer).map(|a| a.id).max().unwrap_or(0) + 1;
                 state.armies.push(ArmyGroup {
                     id,
-                    owner: buyer.to_string(),
+                    owner: buyer.into(),
                     square: sq,
                     dimension: Dimension::Normal,
                     units: cargo.units,
@@ -705,7 +705,7 @@ fn give_goods(state: &mut GameState, buyer: &str, cargo: Cargo) {
                 let id = state.fleets_of(buyer).map(|f| f.id).max().unwrap_or(0) + 1;
                 state.fleets.push(Fleet {
                     id,
-                    owner: buyer.to_string(),
+                    owner: buyer.into(),
                     square: sq,
                     dimension: Dimension::Normal,
                     ships: cargo.ships,
@@ -717,17 +717,17 @@ fn give_goods(state: &mut GameState, buyer: &str, cargo: Cargo) {
     }
     for sq in cargo.city_squares {
         if let Some(c) = state.cities.iter_mut().find(|c| c.square == sq) {
-            c.owner = buyer.to_string();
+            c.owner = buyer.into();
             c.capital = false;
             c.harbour = false;
         }
         if let Some(m) = state.map.squares.get_mut(&sq) {
-            m.owner = Some(buyer.to_string());
+            m.owner = Some(buyer.into());
         }
     }
     for sq in &cargo.goods.squares {
         if let Some(m) = state.map.squares.get_mut(sq) {
-            m.owner = Some(buyer.to_string());
+            m.owner = Some(buyer.into());
         }
     }
 }
@@ -1178,7 +1178,7 @@ fn spy(
             .cities
             .iter()
             .find(|c| c.square == *square)
-            .map(|c| c.owner.clone())
+            .map(|c| c.owner.to_string())
             .ok_or(Refusal::NoDestination)?,
         _ => destination(state, m)?,
     };
@@ -1232,14 +1232,14 @@ fn spy(
     let id = next_id(state);
     let mut record = StationedSpy {
         id,
-        owner: m.from.clone(),
+        owner: m.from.as_str().into(),
         realm: target.clone(),
         placed_at: m.received_at,
         mission: mission.clone(),
         state: SpyState::Waiting,
     };
     let report = |result| Dispatch::SpyReport {
-        owner: m.from.clone(),
+        owner: m.from.as_str().into(),
         spy: id,
         target: target.clone(),
         mission: mission.number(),
@@ -1268,7 +1268,7 @@ fn spy(
     let success = spy_roll_succeeds(informator, d10);
     d.events.push(Event::SpyRoll {
         spy: id,
-        owner: m.from.clone(),
+        owner: m.from.as_str().into(),
         informator,
         d10,
         success,
@@ -1479,12 +1479,12 @@ fn to_gm(
             let hid = next_id(state);
             let target = if army {
                 GroupRef::Army {
-                    owner: m.from.clone(),
+                    owner: m.from.as_str().into(),
                     id,
                 }
             } else {
                 GroupRef::Fleet {
-                    owner: m.from.clone(),
+                    owner: m.from.as_str().into(),
                     id,
                 }
             };

@@ -210,7 +210,7 @@ fn army_intel(a: &crate::game::state::ArmyGroup) -> ArmyIntel {
         *units.entry(u.kind).or_default() += 1;
     }
     ArmyIntel {
-        owner: a.owner.clone(),
+        owner: a.owner.to_string(),
         id: a.id,
         square: a.square,
         units,
@@ -224,7 +224,7 @@ fn fleet_intel(f: &crate::game::state::Fleet) -> FleetIntel {
         *ships.entry(s.kind).or_default() += 1;
     }
     FleetIntel {
-        owner: f.owner.clone(),
+        owner: f.owner.to_string(),
         id: f.id,
         square: f.square,
         ships,
@@ -257,7 +257,7 @@ pub fn gather(
             Intel::City {
                 square: c.square,
                 name: c.name.clone(),
-                owner: c.owner.clone(),
+                owner: c.owner.to_string(),
                 population: c.population,
                 walls: c.walls,
                 production: c.production,

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::name::Name;
 use super::weekend::economy::EconomyEvent;
 use super::weekend::espionage::EspionageEvent;
 use super::weekend::evil::EvilEvent;
@@ -44,7 +45,7 @@ pub enum Step {
 pub struct Event {
     pub step: Step,
     /// The realms whose report tells this (canonical names).
-    pub seen_by: Vec<String>,
+    pub seen_by: Vec<Name>,
     pub what: What,
 }
 

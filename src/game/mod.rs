@@ -7,8 +7,10 @@ pub mod dice;
 pub mod event;
 pub mod hash;
 pub mod lang;
+pub mod name;
 pub mod orders;
 pub use lang::Lang;
+pub use name::Name;
 
 pub mod resource;
 pub mod scenario;

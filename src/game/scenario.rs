@@ -12,6 +12,7 @@ use super::square::Square;
 use super::state::*;
 use super::units::{ShipKind, UnitKind};
 use super::Lang;
+use crate::game::Name;
 
 /// Why a scenario could not be loaded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -259,7 +260,7 @@ pub fn load_scenario(yaml: &str) -> Result<GameState, ScenarioError> {
             state.cities.push(City {
                 square,
                 name: cd.name.clone(),
-                owner: rd.name.clone(),
+                owner: rd.name.as_str().into(),
                 dimension: dim,
                 population: cd.population,
                 production: prod,
@@ -325,7 +326,7 @@ pub fn load_scenario(yaml: &str) -> Result<GameState, ScenarioError> {
             }
             state.armies.push(ArmyGroup {
                 id: gd.id.unwrap_or(ai as u32 + 1),
-                owner: rd.name.clone(),
+                owner: rd.name.as_str().into(),
                 square,
                 dimension: gd.dimension.unwrap_or(dim),
                 units,
@@ -352,7 +353,7 @@ pub fn load_scenario(yaml: &str) -> Result<GameState, ScenarioError> {
             }
             state.fleets.push(Fleet {
                 id: fd.id.unwrap_or(fi as u32 + 1),
-                owner: rd.name.clone(),
+                owner: rd.name.as_str().into(),
                 square,
                 dimension: Dimension::Normal,
                 ships,
@@ -435,7 +436,7 @@ pub fn load_scenario(yaml: &str) -> Result<GameState, ScenarioError> {
         );
         for s in held {
             if let Some(m) = state.map.squares.get_mut(&s) {
-                m.evil_owner = Some(ed.realm.clone());
+                m.evil_owner = Some(ed.realm.as_str().into());
             }
         }
         state.evil = Some(EvilInfo {
@@ -519,7 +520,7 @@ fn build_map(doc: &MapDoc, names: &BTreeSet<String>) -> Result<Map, ScenarioErro
             })?;
             let (terrain, owner) = match entry {
                 None => (Terrain::Sea, None),
-                Some(o) => (Terrain::Land, o.clone()),
+                Some(o) => (Terrain::Land, o.as_deref().map(Name::from)),
             };
             squares.insert(
                 square,

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::resource::{Resource, Resources};
 use super::square::Square;
 use super::units::{Position, ShipKind, Spell, UnitKind};
-use super::Lang;
+use super::{Lang, Name};
 
 /// Version of the stored document layout; bump with a migration.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -182,7 +182,7 @@ impl std::fmt::Debug for ArmyPlaces {
 pub struct RealmPlaces(std::sync::OnceLock<crate::game::hash::FastMap<u64, u32>>);
 
 impl RealmPlaces {
-    fn place(&self, realms: &[Realm], name: &str) -> Option<usize> {
+    pub fn place(&self, realms: &[Realm], name: &str) -> Option<usize> {
         use std::hash::BuildHasher;
         let hash = |n: &str| foldhash::fast::FixedState::default().hash_one(n);
         let map = self.0.get_or_init(|| {
@@ -654,8 +654,8 @@ pub struct HomeInvitation {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum GroupRef {
-    Army { owner: String, id: u32 },
-    Fleet { owner: String, id: u32 },
+    Army { owner: Name, id: u32 },
+    Fleet { owner: Name, id: u32 },
 }
 
 /// The named squares of the map (both dimensions share the grid).
@@ -689,13 +689,13 @@ pub struct MapSquare {
     pub terrain: Terrain,
     /// Realm whose land this is (normal dimension); `None` = no one's / sea.
     #[serde(default)]
-    pub owner: Option<String>,
+    pub owner: Option<Name>,
     /// The square in the Evil dimension: rock where the normal one is sea,
     /// lava where it is land (README, Decisions).
     pub evil_terrain: EvilTerrain,
     /// Realm that holds this square in the Evil dimension (the Evil).
     #[serde(default)]
-    pub evil_owner: Option<String>,
+    pub evil_owner: Option<Name>,
     #[serde(default)]
     pub portal: Option<Portal>,
     /// A treasure cross in the Evil dimension (R-EVIL-5).
@@ -754,7 +754,7 @@ pub struct Portal {
 pub struct City {
     pub square: Square,
     pub name: String,
-    pub owner: String,
+    pub owner: Name,
     #[serde(default)]
     pub dimension: Dimension,
     pub population: u32,
@@ -793,7 +793,7 @@ pub struct Unit {
 pub struct ArmyGroup {
     /// Number per owner (`armé 2`).
     pub id: u32,
-    pub owner: String,
+    pub owner: Name,
     pub square: Square,
     #[serde(default)]
     pub dimension: Dimension,
@@ -840,7 +840,7 @@ pub struct Ship {
 #[serde(deny_unknown_fields)]
 pub struct Fleet {
     pub id: u32,
-    pub owner: String,
+    pub owner: Name,
     pub square: Square,
     #[serde(default)]
     pub dimension: Dimension,

@@ -58,7 +58,7 @@ pub fn ships(list: &[(u32, ShipKind)], new: bool) -> Vec<Ship> {
 pub fn army(gs: &mut GameState, owner: &str, id: u32, square: &str, units: Vec<Unit>) {
     gs.armies.push(ArmyGroup {
         id,
-        owner: owner.to_string(),
+        owner: owner.into(),
         square: sq(square),
         dimension: Default::default(),
         units,
@@ -77,7 +77,7 @@ pub fn fleet(
 ) {
     gs.fleets.push(Fleet {
         id,
-        owner: owner.to_string(),
+        owner: owner.into(),
         square: sq(square),
         dimension: Default::default(),
         ships,

@@ -18,6 +18,7 @@ use super::Weekend;
 use crate::game::event::{Step, What};
 use crate::game::hash::FastMap;
 use crate::game::state::{Dimension, GameState};
+use crate::game::Name;
 use crate::game::Square;
 
 /// What the weekend's espionage did, as data.
@@ -26,7 +27,7 @@ use crate::game::Square;
 pub enum EspionageEvent {
     /// R-SPY-9: the passive roll of `realm` (`informator + roll`) and what it was told.
     Passive {
-        realm: String,
+        realm: Name,
         informator: u32,
         roll: u32,
         report: Detection,
@@ -80,7 +81,7 @@ pub fn passive_rolls(w: &mut Weekend) {
             _ => vec![realm.clone()],
         };
         let ev = EspionageEvent::Passive {
-            realm,
+            realm: realm.into(),
             informator,
             roll,
             report,

@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use super::dice::{Dice, Roll};
 use super::event::{Event, Step, What};
+use super::name::Name;
 use super::orders::Order;
 use super::square::Square;
 use super::state::{GameState, Phase, RuleSettings};
@@ -82,6 +83,10 @@ pub struct Weekend<'a> {
     /// a group between the steps: each group moves through the index).
     pub(crate) index: Option<military::index::Index>,
     keep_index: bool,
+    /// Each realm's one shared name, by its place in `state.realms`; the owners in
+    /// `state` point at these (`share_names`), so copying one is a count and comparing
+    /// two looks at their address first.
+    names: Vec<Name>,
 }
 
 /// Army groups, fleets and realms of a state, plus some: what the lists of a weekend
@@ -99,8 +104,15 @@ impl<'a> Weekend<'a> {
         settings: &'a RuleSettings,
         seed: u64,
     ) -> Self {
+        let mut own = state.clone();
+        let names: Vec<Name> = own
+            .realms
+            .iter()
+            .map(|r| Name::from(r.name.as_str()))
+            .collect();
+        share_names(&mut own, &names);
         Weekend {
-            state: state.clone(),
+            state: own,
             start: state,
             plundered: BTreeSet::new(),
             magic: magic::reads::Spells::of(state),
@@ -113,6 +125,25 @@ impl<'a> Weekend<'a> {
             rolls: Vec::with_capacity(groups(state)),
             index: None,
             keep_index: false,
+            names,
+        }
+    }
+
+    /// `realm`'s shared name (a new one for a name that is not a realm's).
+    pub fn name(&self, realm: &str) -> Name {
+        self.state
+            .realm_index(realm)
+            .and_then(|k| self.names.get(k))
+            .filter(|n| **n == *realm)
+            .cloned()
+            .unwrap_or_else(|| Name::from(realm))
+    }
+
+    /// The shared name of the realm at `place` in `state.realms`.
+    pub fn name_at(&self, place: usize) -> Name {
+        match (self.names.get(place), self.state.realms.get(place)) {
+            (Some(n), Some(r)) if *n == r.name => n.clone(),
+            (_, r) => Name::from(r.map_or("", |r| r.name.as_str())),
         }
     }
 
@@ -152,10 +183,10 @@ impl<'a> Weekend<'a> {
     }
 
     /// Record what happened; `seen_by` are the realms whose report tells it.
-    pub fn emit(&mut self, step: Step, seen_by: Vec<String>, what: What) {
+    pub fn emit<S: Into<Name>>(&mut self, step: Step, seen_by: Vec<S>, what: What) {
         self.events.push(Event {
             step,
-            seen_by,
+            seen_by: seen_by.into_iter().map(Into::into).collect(),
             what,
         });
     }
@@ -166,6 +197,33 @@ impl<'a> Weekend<'a> {
             events: self.events,
             rolls: self.rolls,
         }
+    }
+}
+
+/// Point every owner in `gs` (army groups, fleets, cities, map squares) at its realm's
+/// one name in `names` (by place in `gs.realms`). Owners of one realm mostly follow
+/// each other, so the last one found is tried first.
+fn share_names(gs: &mut GameState, names: &[Name]) {
+    let (places, realms) = (&gs.realm_places, &gs.realms);
+    let mut last: Option<&Name> = None;
+    let mut share = |owner: &mut Name| {
+        if let Some(n) = last.filter(|n| **n == *owner) {
+            *owner = n.clone();
+            return;
+        }
+        if let Some(n) = places.place(realms, owner).and_then(|k| names.get(k)) {
+            *owner = n.clone();
+            last = Some(n);
+        }
+    };
+    gs.armies.iter_mut().for_each(|a| share(&mut a.owner));
+    gs.fleets.iter_mut().for_each(|f| share(&mut f.owner));
+    gs.cities.iter_mut().for_each(|c| share(&mut c.owner));
+    for m in gs.map.squares.values_mut() {
+        m.owner
+            .iter_mut()
+            .chain(m.evil_owner.iter_mut())
+            .for_each(&mut share);
     }
 }
 

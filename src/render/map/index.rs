@@ -379,7 +379,7 @@ fn by_viewer(s: Sightings) -> Sight {
         push(&mut out.armies, k, i);
     }
     for (realm, sq) in s.cities {
-        push(&mut out.cities, realm, sq);
+        push(&mut out.cities, realm.to_string(), sq);
     }
     out
 }
@@ -392,14 +392,14 @@ fn square_view(sq: Square, m: &MapSquare, dim: Dimension, portal: bool) -> Squar
                 Terrain::Land => Ground::Land,
                 Terrain::Sea => Ground::Sea,
             },
-            m.owner.clone(),
+            m.owner.as_deref().map(str::to_string),
         ),
         Dimension::Evil => (
             match m.evil_terrain {
                 EvilTerrain::Lava => Ground::Lava,
                 EvilTerrain::Rock => Ground::Rock,
             },
-            m.evil_owner.clone(),
+            m.evil_owner.as_deref().map(str::to_string),
         ),
     };
     SquareView {
@@ -415,7 +415,7 @@ fn city_view(c: &crate::game::state::City) -> CityView {
     CityView {
         square: c.square,
         name: c.name.clone(),
-        owner: c.owner.clone(),
+        owner: c.owner.to_string(),
         capital: c.capital,
         harbour: c.harbour,
         walls: c.walls,
@@ -424,7 +424,7 @@ fn city_view(c: &crate::game::state::City) -> CityView {
 
 fn army_view(a: &crate::game::state::ArmyGroup, known: Known) -> GroupView {
     GroupView {
-        owner: a.owner.clone(),
+        owner: a.owner.to_string(),
         id: a.id,
         square: a.square,
         units: u32::try_from(a.units.len()).unwrap_or(u32::MAX),
@@ -434,7 +434,7 @@ fn army_view(a: &crate::game::state::ArmyGroup, known: Known) -> GroupView {
 
 fn fleet_view(f: &crate::game::state::Fleet, known: Known) -> GroupView {
     GroupView {
-        owner: f.owner.clone(),
+        owner: f.owner.to_string(),
         id: f.id,
         square: f.square,
         units: u32::try_from(f.ships.len()).unwrap_or(u32::MAX),

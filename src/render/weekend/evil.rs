@@ -274,7 +274,7 @@ mod tests {
     }
 
     fn every_event() -> Vec<EvilEvent> {
-        let r = || "Genogien".to_string();
+        let r = || crate::game::Name::from("Genogien");
         let gold = crate::game::Resources::from_pairs(&[(Resource::Guld, 27)]);
         vec![
             EvilEvent::Lava {

@@ -12,6 +12,7 @@ use super::{tell, Cap, EconomyEvent};
 use crate::game::event::Step;
 use crate::game::state::{ArmyOverflow, GameState, Positions, UnitCount};
 use crate::game::weekend::Weekend;
+use crate::game::Name;
 use crate::game::UnitKind;
 
 const CAPS: [Cap; 5] = [
@@ -109,8 +110,7 @@ fn remove(gs: &mut GameState, realm: &str, cap: Cap, n: u32) -> u32 {
 /// Empty army groups and fleets go, and no fleet carries an army that is gone.
 fn tidy(gs: &mut GameState) {
     gs.armies.retain(|a| !a.units.is_empty());
-    let armies: BTreeSet<(String, u32)> =
-        gs.armies.iter().map(|a| (a.owner.clone(), a.id)).collect();
+    let armies: BTreeSet<(Name, u32)> = gs.armies.iter().map(|a| (a.owner.clone(), a.id)).collect();
     for f in gs.fleets.iter_mut() {
         let owner = f.owner.clone();
         f.cargo.retain(|id| armies.contains(&(owner.clone(), *id)));

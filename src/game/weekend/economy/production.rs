@@ -13,7 +13,7 @@ use crate::game::{Resource, Resources, Square};
 pub(super) fn run(w: &mut Weekend) {
     let mut made: BTreeMap<String, (Resources, Vec<Square>)> = BTreeMap::new();
     for c in w.state.cities.iter_mut() {
-        let (got, idle) = made.entry(c.owner.clone()).or_default();
+        let (got, idle) = made.entry(c.owner.to_string()).or_default();
         if w.plundered.contains(&c.square) || (c.plundered && c.population == 0) {
             idle.push(c.square);
             continue;

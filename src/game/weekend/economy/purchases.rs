@@ -51,7 +51,10 @@ impl Book {
         };
         for (i, c) in gs.cities.iter().enumerate() {
             b.city_squares.insert(c.square);
-            b.realm_cities.entry(c.owner.clone()).or_default().push(i);
+            b.realm_cities
+                .entry(c.owner.to_string())
+                .or_default()
+                .push(i);
             // A square holds a city in one dimension at most (land or rock), so the
             // Evil's cities are found here too.
             b.cities.insert(c.square, i);
@@ -358,7 +361,7 @@ fn units(
             run.count.army_groups += 1;
             gs.armies.push(ArmyGroup {
                 id,
-                owner: run.realm.clone(),
+                owner: run.realm.as_str().into(),
                 square: sq,
                 dimension: gs.cities[own_city(gs, run, sq)?].dimension,
                 units: vec![new; count as usize],
@@ -433,7 +436,7 @@ fn ships(
             note(&mut run.book.fleets, &run.realm, sq, gs.fleets.len());
             gs.fleets.push(Fleet {
                 id,
-                owner: run.realm.clone(),
+                owner: run.realm.as_str().into(),
                 square: sq,
                 dimension: Dimension::Normal,
                 ships: vec![new; count as usize],
@@ -525,7 +528,7 @@ fn new_city(
     gs.cities.push(City {
         square: sq,
         name: sq.to_string(),
-        owner: run.realm.clone(),
+        owner: run.realm.as_str().into(),
         dimension: Dimension::Normal,
         population: 10,
         production: p,

@@ -76,7 +76,7 @@ impl<'a> Finder<'a> {
 pub(super) fn populations(gs: &GameState) -> BTreeMap<String, u32> {
     let mut m = BTreeMap::new();
     for c in &gs.cities {
-        let p: &mut u32 = m.entry(c.owner.clone()).or_default();
+        let p: &mut u32 = m.entry(c.owner.to_string()).or_default();
         *p = p.saturating_add(c.population);
     }
     m

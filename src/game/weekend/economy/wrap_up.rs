@@ -80,7 +80,7 @@ fn apply(gs: &mut GameState, names: &Names, i: usize, o: &Order) -> Option<Econo
                 r.friends.push(other.clone());
             }
             Some(EconomyEvent::Relation {
-                realm: realm.to_string(),
+                realm: realm.into(),
                 other,
                 friend,
             })
@@ -89,7 +89,7 @@ fn apply(gs: &mut GameState, names: &Names, i: usize, o: &Order) -> Option<Econo
             own_city(gs, realm, *city, false)?;
             gs.realms[i].capital = Some(*city);
             Some(EconomyEvent::Capital {
-                realm: realm.to_string(),
+                realm: realm.into(),
                 city: *city,
                 stand_in: false,
             })
@@ -98,7 +98,7 @@ fn apply(gs: &mut GameState, names: &Names, i: usize, o: &Order) -> Option<Econo
             own_city(gs, realm, *city, true)?;
             gs.realms[i].main_harbour = Some(*city);
             Some(EconomyEvent::MainHarbour {
-                realm: realm.to_string(),
+                realm: realm.into(),
                 city: *city,
                 stand_in: false,
             })
@@ -108,7 +108,7 @@ fn apply(gs: &mut GameState, names: &Names, i: usize, o: &Order) -> Option<Econo
             r.trade_wishes.buy = buy.iter().copied().take(2).collect();
             r.trade_wishes.sell = sell.iter().copied().take(2).collect();
             Some(EconomyEvent::TradeWishes {
-                realm: realm.to_string(),
+                realm: realm.into(),
                 buy: r.trade_wishes.buy.clone(),
                 sell: r.trade_wishes.sell.clone(),
             })
@@ -142,7 +142,7 @@ fn stand_ins(w: &mut Weekend) {
         .iter()
         .filter(|c| c.dimension == Dimension::Normal)
     {
-        seats.entry(c.owner.clone()).or_default().push(Seat {
+        seats.entry(c.owner.to_string()).or_default().push(Seat {
             square: c.square,
             population: c.population,
             coastal: c.coastal,
@@ -207,7 +207,10 @@ fn sync_city_flags(gs: &mut GameState) {
         .map(|r| (r.name.clone(), (r.capital, r.main_harbour)))
         .collect();
     for c in gs.cities.iter_mut() {
-        let (capital, harbour) = choices.get(&c.owner).copied().unwrap_or((None, None));
+        let (capital, harbour) = choices
+            .get(c.owner.as_str())
+            .copied()
+            .unwrap_or((None, None));
         let normal = c.dimension == Dimension::Normal;
         c.capital = normal && capital == Some(c.square);
         c.harbour = normal && harbour == Some(c.square);

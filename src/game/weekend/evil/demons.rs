@@ -33,7 +33,7 @@ pub(super) fn leashed(w: &mut Weekend, realm: &str, army: u32, to: Square) -> bo
         return false;
     }
     let ev = EvilEvent::Leash {
-        realm: realm.to_string(),
+        realm: realm.into(),
         army,
         square: to,
         leash,

@@ -52,7 +52,7 @@ pub fn lava_roll(w: &mut Weekend, dice: &mut Dice, realm: &str, army: u32, squar
         Step::Movement,
         vec![realm.to_string()],
         EvilEvent::Lava {
-            realm: realm.to_string(),
+            realm: realm.into(),
             army,
             square,
             roll,

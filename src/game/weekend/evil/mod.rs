@@ -26,6 +26,7 @@ use super::Weekend;
 use crate::game::event::{Step, What};
 use crate::game::orders::{Group, Outcome};
 use crate::game::state::{ArmyGroup, City, Dimension, GameState};
+use crate::game::Name;
 use crate::game::{Resources, Square, UnitKind};
 
 /// What the Evil's rules did, as data.
@@ -35,7 +36,7 @@ pub enum EvilEvent {
     /// R-EVIL-3: the lava roll (d10, 1–2 kills) for an army entering a lava square;
     /// `lost` is the unit that died, the last in its cannon-fodder order.
     Lava {
-        realm: String,
+        realm: Name,
         army: u32,
         square: Square,
         roll: u32,
@@ -43,20 +44,20 @@ pub enum EvilEvent {
     },
     /// R-EVIL-15: the army went through the portal on `square` into `to`.
     ThroughPortal {
-        realm: String,
+        realm: Name,
         army: u32,
         square: Square,
         to: Dimension,
     },
     /// R-EVIL-15: no troops pass a portal in the round it was opened.
     PortalTooNew {
-        realm: String,
+        realm: Name,
         army: u32,
         square: Square,
     },
     /// R-EVIL-11/17: demons stay within `leash` squares of a portal.
     Leash {
-        realm: String,
+        realm: Name,
         army: u32,
         square: Square,
         leash: u16,
@@ -76,13 +77,13 @@ pub enum EvilEvent {
     },
     /// R-EVIL-19: a portal in the realm's land, as the realm sees it.
     PortalSeen {
-        realm: String,
+        realm: Name,
         square: Square,
         closes_after_round: Option<u32>,
     },
     /// R-EVIL-6/8: an army stopped on a treasure; `found` on 1–7.
     TreasureFound {
-        realm: String,
+        realm: Name,
         army: u32,
         square: Square,
         roll: u32,
@@ -90,7 +91,7 @@ pub enum EvilEvent {
     },
     /// R-EVIL-8 result 8: the GM decides (seen by no realm; the GM is told).
     TreasureForGm {
-        realm: String,
+        realm: Name,
         army: u32,
         square: Square,
     },
@@ -100,14 +101,14 @@ pub enum EvilEvent {
     },
     /// R-EVIL-6: carried treasure credited in one of the realm's cities.
     TreasureCredited {
-        realm: String,
+        realm: Name,
         army: u32,
         city: Square,
         resources: Resources,
     },
     /// Rulings 55: the army carrying it is gone, and so is the treasure.
     TreasureLost {
-        realm: String,
+        realm: Name,
         army: u32,
         resources: Resources,
     },
@@ -116,8 +117,8 @@ pub enum EvilEvent {
     Plundered {
         square: Square,
         city: String,
-        attacker: String,
-        defender: String,
+        attacker: Name,
+        defender: Name,
         production: Resources,
         population: u32,
         into: Option<Square>,
@@ -126,15 +127,15 @@ pub enum EvilEvent {
     /// R-EVIL-12: razing costs the razer 5 of each crystal; `paid` false when it
     /// could not pay, and the city was plundered instead.
     RazeCost {
-        realm: String,
+        realm: Name,
         square: Square,
         cost: Resources,
         paid: bool,
     },
     /// R-EVIL-19: an army within sight, with its units.
     Sighted {
-        realm: String,
-        owner: String,
+        realm: Name,
+        owner: Name,
         army: u32,
         square: Square,
         dimension: Dimension,
@@ -142,15 +143,15 @@ pub enum EvilEvent {
     },
     /// R-EVIL-19: a city seen from the Evil dimension.
     CitySighted {
-        realm: String,
-        owner: String,
+        realm: Name,
+        owner: Name,
         square: Square,
         name: String,
     },
 }
 
 /// Record an Evil event seen by `seen_by`.
-fn emit(w: &mut Weekend, step: Step, seen_by: Vec<String>, ev: EvilEvent) {
+fn emit<S: Into<Name>>(w: &mut Weekend, step: Step, seen_by: Vec<S>, ev: EvilEvent) {
     w.emit(step, seen_by, What::Evil(ev));
 }
 

@@ -12,6 +12,7 @@ use crate::game::{Resources, Square};
 
 use super::super::Weekend;
 use super::{emit, EvilEvent};
+use crate::game::Name;
 
 /// VP the winner takes from the loser (R-EVIL-12).
 pub const VP_EVIL_PLUNDER: i64 = 25;
@@ -53,7 +54,7 @@ fn pay_raze(w: &mut Weekend, attacker: &str, square: Square) -> bool {
         ok
     });
     let ev = EvilEvent::RazeCost {
-        realm: attacker.to_string(),
+        realm: attacker.into(),
         square,
         cost,
         paid,
@@ -98,12 +99,12 @@ fn plunder(w: &mut Weekend, attacker: &str, city: &City) {
     let ev = EvilEvent::Plundered {
         square: city.square,
         city: city.name.clone(),
-        attacker: attacker.to_string(),
+        attacker: attacker.into(),
         defender: defender.clone(),
         production: city.production,
         population,
         into,
         vp: VP_EVIL_PLUNDER,
     };
-    emit(w, Step::Combat, vec![attacker.to_string(), defender], ev);
+    emit(w, Step::Combat, vec![Name::from(attacker), defender], ev);
 }

@@ -23,7 +23,7 @@ pub(super) fn pass(w: &mut Weekend, realm: &str, army: u32, sq: Square) -> bool 
     };
     if portal.opened_round >= w.round() {
         let ev = EvilEvent::PortalTooNew {
-            realm: realm.to_string(),
+            realm: realm.into(),
             army,
             square: sq,
         };
@@ -39,7 +39,7 @@ pub(super) fn pass(w: &mut Weekend, realm: &str, army: u32, sq: Square) -> bool 
     };
     w.state.armies[i].dimension = to;
     let ev = EvilEvent::ThroughPortal {
-        realm: realm.to_string(),
+        realm: realm.into(),
         army,
         square: sq,
         to,
@@ -60,8 +60,8 @@ pub(super) fn viewers(gs: &GameState, sq: Square) -> Vec<String> {
             m.and_then(|m| m.portal.as_ref())
                 .map(|p| p.opened_by.clone()),
         )
-        .chain(m.and_then(|m| m.owner.clone()))
-        .chain(m.and_then(|m| m.evil_owner.clone()));
+        .chain(m.and_then(|m| m.owner.as_deref().map(str::to_string)))
+        .chain(m.and_then(|m| m.evil_owner.as_deref().map(str::to_string)));
     for n in names {
         if !out.contains(&n) {
             out.push(n);

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::game::event::Step;
 use crate::game::hash::FastMap;
 use crate::game::state::{Dimension, GameState};
+use crate::game::Name;
 use crate::game::{Square, UnitKind};
 
 use super::super::Weekend;
@@ -134,7 +135,7 @@ impl<'g> Seen<'g> {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Sightings {
     pub armies: Vec<(u32, usize)>,
-    pub cities: BTreeSet<(String, Square)>,
+    pub cities: BTreeSet<(Name, Square)>,
 }
 
 /// The sight rule of R-EVIL-19 on `gs` (pure; see [`Sightings`]).
@@ -148,14 +149,14 @@ fn sightings_near(gs: &GameState, portals: &[Square]) -> Sightings {
         return Sightings::default();
     };
     let ix = index(gs);
-    let evil_cities: BTreeMap<Square, String> = gs
+    let evil_cities: BTreeMap<Square, Name> = gs
         .cities
         .iter()
         .filter(|c| c.dimension == Dimension::Evil)
         .map(|c| (c.square, c.owner.clone()))
         .collect();
     let mut seen = Seen::new(gs);
-    let mut cities: BTreeSet<(String, Square)> = BTreeSet::new();
+    let mut cities: BTreeSet<(Name, Square)> = BTreeSet::new();
     let mut normal_cities = CityOwners::default();
     for c in gs.cities.iter() {
         if c.dimension == Dimension::Normal && c.owner != evil {
@@ -229,10 +230,10 @@ fn near_portal(
 
 fn in_the_evil_dimension(
     gs: &GameState,
-    (ix, evil_cities, evil): (&Index, &BTreeMap<Square, String>, &str),
+    (ix, evil_cities, evil): (&Index, &BTreeMap<Square, Name>, &str),
     me: usize,
     seen: &mut Seen,
-    cities: &mut BTreeSet<(String, Square)>,
+    cities: &mut BTreeSet<(Name, Square)>,
 ) {
     let a = &gs.armies[me];
     let mut evil_near = false;
@@ -286,9 +287,9 @@ fn runs(units: &[crate::game::state::Unit]) -> Vec<(UnitKind, u32)> {
     out
 }
 
-fn tell(w: &mut Weekend, seen: Vec<(u32, usize)>, cities: BTreeSet<(String, Square)>) {
+fn tell(w: &mut Weekend, seen: Vec<(u32, usize)>, cities: BTreeSet<(Name, Square)>) {
     for (k, i) in seen {
-        let realm = w.state.realms[k as usize].name.clone();
+        let realm = w.name_at(k as usize);
         let a = &w.state.armies[i];
         let ev = EvilEvent::Sighted {
             realm: realm.clone(),

@@ -7,6 +7,7 @@
 use crate::game::dice::Dice;
 use crate::game::event::Step;
 use crate::game::state::{Dimension, EvilTerrain, GameState};
+use crate::game::Name;
 use crate::game::{Resource, Resources, Square};
 
 use super::super::military::army_index;
@@ -29,7 +30,7 @@ pub fn table(roll: u32) -> Option<(Resource, u32)> {
 
 /// After step 4, with the given dice: every normal army on a treasure picks it up.
 pub fn pick_up_with(w: &mut Weekend, mut dice: Dice) {
-    let finders: Vec<(String, u32, Square)> = w
+    let finders: Vec<(Name, u32, Square)> = w
         .state
         .armies
         .iter()
@@ -61,7 +62,7 @@ fn take(w: &mut Weekend, dice: &mut Dice, realm: &str, army: u32, square: Square
         m.treasure = false;
     }
     let ev = EvilEvent::TreasureFound {
-        realm: realm.to_string(),
+        realm: realm.into(),
         army,
         square,
         roll,
@@ -70,11 +71,11 @@ fn take(w: &mut Weekend, dice: &mut Dice, realm: &str, army: u32, square: Square
     emit(w, Step::Combat, vec![realm.to_string()], ev);
     if table(roll).is_none() {
         let ev = EvilEvent::TreasureForGm {
-            realm: realm.to_string(),
+            realm: realm.into(),
             army,
             square,
         };
-        emit(w, Step::Combat, Vec::new(), ev);
+        emit(w, Step::Combat, Vec::<Name>::new(), ev);
     }
     respawn(w, dice, square);
 }
@@ -123,7 +124,7 @@ pub fn credit(w: &mut Weekend) {
     if !w.state.armies.iter().any(|a| !a.treasure.is_zero()) {
         return;
     }
-    let own: std::collections::BTreeMap<Square, String> = w
+    let own: std::collections::BTreeMap<Square, Name> = w
         .state
         .cities
         .iter()
@@ -156,7 +157,7 @@ pub fn credit(w: &mut Weekend) {
 
 /// Rulings 55: treasure carried by an army that is gone is lost.
 pub(super) fn lost(w: &mut Weekend) {
-    let gone: Vec<(String, u32, Resources)> = w
+    let gone: Vec<(Name, u32, Resources)> = w
         .start
         .armies
         .iter()

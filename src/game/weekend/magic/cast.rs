@@ -11,6 +11,7 @@ use crate::game::orders::{GroupSel, Target};
 use crate::game::state::{Dimension, GameState, GroupRef, SpellEffect, SpellTarget};
 use crate::game::weekend::military::{self, index::Index};
 use crate::game::weekend::Weekend;
+use crate::game::Name;
 use crate::game::{Resources, Spell, Square};
 
 /// What a cast acts on, found in the state.
@@ -37,9 +38,9 @@ pub(super) fn victim(gs: &GameState, caster: &str, aim: &Aim) -> Option<String> 
     match aim {
         Aim::Own => Some(caster.to_string()),
         Aim::Realm(r) => Some(r.clone()),
-        Aim::City(i) => Some(gs.cities[*i].owner.clone()),
-        Aim::Army(i) | Aim::Teleport(i, _) => Some(gs.armies[*i].owner.clone()),
-        Aim::Fleet(i) => Some(gs.fleets[*i].owner.clone()),
+        Aim::City(i) => Some(gs.cities[*i].owner.to_string()),
+        Aim::Army(i) | Aim::Teleport(i, _) => Some(gs.armies[*i].owner.to_string()),
+        Aim::Fleet(i) => Some(gs.fleets[*i].owner.to_string()),
         Aim::Square(_) | Aim::All => None,
     }
 }
@@ -50,10 +51,10 @@ pub(super) fn victim(gs: &GameState, caster: &str, aim: &Aim) -> Option<String> 
 pub(super) struct Cx {
     pub done: BTreeSet<(String, Spell)>,
     pub ix: Index,
-    pub portals: BTreeSet<String>,
+    pub portals: BTreeSet<Name>,
     /// Groups emptied this step, by (owner, number); removed once at its end.
-    pub dead_armies: BTreeSet<(String, u32)>,
-    pub dead_fleets: BTreeSet<(String, u32)>,
+    pub dead_armies: BTreeSet<(Name, u32)>,
+    pub dead_fleets: BTreeSet<(Name, u32)>,
 }
 
 impl Cx {
@@ -264,10 +265,10 @@ fn allowed(gs: &GameState, cx: &Cx, l: &Line, aim: &Aim) -> Result<(), Why> {
         return Ok(());
     };
     let evil = |r: &str| cx.ix.realm(gs, r).is_some_and(|x| x.is_evil);
-    if evil(&l.realm) && !evil(&v) && !cx.portals.contains(&v) {
+    if evil(&l.realm) && !evil(&v) && !cx.portals.contains(v.as_str()) {
         return Err(Why::NoPortal { realm: v });
     }
-    if !evil(&l.realm) && evil(&v) && !cx.portals.contains(&l.realm) {
+    if !evil(&l.realm) && evil(&v) && !cx.portals.contains(l.realm.as_str()) {
         return Err(Why::NoPortal {
             realm: l.realm.clone(),
         });

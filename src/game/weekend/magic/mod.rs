@@ -23,6 +23,7 @@ use super::Weekend;
 use crate::game::dice::Dice;
 use crate::game::event::{Step, What};
 use crate::game::orders::{Group, Order, Target};
+use crate::game::Name;
 use crate::game::{Resource, Resources, Spell, Square};
 
 /// What the magic step did, as data.
@@ -73,7 +74,7 @@ pub enum Effect {
     Boosted { resource: Resource, amount: u32 },
     /// Whirlwind, Waterway, Attack, Defence: the group's gift for this weekend.
     GroupBlessed {
-        owner: String,
+        owner: Name,
         group: Group,
         amount: u32,
     },
@@ -82,7 +83,7 @@ pub enum Effect {
     /// Fireball or Whirlpool: one unit or ship of `owner`'s group on `square`; the
     /// army units that drowned with a fleet that sank.
     Killed {
-        owner: String,
+        owner: Name,
         square: Square,
         piece: crate::game::orders::Piece,
         drowned: u64,
@@ -92,7 +93,7 @@ pub enum Effect {
     Teleported {
         army: u32,
         to: Square,
-        enemy: Option<String>,
+        enemy: Option<Name>,
     },
     /// Swamp (armies) or Storm (ships): no attacks in `realm` this weekend.
     NoAttacks { realm: String, naval: bool },
@@ -217,7 +218,7 @@ fn lines(w: &Weekend) -> Vec<Line> {
     out
 }
 
-pub(crate) fn tell(w: &mut Weekend, seen_by: Vec<String>, ev: MagicEvent) {
+pub(crate) fn tell<S: Into<Name>>(w: &mut Weekend, seen_by: Vec<S>, ev: MagicEvent) {
     w.emit(Step::Magic, seen_by, What::Magic(ev));
 }
 
@@ -228,7 +229,7 @@ pub fn attack_stopped(w: &mut Weekend, realm: &str, group: Group, square: Square
         return false;
     };
     let ev = MagicEvent::AttackStopped {
-        realm: realm.to_string(),
+        realm: realm.into(),
         group,
         square,
         spell,

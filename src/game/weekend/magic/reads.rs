@@ -24,8 +24,8 @@ impl Key {
         match t {
             SpellTarget::Realm(r) => Key::Realm(r.clone()),
             SpellTarget::City(sq) => Key::City(*sq),
-            SpellTarget::Group(GroupRef::Army { owner, id }) => Key::Army(owner.clone(), *id),
-            SpellTarget::Group(GroupRef::Fleet { owner, id }) => Key::Fleet(owner.clone(), *id),
+            SpellTarget::Group(GroupRef::Army { owner, id }) => Key::Army(owner.to_string(), *id),
+            SpellTarget::Group(GroupRef::Fleet { owner, id }) => Key::Fleet(owner.to_string(), *id),
             SpellTarget::Square(sq) => Key::Square(*sq),
         }
     }
@@ -112,11 +112,14 @@ pub fn victim_of(gs: &GameState, target: &SpellTarget) -> Option<String> {
             .cities
             .iter()
             .find(|c| c.square == *sq)
-            .map(|c| c.owner.clone()),
+            .map(|c| c.owner.to_string()),
         SpellTarget::Group(GroupRef::Army { owner, .. } | GroupRef::Fleet { owner, .. }) => {
-            Some(owner.clone())
+            Some(owner.to_string())
         }
-        SpellTarget::Square(sq) => gs.map.get(*sq).and_then(|m| m.owner.clone()),
+        SpellTarget::Square(sq) => gs
+            .map
+            .get(*sq)
+            .and_then(|m| m.owner.as_deref().map(str::to_string)),
     }
 }
 

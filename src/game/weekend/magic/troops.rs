@@ -12,6 +12,7 @@ use crate::game::orders::{Group, Piece};
 use crate::game::state::{Dimension, GameState, GroupRef, Portal, SpellTarget, Terrain};
 use crate::game::weekend::military::{self, index, MilitaryEvent, MoveStop};
 use crate::game::weekend::Weekend;
+use crate::game::Name;
 use crate::game::{Spell, Square};
 
 /// The spells this file carries out.
@@ -86,7 +87,7 @@ fn bless(w: &mut Weekend, l: &Line, aim: &Aim, conjurer: u32) -> Effect {
             group: Some(group),
         },
         _ => Effect::GroupBlessed {
-            owner,
+            owner: owner.into(),
             group,
             amount: match l.spell {
                 Spell::Virvelvind => 1,
@@ -164,7 +165,7 @@ fn sink(gs: &mut GameState, cx: &mut Cx, i: usize) -> u64 {
 
 /// Remove the groups emptied this step, in one pass each (the end of step 2).
 pub(super) fn sweep(gs: &mut GameState, cx: &mut Cx) {
-    let key = |o: &str, id: u32| (o.to_string(), id);
+    let key = |o: &Name, id: u32| (o.clone(), id);
     if !cx.dead_fleets.is_empty() {
         let dead = &cx.dead_fleets;
         gs.fleets
@@ -250,7 +251,7 @@ fn friends(gs: &GameState, a: &str, b: &str) -> bool {
 fn armageddon(w: &mut Weekend, cx: &mut Cx, caster: &str) -> Effect {
     let fleets_too = w.settings.spells.armageddon_fleets;
     let spared = spared(w, caster);
-    let mut lost: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    let mut lost: BTreeMap<Name, (u64, u64)> = BTreeMap::new();
     for a in w.state.armies.iter_mut() {
         if spared.contains(&(a.owner.clone(), Group::Army(a.id))) || a.units.is_empty() {
             continue;
@@ -294,11 +295,11 @@ fn armageddon(w: &mut Weekend, cx: &mut Cx, caster: &str) -> Effect {
                 w,
                 Spell::Armageddon,
                 caster,
-                SpellTarget::Realm(realm.clone()),
+                SpellTarget::Realm(realm.to_string()),
             );
         }
         let ev = MagicEvent::Suffered {
-            realm: realm.clone(),
+            realm: realm.to_string(),
             spell: Spell::Armageddon,
             effect: Effect::Armageddon { units: u, ships: s },
         };
@@ -308,7 +309,7 @@ fn armageddon(w: &mut Weekend, cx: &mut Cx, caster: &str) -> Effect {
 }
 
 /// The groups Antimagic keeps out of `caster`'s Armageddon.
-fn spared(w: &Weekend, caster: &str) -> BTreeSet<(String, Group)> {
+fn spared(w: &Weekend, caster: &str) -> BTreeSet<(Name, Group)> {
     let gs = &w.state;
     let armies = gs.armies.iter().map(|a| {
         let r = GroupRef::Army {

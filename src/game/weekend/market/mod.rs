@@ -219,14 +219,14 @@ fn tally(gs: &GameState) -> BTreeMap<String, Tally> {
     }
     let len = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     for a in &gs.armies {
-        let t = m.entry(a.owner.clone()).or_default();
+        let t = m.entry(a.owner.to_string()).or_default();
         let elementals = a.units.iter().filter(|u| u.kind.is_elemental()).count();
         t.counted = t.counted.saturating_add(len(a.units.len()));
         t.elementals = t.elementals.saturating_add(len(elementals));
         t.army_groups = t.army_groups.saturating_add(1);
     }
     for f in &gs.fleets {
-        let t = m.entry(f.owner.clone()).or_default();
+        let t = m.entry(f.owner.to_string()).or_default();
         t.counted = t.counted.saturating_add(len(f.ships.len()));
     }
     for s in gs.spies.iter().filter(|s| s.state == SpyState::Waiting) {
@@ -234,7 +234,7 @@ fn tally(gs: &GameState) -> BTreeMap<String, Tally> {
         t.counted = t.counted.saturating_add(1);
     }
     for c in &gs.cities {
-        let t = m.entry(c.owner.clone()).or_default();
+        let t = m.entry(c.owner.to_string()).or_default();
         t.population = t.population.saturating_add(c.population);
     }
     m

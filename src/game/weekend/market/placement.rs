@@ -45,13 +45,13 @@ impl Book {
             .iter()
             .filter(|c| c.dimension == Dimension::Normal)
         {
-            b.cities.insert(c.square, c.owner.clone());
+            b.cities.insert(c.square, c.owner.to_string());
         }
         for (i, a) in gs.armies.iter().enumerate() {
-            let id = b.ids.entry(a.owner.clone()).or_default();
+            let id = b.ids.entry(a.owner.to_string()).or_default();
             *id = (*id).max(a.id);
             if a.dimension == Dimension::Normal && !aboard.contains(&(a.owner.as_str(), a.id)) {
-                b.armies.entry((a.owner.clone(), a.square)).or_insert(i);
+                b.armies.entry((a.owner.to_string(), a.square)).or_insert(i);
             }
         }
         b
@@ -146,7 +146,7 @@ fn place(
     book.armies.insert(key, gs.armies.len());
     gs.armies.push(ArmyGroup {
         id,
-        owner: realm,
+        owner: realm.into(),
         square: city,
         dimension: Dimension::Normal,
         units: vec![new; count as usize],

@@ -108,7 +108,7 @@ fn plunder(w: &mut Weekend, attacker: &str, city: &City) {
         What::Military(MilitaryEvent::CityPlundered {
             square: city.square,
             city: city.name.clone(),
-            attacker: attacker.to_string(),
+            attacker: attacker.into(),
             defender,
             production: city.production,
             taken,
@@ -126,7 +126,7 @@ fn takeover(w: &mut Weekend, ix: &Index, attacker: &str, city: &City) {
     };
     if let Some(ci) = ix.city_on(&w.state, city.square, |_| true) {
         let c = &mut w.state.cities[ci];
-        c.owner = attacker.to_string();
+        c.owner = attacker.into();
         c.capital = false;
         c.harbour = false;
     }
@@ -135,7 +135,7 @@ fn takeover(w: &mut Weekend, ix: &Index, attacker: &str, city: &City) {
     let round = w.round();
     w.state.conquests.push(Conquest {
         square: city.square,
-        from: defender.clone(),
+        from: defender.to_string(),
         to: attacker.to_string(),
         round,
     });
@@ -145,7 +145,7 @@ fn takeover(w: &mut Weekend, ix: &Index, attacker: &str, city: &City) {
         What::Military(MilitaryEvent::CityTakenOver {
             square: city.square,
             city: city.name.clone(),
-            attacker: attacker.to_string(),
+            attacker: attacker.into(),
             defender: defender.clone(),
             capital: city.capital,
             vp_won: won,
@@ -171,7 +171,7 @@ fn raze(w: &mut Weekend, attacker: &str, city: &City) {
         What::Military(MilitaryEvent::CityRazed {
             square: city.square,
             city: city.name.clone(),
-            attacker: attacker.to_string(),
+            attacker: attacker.into(),
             defender,
             capital: city.capital,
             vp_lost: lost,
@@ -197,7 +197,7 @@ fn fleets_must_leave(w: &mut Weekend, defender: &str, square: Square) {
             Step::Combat,
             vec![defender.to_string()],
             What::Military(MilitaryEvent::FleetMustLeave {
-                realm: defender.to_string(),
+                realm: defender.into(),
                 fleet,
                 square,
                 by_round,

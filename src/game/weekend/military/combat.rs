@@ -19,18 +19,19 @@ use super::super::{evil, magic, Weekend};
 use super::forces::{self, Tagged};
 use super::index::{self, Index};
 use super::{cities, AttackRefusal, BattleReport, MilitaryEvent, MoveStop};
+use crate::game::Name;
 
 /// One attack order, with the index of its form (earliest first).
 #[derive(Debug, Clone)]
 struct Attack {
-    realm: String,
+    realm: Name,
     group: Group,
     square: Square,
     outcome: Option<Outcome>,
     wave: Option<Wave>,
     /// For troops that met others (in step 3 or on arrival): the realm met. The fight
     /// is with its troops only, never for a city on the square.
-    against: Option<String>,
+    against: Option<Name>,
 }
 
 /// Troops that arrived on enemies by invitation attack them (R-INV-5): a land battle
@@ -45,12 +46,12 @@ pub(super) fn arrival(
     enemy: &str,
 ) {
     let a = Attack {
-        realm: realm.to_string(),
+        realm: realm.into(),
         group,
         square,
         outcome: None,
         wave: None,
-        against: Some(enemy.to_string()),
+        against: Some(enemy.into()),
     };
     let mut ctx = Ctx::default();
     if group.is_army() {
@@ -65,8 +66,8 @@ pub(super) fn arrival(
 /// fought moves no further, R-MOVE-6, so it attacks once).
 #[derive(Default)]
 struct Ctx {
-    support: BTreeMap<(String, Square), u64>,
-    fought: BTreeSet<(String, Group)>,
+    support: BTreeMap<(Name, Square), u64>,
+    fought: BTreeSet<(Name, Group)>,
 }
 
 pub fn run(w: &mut Weekend, dice: &mut Dice) {
@@ -136,7 +137,7 @@ fn merge_all(w: &mut Weekend) {
                 Step::Combat,
                 vec![realm.clone()],
                 What::Military(MilitaryEvent::Merged {
-                    realm: realm.clone(),
+                    realm: realm.as_str().into(),
                     group: Group::Army(group),
                     other,
                 }),
@@ -207,7 +208,7 @@ fn collect(w: &Weekend, ix: &Index) -> Vec<Attack> {
             } = o
             {
                 out.push(Attack {
-                    realm: form.realm.clone(),
+                    realm: form.realm.as_str().into(),
                     group: *group,
                     square: *square,
                     outcome: *outcome,
@@ -283,7 +284,7 @@ fn mark_fought(gs: &mut GameState, ix: &Index, realms: &[&str]) {
 
 /// The land attacks on one target: realm by realm in form order, joint attacks refused.
 fn target(w: &mut Weekend, ix: &mut Index, dice: &mut Dice, on: &[&Attack], ctx: &mut Ctx) {
-    let mut attackers: Vec<String> = Vec::new();
+    let mut attackers: Vec<Name> = Vec::new();
     for a in on {
         if attackers.contains(&a.realm) {
             continue;
@@ -294,7 +295,13 @@ fn target(w: &mut Weekend, ix: &mut Index, dice: &mut Dice, on: &[&Attack], ctx:
             .cloned()
         {
             for b in on.iter().filter(|b| b.realm == a.realm) {
-                refuse(w, b, AttackRefusal::JointAttack { with: ally.clone() });
+                refuse(
+                    w,
+                    b,
+                    AttackRefusal::JointAttack {
+                        with: ally.to_string(),
+                    },
+                );
             }
             attackers.push(a.realm.clone());
             continue;
@@ -365,11 +372,11 @@ fn land_defence(
     ix: &Index,
     attacker: (&str, Dimension),
     square: Square,
-    against: Option<&str>,
-) -> (Option<String>, Vec<u32>) {
+    against: Option<&Name>,
+) -> (Option<Name>, Vec<u32>) {
     let (attacker, dim) = attacker;
     let city_owner = match against {
-        Some(enemy) => Some(enemy.to_string()),
+        Some(enemy) => Some(enemy.clone()),
         None => ix
             .city_on(gs, square, |c| c.owner != attacker && c.dimension == dim)
             .map(|c| gs.cities[c].owner.clone()),
@@ -451,13 +458,8 @@ fn land(
     });
     let (_, fighting) = ready(w, a, found, |u: &Unit| u.built_round)?;
     let dim = evil::dimension_of(&w.state, &a.realm, a.group.id());
-    let (defender, def_ids) = land_defence(
-        &w.state,
-        ix,
-        (&a.realm, dim),
-        a.square,
-        a.against.as_deref(),
-    );
+    let (defender, def_ids) =
+        land_defence(&w.state, ix, (&a.realm, dim), a.square, a.against.as_ref());
     let city = ix
         .city_on(&w.state, a.square, |c| {
             c.owner != a.realm && a.against.is_none() && c.dimension == dim
@@ -467,7 +469,7 @@ fn land(
         refuse(w, a, AttackRefusal::NoEnemy);
         return None;
     }
-    let def_groups: Vec<(String, u32)> = def_ids
+    let def_groups: Vec<(Name, u32)> = def_ids
         .iter()
         .map(|id| (defender.clone().unwrap_or_default(), *id))
         .collect();
@@ -556,13 +558,13 @@ fn defending_units(gs: &GameState, realm: &str, ids: &[u32]) -> Vec<Tagged<Unit>
 
 /// Tell a battle to the realms that fought it, and mark them as having fought.
 fn emit_battle(w: &mut Weekend, ix: &Index, report: BattleReport) {
-    let parties: Vec<String> = std::iter::once(report.attacker.clone())
+    let parties: Vec<Name> = std::iter::once(report.attacker.clone())
         .chain(report.defender.clone())
         .collect();
     mark_fought(
         &mut w.state,
         ix,
-        &parties.iter().map(String::as_str).collect::<Vec<_>>(),
+        &parties.iter().map(Name::as_str).collect::<Vec<_>>(),
     );
     w.emit(
         Step::Combat,
@@ -671,7 +673,7 @@ fn naval(w: &mut Weekend, ix: &mut Index, dice: &mut Dice, a: &Attack, ctx: &mut
         .map(|f| f.id)
         .collect();
     def_ids.sort_unstable();
-    let def_groups: Vec<(String, u32)> = def_ids.iter().map(|id| (enemy.clone(), *id)).collect();
+    let def_groups: Vec<(Name, u32)> = def_ids.iter().map(|id| (enemy.clone(), *id)).collect();
     let def_ships: Vec<Tagged<crate::game::state::Ship>> = def_ids
         .iter()
         .enumerate()
@@ -766,9 +768,9 @@ fn drown(w: &mut Weekend, owner: &str, id: u32) {
     if lost > 0 {
         w.emit(
             Step::Combat,
-            vec![owner.to_string()],
+            vec![owner],
             What::Military(MilitaryEvent::CargoLost {
-                realm: owner.to_string(),
+                realm: owner.into(),
                 fleet: id,
                 units: lost,
                 fleet_sunk: sunk,

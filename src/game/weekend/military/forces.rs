@@ -5,6 +5,7 @@
 use crate::game::combat::Line;
 use crate::game::orders::Piece;
 use crate::game::state::{ArmyGroup, Fleet, GameState, RuleSettings, Ship, Unit};
+use crate::game::Name;
 use crate::game::Square;
 
 /// A unit or ship with the index of the group it belongs to.
@@ -195,7 +196,7 @@ pub fn lose_army(gs: &mut GameState, realm: &str, id: u32) {
 
 /// Keep only `kept` of the tagged units, writing each back to its group; empty groups
 /// go (with their places aboard).
-pub fn write_back_armies(gs: &mut GameState, groups: &[(String, u32)], kept: &[Tagged<Unit>]) {
+pub fn write_back_armies(gs: &mut GameState, groups: &[(Name, u32)], kept: &[Tagged<Unit>]) {
     for (gi, (owner, id)) in groups.iter().enumerate() {
         let units: Vec<Unit> = kept
             .iter()
@@ -214,9 +215,9 @@ pub fn write_back_armies(gs: &mut GameState, groups: &[(String, u32)], kept: &[T
 /// fleet `(owner, id, sunk)` for the cargo check.
 pub fn write_back_fleets(
     gs: &mut GameState,
-    groups: &[(String, u32)],
+    groups: &[(Name, u32)],
     kept: &[Tagged<Ship>],
-) -> Vec<(String, u32, bool)> {
+) -> Vec<(Name, u32, bool)> {
     let mut out = Vec::new();
     for (gi, (owner, id)) in groups.iter().enumerate() {
         let ships: Vec<Ship> = kept
@@ -337,7 +338,8 @@ mod tests {
         let mut gs = crate::game::load_scenario(include_str!("../../../../scenarios/demo.yaml"))
             .expect("demo");
         sort(&mut gs);
-        let all: Vec<(String, u32)> = gs.armies.iter().map(|a| (a.owner.clone(), a.id)).collect();
+        let all: Vec<(crate::game::Name, u32)> =
+            gs.armies.iter().map(|a| (a.owner.clone(), a.id)).collect();
         for (o, id) in &all {
             assert!(placed_at(&gs, o, *id).is_some(), "{o} {id}");
         }

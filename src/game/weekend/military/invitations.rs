@@ -51,7 +51,7 @@ fn refuse(w: &mut Weekend, realm: &str, group: Group, reason: InvitationRefusal)
         Step::Invitations,
         vec![realm.to_string()],
         What::Military(MilitaryEvent::InvitationRefused {
-            realm: realm.to_string(),
+            realm: realm.into(),
             group,
             reason,
         }),
@@ -87,10 +87,10 @@ fn arrive(w: &mut Weekend, ix: &mut Index, dice: &mut Dice, realm: &str, from: &
         Step::Invitations,
         vec![realm.to_string(), inv.from.clone()],
         What::Military(MilitaryEvent::Arrived {
-            realm: realm.to_string(),
+            realm: realm.into(),
             group,
             square: inv.square,
-            inviter: Some(inv.from.clone()),
+            inviter: Some(inv.from.as_str().into()),
         }),
     );
     let enemy = movement::enemy_on(&w.state, ix, realm, inv.square, group.is_army())
@@ -125,8 +125,8 @@ pub fn home(w: &mut Weekend) {
         .iter()
         .filter(|h| h.valid_until_round >= round)
         .map(|h| match &h.target {
-            GroupRef::Army { owner, id } => (owner.clone(), Group::Army(*id)),
-            GroupRef::Fleet { owner, id } => (owner.clone(), Group::Fleet(*id)),
+            GroupRef::Army { owner, id } => (owner.to_string(), Group::Army(*id)),
+            GroupRef::Fleet { owner, id } => (owner.to_string(), Group::Fleet(*id)),
         })
         .collect();
     for f in &w.orders.forms {
@@ -173,7 +173,7 @@ fn come_home(w: &mut Weekend, ix: &mut Index, realm: &str, group: Group) {
         Step::HomeInvitations,
         vec![realm.to_string()],
         What::Military(MilitaryEvent::Arrived {
-            realm: realm.to_string(),
+            realm: realm.into(),
             group,
             square,
             inviter: None,
@@ -186,7 +186,7 @@ fn home_refused(w: &mut Weekend, realm: &str, group: Group, reason: InvitationRe
         Step::HomeInvitations,
         vec![realm.to_string()],
         What::Military(MilitaryEvent::InvitationRefused {
-            realm: realm.to_string(),
+            realm: realm.into(),
             group,
             reason,
         }),

@@ -29,6 +29,7 @@ use super::Weekend;
 use crate::game::combat::{Battle, Outcome as BattleOutcome};
 use crate::game::dice::Dice;
 use crate::game::orders::{Group, Outcome, Wave};
+use crate::game::Name;
 use crate::game::{Resource, Resources, Square};
 
 /// What the military steps did, as data.
@@ -38,7 +39,7 @@ pub enum MilitaryEvent {
     /// A group moved (or landed) from `from` to `to`; `stop` says why it stopped short
     /// or met troops (step 3).
     Moved {
-        realm: String,
+        realm: Name,
         group: Group,
         from: Square,
         to: Square,
@@ -46,61 +47,53 @@ pub enum MilitaryEvent {
     },
     /// A movement order that was not carried out.
     MoveRefused {
-        realm: String,
+        realm: Name,
         group: Group,
         reason: MoveRefusal,
     },
     /// A group arrived by invitation (`inviter`) or home-invitation (None) (R-INV-2,
     /// R-INV-8).
     Arrived {
-        realm: String,
+        realm: Name,
         group: Group,
         square: Square,
-        inviter: Option<String>,
+        inviter: Option<Name>,
     },
     /// An invitation or home-invitation that could not be used.
     InvitationRefused {
-        realm: String,
+        realm: Name,
         group: Group,
         reason: InvitationRefusal,
     },
     /// An army went aboard a fleet (R-MOVE-3).
-    Boarded {
-        realm: String,
-        army: u32,
-        fleet: u32,
-    },
+    Boarded { realm: Name, army: u32, fleet: u32 },
     /// `other` joined `group` (R-MOVE-8).
     Merged {
-        realm: String,
+        realm: Name,
         group: Group,
         other: u32,
     },
     /// Units left `group` and became group `new`.
-    Split {
-        realm: String,
-        group: Group,
-        new: u32,
-    },
+    Split { realm: Name, group: Group, new: u32 },
     /// One battle, round by round; seen by the realms that fought.
     Battle(Box<BattleReport>),
     /// An attack order that was not carried out, and why.
     AttackRefused {
-        realm: String,
+        realm: Name,
         group: Group,
         square: Square,
         reason: AttackRefusal,
     },
     /// The second attacker moved into the city the first one took (R-COMBAT-12).
     SecondAttackerJoined {
-        realm: String,
+        realm: Name,
         group: Group,
         square: Square,
     },
     /// Army units that drowned: their fleet sank, or too few transports were left
     /// (R-COMBAT-8, RULINGS 32).
     CargoLost {
-        realm: String,
+        realm: Name,
         fleet: u32,
         units: u64,
         fleet_sunk: bool,
@@ -109,8 +102,8 @@ pub enum MilitaryEvent {
     CityPlundered {
         square: Square,
         city: String,
-        attacker: String,
-        defender: String,
+        attacker: Name,
+        defender: Name,
         production: Resources,
         taken: Option<(Resource, u32)>,
         vp: i64,
@@ -119,8 +112,8 @@ pub enum MilitaryEvent {
     CityTakenOver {
         square: Square,
         city: String,
-        attacker: String,
-        defender: String,
+        attacker: Name,
+        defender: Name,
         capital: bool,
         vp_won: i64,
         vp_lost: i64,
@@ -129,29 +122,29 @@ pub enum MilitaryEvent {
     CityRazed {
         square: Square,
         city: String,
-        attacker: String,
-        defender: String,
+        attacker: Name,
+        defender: Name,
         capital: bool,
         vp_lost: i64,
     },
     /// A lost capital or main harbour and its stand-in (RULINGS 29).
     SeatLost {
-        realm: String,
+        realm: Name,
         seat: Seat,
         lost: Square,
         stand_in: Option<Square>,
     },
     /// A fleet that stayed in a taken city passed to the city's owner (R-CITY-8).
     FleetTaken {
-        from: String,
+        from: Name,
         fleet: u32,
-        to: String,
+        to: Name,
         new_id: u32,
         square: Square,
     },
     /// A fleet in a conquered city must leave next round (R-CITY-8).
     FleetMustLeave {
-        realm: String,
+        realm: Name,
         fleet: u32,
         square: Square,
         by_round: u32,
@@ -162,10 +155,10 @@ pub enum MilitaryEvent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BattleReport {
     pub square: Square,
-    pub attacker: String,
+    pub attacker: Name,
     pub attacker_group: Group,
     /// None for a city without army units.
-    pub defender: Option<String>,
+    pub defender: Option<Name>,
     pub defender_groups: Vec<Group>,
     /// The city fought for, by name.
     pub city: Option<String>,

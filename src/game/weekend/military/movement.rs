@@ -18,6 +18,7 @@ use super::super::{evil, magic, Weekend};
 use super::forces;
 use super::index::{self, Index};
 use super::{MilitaryEvent, MoveRefusal};
+use crate::game::Name;
 
 /// Points each group has spent this step.
 type Spent = BTreeMap<(String, Group), u32>;
@@ -86,7 +87,7 @@ fn redraw_borders(gs: &mut GameState, round: u32) {
         .collect();
     for c in due {
         if let Some(m) = gs.map.squares.get_mut(&c.square) {
-            m.owner = Some(c.to.clone());
+            m.owner = Some(c.to.as_str().into());
         }
     }
     gs.conquests.retain(|c| c.round.saturating_add(1) >= round);
@@ -96,7 +97,7 @@ fn redraw_borders(gs: &mut GameState, round: u32) {
 /// weekend's moves passes to the city's owner; the troops aboard are lost with it.
 pub(super) fn fleets_left_behind(w: &mut Weekend, ix: &mut Index) {
     let round = w.round();
-    let stuck: Vec<(String, u32, Square)> = w
+    let stuck: Vec<(Name, u32, Square)> = w
         .state
         .fleets
         .iter()
@@ -172,7 +173,7 @@ fn refuse(w: &mut Weekend, realm: &str, group: Group, reason: MoveRefusal) {
         w,
         realm,
         MilitaryEvent::MoveRefused {
-            realm: realm.to_string(),
+            realm: realm.into(),
             group,
             reason,
         },
@@ -216,7 +217,7 @@ pub(super) fn enemy_on(
     realm: &str,
     sq: Square,
     army: bool,
-) -> Option<String> {
+) -> Option<Name> {
     enemy_on_in(gs, ix, realm, (sq, Dimension::Normal), army)
 }
 
@@ -227,7 +228,7 @@ fn enemy_on_in(
     realm: &str,
     (sq, dim): (Square, Dimension),
     army: bool,
-) -> Option<String> {
+) -> Option<Name> {
     if army {
         ix.armies_on(gs, sq)
             .into_iter()
@@ -365,7 +366,7 @@ fn move_group(
         w,
         realm,
         MilitaryEvent::Moved {
-            realm: realm.to_string(),
+            realm: realm.into(),
             group,
             from,
             to: at,
@@ -412,7 +413,7 @@ fn board(w: &mut Weekend, ix: &mut Index, realm: &str, army: u32, fleet: u32) {
         w,
         realm,
         MilitaryEvent::Boarded {
-            realm: realm.to_string(),
+            realm: realm.into(),
             army,
             fleet,
         },
@@ -449,7 +450,7 @@ fn land(w: &mut Weekend, ix: &mut Index, realm: &str, army: u32, square: Option<
         w,
         realm,
         MilitaryEvent::Moved {
-            realm: realm.to_string(),
+            realm: realm.into(),
             group: g,
             from: fsq,
             to,
@@ -502,7 +503,7 @@ fn merge(w: &mut Weekend, realm: &str, group: Group, other: u32) {
         w,
         realm,
         MilitaryEvent::Merged {
-            realm: realm.to_string(),
+            realm: realm.into(),
             group,
             other,
         },
@@ -566,7 +567,7 @@ fn split(w: &mut Weekend, ix: &mut Index, realm: &str, group: Group, pieces: &[(
             w,
             realm,
             MilitaryEvent::Split {
-                realm: realm.to_string(),
+                realm: realm.into(),
                 group,
                 new,
             },
@@ -626,7 +627,7 @@ fn restore_order<T: Clone>(
 pub enum MoveStop {
     /// Troops that are not a friend's: a battle in step 4 (R-MOVE-6).
     Enemy {
-        realm: String,
+        realm: Name,
     },
     /// An enemy city in the way, with or without troops: only an attack order takes it
     /// (so a move never settles a city's fate).

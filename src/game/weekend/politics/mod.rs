@@ -125,7 +125,7 @@ fn tell(w: &mut Weekend, step: Step, ev: PoliticsEvent) {
 /// A claim refused at the weekend.
 fn not_applied(w: &mut Weekend, realm: &str, order: &Order, rule: &str) {
     let ev = PoliticsEvent::NotApplied {
-        realm: realm.to_string(),
+        realm: realm.into(),
         order: order.clone(),
         rule: rule.to_string(),
     };
@@ -151,7 +151,7 @@ impl Cities {
         let map = self.by_owner.get_or_insert_with(|| {
             let mut m: BTreeMap<String, Vec<usize>> = BTreeMap::new();
             for (k, c) in gs.cities.iter().enumerate() {
-                m.entry(c.owner.clone()).or_default().push(k);
+                m.entry(c.owner.to_string()).or_default().push(k);
             }
             m
         });

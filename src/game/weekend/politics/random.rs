@@ -228,7 +228,7 @@ fn join_capital(
             groups.add(i, gs.armies.len());
             gs.armies.push(ArmyGroup {
                 id: id.saturating_add(1),
-                owner: name,
+                owner: name.into(),
                 square: cap,
                 dimension: dim,
                 units: new.collect(),

@@ -1,0 +1,211 @@
+//! `Name`: a realm's name shared by reference. Army groups, fleets, cities, map squares
+//! and events name their realm with one; a copy is a count, not a new string, and two
+//! copies of one name compare by their address before their letters. Order, hash,
+//! display and the stored form are the name's text's, so a `Name` sorts, hashes and
+//! serializes exactly as the string it replaced (`GameState::share_names` makes the
+//! owners in a state point at their realm's one name).
+
+use std::borrow::Borrow;
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
+use std::sync::Arc;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A realm's name (see the module's text).
+#[derive(Clone)]
+pub struct Name(Arc<str>);
+
+impl Name {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// True when both are the very same shared name (not merely equal text).
+    pub fn same(&self, other: &Name) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Default for Name {
+    fn default() -> Self {
+        Name::from("")
+    }
+}
+
+impl Deref for Name {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Name {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Borrow<str> for Name {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PartialEq for Name {
+    fn eq(&self, other: &Name) -> bool {
+        self.same(other) || *self.0 == *other.0
+    }
+}
+
+impl Eq for Name {}
+
+impl PartialEq<str> for Name {
+    fn eq(&self, other: &str) -> bool {
+        &*self.0 == other
+    }
+}
+
+impl PartialEq<&str> for Name {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.0 == *other
+    }
+}
+
+impl PartialEq<String> for Name {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<Name> for str {
+    fn eq(&self, other: &Name) -> bool {
+        self == &*other.0
+    }
+}
+
+impl PartialEq<Name> for &str {
+    fn eq(&self, other: &Name) -> bool {
+        *self == &*other.0
+    }
+}
+
+impl PartialEq<Name> for String {
+    fn eq(&self, other: &Name) -> bool {
+        **self == *other.0
+    }
+}
+
+impl PartialOrd for Name {
+    fn partial_cmp(&self, other: &Name) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Name {
+    fn cmp(&self, other: &Name) -> Ordering {
+        if self.same(other) {
+            return Ordering::Equal;
+        }
+        self.0.cmp(&other.0)
+    }
+}
+
+impl PartialOrd<str> for Name {
+    fn partial_cmp(&self, other: &str) -> Option<Ordering> {
+        Some((*self.0).cmp(other))
+    }
+}
+
+impl Hash for Name {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl From<&str> for Name {
+    fn from(s: &str) -> Self {
+        Name(Arc::from(s))
+    }
+}
+
+impl From<String> for Name {
+    fn from(s: String) -> Self {
+        Name(Arc::from(s))
+    }
+}
+
+impl From<&String> for Name {
+    fn from(s: &String) -> Self {
+        Name(Arc::from(s.as_str()))
+    }
+}
+
+impl From<&Name> for Name {
+    fn from(s: &Name) -> Self {
+        s.clone()
+    }
+}
+
+impl From<Name> for String {
+    fn from(n: Name) -> Self {
+        n.as_str().to_string()
+    }
+}
+
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Debug for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl Serialize for Name {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Name {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(Name::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_compares_sorts_hashes_and_serializes_as_its_text() {
+        use std::hash::BuildHasher;
+        let a = Name::from("Alfa");
+        let b = Name::from(String::from("Alfa"));
+        assert!(!a.same(&b));
+        assert_eq!(a, b);
+        assert_eq!(a, "Alfa");
+        let (x, y) = (Name::from("Alfa"), Name::from("Beta"));
+        assert!(x < y);
+        let h = std::collections::hash_map::RandomState::new();
+        assert_eq!(h.hash_one(&a), h.hash_one("Alfa"));
+        assert_eq!(serde_json::to_string(&a).unwrap(), "\"Alfa\"");
+        let back: Name = serde_json::from_str("\"Alfa\"").unwrap();
+        assert_eq!(back, a);
+        assert_eq!(format!("{a} {a:?}"), "Alfa \"Alfa\"");
+    }
+
+    #[test]
+    fn a_copy_is_the_same_name() {
+        let a = Name::from("Alfa");
+        let c = a.clone();
+        assert!(a.same(&c));
+        assert_eq!(a.cmp(&c), Ordering::Equal);
+    }
+}
