@@ -372,6 +372,7 @@ mod tests {
             "Spelet \"VSS\" (SL)",
             "Världsstrategispelet",
             "a\\b",
+            "=?utf-8?b?SGVq?=",
         ] {
             let c = with("x", name, "x");
             let p = parsed(&c.raw);

@@ -29,7 +29,10 @@ pub fn mailbox_header(out: &mut String, name: &str, display: &str, addr: &str) {
     out.push_str(name);
     out.push_str(": ");
     if !display.is_empty() {
-        if display.bytes().all(is_atom_or_space) {
+        // As in a subject: a name that looks like an encoded word is encoded.
+        if display.contains("=?") {
+            encoded_words(out, display);
+        } else if display.bytes().all(is_atom_or_space) {
             out.push_str(display);
         } else if display.bytes().all(|b| (0x20..0x7f).contains(&b)) {
             out.push('"');
