@@ -159,6 +159,18 @@ async fn send_envoy(from: &str, subject: &str, body: &str, id: &str) {
         .unwrap();
 }
 
+/// Genogien's envoy to Afani sent over SMTP, waited for in the game's inbox.
+async fn genogien_envoy_in_the_game_inbox(body: &str, id: &str) {
+    send_envoy(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        body,
+        id,
+    )
+    .await;
+    wait_for_messages("sl@game.test", 1, Duration::from_secs(10));
+}
+
 /// Every mail in a user's INBOX, read over IMAP.
 async fn read_all(user: &str) -> Vec<common::Sent> {
     let mut s = ImapSession::connect(&imap(user)).await.unwrap();
@@ -184,14 +196,11 @@ async fn an_envoy_sent_by_smtp_reaches_afanis_imap_mailbox_without_genogiens_add
     let _g = clean().await;
     let tmp = tempfile::tempdir().unwrap();
     let cfg = started_game(tmp.path());
-    send_envoy(
-        "genogien@game.test",
-        "Genogien skickar ett sändebud till Afani",
+    genogien_envoy_in_the_game_inbox(
         "Fred och handel!\n/Gorm <genogien@game.test>",
         "stack-1@players.test",
     )
     .await;
-    wait_for_messages("sl@game.test", 1, Duration::from_secs(10));
     let out = pbemd(&cfg, &["tick", "--now", "2026-11-24T10:00:00+01:00"]);
     assert!(out.contains("1 stored, 1 handled"), "{out}");
     wait_for_messages("afani@game.test", 1, Duration::from_secs(10));
@@ -282,14 +291,7 @@ async fn a_mail_fetched_again_after_a_uidvalidity_change_is_handled_once() {
     let _g = clean().await;
     let tmp = tempfile::tempdir().unwrap();
     let cfg = started_game(tmp.path());
-    send_envoy(
-        "genogien@game.test",
-        "Genogien skickar ett sändebud till Afani",
-        "en gång",
-        "stack-2@players.test",
-    )
-    .await;
-    wait_for_messages("sl@game.test", 1, Duration::from_secs(10));
+    genogien_envoy_in_the_game_inbox("en gång", "stack-2@players.test").await;
     pbemd(&cfg, &["tick", "--now", "2026-11-24T10:00:00+01:00"]);
     wait_for_messages("afani@game.test", 1, Duration::from_secs(10));
 
@@ -336,14 +338,7 @@ async fn the_daemon_killed_between_storing_and_flagging_handles_the_mail_exactly
             &(chrono::Utc::now() - chrono::Duration::minutes(5)).to_rfc3339(),
         ],
     );
-    send_envoy(
-        "genogien@game.test",
-        "Genogien skickar ett sändebud till Afani",
-        "exakt en gång",
-        "stack-3@players.test",
-    )
-    .await;
-    wait_for_messages("sl@game.test", 1, Duration::from_secs(10));
+    genogien_envoy_in_the_game_inbox("exakt en gång", "stack-3@players.test").await;
 
     // First run: stops dead after committing the mail, before flagging it; SIGKILL it.
     let mut first = Command::new(env!("CARGO_BIN_EXE_pbemd"))
@@ -532,14 +527,7 @@ async fn an_envoy_fetched_over_imap_in_a_pause_is_kept_and_answered_with_the_not
     pbemd(&cfg, &["tick", "--now", "2026-11-24T09:45:00+01:00"]);
     empty_mailbox("genogien@game.test");
     empty_mailbox("afani@game.test");
-    send_envoy(
-        "genogien@game.test",
-        "Genogien skickar ett sändebud till Afani",
-        "Under pausen",
-        "stack-paused@players.test",
-    )
-    .await;
-    wait_for_messages("sl@game.test", 1, Duration::from_secs(10));
+    genogien_envoy_in_the_game_inbox("Under pausen", "stack-paused@players.test").await;
     let out = pbemd(&cfg, &["tick", "--now", "2026-11-24T10:00:00+01:00"]);
     assert!(out.contains("1 stored, 0 handled"), "{out}");
     wait_for_messages("genogien@game.test", 1, Duration::from_secs(10));
