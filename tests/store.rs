@@ -443,3 +443,31 @@ async fn writers_of_one_process_take_their_turns_in_order_of_arrival() {
     }
     assert_eq!(*order.lock().unwrap(), vec![0, 1, 2, 3, 4, 5]);
 }
+
+/// SQLite: a burst's writes wait in the write-ahead log (no copying mid-burst), and
+/// `checkpoint` (the worker calls it when it runs out of work) copies them into the
+/// database file.
+#[tokio::test]
+async fn sqlite_writes_wait_in_the_log_until_the_idle_checkpoint_copies_them() {
+    let (store, dir) = common::sqlite_store().await;
+    let file = dir.path().join("t.db");
+    let size = || std::fs::metadata(&file).unwrap().len();
+    // What the migrations wrote is copied first, so the file starts settled.
+    store.checkpoint().await.unwrap();
+    let settled = size();
+    // 12 MB: past SQLite's own default of copying (1,000 pages), under pbemd's 32 MB.
+    let raw = vec![b'x'; 40_000];
+    let keys: Vec<String> = (0..300).map(|i| format!("mid:{i}@x")).collect();
+    let mails: Vec<_> = keys.iter().map(|k| mail(k, &raw, 1)).collect();
+    let mut c = store.conn().await.unwrap();
+    inbox::insert_many(&mut c, &mails).await.unwrap();
+    drop(c);
+    assert_eq!(size(), settled, "12 MB of mail is still in the log");
+    store.checkpoint().await.unwrap();
+    assert!(
+        size() > settled + 12_000_000,
+        "the checkpoint copied the mail into the file: {} → {}",
+        settled,
+        size()
+    );
+}

@@ -179,6 +179,10 @@ async fn worker_loop(app: Arc<App>, cancel: CancellationToken) -> anyhow::Result
                 continue;
             }
         }
+        // Idle: the write-ahead log goes back into the file now, not mid-burst.
+        if let Err(e) = app.store.checkpoint().await {
+            tracing::warn!(error = %e, "checkpoint failed");
+        }
         let mut sleep = next_wake(&app).await.unwrap_or(WORKER_MAX_SLEEP);
         if !holder {
             // Another replica fires the schedule; look again soon for the mail it

@@ -272,6 +272,17 @@ impl Store {
                         sqlx::query("PRAGMA mmap_size = 268435456")
                             .execute(&mut *conn)
                             .await?;
+                        // Savepoints (each courier batch and mail in a batch has one)
+                        // keep their undo pages in memory, not in a temporary file.
+                        sqlx::query("PRAGMA temp_store = MEMORY")
+                            .execute(&mut *conn)
+                            .await?;
+                        // The write-ahead log is copied back into the file when the
+                        // worker runs out of work (`Store::checkpoint`), so a burst of
+                        // mail does not stop for it; past 32 MB SQLite copies it anyway.
+                        sqlx::query("PRAGMA wal_autocheckpoint = 4096")
+                            .execute(&mut *conn)
+                            .await?;
                     }
                     Ok(())
                 })
@@ -348,6 +359,23 @@ impl Store {
     }
 
     /// One connection from the pool, for reads and single statements.
+    /// Copy the write-ahead log back into the database file (SQLite; as far as no
+    /// reader holds it back), for a moment without work. Nothing on PostgreSQL.
+    pub async fn checkpoint(&self) -> Result<(), StoreError> {
+        if self.backend != Backend::Sqlite {
+            return Ok(());
+        }
+        let mut conn = self.conn().await?;
+        sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+            .execute(&mut *conn)
+            .await
+            .map_err(|source| StoreError::Query {
+                what: "checkpoint the write-ahead log",
+                source,
+            })?;
+        Ok(())
+    }
+
     pub async fn conn(&self) -> Result<sqlx::pool::PoolConnection<sqlx::Any>, StoreError> {
         self.pool.acquire().await.ctx("get a database connection")
     }
