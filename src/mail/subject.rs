@@ -185,12 +185,12 @@ pub fn parse_resend(subject: &str, realms: &[&str]) -> Option<(String, Lang)> {
     let body = strip_prefixes(subject)
         .trim_end_matches(['.', '!'])
         .trim_end();
-    let tokens = tokenize(body);
-    let folded: Vec<&str> = tokens.iter().map(|t| t.folded.as_str()).collect();
-    // Nearly every subject ends otherwise: no realm names are looked up for it.
-    if !matches!(folded.last(), Some(&("igen" | "again"))) {
+    // Nearly every subject ends otherwise: it is not even split into words.
+    if !matches!(fold(last_word(body)).as_str(), "igen" | "again") {
         return None;
     }
+    let tokens = tokenize(body);
+    let folded: Vec<&str> = tokens.iter().map(|t| t.folded.as_str()).collect();
     let (realm, n) = RealmNames::new(realms).prefix(&folded)?;
     let lang = match &folded[n..] {
         ["formular" | "helgformular", "igen"] | ["helg", "formular", "igen"] => Lang::Sv,
@@ -208,14 +208,14 @@ pub fn parse_link(subject: &str, realms: &[&str]) -> Option<(String, Lang)> {
     let body = strip_prefixes(subject)
         .trim_end_matches(['.', '!'])
         .trim_end();
-    let tokens = tokenize(body);
-    let folded: Vec<&str> = tokens.iter().map(|t| t.folded.as_str()).collect();
     if !matches!(
-        folded.last(),
-        Some(&("lank" | "webblank" | "link" | "weblink"))
+        fold(last_word(body)).as_str(),
+        "lank" | "webblank" | "link" | "weblink"
     ) {
         return None;
     }
+    let tokens = tokenize(body);
+    let folded: Vec<&str> = tokens.iter().map(|t| t.folded.as_str()).collect();
     let (realm, n) = RealmNames::new(realms).prefix(&folded)?;
     let lang = match &folded[n..] {
         ["lank"] | ["webblank"] | ["webb", "lank"] => Lang::Sv,
@@ -249,6 +249,19 @@ fn strip_prefixes(subject: &str) -> &str {
             Some(next) => s = next.trim_start(),
             None => return s,
         }
+    }
+}
+
+/// The last word of `s` as [`tokenize`] splits it (a colon is a word of its own), found
+/// without splitting the rest.
+fn last_word(s: &str) -> &str {
+    let s = s.trim_end();
+    match s.char_indices().last() {
+        Some((i, ':')) => &s[i..],
+        _ => s
+            .rsplit(|c: char| c.is_whitespace() || c == ':')
+            .next()
+            .unwrap_or(""),
     }
 }
 
@@ -345,6 +358,38 @@ mod tests {
     use super::*;
 
     const REALMS: &[&str] = &["Ostvik", "Afani", "Genogien", "Nya Ostvik", "Stora Öar"];
+
+    #[test]
+    fn the_last_word_is_the_last_token_of_any_subject() {
+        let cases = [
+            "",
+            " ",
+            "a",
+            "a b",
+            "a b ",
+            "a:b",
+            "a b:",
+            "a b :",
+            "x\u{3000}igen",
+            "a\tlänk\n",
+            ":",
+            "a ::",
+            "Ostvik formulär igen",
+            "é",
+            "a\u{85}b",
+        ];
+        for s in cases {
+            let last = tokenize(s)
+                .last()
+                .map(|t| t.folded.clone())
+                .unwrap_or_default();
+            assert_eq!(fold(last_word(s)), last, "{s:?}");
+        }
+        proptest::proptest!(|(s in "[a-zé :\\t\u{3000}\u{85}]{0,12}")| {
+            let last = tokenize(&s).last().map(|t| t.folded.clone()).unwrap_or_default();
+            proptest::prop_assert_eq!(fold(last_word(&s)), last);
+        });
+    }
 
     fn ok(s: &str) -> Subject {
         parse_subject(s, REALMS).unwrap_or_else(|e| panic!("{s:?}: {e}"))
