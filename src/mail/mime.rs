@@ -148,34 +148,54 @@ fn is_7bit(body: &str) -> bool {
 /// `body` (CRLF lines) quoted-printable: CRLF stays a hard line break, every other
 /// line is broken softly before it grows past 76 characters.
 fn quoted_printable(out: &mut String, body: &str) {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
     let mut lines = body.split("\r\n").peekable();
     while let Some(line) = lines.next() {
-        let bytes = line.as_bytes();
-        let mut width = 0;
-        for (i, &b) in bytes.iter().enumerate() {
-            let last = i + 1 == bytes.len();
-            let literal =
-                (b == b' ' || b == b'\t') && !last || (0x21..0x7f).contains(&b) && b != b'=';
-            let need = if literal { 1 } else { 3 };
-            // Room for the soft break's `=` after this token, unless the line ends here.
-            let room = if last { FOLD_AT } else { FOLD_AT - 1 };
-            if width + need > room {
-                out.push_str("=\r\n");
-                width = 0;
-            }
-            if literal {
-                out.push(b as char);
-            } else {
-                out.push('=');
-                out.push(HEX[usize::from(b >> 4)] as char);
-                out.push(HEX[usize::from(b & 15)] as char);
-            }
-            width += need;
-        }
+        quoted_printable_line(out, line);
         if lines.peek().is_some() {
             out.push_str("\r\n");
         }
+    }
+}
+
+/// One line of [`quoted_printable`]. Runs of bytes that stay as they are (ASCII, so
+/// they begin and end on character boundaries) are copied whole.
+fn quoted_printable_line(out: &mut String, line: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let bytes = line.as_bytes();
+    let mut width = 0;
+    // The start of the run of literal bytes not yet copied.
+    let mut run = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let last = i + 1 == bytes.len();
+        let literal = (b == b' ' || b == b'\t') && !last || (0x21..0x7f).contains(&b) && b != b'=';
+        let need = if literal { 1 } else { 3 };
+        // Room for the soft break's `=` after this token, unless the line ends here.
+        let room = if last { FOLD_AT } else { FOLD_AT - 1 };
+        if width + need > room {
+            copy_run(out, line, run, i);
+            run = i;
+            out.push_str("=\r\n");
+            width = 0;
+        }
+        if !literal {
+            copy_run(out, line, run, i);
+            out.push('=');
+            out.push(HEX[usize::from(b >> 4)] as char);
+            out.push(HEX[usize::from(b & 15)] as char);
+            // Past a byte of a longer character: `run` stays off the string's
+            // character boundaries only until the character's last byte.
+            run = i + 1;
+        }
+        width += need;
+    }
+    copy_run(out, line, run, bytes.len());
+}
+
+/// Copy `line[from..to]`, a run of literal ASCII bytes, unless it is empty (then
+/// `from` may sit inside a character).
+fn copy_run(out: &mut String, line: &str, from: usize, to: usize) {
+    if from < to {
+        out.push_str(&line[from..to]);
     }
 }
 
