@@ -484,3 +484,128 @@ async fn batches_at_the_same_instant_roll_from_their_own_dice() {
     );
     assert_eq!(batches.len(), 2, "one batch per pass in live mode");
 }
+
+/// Store what waits in the game's inbox, without handling it.
+async fn store_waiting(g: &Game) {
+    pbemd::app::intake::maildir_once(&g.app, &g.inbox)
+        .await
+        .unwrap();
+}
+
+/// Every message's outcome and every outgoing mail (kind, subject, text), as stored.
+async fn written(
+    g: &Game,
+) -> (
+    Vec<(i64, String, Option<String>)>,
+    Vec<(String, String, String)>,
+) {
+    use sqlx::Row;
+    let mut c = g.app.store.conn().await.unwrap();
+    let ms = sqlx::query("SELECT id, state, reason FROM messages ORDER BY id")
+        .fetch_all(&mut *c)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    let out = sqlx::query("SELECT kind, subject, raw FROM outbox ORDER BY id")
+        .fetch_all(&mut *c)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let raw: Vec<u8> = r.get(2);
+            (r.get(0), r.get(1), common::Sent::parse(&raw).text)
+        })
+        .collect();
+    (ms, out)
+}
+
+/// The same mails sent to a game: envoys (one with a NUL the store drops), a merchant
+/// with goods it cannot pay, a spy, and a mail to the GM.
+fn send_mixed(g: &Game) {
+    let envoy = "Genogien skickar ett sändebud till Afani";
+    g.send("genogien@game.test", envoy, "Första\u{0}sändebudet");
+    g.send(
+        "afani@game.test",
+        "Afani skickar ett sändebud till Genogien",
+        "Svar",
+    );
+    g.send(
+        "genogien@game.test",
+        "Genogien skickar en handelsman till Afani",
+        "SKICKAR 5 guld\nVILL HA 2 tyg",
+    );
+    g.send(
+        "genogien@game.test",
+        "Genogien skickar en spion till Afani",
+        "Uppdrag 1",
+    );
+    g.send("genogien@game.test", "Genogien till SL: en fråga", "Hej");
+    g.send("genogien@game.test", envoy, "Andra sändebudet");
+}
+
+#[tokio::test]
+async fn a_batch_and_its_courier_in_one_transaction_write_what_two_transactions_write() {
+    let (one, two) = (Game::start(TUESDAY).await, Game::start(TUESDAY).await);
+    for g in [&one, &two] {
+        send_mixed(g);
+        store_waiting(g).await;
+    }
+    let (handled, routed) = pbemd::app::process::process_and_route_before(&one.app, None)
+        .await
+        .unwrap();
+    let routed = routed.expect("immediate mode: the courier ran in the batch");
+    assert_eq!(handled, 6);
+    assert!(routed.delivered >= 2, "{routed:?}");
+    pbemd::app::process::process_batch_before(&two.app, None)
+        .await
+        .unwrap();
+    let apart = pbemd::app::courier::batch_now(&two.app).await.unwrap();
+    assert_eq!(
+        (routed.decided, routed.delivered, routed.refused),
+        (apart.decided, apart.delivered, apart.refused)
+    );
+    let (a, b) = (written(&one).await, written(&two).await);
+    assert_eq!(a.0, b.0, "every message's outcome");
+    assert_eq!(a.1.len(), b.1.len(), "as many mails out");
+    for (x, y) in a.1.iter().zip(&b.1) {
+        assert_eq!(x, y, "the same mail out");
+    }
+    assert!(
+        a.1.iter()
+            .any(|(_, _, text)| text.contains("Förstasändebudet")),
+        "the envoy as stored, without its NUL"
+    );
+    assert_eq!(*one.state().await, *two.state().await);
+}
+
+#[tokio::test]
+async fn messages_queued_before_a_batch_are_decided_with_it_in_order_of_receipt() {
+    let g = Game::start(TUESDAY).await;
+    let envoy = "Genogien skickar ett sändebud till Afani";
+    g.send("genogien@game.test", envoy, "Sändebud nummer 1");
+    store_waiting(&g).await;
+    // Handled, not decided: it waits in the courier's queue.
+    pbemd::app::process::process_batch_before(&g.app, None)
+        .await
+        .unwrap();
+    g.send("genogien@game.test", envoy, "Sändebud nummer 2");
+    store_waiting(&g).await;
+    let (handled, routed) = pbemd::app::process::process_and_route_before(&g.app, None)
+        .await
+        .unwrap();
+    assert_eq!(handled, 1);
+    assert_eq!(routed.map(|r| r.delivered), Some(2), "both go out");
+    let out = written(&g).await.1;
+    let deliveries: Vec<usize> = out
+        .iter()
+        .filter(|(kind, _, _)| kind == "envoy_delivery")
+        .filter_map(|(_, _, text)| {
+            text.find("Sändebud nummer ")
+                .map(|i| text.as_bytes()[i + 17])
+        })
+        .map(|d| usize::from(d - b'0'))
+        .collect();
+    assert_eq!(deliveries, [1, 2], "the older one first");
+}

@@ -54,6 +54,17 @@ impl BatchReport {
 /// go on.
 pub async fn run_batch(app: &App, conn: &mut Conn, at: DateTime<Utc>) -> Result<BatchReport> {
     let waiting = messages::queued(&app.store, conn).await?;
+    run_queued(app, conn, at, waiting).await
+}
+
+/// [`run_batch`] of `waiting`, which must be every queued message, in order of receipt
+/// (a batch of handled mail passes the messages it just queued).
+pub async fn run_queued(
+    app: &App,
+    conn: &mut Conn,
+    at: DateTime<Utc>,
+    waiting: Vec<QueuedMessage>,
+) -> Result<BatchReport> {
     if waiting.is_empty() {
         return Ok(BatchReport::default());
     }

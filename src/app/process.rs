@@ -20,7 +20,7 @@ use crate::store::messages::{self, state, NewMessage};
 use crate::store::{events, forms, inbox, Conn, StoreError};
 
 mod batch;
-pub use batch::{process_batch_before, HANDLE_BATCH};
+pub use batch::{process_and_route_before, process_batch_before, HANDLE_BATCH};
 
 /// Kind names stored in `messages.kind`.
 pub fn kind_str(k: MailKind) -> &'static str {
@@ -559,10 +559,54 @@ impl QueueRow {
     }
 }
 
-/// Write queued mails' message rows and audit events, in few statements.
-pub(super) async fn write_queued(conn: &mut Conn, rows: &[QueueRow]) -> Result<()> {
+impl QueueRow {
+    /// The courier's view of this row once written as message `id` (`None` when it is
+    /// held for the GM, not queued).
+    pub(super) fn into_queued(
+        self,
+        id: i64,
+        mails: &std::collections::HashMap<i64, &inbox::Waiting>,
+    ) -> Option<messages::QueuedMessage> {
+        if self.state != state::QUEUED {
+            return None;
+        }
+        let mail = mails.get(&self.inbox_id)?;
+        Some(messages::QueuedMessage {
+            message: messages::Message {
+                id,
+                inbox_id: self.inbox_id,
+                kind: self.kind.to_string(),
+                realm: Some(self.realm),
+                to_realm: self.to_realm,
+                lang: self.lang,
+                from_addr: self.from_addr.map(as_stored),
+                subject: as_stored(self.subject),
+                body: as_stored(self.body),
+                state: state::QUEUED.to_string(),
+                reason: None,
+                round: self.round,
+                created_at: self.at,
+            },
+            received_at: mail.received_at,
+            mail_message_id: mail.message_id.clone(),
+        })
+    }
+}
+
+/// A text as the store keeps it (without NUL characters), so the courier reads from
+/// memory what it would read back.
+fn as_stored(text: String) -> String {
+    match text.contains('\0') {
+        true => crate::store::db_text(&text),
+        false => text,
+    }
+}
+
+/// Write queued mails' message rows and audit events, in few statements; the rows'
+/// new message ids, in order.
+pub(super) async fn write_queued(conn: &mut Conn, rows: &[QueueRow]) -> Result<Vec<i64>> {
     if rows.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     let new: Vec<NewMessage> = rows
         .iter()
@@ -584,7 +628,7 @@ pub(super) async fn write_queued(conn: &mut Conn, rows: &[QueueRow]) -> Result<(
     let ids = messages::insert_many(conn, &new).await?;
     let logged: Vec<events::NewEvent> = rows
         .iter()
-        .zip(ids)
+        .zip(ids.iter().copied())
         .map(|(r, id)| events::NewEvent {
             at: r.at,
             round: r.round,
@@ -599,7 +643,7 @@ pub(super) async fn write_queued(conn: &mut Conn, rows: &[QueueRow]) -> Result<(
         })
         .collect();
     events::log_many(conn, &logged).await?;
-    Ok(())
+    Ok(ids)
 }
 
 /// Does the game's review setting hold this mail for the GM before the courier

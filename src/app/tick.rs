@@ -122,14 +122,17 @@ pub async fn step_as(app: &App, now: DateTime<Utc>, scheduler: bool) -> Result<S
 }
 
 async fn handle_mail(app: &App, before: Option<i64>) -> Result<Step> {
-    let handled = process::process_batch_before(app, before).await?;
+    // In `immediate` mode the courier batch runs in the batch's own transaction.
+    let (handled, routed) = process::process_and_route_before(app, before).await?;
     if handled == 0 {
         return Ok(Step::Idle);
     }
-    let delivered = if app.cfg.courier.mode == CourierMode::Immediate {
-        courier::batch_now(app).await?.delivered
-    } else {
-        0
+    let delivered = match routed {
+        Some(report) => report.delivered,
+        None if app.cfg.courier.mode == CourierMode::Immediate => {
+            courier::batch_now(app).await?.delivered
+        }
+        None => 0,
     };
     Ok(Step::Mail { handled, delivered })
 }

@@ -281,6 +281,15 @@ pub async fn delete(conn: &mut Conn, id: i64) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Does any message wait for a courier batch?
+pub async fn any_queued(conn: &mut Conn) -> Result<bool, StoreError> {
+    let r = sqlx::query("SELECT 1 FROM messages WHERE state = 'queued' LIMIT 1")
+        .fetch_optional(&mut *conn)
+        .await
+        .ctx("look for queued messages")?;
+    Ok(r.is_some())
+}
+
 /// How many units are parked.
 pub async fn parked_count(conn: &mut Conn) -> Result<i64, StoreError> {
     let r = sqlx::query("SELECT COUNT(*) FROM messages WHERE state = 'parked'")

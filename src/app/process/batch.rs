@@ -8,43 +8,81 @@
 //! GM. If writing the batch fails, the batch is rolled back and its mails are handled
 //! one transaction each, so a mail that cannot be written is parked alone.
 
+use std::collections::HashMap;
+
 use tracing::Instrument;
 
 use super::{
     abandon, fault, handle_unit, mail_span, park_in, read_mail, route_accepted, write_queued,
     QueueRow,
 };
+use crate::app::courier::{self, BatchReport};
 use crate::app::{App, Result};
 use crate::clock::{self, from_ms};
+use crate::config::CourierMode;
 use crate::courier::Route;
 use crate::game::GameState;
 use crate::mail::classify::Classified;
-use crate::store::messages::NewMessage;
-use crate::store::{inbox, Conn, StoreError};
+use crate::store::messages::{NewMessage, QueuedMessage};
+use crate::store::{inbox, messages, Conn, StoreError};
 
 /// How many stored mails one transaction handles at most.
-pub const HANDLE_BATCH: usize = 200;
+pub const HANDLE_BATCH: usize = 500;
 
 /// Handle up to [`HANDLE_BATCH`] stored mails received before `before` (ms), if
 /// given, in one transaction. Returns how many were handled (parked ones included).
 pub async fn process_batch_before(app: &App, before: Option<i64>) -> Result<usize> {
+    Ok(batch_before(app, before, false).await?.0)
+}
+
+/// [`process_batch_before`], and in `immediate` mode the courier batch after it in the
+/// same transaction (unless the game stands still), so the messages the batch queued
+/// are decided without a second transaction. The report is `None` when no courier
+/// batch ran with it (another mode, the game standing still, or a batch that failed
+/// and was handled one mail at a time): the caller runs one itself if it wants one.
+pub async fn process_and_route_before(
+    app: &App,
+    before: Option<i64>,
+) -> Result<(usize, Option<BatchReport>)> {
+    let route = app.cfg.courier.mode == CourierMode::Immediate;
+    batch_before(app, before, route).await
+}
+
+async fn batch_before(
+    app: &App,
+    before: Option<i64>,
+    route: bool,
+) -> Result<(usize, Option<BatchReport>)> {
     let mut tx = app.store.begin_write().await?;
     let waiting = inbox::claim_batch_before(&app.store, &mut tx, before, HANDLE_BATCH).await?;
     if waiting.is_empty() {
-        return Ok(0);
+        return Ok((0, None));
     }
     crate::store::lease::game_lock(&app.store, &mut tx).await?;
-    match fault::guarded(handle_all(app, &mut tx, &waiting)).await {
-        Ok(()) => {
+    // The courier can take the batch's messages from memory when no other waits.
+    let known = match route {
+        true => (!messages::any_queued(&mut tx).await?).then(Vec::new),
+        false => None,
+    };
+    let handled = fault::guarded(handle_all(app, &mut tx, &waiting, known)).await;
+    let routed = match handled {
+        Ok(queued) if route => route_handled(app, &mut tx, queued).await,
+        Ok(_) => Ok(None),
+        Err(failed) => Err(failed),
+    };
+    match routed {
+        Ok(report) => {
             tx.commit().await.map_err(|e| StoreError::Query {
                 what: "commit a batch of handled mail",
                 source: e,
             })?;
             tracing::info!(mails = waiting.len(), "batch of mail handled");
+            app.wake.notify_one();
+            Ok((waiting.len(), report))
         }
         Err(fault::Failed::Machine(e)) => {
             abandon(app, tx).await;
-            return Err(e);
+            Err(e)
         }
         Err(fault::Failed::Unit(error)) => {
             abandon(app, tx).await;
@@ -53,17 +91,48 @@ pub async fn process_batch_before(app: &App, before: Option<i64>) -> Result<usiz
             while n < waiting.len() && super::process_once_before(app, before).await? {
                 n += 1;
             }
-            return Ok(n);
+            Ok((n, None))
         }
     }
-    app.wake.notify_one();
-    Ok(waiting.len())
 }
 
-/// Handle every mail of a batch inside `tx`.
-async fn handle_all(app: &App, tx: &mut Conn, waiting: &[inbox::Waiting]) -> Result<()> {
+/// The courier batch after a handled batch, in its transaction: `None` while the game
+/// stands still (nothing goes out; the first batch after it decides what waits).
+/// Messages that fail are parked by the courier itself; an error here is the
+/// machine's, and the whole transaction is abandoned.
+async fn route_handled(
+    app: &App,
+    tx: &mut Conn,
+    queued: Option<Vec<QueuedMessage>>,
+) -> std::result::Result<Option<BatchReport>, fault::Failed> {
+    let run = async {
+        if crate::app::season_calendar::stands_still(app, tx).await? {
+            return Ok(None);
+        }
+        let now = app.now();
+        match queued {
+            Some(queued) => courier::run_queued(app, tx, now, queued).await.map(Some),
+            None => courier::run_batch(app, tx, now).await.map(Some),
+        }
+    };
+    run.await.map_err(fault::Failed::Machine)
+}
+
+/// The messages a batch queued for the courier, in order of receipt, while all of them
+/// are known here (`None` once a mail went the one-mail way, which may queue its own).
+type Known = Option<Vec<QueuedMessage>>;
+
+/// Handle every mail of a batch inside `tx`; `known` (when `Some`) gathers the
+/// messages it queues.
+async fn handle_all(
+    app: &App,
+    tx: &mut Conn,
+    waiting: &[inbox::Waiting],
+    mut known: Known,
+) -> Result<Known> {
     let (_, mut gs) = app.state(tx).await?;
     let mut rows: Vec<QueueRow> = Vec::new();
+    let by_id: HashMap<i64, &inbox::Waiting> = waiting.iter().map(|w| (w.id, w)).collect();
     for w in waiting {
         let span = mail_span(app, w);
         let planned = span.in_scope(|| {
@@ -75,13 +144,15 @@ async fn handle_all(app: &App, tx: &mut Conn, waiting: &[inbox::Waiting]) -> Res
             // panic's text) goes the one-mail way, after the rows so far are written,
             // so every row keeps the order of receipt.
             _ => {
-                write_rows(app, tx, &mut rows, waiting).await?;
+                write_rows(app, tx, &mut rows, &by_id, &mut known).await?;
+                known = None;
                 one_in_savepoint(app, tx, w).instrument(span).await?;
                 gs = app.state(tx).await?.1;
             }
         }
     }
-    write_rows(app, tx, &mut rows, waiting).await
+    write_rows(app, tx, &mut rows, &by_id, &mut known).await?;
+    Ok(known)
 }
 
 /// The message row of a mail the courier will decide, when the mail is one (accepted,
@@ -121,27 +192,34 @@ fn plan(app: &App, gs: &GameState, w: &inbox::Waiting) -> Option<QueueRow> {
     Some(QueueRow::new(app, &base, sub.kind))
 }
 
-/// Write the rows gathered so far and mark their mails handled.
+/// Write the rows gathered so far and mark their mails handled; the queued ones join
+/// `known`, if kept.
 async fn write_rows(
     app: &App,
     tx: &mut Conn,
     rows: &mut Vec<QueueRow>,
-    waiting: &[inbox::Waiting],
+    by_id: &HashMap<i64, &inbox::Waiting>,
+    known: &mut Known,
 ) -> Result<()> {
     if rows.is_empty() {
         return Ok(());
     }
     fault::batch_hook(rows.iter().map(|r| r.subject.as_str()))?;
-    write_queued(tx, rows).await?;
+    let message_ids = write_queued(tx, rows).await?;
     let ids: Vec<i64> = rows.iter().map(|r| r.inbox_id).collect();
     let done = clock::to_ms(app.now());
     inbox::mark_done_many(tx, &ids, done).await?;
-    let written: std::collections::HashSet<i64> = ids.iter().copied().collect();
-    for w in waiting.iter().filter(|w| written.contains(&w.id)) {
+    for w in ids.iter().filter_map(|id| by_id.get(id)) {
         let waited = done.saturating_sub(w.received_at).max(0) as f64 / 1000.0;
         app.metrics.handling.observe(waited);
     }
-    rows.clear();
+    match known {
+        Some(known) => {
+            let queued = rows.drain(..).zip(message_ids);
+            known.extend(queued.filter_map(|(r, id)| r.into_queued(id, by_id)));
+        }
+        None => rows.clear(),
+    }
     Ok(())
 }
 
