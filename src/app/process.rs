@@ -557,9 +557,7 @@ impl QueueRow {
             at: base.at,
         }
     }
-}
 
-impl QueueRow {
     /// The courier's view of this row once written as message `id` (`None` when it is
     /// held for the GM, not queued).
     pub(super) fn into_queued(
@@ -570,6 +568,7 @@ impl QueueRow {
         if self.state != state::QUEUED {
             return None;
         }
+        use crate::store::into_db_text;
         let mail = mails.get(&self.inbox_id)?;
         Some(messages::QueuedMessage {
             message: messages::Message {
@@ -579,9 +578,10 @@ impl QueueRow {
                 realm: Some(self.realm),
                 to_realm: self.to_realm,
                 lang: self.lang,
-                from_addr: self.from_addr.map(as_stored),
-                subject: as_stored(self.subject),
-                body: as_stored(self.body),
+                // As the store keeps them, so memory holds what it would read back.
+                from_addr: self.from_addr.map(into_db_text),
+                subject: into_db_text(self.subject),
+                body: into_db_text(self.body),
                 state: state::QUEUED.to_string(),
                 reason: None,
                 round: self.round,
@@ -590,15 +590,6 @@ impl QueueRow {
             received_at: mail.received_at,
             mail_message_id: mail.message_id.clone(),
         })
-    }
-}
-
-/// A text as the store keeps it (without NUL characters), so the courier reads from
-/// memory what it would read back.
-fn as_stored(text: String) -> String {
-    match text.contains('\0') {
-        true => crate::store::db_text(&text),
-        false => text,
     }
 }
 

@@ -49,6 +49,14 @@ pub fn db_text(s: &str) -> String {
     s.replace('\0', "")
 }
 
+/// [`db_text`] of an owned text, kept as it is (not copied) when it has no NUL.
+pub fn into_db_text(s: String) -> String {
+    match s.contains('\0') {
+        true => db_text(&s),
+        false => s,
+    }
+}
+
 /// Rows per multi-row statement: batches write many rows in one statement, kept well
 /// under both backends' limit on bound values (SQLite 32,766; PostgreSQL 65,535).
 pub(crate) fn rows_per_statement(columns: usize) -> usize {
@@ -230,6 +238,27 @@ impl std::ops::DerefMut for WriteTx {
     }
 }
 
+/// Every SQLite connection's settings, in this order.
+const SQLITE_PRAGMAS: &[&str] = &[
+    // A new file only (an existing one keeps its pages): stored mails are 1–3 KB, so
+    // 4 KB pages split and write them often.
+    "PRAGMA page_size = 8192",
+    "PRAGMA journal_mode = WAL",
+    "PRAGMA synchronous = NORMAL",
+    "PRAGMA foreign_keys = ON",
+    "PRAGMA busy_timeout = 10000",
+    // Reads map the file instead of copying pages: a connection's page cache is
+    // dropped whenever another one commits.
+    "PRAGMA mmap_size = 268435456",
+    // Savepoints (each courier batch and mail in a batch has one) keep their undo
+    // pages in memory, not in a temporary file.
+    "PRAGMA temp_store = MEMORY",
+    // The write-ahead log is copied back into the file when the worker runs out of
+    // work (`Store::checkpoint`), so a burst of mail does not stop for it; past 32 MB
+    // SQLite copies it anyway.
+    "PRAGMA wal_autocheckpoint = 4096",
+];
+
 impl Store {
     /// Open (creating a SQLite file if needed) and bring the schema up to date.
     pub async fn open(url: &str) -> Result<Store, StoreError> {
@@ -250,39 +279,9 @@ impl Store {
             .after_connect(move |conn, _| {
                 Box::pin(async move {
                     if backend == Backend::Sqlite {
-                        // A new file only (an existing one keeps its pages): stored
-                        // mails are 1–3 KB, so 4 KB pages split and write them often.
-                        sqlx::query("PRAGMA page_size = 8192")
-                            .execute(&mut *conn)
-                            .await?;
-                        sqlx::query("PRAGMA journal_mode = WAL")
-                            .execute(&mut *conn)
-                            .await?;
-                        sqlx::query("PRAGMA synchronous = NORMAL")
-                            .execute(&mut *conn)
-                            .await?;
-                        sqlx::query("PRAGMA foreign_keys = ON")
-                            .execute(&mut *conn)
-                            .await?;
-                        sqlx::query("PRAGMA busy_timeout = 10000")
-                            .execute(&mut *conn)
-                            .await?;
-                        // Reads map the file instead of copying pages: a connection's
-                        // page cache is dropped whenever another one commits.
-                        sqlx::query("PRAGMA mmap_size = 268435456")
-                            .execute(&mut *conn)
-                            .await?;
-                        // Savepoints (each courier batch and mail in a batch has one)
-                        // keep their undo pages in memory, not in a temporary file.
-                        sqlx::query("PRAGMA temp_store = MEMORY")
-                            .execute(&mut *conn)
-                            .await?;
-                        // The write-ahead log is copied back into the file when the
-                        // worker runs out of work (`Store::checkpoint`), so a burst of
-                        // mail does not stop for it; past 32 MB SQLite copies it anyway.
-                        sqlx::query("PRAGMA wal_autocheckpoint = 4096")
-                            .execute(&mut *conn)
-                            .await?;
+                        for pragma in SQLITE_PRAGMAS {
+                            sqlx::query(pragma).execute(&mut *conn).await?;
+                        }
                     }
                     Ok(())
                 })
@@ -358,7 +357,6 @@ impl Store {
         }
     }
 
-    /// One connection from the pool, for reads and single statements.
     /// Copy the write-ahead log back into the database file (SQLite; as far as no
     /// reader holds it back), for a moment without work. Nothing on PostgreSQL.
     pub async fn checkpoint(&self) -> Result<(), StoreError> {
@@ -369,13 +367,11 @@ impl Store {
         sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
             .execute(&mut *conn)
             .await
-            .map_err(|source| StoreError::Query {
-                what: "checkpoint the write-ahead log",
-                source,
-            })?;
+            .ctx("checkpoint the write-ahead log")?;
         Ok(())
     }
 
+    /// One connection from the pool, for reads and single statements.
     pub async fn conn(&self) -> Result<sqlx::pool::PoolConnection<sqlx::Any>, StoreError> {
         self.pool.acquire().await.ctx("get a database connection")
     }
