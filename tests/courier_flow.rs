@@ -298,6 +298,90 @@ async fn r_spy_8_a_stationed_spy_steals_the_envoy_and_the_thief_gets_the_text() 
     );
 }
 
+/// R-INV-6, the rulebook's worked example, through mail and the weekend: A (Genogien)
+/// asks B (Fugandri) for help by envoy, B answers that it will come if invited, A's
+/// envoy carries the invitation to a square of A's land (C3); at the end of the weekend
+/// B's army stands on C3, still B's, and may not move that round.
+#[tokio::test]
+async fn r_inv_6_the_worked_example_an_invited_army_is_teleported_to_the_square() {
+    let g = Game::start(TUESDAY).await;
+    g.send(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Fugandri",
+        "Hjälp oss mot Kaldor!",
+    );
+    g.send(
+        "fugandri@game.test",
+        "Fugandri skickar ett sändebud till Genogien",
+        "Vi skickar en armé om vi får en inbjudan.",
+    );
+    g.send(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Fugandri",
+        "Kom till oss.\nInbjudan: C3",
+    );
+    g.tick("2026-11-24T10:00:00+01:00").await;
+    let out = g.outbox();
+    let to = |addr: &str, words: &str| out.iter().any(|m| m.to_is(addr) && m.text.contains(words));
+    assert!(
+        to("fugandri@game.test", "Hjälp oss mot Kaldor!"),
+        "1. A asks B"
+    );
+    assert!(
+        to("genogien@game.test", "om vi får en inbjudan"),
+        "2. B answers"
+    );
+    let inv = g
+        .state()
+        .await
+        .realm("Fugandri")
+        .unwrap()
+        .invitations
+        .clone();
+    assert_eq!(
+        inv.iter()
+            .map(|i| (i.from.as_str(), i.square.to_string()))
+            .collect::<Vec<_>>(),
+        [("Genogien", "C3".to_string())],
+        "3. the invitation is Fugandri's to use"
+    );
+    let army = g.state().await.army("Fugandri", 1).unwrap().square;
+    assert_ne!(army.to_string(), "C3");
+    g.send(
+        "fugandri@game.test",
+        "Fugandri helgformulär",
+        "INBJUDAN Genogien armé 1",
+    );
+    g.tick("2026-11-28T10:00:00+01:00").await;
+    g.tick("2026-11-30T13:00:00+01:00").await;
+    let s = g.state().await;
+    assert_eq!(s.round, 2, "the weekend was resolved");
+    let a = s.army("Fugandri", 1).expect("4. B's army, still B's");
+    assert_eq!(a.square.to_string(), "C3", "4. teleported to the square");
+    assert_eq!(
+        a.no_move_until_round,
+        Some(1),
+        "4. it may not move that weekend"
+    );
+    assert!(
+        s.realm("Fugandri").unwrap().invitations.is_empty(),
+        "used up"
+    );
+    let monday = g
+        .outbox()
+        .into_iter()
+        .filter(|m| m.to_is("genogien@game.test") && m.subject.ends_with("helgformulär"))
+        .last()
+        .expect("Genogien's Monday form");
+    assert!(
+        monday
+            .text
+            .contains("Fugandris armé 1 kom till C3 på din inbjudan."),
+        "{}",
+        monday.text
+    );
+}
+
 #[tokio::test]
 async fn r_inv_8_a_home_invitation_to_the_gm_is_recorded_and_shown_on_the_form() {
     let g = Game::start("2026-11-27T09:00:00+01:00").await;

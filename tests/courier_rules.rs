@@ -591,6 +591,27 @@ fn r_spy_1_spies_are_bought_on_the_form_and_sent_only_by_mail() {
     assert_eq!(e.kind, ErrorKind::SpyByMail);
 }
 
+/// R-MOVE-2: agents have no movement. A move order names an army or a fleet; one
+/// naming a spy, an envoy or a merchant is refused on the form, and agents reach
+/// another realm only as mail (R-AGENT-2).
+#[test]
+fn r_move_2_agents_cannot_be_moved_on_the_form() {
+    for (line, lang, word) in [
+        ("FLYTTA spion 1: C3", Lang::Sv, "spion"),
+        ("FLYTTA sändebud 1: C3", Lang::Sv, "sändebud"),
+        ("MOVE spy 1: C3", Lang::En, "spy"),
+        ("MOVE merchant 1: C3", Lang::En, "merchant"),
+    ] {
+        let e = parse_line(line, Some(lang)).unwrap_err();
+        assert!(
+            matches!(&e.kind, ErrorKind::Bad { found, .. } if found == word),
+            "{line}: {:?}",
+            e.kind
+        );
+    }
+    assert!(parse_line("FLYTTA armé 1: C3", Some(Lang::Sv)).is_ok());
+}
+
 // ---------------------------------------------------------------- through the app
 
 /// R-MAIL-7: on Monday at 12:00, not before, every realm gets its result form.
@@ -666,4 +687,41 @@ async fn r_mail_10_the_form_deadline_is_sunday_15_local() {
         current.1,
         common::at("2026-11-29T14:59:59+01:00").timestamp_millis()
     );
+}
+
+// ---------------------------------------------------------------- R-EVIL
+
+/// R-EVIL-20: envoys and merchants go to and from the Evil like any realm's: both
+/// envoys arrive as written, and both merchants move their goods.
+#[test]
+fn r_evil_20_envoys_and_merchants_go_to_and_from_the_evil() {
+    let mut s = load_scenario(include_str!("../scenarios/evil.yaml")).expect("evil scenario");
+    s.round = 3;
+    assert!(s.realm("Ondskan").unwrap().is_evil);
+    s.realm_mut("Genogien").unwrap().stock = Resources::from_pairs(&[(Resource::Mat, 10)]);
+    s.realm_mut("Ondskan").unwrap().stock = Resources::from_pairs(&[(Resource::Guld, 10)]);
+    let d = run(
+        &mut s,
+        &[
+            envoy(1, "Genogien", "Ondskan", "Vi söker fred med mörkret."),
+            envoy(2, "Ondskan", "Genogien", "Mörkret svarar."),
+            merchant(3, "Genogien", "Ondskan", "****\nSkickar: 4 mat"),
+            merchant(4, "Ondskan", "Genogien", "****\nSkickar: 3 guld"),
+        ],
+        &[],
+    );
+    for (k, want) in [(0, "Vi söker fred med mörkret."), (1, "Mörkret svarar.")] {
+        assert_eq!(d[k].outcome, Outcome::Delivered, "envoy {k}");
+        match envoy_sent(&d[k]) {
+            Some(Dispatch::Envoy { text, .. }) => assert_eq!(text, want),
+            other => panic!("expected an envoy, got {other:?}"),
+        }
+    }
+    assert_eq!(
+        (&d[2].outcome, &d[3].outcome),
+        (&Outcome::Delivered, &Outcome::Delivered)
+    );
+    let (g, o) = (s.realm("Genogien").unwrap(), s.realm("Ondskan").unwrap());
+    assert_eq!((g.stock.mat, g.stock.guld), (6, 3));
+    assert_eq!((o.stock.mat, o.stock.guld), (4, 7));
 }

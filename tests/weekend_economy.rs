@@ -161,6 +161,31 @@ fn rulings_13_new_units_join_the_army_in_the_capital_or_form_a_group_in_the_name
     );
 }
 
+/// R-UNIT-8: new units appear in an own city, checked on the form: the receipt refuses
+/// a city of another realm's, and the weekend buys nothing there either.
+#[test]
+fn r_unit_8_new_units_appear_only_in_an_own_city_checked_on_the_form() {
+    let mut gs = game();
+    rich(&mut gs, "Alfa");
+    let order = units(1, UnitKind::LattInfanteri, Some("E2"));
+    let receipt = pbemd::forms::check::check_orders(&gs, "Alfa", std::slice::from_ref(&order));
+    assert!(
+        matches!(
+            receipt.lines[0].refusal,
+            Some(pbemd::forms::refusal::Refusal::NotOwnCity { square }) if square == sq("E2")
+        ),
+        "{:?}",
+        receipt.lines[0].refusal
+    );
+    let res = weekend(&gs, &forms(vec![("Alfa", vec![order])]));
+    assert_eq!(
+        refusals(&told(&res, "Alfa")),
+        vec![("R-CITY-1".to_string(), Why::NotOwnCity { city: sq("E2") })]
+    );
+    assert!(res.state.armies.iter().all(|a| a.square != sq("E2")));
+    assert_eq!(res.state.army("Alfa", 1).unwrap().units.len(), 2);
+}
+
 #[test]
 fn r_unit_7_units_and_ships_bought_this_round_carry_the_round_they_were_built() {
     let mut gs = game();

@@ -456,6 +456,50 @@ fn r_combat_12_the_second_attacker_joins_the_first_in_the_city_it_took() {
     assert_eq!(g.units.len(), 7);
 }
 
+/// R-COMBAT-14 (no joint defence, RULINGS 35): a city is defended by its owner's army
+/// groups on its square, both of them, in number order; a friend's army standing there
+/// does not fight and loses nothing.
+#[test]
+fn r_combat_14_a_city_is_defended_by_its_owners_groups_alone() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "C3", units(&[(4, Veteran)], false));
+    army(
+        &mut gs,
+        "Genogien",
+        2,
+        "C4",
+        units(&[(1, TungtInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "C4",
+        units(&[(1, LattInfanteri)], false),
+    );
+    army(&mut gs, "Afani", 1, "C4", units(&[(5, Veteran)], false));
+    gs.realm_mut("Genogien").unwrap().friends = vec!["Afani".into()];
+    gs.realm_mut("Afani").unwrap().friends = vec!["Genogien".into()];
+    let o = orders(&[(
+        "Fugandri",
+        vec![attack(Group::Army(1), "C4", Some(Outcome::Takeover), None)],
+    )]);
+    let (after, events) = fight(&gs, &o, &[20, 1]);
+    let b = battles(&events);
+    assert_eq!(b.len(), 1);
+    assert_eq!(b[0].defender.as_deref(), Some("Genogien"));
+    assert_eq!(b[0].defender_groups, [Group::Army(1), Group::Army(2)]);
+    assert_eq!(
+        b[0].result.rounds[0].defender_value,
+        u64::from(LattInfanteri.stats().defence + TungtInfanteri.stats().defence),
+        "both of the owner's groups, and nothing of Afani's"
+    );
+    assert_eq!(b[0].result.winner, Winner::Attacker);
+    let afani = group_of(&after, "Afani", 1).expect("Afani's army is still there");
+    assert_eq!((afani.square, afani.units.len()), (sq("C4"), 5));
+    assert!(group_of(&after, "Genogien", 1).is_none() && group_of(&after, "Genogien", 2).is_none());
+}
+
 #[test]
 fn r_combat_13_a_friends_attack_on_the_same_target_is_refused_as_a_joint_attack() {
     let mut gs = game();
