@@ -65,6 +65,9 @@ pub enum GmCommand {
     },
     /// Try a parked message again (one whose handling failed; `gm show` has the error).
     Retry { id: i64 },
+    /// Send again an outgoing mail that was not delivered (failed, or waiting to be
+    /// tried again): ID is its outbox id, as `gm queue` lists it.
+    RetryMail { id: i64 },
     /// Hold a queued message for review.
     Hold { id: i64 },
     /// Correct a held or queued message's text, or a realm's standing weekend form
@@ -219,7 +222,9 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
             super::season_notices::print_held(app, &mut conn).await?;
             let failed = q.undelivered;
             if !failed.is_empty() {
-                println!("\noutgoing mail not yet delivered:");
+                println!(
+                    "\noutgoing mail not yet delivered (`pbemd gm retry-mail ID` sends one again):"
+                );
                 for f in failed {
                     println!(
                         "  outbox {:>5}  {:<8} attempts {:<3} to {}  {}",
@@ -286,6 +291,11 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
             println!(
                 "message {id} will be tried again by the next tick, or at once by a running daemon"
             );
+        }
+        GmCommand::RetryMail { id } => {
+            drop(conn);
+            let r = crate::app::gm::retry_mail(app, id).await?;
+            println!("{}", r.summary());
         }
         GmCommand::Hold { id } => {
             drop(conn);
