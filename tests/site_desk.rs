@@ -692,3 +692,82 @@ async fn undelivered_mail_is_listed_and_sent_again_by_gm_retry_mail_and_the_desk
     assert!(!q.body.contains("id=\"undelivered\""), "{}", q.body);
     assert_eq!(d.audited("gm_mail_retried").await.len(), 2);
 }
+
+#[tokio::test]
+async fn refused_messages_show_only_with_all_and_held_replies_are_released_from_the_queue() {
+    let d = Desk::start_with(
+        None,
+        "courier: {review: all}\nlimits: {max_replies_per_hour: 1}\n",
+        "",
+        true,
+    )
+    .await;
+    let m = d.held_envoy("hot").await;
+    let gm = login(d.addr).await;
+    assert!(post_action(&d, &gm, m.id, "reject", &[("reason", "Nej.")])
+        .await
+        .contains("rejected"));
+    let link = format!("<a href=\"/gm/message/{0}\">{0}</a>", m.id);
+    let open = http(d.addr, "GET", "/gm/queue", &gm, None, &[]).await;
+    assert!(
+        !open.body.contains(&link) && open.body.contains("queue-empty"),
+        "{}",
+        open.body
+    );
+    assert!(open.body.contains("href=\"/gm/queue?all=1\""));
+    let all = http(d.addr, "GET", "/gm/queue?all=1", &gm, None, &[]).await;
+    assert!(
+        all.body.contains(&format!("{link}</td><td>refused</td>")),
+        "{}",
+        all.body
+    );
+    assert!(all.body.contains("Hide refused messages"));
+    // Kaldor's receipts beyond one an hour are held by flood control.
+    for _ in 0..3 {
+        d.send("kaldor@game.test", "Kaldor form", "BUY 1 spy");
+    }
+    d.tick("2026-11-24T11:00:00+01:00").await;
+    let q = http(d.addr, "GET", "/gm/queue", &gm, None, &[]).await;
+    let held = q
+        .body
+        .split("Replies held by flood control")
+        .nth(1)
+        .expect(&q.body);
+    assert!(held.contains("<td>Kaldor</td><td>2</td>"), "{held}");
+    assert!(held.contains("action=\"/gm/queue/release\""), "{held}");
+    let before = d
+        .outbox()
+        .iter()
+        .filter(|s| s.to_is("kaldor@game.test"))
+        .count();
+    let bare = form(&[("realm", "Kaldor")]);
+    let r = http(d.addr, "POST", "/gm/queue/release", &gm, Some(&bare), &[]).await;
+    assert_eq!(r.status, 403, "no token");
+    assert!(d.audited("gm_release").await.is_empty());
+    let body = form(&[("csrf", &q.csrf()), ("realm", "Kaldor")]);
+    let r = http(d.addr, "POST", "/gm/queue/release", &gm, Some(&body), &[]).await;
+    assert_eq!((r.status, r.header("location")), (303, Some("/gm/queue")));
+    let flash = r.cookie("pbemd_flash").unwrap();
+    let after = http(
+        d.addr,
+        "GET",
+        "/gm/queue",
+        &format!("{gm}; pbemd_flash={flash}"),
+        None,
+        &[],
+    )
+    .await;
+    assert!(
+        after.body.contains("2 held replies to Kaldor released"),
+        "{}",
+        after.body
+    );
+    assert!(!after.body.contains("Replies held by flood control"));
+    let now = d
+        .outbox()
+        .iter()
+        .filter(|s| s.to_is("kaldor@game.test"))
+        .count();
+    assert_eq!(now, before + 2, "the held receipts went out");
+    assert_eq!(d.audited("gm_release").await.len(), 1);
+}
