@@ -15,7 +15,9 @@ use std::sync::Arc;
 use pbemd::app::App;
 use pbemd::clock::FixedClock;
 use pbemd::config::Config;
+use pbemd::game::state::Dimension;
 use pbemd::game::GameState;
+use pbemd::render::map::{self, Viewer};
 use pbemd::transport::maildir::Maildir;
 use pbemd::web::site::html::url_part;
 
@@ -572,6 +574,24 @@ async fn the_drafts_page_shows_the_monday_forms_and_rolls_back_and_resolves_agai
         "{page}"
     );
     assert!(page.contains("href=\"#draft-Kaldor\""), "{page}");
+    // Each draft is the text `gm preview` prints, with the pictures the mail carries.
+    let drafts = pbemd::app::weekend::preview(&d.app, Some("Afani"), None)
+        .await
+        .unwrap();
+    let escape = pbemd::web::site::html::escape;
+    let text = format!("<pre class=\"draft\">{}</pre>", escape(&drafts.forms[0].1));
+    assert!(page.contains(&text), "{text}\n{page}");
+    let gs = d.state().await.1;
+    let view = map::view(&gs, Viewer::Realm("Afani"), Dimension::Normal);
+    let svg = format!(
+        "<div class=\"map\" id=\"draft-map-Afani-normal\">{}</div>",
+        map::svg(&view, "en")
+    );
+    assert!(page.contains(&svg), "{page}");
+    assert!(
+        !page.contains("id=\"draft-map-Afani-evil\""),
+        "Afani sees nothing of the Evil's dimension"
+    );
     assert!(
         page.contains("its results wait for the results event"),
         "{page}"

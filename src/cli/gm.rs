@@ -84,6 +84,10 @@ pub enum GmCommand {
     Preview {
         #[arg(long)]
         realm: Option<String>,
+        /// Make the forms as if at this RFC 3339 time, as `results` would then (the
+        /// links' expiry and the skipped dates' notes count from it; default now).
+        #[arg(long)]
+        at: Option<String>,
     },
     /// Undo the last weekend resolution: the state before it comes back and the
     /// round's forms count again (`gm resolve` resolves it again).
@@ -325,9 +329,9 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
             let v = crate::app::gm::import_state(app, &text).await?;
             println!("state version {v} imported from {}", file.display());
         }
-        GmCommand::Preview { realm } => {
+        GmCommand::Preview { realm, at } => {
             drop(conn);
-            return preview(app, realm.as_deref()).await;
+            return preview(app, realm.as_deref(), at.as_deref()).await;
         }
         GmCommand::Rollback { force } => {
             drop(conn);
@@ -471,7 +475,10 @@ pub async fn dry_run(app: &App) -> Result<ExitCode> {
 }
 
 /// `pbemd gm preview`: the drafted Monday forms.
-async fn preview(app: &App, realm: Option<&str>) -> Result<ExitCode> {
+async fn preview(app: &App, realm: Option<&str>, at: Option<&str>) -> Result<ExitCode> {
+    let at = at
+        .map(|s| crate::clock::parse_rfc3339(s).map_err(anyhow::Error::msg))
+        .transpose()?;
     let realm = match realm {
         None => None,
         Some(name) => {
@@ -480,7 +487,8 @@ async fn preview(app: &App, realm: Option<&str>) -> Result<ExitCode> {
             Some(super::canonical_realm(&gs, name)?)
         }
     };
-    for (name, form) in crate::app::weekend::preview(app, realm.as_deref()).await? {
+    let drafts = crate::app::weekend::preview(app, realm.as_deref(), at).await?;
+    for (name, form) in drafts.forms {
         println!("===== {} =====", shown(&name));
         println!("{}", shown(&form));
     }
