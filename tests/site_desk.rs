@@ -74,6 +74,36 @@ async fn the_cookie_is_secure_behind_a_trusted_tls_proxy_or_when_always_is_set()
 }
 
 #[tokio::test]
+async fn in_auto_mode_an_https_public_url_makes_the_desks_cookies_secure_as_the_realms() {
+    for (http_lines, secure) in [
+        ("  public_url: \"https://game.example.org\"\n", true),
+        ("  public_url: \"http://game.example.org\"\n", false),
+        (
+            "  public_url: \"https://game.example.org\"\n  secure_cookies: never\n",
+            false,
+        ),
+    ] {
+        let d = Desk::start(http_lines).await;
+        let page = http(d.addr, "GET", "/gm/login", "", None, &[]).await;
+        let pre = page.set_cookie("pbemd_login").unwrap();
+        assert_eq!(pre.contains("; Secure"), secure, "{http_lines}: {pre}");
+        let r = try_login(d.addr, PASSWORD, &[]).await;
+        let c = r.set_cookie("pbemd_gm").unwrap();
+        assert_eq!(c.contains("; Secure"), secure, "{http_lines}: {c}");
+        assert!(
+            c.contains("SameSite=Strict") && c.contains("HttpOnly"),
+            "{c}"
+        );
+        let gm = format!("pbemd_gm={}", r.cookie("pbemd_gm").unwrap());
+        let q = http(d.addr, "GET", "/gm/logout", &gm, None, &[]).await;
+        let body = form(&[("csrf", &q.csrf())]);
+        let out = http(d.addr, "POST", "/gm/logout", &gm, Some(&body), &[]).await;
+        let clear = out.set_cookie("pbemd_gm").unwrap();
+        assert_eq!(clear.contains("; Secure"), secure, "{clear}");
+    }
+}
+
+#[tokio::test]
 async fn the_sixth_failed_login_in_15_minutes_is_refused_with_429_without_checking_the_password() {
     let d = Desk::start("").await;
     let from = |ip: &'static str| [("X-Forwarded-For", ip)];

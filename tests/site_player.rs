@@ -364,6 +364,70 @@ async fn a_mailed_link_logs_its_realm_in_with_a_lax_httponly_cookie_and_shows_it
     assert!(!page.body.contains(GENOGIEN_FORM));
 }
 
+/// The attributes of a `Set-Cookie` line (everything after the value but `Max-Age`).
+fn attributes(set: &str) -> Vec<String> {
+    let mut a: Vec<String> = set
+        .split(';')
+        .skip(1)
+        .map(|p| p.trim().to_string())
+        .filter(|p| !p.starts_with("Max-Age="))
+        .collect();
+    a.sort();
+    a
+}
+
+#[tokio::test]
+async fn logging_out_is_a_post_with_the_csrf_token_that_clears_the_cookie_as_it_was_set() {
+    for public in [true, false] {
+        let s = Site::start(public).await;
+        let key = s.app.site_secret().await.unwrap();
+        let now = s.app.now().timestamp();
+        let gs = s.state().await;
+        let token = site_links::link_token(&key, gs.realm("Afani").unwrap(), now + 3600);
+        let login = s.get(&format!("/realm/login?token={token}"), None).await;
+        let set = login.header("set-cookie").unwrap();
+        assert_eq!(set.contains("; Secure"), public, "{set}");
+        let cookie = set.split(';').next().unwrap().to_string();
+        // A GET (a link or an image on another site) logs nobody out.
+        let page = s.get("/realm/logout", Some(&cookie)).await;
+        assert_eq!(page.status, 200);
+        assert!(page.header("set-cookie").is_none(), "{page:?}");
+        assert!(
+            page.body
+                .contains("method=\"post\" action=\"/realm/logout\""),
+            "{}",
+            page.body
+        );
+        for forged in ["", "csrf=forged"] {
+            let r = s.post("/realm/logout", Some(&cookie), forged).await;
+            assert_eq!(r.status, 403, "{forged:?}");
+            assert!(r.header("set-cookie").is_none(), "{forged:?}");
+        }
+        let out = s
+            .post(
+                "/realm/logout",
+                Some(&cookie),
+                &format!("csrf={}", csrf_in(&page.body)),
+            )
+            .await;
+        assert_eq!(out.status, 200, "{out:?}");
+        let clear = out.header("set-cookie").unwrap();
+        assert!(
+            clear.starts_with("pbemd_realm=;") && clear.contains("Max-Age=0"),
+            "{clear}"
+        );
+        assert_eq!(
+            attributes(&clear),
+            attributes(&set),
+            "cleared with the attributes it was set with"
+        );
+        assert!(out.body.contains("You are logged out"), "{}", out.body);
+        let none = s.get("/realm/logout", None).await;
+        assert_eq!(none.status, 200);
+        assert!(none.body.contains("You are logged out"), "{}", none.body);
+    }
+}
+
 #[tokio::test]
 async fn forged_expired_and_other_purpose_tokens_are_refused_with_a_page_in_both_languages() {
     let s = Site::start(true).await;
