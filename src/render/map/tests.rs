@@ -219,17 +219,3 @@ fn the_png_decodes_with_the_layouts_size() {
     let bare = png_with(&v, "en", None).unwrap();
     assert!(bare.starts_with(&[0x89, b'P', b'N', b'G']));
 }
-
-#[test]
-fn the_font_file_labels_the_picture_when_present() {
-    let Some(g) = font(std::path::Path::new(DEFAULT_FONT)) else {
-        eprintln!("{DEFAULT_FONT} missing: skipped");
-        return;
-    };
-    let gs = demo();
-    let v = view(&gs, Viewer::Realm("Afani"), Dimension::Normal);
-    let with = png_with(&v, "en", Some(&g)).unwrap();
-    let without = png_with(&v, "en", None).unwrap();
-    assert_ne!(with, without, "the labels change the pixels");
-    assert!(font(std::path::Path::new("/nonexistent/font.ttf")).is_none());
-}
