@@ -504,23 +504,57 @@ async fn realm_a_cannot_read_realm_b_form_map_or_receipts_by_changing_a_url_or_a
     let s = Site::start(true).await;
     s.to_monday_with_forms().await;
     let a = s.cookie("Afani").await;
-    for path in [
-        "/realm?realm=Genogien",
-        "/realm/?realm=Genogien",
-        "/realm/Genogien",
-        "/realm/form/Genogien",
-        "/realm/receipts?realm=Genogien",
-        "/realm/receipts?id=1&realm=Genogien",
-        "/realm/receipts/1",
-        "/realm/map?realm=Genogien",
-        "/realm/map.svg?realm=Genogien&dimension=normal",
-        "/realm/%47enogien",
+    // Genogien's own ids: its standing weekend form (a message) and its army group 1.
+    let gs = s.state().await;
+    let theirs = {
+        let mut c = s.app.store.conn().await.unwrap();
+        pbemd::store::forms::standing(&mut c, "Genogien", i64::from(gs.round))
+            .await
+            .unwrap()
+            .expect("Genogien's form this round")
+            .message_id
+    };
+    assert!(gs.army("Genogien", 1).is_some());
+    let asks = [
+        "realm=Genogien".to_string(),
+        format!("realm=genogien&id={theirs}"),
+        format!("id={theirs}&message={theirs}&form={theirs}"),
+        "realm=Genogien&army=1&owner=Genogien&viewer=Genogien".to_string(),
+        "realm=%47enogien&lang=sv".to_string(),
+    ];
+    // Every page of a realm, asked for with Genogien's name and ids: each answers with
+    // Afani's own page, byte for byte (a 404 would not pass).
+    for route in [
+        "/realm",
+        "/realm/map",
+        "/realm/map.svg",
+        "/realm/receipts",
+        "/realm/wishes",
     ] {
-        let r = s.get(path, Some(&a)).await;
-        assert!(!r.body.contains(GENOGIEN_FORM), "{path}: {}", r.body);
-        assert!(!r.body.contains("Genogien formulär"), "{path}: {}", r.body);
-        assert!(!r.body.contains("genogien@game.test"), "{path}");
+        let own = s.get(route, Some(&a)).await;
+        assert_eq!(own.status, 200, "{route}");
+        assert!(!own.body.contains(GENOGIEN_FORM), "{route}: {}", own.body);
+        assert!(!own.body.contains("genogien@game.test"), "{route}");
+        for ask in &asks {
+            let path = format!("{route}?{ask}");
+            let r = s.get(&path, Some(&a)).await;
+            assert_eq!(r.status, 200, "{path}");
+            assert_eq!(r.body, own.body, "{path}: Afani's page, not Genogien's");
+        }
     }
+    // Changing the wishes with Genogien's name in the form changes Afani's.
+    let page = s.get("/realm/wishes", Some(&a)).await;
+    let form = format!(
+        "csrf={}&realm=Genogien&buy1=sten&buy2=vatten&sell1=mat&sell2=eld",
+        csrf_in(&page.body)
+    );
+    let r = s.post("/realm/wishes", Some(&a), &form).await;
+    assert_eq!(r.status, 303, "{r:?}");
+    let after = s.state().await;
+    let wishes =
+        |gs: &pbemd::game::GameState, realm: &str| gs.realm(realm).unwrap().trade_wishes.clone();
+    assert_eq!(wishes(&after, "Genogien"), wishes(&gs, "Genogien"));
+    assert_ne!(wishes(&after, "Afani"), wishes(&gs, "Afani"));
     let own = s.get("/realm?realm=Genogien", Some(&a)).await;
     assert!(own.body.contains(AFANI_FORM), "the session's realm only");
     let receipts = s.get("/realm/receipts?realm=Genogien", Some(&a)).await;
