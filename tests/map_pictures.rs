@@ -232,6 +232,26 @@ fn a_missing_font_still_sends_the_pictures_and_warns() {
     assert_each_form_has_its_realms_picture(&d, &gs);
 }
 
+/// The font the pictures are labelled with (Debian's `fonts-dejavu-core`, which
+/// `scripts/browser-start.sh` installs) draws the labels. A missing font fails the test
+/// as a missing server does, unless `PBEMD_SKIP_SERVER_TESTS=1` asks to skip it.
+#[test]
+fn the_font_file_labels_the_picture() {
+    let Some(g) = map::font(std::path::Path::new(map::DEFAULT_FONT)) else {
+        common::missing(&format!(
+            "the map font {} (Debian's fonts-dejavu-core)",
+            map::DEFAULT_FONT
+        ));
+        return;
+    };
+    let gs = pbemd::game::load_scenario(include_str!("../scenarios/demo.yaml")).unwrap();
+    let v = map::view(&gs, Viewer::Realm("Afani"), Dimension::Normal);
+    let with = map::png_with(&v, "en", Some(&g)).unwrap();
+    let without = map::png_with(&v, "en", None).unwrap();
+    assert_ne!(with, without, "the labels change the pixels");
+    assert!(map::font(std::path::Path::new("/nonexistent/font.ttf")).is_none());
+}
+
 #[path = "../benches/common/world.rs"]
 mod world;
 

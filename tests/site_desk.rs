@@ -74,6 +74,36 @@ async fn the_cookie_is_secure_behind_a_trusted_tls_proxy_or_when_always_is_set()
 }
 
 #[tokio::test]
+async fn in_auto_mode_an_https_public_url_makes_the_desks_cookies_secure_as_the_realms() {
+    for (http_lines, secure) in [
+        ("  public_url: \"https://game.example.org\"\n", true),
+        ("  public_url: \"http://game.example.org\"\n", false),
+        (
+            "  public_url: \"https://game.example.org\"\n  secure_cookies: never\n",
+            false,
+        ),
+    ] {
+        let d = Desk::start(http_lines).await;
+        let page = http(d.addr, "GET", "/gm/login", "", None, &[]).await;
+        let pre = page.set_cookie("pbemd_login").unwrap();
+        assert_eq!(pre.contains("; Secure"), secure, "{http_lines}: {pre}");
+        let r = try_login(d.addr, PASSWORD, &[]).await;
+        let c = r.set_cookie("pbemd_gm").unwrap();
+        assert_eq!(c.contains("; Secure"), secure, "{http_lines}: {c}");
+        assert!(
+            c.contains("SameSite=Strict") && c.contains("HttpOnly"),
+            "{c}"
+        );
+        let gm = format!("pbemd_gm={}", r.cookie("pbemd_gm").unwrap());
+        let q = http(d.addr, "GET", "/gm/logout", &gm, None, &[]).await;
+        let body = form(&[("csrf", &q.csrf())]);
+        let out = http(d.addr, "POST", "/gm/logout", &gm, Some(&body), &[]).await;
+        let clear = out.set_cookie("pbemd_gm").unwrap();
+        assert_eq!(clear.contains("; Secure"), secure, "{clear}");
+    }
+}
+
+#[tokio::test]
 async fn the_sixth_failed_login_in_15_minutes_is_refused_with_429_without_checking_the_password() {
     let d = Desk::start("").await;
     let from = |ip: &'static str| [("X-Forwarded-For", ip)];
@@ -506,4 +536,268 @@ async fn on_postgres_failed_logins_are_counted_and_the_audit_log_pages() {
     )
     .await;
     assert!(r.body.contains("på postgres") && r.body.contains("What happened"));
+}
+
+/// `pbemd --config <the desk's game> ARGS…` through the binary.
+fn pbemd(d: &Desk, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_pbemd"))
+        .args(["--config", d.config_path().to_str().unwrap()])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Queue a plain mail to `to` straight into the outbox (as any reply would be queued);
+/// its row id and raw bytes.
+async fn queued_mail(d: &Desk, n: u32, to: &str) -> (i64, Vec<u8>) {
+    let mid = format!("<retry{n}@game.test>");
+    let raw = format!(
+        "From: sl@game.test\r\nTo: {to}\r\nSubject: Prov {n}\r\nMessage-ID: {mid}\r\n\
+         Date: Tue, 24 Nov 2026 09:00:00 +0100\r\n\r\nbrev {n}\r\n"
+    )
+    .into_bytes();
+    let to = vec![to.to_string()];
+    let key = format!("retry-test:{n}");
+    let m = pbemd::store::outbox::NewOutgoing {
+        dedup_key: &key,
+        message_id: &mid,
+        kind: "refusal",
+        to_addrs: &to,
+        from_addr: "sl@game.test",
+        subject: "Prov",
+        raw: &raw,
+        at: 1,
+    };
+    let mut c = d.app.store.conn().await.unwrap();
+    (
+        pbemd::store::outbox::enqueue(&mut c, &m).await.unwrap(),
+        raw,
+    )
+}
+
+async fn outbox_row(d: &Desk, id: i64) -> pbemd::store::outbox::OutRow {
+    let mut c = d.app.store.conn().await.unwrap();
+    pbemd::store::outbox::get(&mut c, id)
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+/// Whether the outbox Maildir holds a mail with exactly these bytes.
+fn delivered(d: &Desk, raw: &[u8]) -> bool {
+    let dir = d.dir.path().join("g").join("outbox").join("new");
+    std::fs::read_dir(dir)
+        .unwrap()
+        .any(|e| std::fs::read(e.unwrap().path()).unwrap() == raw)
+}
+
+#[tokio::test]
+async fn undelivered_mail_is_listed_and_sent_again_by_gm_retry_mail_and_the_desk_button() {
+    let d = Desk::start("").await;
+    let far = pbemd::clock::to_ms(common::at("2026-12-24T09:00:00+01:00"));
+    let (failed, failed_raw) = queued_mail(&d, 1, "afani@game.test").await;
+    let (waiting, waiting_raw) = queued_mail(&d, 2, "kaldor@game.test").await;
+    let (sent, _) = queued_mail(&d, 3, "ostvik@game.test").await;
+    {
+        let mut c = d.app.store.conn().await.unwrap();
+        use pbemd::store::outbox::{mark_attempt_failed, mark_sent};
+        mark_attempt_failed(&mut c, failed, "550 5.1.1 no such user", far, true)
+            .await
+            .unwrap();
+        mark_attempt_failed(&mut c, waiting, "421 try later", far, false)
+            .await
+            .unwrap();
+        mark_sent(&mut c, sent, 2).await.unwrap();
+    }
+    let gm = login(d.addr).await;
+    let q = http(d.addr, "GET", "/gm/queue", &gm, None, &[]).await;
+    let table = q
+        .body
+        .split("<div id=\"undelivered\">")
+        .nth(1)
+        .expect(&q.body);
+    assert!(table.contains("Outgoing mail not yet delivered"), "{table}");
+    for (id, state, error) in [
+        (failed, "failed", "550 5.1.1 no such user"),
+        (waiting, "pending", "421 try later"),
+    ] {
+        assert!(
+            table.contains(&format!("<td>{id}</td><td>{state}</td><td>1</td>")),
+            "{id}: {table}"
+        );
+        assert!(table.contains(error), "{table}");
+        assert!(
+            table.contains(&format!("action=\"/gm/outbox/{id}/retry\"")),
+            "{table}"
+        );
+    }
+    assert!(
+        !table.contains(&format!("/gm/outbox/{sent}/retry")),
+        "{table}"
+    );
+
+    // Through the command line.
+    let listed = String::from_utf8_lossy(&pbemd(&d, &["gm", "queue"]).stdout).to_string();
+    assert!(listed.contains("`pbemd gm retry-mail ID`"), "{listed}");
+    assert!(
+        listed.contains(&format!("outbox {failed:>5}  failed")),
+        "{listed}"
+    );
+    let out = pbemd(&d, &["gm", "retry-mail", &failed.to_string()]);
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{said}");
+    assert_eq!(
+        said.trim(),
+        format!("outbox {failed} sent to afani@game.test")
+    );
+    assert!(delivered(&d, &failed_raw), "the very same bytes go out");
+    assert_eq!(outbox_row(&d, failed).await.state, "sent");
+    for (id, why) in [
+        (sent, "is sent after 1 attempt(s); only failed mail"),
+        (failed, "is sent"),
+        (999_999, "no outgoing mail 999999"),
+    ] {
+        let out = pbemd(&d, &["gm", "retry-mail", &id.to_string()]);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(!out.status.success() && err.contains(why), "{id}: {err}");
+    }
+    let audited = d.audited("gm_mail_retried").await;
+    assert_eq!(audited.len(), 1);
+    assert!(
+        audited[0].detail.contains("550 5.1.1 no such user")
+            && audited[0]
+                .detail
+                .contains(&format!("\"outbox_id\":{failed}")),
+        "{}",
+        audited[0].detail
+    );
+
+    // Through the desk: refused without the session's token, done with it.
+    let path = format!("/gm/outbox/{waiting}/retry");
+    for body in ["", "csrf=forged"] {
+        let r = http(d.addr, "POST", &path, &gm, Some(body), &[]).await;
+        assert_eq!(r.status, 403, "{body:?}");
+    }
+    let anon = http(d.addr, "POST", &path, "", Some("csrf=x"), &[]).await;
+    assert_eq!(
+        (anon.status, anon.header("location")),
+        (303, Some("/gm/login"))
+    );
+    let row = outbox_row(&d, waiting).await;
+    assert_eq!((row.state.as_str(), row.attempts), ("pending", 1));
+    assert!(
+        !delivered(&d, &waiting_raw),
+        "nothing sent without the token"
+    );
+    assert_eq!(d.audited("gm_mail_retried").await.len(), 1);
+    let q = http(d.addr, "GET", "/gm/queue", &gm, None, &[]).await;
+    let r = http(
+        d.addr,
+        "POST",
+        &path,
+        &gm,
+        Some(&form(&[("csrf", &q.csrf())])),
+        &[],
+    )
+    .await;
+    assert_eq!((r.status, r.header("location")), (303, Some("/gm/queue")));
+    let flash = r.cookie("pbemd_flash").unwrap();
+    let q = http(
+        d.addr,
+        "GET",
+        "/gm/queue",
+        &format!("{gm}; pbemd_flash={flash}"),
+        None,
+        &[],
+    )
+    .await;
+    assert!(
+        q.body
+            .contains(&format!("outbox {waiting} sent to kaldor@game.test")),
+        "{}",
+        q.body
+    );
+    assert!(delivered(&d, &waiting_raw));
+    assert_eq!(outbox_row(&d, waiting).await.state, "sent");
+    assert!(!q.body.contains("id=\"undelivered\""), "{}", q.body);
+    assert_eq!(d.audited("gm_mail_retried").await.len(), 2);
+}
+
+#[tokio::test]
+async fn refused_messages_show_only_with_all_and_held_replies_are_released_from_the_queue() {
+    let d = Desk::start_with(
+        None,
+        "courier: {review: all}\nlimits: {max_replies_per_hour: 1}\n",
+        "",
+        true,
+    )
+    .await;
+    let m = d.held_envoy("hot").await;
+    let gm = login(d.addr).await;
+    assert!(post_action(&d, &gm, m.id, "reject", &[("reason", "Nej.")])
+        .await
+        .contains("rejected"));
+    let link = format!("<a href=\"/gm/message/{0}\">{0}</a>", m.id);
+    let open = http(d.addr, "GET", "/gm/queue", &gm, None, &[]).await;
+    assert!(
+        !open.body.contains(&link) && open.body.contains("queue-empty"),
+        "{}",
+        open.body
+    );
+    assert!(open.body.contains("href=\"/gm/queue?all=1\""));
+    let all = http(d.addr, "GET", "/gm/queue?all=1", &gm, None, &[]).await;
+    assert!(
+        all.body.contains(&format!("{link}</td><td>refused</td>")),
+        "{}",
+        all.body
+    );
+    assert!(all.body.contains("Hide refused messages"));
+    // Kaldor's receipts beyond one an hour are held by flood control.
+    for _ in 0..3 {
+        d.send("kaldor@game.test", "Kaldor form", "BUY 1 spy");
+    }
+    d.tick("2026-11-24T11:00:00+01:00").await;
+    let q = http(d.addr, "GET", "/gm/queue", &gm, None, &[]).await;
+    let held = q
+        .body
+        .split("Replies held by flood control")
+        .nth(1)
+        .expect(&q.body);
+    assert!(held.contains("<td>Kaldor</td><td>2</td>"), "{held}");
+    assert!(held.contains("action=\"/gm/queue/release\""), "{held}");
+    let before = d
+        .outbox()
+        .iter()
+        .filter(|s| s.to_is("kaldor@game.test"))
+        .count();
+    let bare = form(&[("realm", "Kaldor")]);
+    let r = http(d.addr, "POST", "/gm/queue/release", &gm, Some(&bare), &[]).await;
+    assert_eq!(r.status, 403, "no token");
+    assert!(d.audited("gm_release").await.is_empty());
+    let body = form(&[("csrf", &q.csrf()), ("realm", "Kaldor")]);
+    let r = http(d.addr, "POST", "/gm/queue/release", &gm, Some(&body), &[]).await;
+    assert_eq!((r.status, r.header("location")), (303, Some("/gm/queue")));
+    let flash = r.cookie("pbemd_flash").unwrap();
+    let after = http(
+        d.addr,
+        "GET",
+        "/gm/queue",
+        &format!("{gm}; pbemd_flash={flash}"),
+        None,
+        &[],
+    )
+    .await;
+    assert!(
+        after.body.contains("2 held replies to Kaldor released"),
+        "{}",
+        after.body
+    );
+    assert!(!after.body.contains("Replies held by flood control"));
+    let now = d
+        .outbox()
+        .iter()
+        .filter(|s| s.to_is("kaldor@game.test"))
+        .count();
+    assert_eq!(now, before + 2, "the held receipts went out");
+    assert_eq!(d.audited("gm_release").await.len(), 1);
 }

@@ -15,7 +15,9 @@ use std::sync::Arc;
 use pbemd::app::App;
 use pbemd::clock::FixedClock;
 use pbemd::config::Config;
+use pbemd::game::state::Dimension;
 use pbemd::game::GameState;
+use pbemd::render::map::{self, Viewer};
 use pbemd::transport::maildir::Maildir;
 use pbemd::web::site::html::url_part;
 
@@ -280,11 +282,15 @@ async fn the_week_shows_who_sent_forms_when_who_is_missing_and_away_and_the_next
     );
 }
 
-/// Every button's URL with fields that would act.
-const BUTTONS: [(&str, &[(&str, &str)]); 10] = [
+/// Every button's URL with fields that would act (and `/gm/outbox/{id}/retry`, whose
+/// id the test makes).
+const BUTTONS: [(&str, &[(&str, &str)]); 13] = [
+    ("/gm/queue/release", &[("realm", "Afani")]),
     ("/gm/drafts/rollback", &[("force", "1")]),
     ("/gm/drafts/resolve", &[]),
     ("/gm/drafts/release", &[("all", "1")]),
+    ("/gm/drafts/results-hold", &[]),
+    ("/gm/drafts/results-release", &[]),
     ("/gm/season/pause", &[("reason", "x")]),
     ("/gm/season/resume", &[]),
     ("/gm/season/extend", &[("hours", "5")]),
@@ -303,12 +309,36 @@ const BUTTONS: [(&str, &[(&str, &str)]); 10] = [
     ),
 ];
 
+/// An outgoing mail that failed and was given up: its outbox id.
+async fn failed_mail(d: &Desk) -> i64 {
+    let to = vec!["afani@game.test".to_string()];
+    let m = pbemd::store::outbox::NewOutgoing {
+        dedup_key: "csrf-test",
+        message_id: "<csrf-test@game.test>",
+        kind: "refusal",
+        to_addrs: &to,
+        from_addr: "sl@game.test",
+        subject: "Re: x",
+        raw: b"Subject: Re: x\r\n\r\nx\r\n",
+        at: 1,
+    };
+    let mut c = d.app.store.conn().await.unwrap();
+    let id = pbemd::store::outbox::enqueue(&mut c, &m).await.unwrap();
+    pbemd::store::outbox::mark_attempt_failed(&mut c, id, "550 no", 2, true)
+        .await
+        .unwrap();
+    id
+}
+
 #[tokio::test]
 async fn a_post_without_or_with_a_wrong_csrf_token_is_refused_and_changes_nothing() {
     let d = Desk::start("").await;
+    let failed = failed_mail(&d).await;
     let (version, _) = d.state().await;
     let (audit, mails) = (d.audit_len().await, d.outbox().len());
-    for (path, fields) in BUTTONS {
+    let retry = format!("/gm/outbox/{failed}/retry");
+    let buttons = BUTTONS.into_iter().chain([(retry.as_str(), &[][..])]);
+    for (path, fields) in buttons {
         let none = d.post_raw(path, fields).await;
         assert_eq!(none.status, 403, "{path} without a token");
         let mut wrong = vec![("csrf", "not-the-token")];
@@ -324,6 +354,10 @@ async fn a_post_without_or_with_a_wrong_csrf_token_is_refused_and_changes_nothin
     assert_eq!(d.state().await.0, version, "the state is unchanged");
     assert_eq!(d.audit_len().await, audit, "nothing audited");
     assert_eq!(d.outbox().len(), mails, "nothing mailed");
+    let mut c = d.app.store.conn().await.unwrap();
+    let row = pbemd::store::outbox::get(&mut c, failed).await.unwrap();
+    assert_eq!(row.unwrap().state, "failed", "the mail is not sent again");
+    drop(c);
     // The same button with the token does act.
     let ok = d
         .post(
@@ -540,6 +574,24 @@ async fn the_drafts_page_shows_the_monday_forms_and_rolls_back_and_resolves_agai
         "{page}"
     );
     assert!(page.contains("href=\"#draft-Kaldor\""), "{page}");
+    // Each draft is the text `gm preview` prints, with the pictures the mail carries.
+    let drafts = pbemd::app::weekend::preview(&d.app, Some("Afani"), None)
+        .await
+        .unwrap();
+    let escape = pbemd::web::site::html::escape;
+    let text = format!("<pre class=\"draft\">{}</pre>", escape(&drafts.forms[0].1));
+    assert!(page.contains(&text), "{text}\n{page}");
+    let gs = d.state().await.1;
+    let view = map::view(&gs, Viewer::Realm("Afani"), Dimension::Normal);
+    let svg = format!(
+        "<div class=\"map\" id=\"draft-map-Afani-normal\">{}</div>",
+        map::svg(&view, "en")
+    );
+    assert!(page.contains(&svg), "{page}");
+    assert!(
+        !page.contains("id=\"draft-map-Afani-evil\""),
+        "Afani sees nothing of the Evil's dimension"
+    );
     assert!(
         page.contains("its results wait for the results event"),
         "{page}"

@@ -364,6 +364,70 @@ async fn a_mailed_link_logs_its_realm_in_with_a_lax_httponly_cookie_and_shows_it
     assert!(!page.body.contains(GENOGIEN_FORM));
 }
 
+/// The attributes of a `Set-Cookie` line (everything after the value but `Max-Age`).
+fn attributes(set: &str) -> Vec<String> {
+    let mut a: Vec<String> = set
+        .split(';')
+        .skip(1)
+        .map(|p| p.trim().to_string())
+        .filter(|p| !p.starts_with("Max-Age="))
+        .collect();
+    a.sort();
+    a
+}
+
+#[tokio::test]
+async fn logging_out_is_a_post_with_the_csrf_token_that_clears_the_cookie_as_it_was_set() {
+    for public in [true, false] {
+        let s = Site::start(public).await;
+        let key = s.app.site_secret().await.unwrap();
+        let now = s.app.now().timestamp();
+        let gs = s.state().await;
+        let token = site_links::link_token(&key, gs.realm("Afani").unwrap(), now + 3600);
+        let login = s.get(&format!("/realm/login?token={token}"), None).await;
+        let set = login.header("set-cookie").unwrap();
+        assert_eq!(set.contains("; Secure"), public, "{set}");
+        let cookie = set.split(';').next().unwrap().to_string();
+        // A GET (a link or an image on another site) logs nobody out.
+        let page = s.get("/realm/logout", Some(&cookie)).await;
+        assert_eq!(page.status, 200);
+        assert!(page.header("set-cookie").is_none(), "{page:?}");
+        assert!(
+            page.body
+                .contains("method=\"post\" action=\"/realm/logout\""),
+            "{}",
+            page.body
+        );
+        for forged in ["", "csrf=forged"] {
+            let r = s.post("/realm/logout", Some(&cookie), forged).await;
+            assert_eq!(r.status, 403, "{forged:?}");
+            assert!(r.header("set-cookie").is_none(), "{forged:?}");
+        }
+        let out = s
+            .post(
+                "/realm/logout",
+                Some(&cookie),
+                &format!("csrf={}", csrf_in(&page.body)),
+            )
+            .await;
+        assert_eq!(out.status, 200, "{out:?}");
+        let clear = out.header("set-cookie").unwrap();
+        assert!(
+            clear.starts_with("pbemd_realm=;") && clear.contains("Max-Age=0"),
+            "{clear}"
+        );
+        assert_eq!(
+            attributes(&clear),
+            attributes(&set),
+            "cleared with the attributes it was set with"
+        );
+        assert!(out.body.contains("You are logged out"), "{}", out.body);
+        let none = s.get("/realm/logout", None).await;
+        assert_eq!(none.status, 200);
+        assert!(none.body.contains("You are logged out"), "{}", none.body);
+    }
+}
+
 #[tokio::test]
 async fn forged_expired_and_other_purpose_tokens_are_refused_with_a_page_in_both_languages() {
     let s = Site::start(true).await;
@@ -440,23 +504,57 @@ async fn realm_a_cannot_read_realm_b_form_map_or_receipts_by_changing_a_url_or_a
     let s = Site::start(true).await;
     s.to_monday_with_forms().await;
     let a = s.cookie("Afani").await;
-    for path in [
-        "/realm?realm=Genogien",
-        "/realm/?realm=Genogien",
-        "/realm/Genogien",
-        "/realm/form/Genogien",
-        "/realm/receipts?realm=Genogien",
-        "/realm/receipts?id=1&realm=Genogien",
-        "/realm/receipts/1",
-        "/realm/map?realm=Genogien",
-        "/realm/map.svg?realm=Genogien&dimension=normal",
-        "/realm/%47enogien",
+    // Genogien's own ids: its standing weekend form (a message) and its army group 1.
+    let gs = s.state().await;
+    let theirs = {
+        let mut c = s.app.store.conn().await.unwrap();
+        pbemd::store::forms::standing(&mut c, "Genogien", i64::from(gs.round))
+            .await
+            .unwrap()
+            .expect("Genogien's form this round")
+            .message_id
+    };
+    assert!(gs.army("Genogien", 1).is_some());
+    let asks = [
+        "realm=Genogien".to_string(),
+        format!("realm=genogien&id={theirs}"),
+        format!("id={theirs}&message={theirs}&form={theirs}"),
+        "realm=Genogien&army=1&owner=Genogien&viewer=Genogien".to_string(),
+        "realm=%47enogien&lang=sv".to_string(),
+    ];
+    // Every page of a realm, asked for with Genogien's name and ids: each answers with
+    // Afani's own page, byte for byte (a 404 would not pass).
+    for route in [
+        "/realm",
+        "/realm/map",
+        "/realm/map.svg",
+        "/realm/receipts",
+        "/realm/wishes",
     ] {
-        let r = s.get(path, Some(&a)).await;
-        assert!(!r.body.contains(GENOGIEN_FORM), "{path}: {}", r.body);
-        assert!(!r.body.contains("Genogien formulär"), "{path}: {}", r.body);
-        assert!(!r.body.contains("genogien@game.test"), "{path}");
+        let own = s.get(route, Some(&a)).await;
+        assert_eq!(own.status, 200, "{route}");
+        assert!(!own.body.contains(GENOGIEN_FORM), "{route}: {}", own.body);
+        assert!(!own.body.contains("genogien@game.test"), "{route}");
+        for ask in &asks {
+            let path = format!("{route}?{ask}");
+            let r = s.get(&path, Some(&a)).await;
+            assert_eq!(r.status, 200, "{path}");
+            assert_eq!(r.body, own.body, "{path}: Afani's page, not Genogien's");
+        }
     }
+    // Changing the wishes with Genogien's name in the form changes Afani's.
+    let page = s.get("/realm/wishes", Some(&a)).await;
+    let form = format!(
+        "csrf={}&realm=Genogien&buy1=sten&buy2=vatten&sell1=mat&sell2=eld",
+        csrf_in(&page.body)
+    );
+    let r = s.post("/realm/wishes", Some(&a), &form).await;
+    assert_eq!(r.status, 303, "{r:?}");
+    let after = s.state().await;
+    let wishes =
+        |gs: &pbemd::game::GameState, realm: &str| gs.realm(realm).unwrap().trade_wishes.clone();
+    assert_eq!(wishes(&after, "Genogien"), wishes(&gs, "Genogien"));
+    assert_ne!(wishes(&after, "Afani"), wishes(&gs, "Afani"));
     let own = s.get("/realm?realm=Genogien", Some(&a)).await;
     assert!(own.body.contains(AFANI_FORM), "the session's realm only");
     let receipts = s.get("/realm/receipts?realm=Genogien", Some(&a)).await;

@@ -13,6 +13,8 @@ use fantoccini::Locator;
 use pbemd::app::App;
 use pbemd::clock::FixedClock;
 use pbemd::config::Config;
+use pbemd::game::state::Dimension;
+use pbemd::render::map::{self, Viewer};
 use pbemd::transport::maildir::Maildir;
 
 const PUBLIC: &str = "http://game.test";
@@ -78,6 +80,22 @@ impl Site {
     }
 }
 
+/// The texts of the map pictures on the page as the browser read the inline SVG: the
+/// title, the rulers, the numbers and the legend, which names each realm that owns
+/// anything drawn.
+async fn svg_texts(b: &browser::Browser) -> Vec<String> {
+    let v = b
+        .client
+        .execute(
+            "return Array.from(document.querySelectorAll('div.map svg text'))\
+             .map(t => t.textContent);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    serde_json::from_value(v).unwrap()
+}
+
 #[tokio::test]
 async fn a_realms_link_shows_its_own_form_and_map_and_nothing_of_another() {
     let Some(b) = browser::Browser::start().await else {
@@ -86,10 +104,26 @@ async fn a_realms_link_shows_its_own_form_and_map_and_nothing_of_another() {
     let s = Site::start().await;
     s.tick(DEADLINE).await;
     s.tick(MONDAY).await;
-    let link = s.form_link("afani@game.test");
+    // Genogien's army 1 is on the GM's map and Afani sees nothing of Genogien: no land,
+    // city or group of Genogien's is in Afani's picture's data (whose legend names every
+    // realm owning something drawn).
+    let gs = {
+        let mut c = s.app.store.conn().await.unwrap();
+        s.app.state(&mut c).await.unwrap().1
+    };
+    let army = gs.army("Genogien", 1).expect("Genogien's army 1");
+    let gm = map::view(&gs, Viewer::Gm, army.dimension);
+    assert!(gm.armies.iter().any(|a| a.owner == "Genogien" && a.id == 1));
+    for d in [Dimension::Normal, Dimension::Evil] {
+        let v = map::view(&gs, Viewer::Realm("Afani"), d);
+        assert!(!v.realms.iter().any(|r| r == "Genogien"), "{d:?}: {v:?}");
+        assert!(!v.armies.iter().any(|a| a.owner == "Genogien"), "{d:?}");
+    }
+    let afani_link = s.form_link("afani@game.test");
+    let genogien_link = s.form_link("genogien@game.test");
     let addr = browser::serve(s.app.clone()).await;
-    let link = link.replace(PUBLIC, &format!("http://{addr}"));
-    b.client.goto(&link).await.unwrap();
+    let local = |link: &str| link.replace(PUBLIC, &format!("http://{addr}"));
+    b.client.goto(&local(&afani_link)).await.unwrap();
     let url = b.client.current_url().await.unwrap();
     let form_text = b.page_text().await;
     b.screenshot("player_form").await;
@@ -109,19 +143,50 @@ async fn a_realms_link_shows_its_own_form_and_map_and_nothing_of_another() {
         .unwrap()
         .len();
     let map_text = b.page_text().await;
+    let afani_svg = svg_texts(&b).await;
     b.screenshot("player_map").await;
+    b.client
+        .goto(&format!("http://{addr}/realm/map?realm=Genogien"))
+        .await
+        .unwrap();
+    let afani_asking_svg = svg_texts(&b).await;
+    // The same browser through Genogien's own link: its map names it.
+    b.client.goto(&local(&genogien_link)).await.unwrap();
+    b.client
+        .goto(&format!("http://{addr}/realm/map"))
+        .await
+        .unwrap();
+    let genogien_svg = svg_texts(&b).await;
     b.finish().await;
     assert_eq!(url.path(), "/realm", "the link leads to the realm's page");
     assert!(
         form_text.contains("Results and weekend form for Afani"),
         "{form_text}"
     );
-    assert!(!form_text.contains("Genogien formulär"), "{form_text}");
     assert!(!form_text.contains("helgformulär för Genogien"));
     assert!(asked_for_other.contains("Results and weekend form for Afani"));
     assert!(!asked_for_other.contains("helgformulär för Genogien"));
     assert_eq!(svgs, 2, "both dimensions drawn inline");
     assert!(map_text.contains("Afani – map"), "{map_text}");
+    let names = |texts: &[String], realm: &str| texts.iter().any(|t| t == realm);
+    let mentions = |texts: &[String], realm: &str| texts.iter().any(|t| t.contains(realm));
+    assert!(
+        names(&afani_svg, "Afani"),
+        "the legend names Afani: {afani_svg:?}"
+    );
+    assert!(!mentions(&afani_svg, "Genogien"), "{afani_svg:?}");
+    assert!(
+        !mentions(&afani_asking_svg, "Genogien"),
+        "{afani_asking_svg:?}"
+    );
+    assert_eq!(
+        afani_asking_svg, afani_svg,
+        "Afani's picture whatever the URL"
+    );
+    assert!(
+        names(&genogien_svg, "Genogien"),
+        "Genogien's own picture names it: {genogien_svg:?}"
+    );
 }
 
 #[tokio::test]

@@ -127,6 +127,62 @@ on_both_backends!(
 );
 
 on_both_backends!(
+    only_undelivered_mail_is_made_due_again_with_fresh_attempts,
+    |store: Store| async move {
+        let mut c = store.conn().await.unwrap();
+        let to = vec!["afani@game.test".to_string()];
+        let mut ids = Vec::new();
+        for k in ["retry:failed", "retry:waiting", "retry:sent", "retry:new"] {
+            let m = outbox::NewOutgoing {
+                dedup_key: k,
+                message_id: k,
+                kind: "envoy",
+                to_addrs: &to,
+                from_addr: "sl@game.test",
+                subject: "s",
+                raw: b"bytes",
+                at: 100,
+            };
+            ids.push(outbox::enqueue(&mut c, &m).await.unwrap());
+        }
+        let [failed, waiting, sent, new] = ids[..] else {
+            unreachable!()
+        };
+        outbox::mark_attempt_failed(&mut c, failed, "550 no such user", 900, true)
+            .await
+            .unwrap();
+        outbox::mark_attempt_failed(&mut c, waiting, "421 later", 900, false)
+            .await
+            .unwrap();
+        outbox::mark_sent(&mut c, sent, 101).await.unwrap();
+        for id in [sent, new, 999_999] {
+            assert!(!outbox::retry_now(&mut c, id, 200).await.unwrap(), "{id}");
+        }
+        assert!(outbox::get(&mut c, 999_999).await.unwrap().is_none());
+        let row = outbox::get(&mut c, failed).await.unwrap().unwrap();
+        assert!(row.undelivered() && row.attempts == 1 && row.state == "failed");
+        for id in [failed, waiting] {
+            assert!(outbox::retry_now(&mut c, id, 200).await.unwrap(), "{id}");
+            let row = outbox::get(&mut c, id).await.unwrap().unwrap();
+            assert_eq!((row.state.as_str(), row.attempts), ("pending", 0));
+            assert!(!row.undelivered(), "due again, not yet tried");
+        }
+        assert!(outbox::failed_or_retrying(&mut c).await.unwrap().is_empty());
+        drop(c);
+        let mut tx = store.begin().await.unwrap();
+        let due = outbox::claim_due(&store, &mut tx, 200, 10, 300)
+            .await
+            .unwrap();
+        let due: Vec<i64> = due.iter().map(|p| p.id).collect();
+        assert_eq!(
+            due,
+            vec![new, failed, waiting],
+            "due now, the new one first"
+        );
+    }
+);
+
+on_both_backends!(
     a_schedule_event_fires_once_per_instant,
     |store: Store| async move {
         let mut c = store.conn().await.unwrap();

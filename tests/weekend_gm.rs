@@ -257,6 +257,47 @@ fn gm_preview_prints_the_drafted_monday_form_that_reads_back() {
     assert!(err.contains("no realm named Narnia"), "{err}");
 }
 
+#[test]
+fn gm_preview_prints_word_for_word_the_monday_form_that_results_mails() {
+    let d = Dir::start();
+    // Everything a Monday form carries besides the report: a skipped span within four
+    // weeks (its note on top), a notice from the GM, the realm's site link below.
+    let cfg = d.dir.join("pbemd.yaml");
+    let text = std::fs::read_to_string(&cfg).unwrap()
+        + "http: {public_url: \"https://game.example.org\"}\n";
+    std::fs::write(&cfg, text).unwrap();
+    let sched = d.dir.join("schedule.yaml");
+    let text = std::fs::read_to_string(&sched).unwrap()
+        + "\nskip:\n  - { from: 2026-12-21, to: 2027-01-03, reason: \"Jul\" }\n";
+    std::fs::write(&sched, text).unwrap();
+    d.weekend_with_a_form();
+    d.tick(DEADLINE);
+    d.ok(&["gm", "notice", "--realm", "Afani", "Glöm inte murarna."]);
+    let out = d.ok(&["gm", "preview", "--realm", "Afani", "--at", MONDAY]);
+    let preview = out
+        .strip_prefix("===== Afani =====\n")
+        .expect(&out)
+        .replace("\r\n", "\n");
+    let seen: Vec<String> = d.outbox().into_iter().map(|m| m.message_id).collect();
+    d.tick(MONDAY);
+    let mailed: Vec<_> = d
+        .outbox_since(&seen)
+        .into_iter()
+        .filter(|m| m.to_is("afani@game.test") && m.subject == "Afani form")
+        .collect();
+    assert_eq!(mailed.len(), 1, "one Monday form to Afani");
+    let mailed = mailed[0].text.replace("\r\n", "\n");
+    assert_eq!(preview.trim_end(), mailed.trim_end());
+    for part in [
+        "No game 21 Dec 2026",
+        "Glöm inte murarna.",
+        "https://game.example.org/realm/login?token=",
+        "weekend form for Afani, round 2",
+    ] {
+        assert!(preview.contains(part), "{part}: {preview}");
+    }
+}
+
 /// Afani's orders in the resolution of `round` (standing, else newest), as JSON.
 async fn afani_orders(d: &Dir, round: i64) -> serde_json::Value {
     let store = d.store().await;

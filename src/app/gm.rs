@@ -1,6 +1,7 @@
 //! The GM's hand on the courier: approve, reject, hold and edit messages in the review
-//! queue. Every action is an audit event. A held message keeps its receipt time, so
-//! an envoy received in the weekday window and approved at the weekend still goes out.
+//! queue, and send again outgoing mail that was not delivered. Every action is an
+//! audit event. A held message keeps its receipt time, so an envoy received in the
+//! weekday window and approved at the weekend still goes out.
 
 use serde_json::json;
 
@@ -8,6 +9,7 @@ use super::{courier, App, AppError, Result};
 use crate::clock;
 use crate::mail::compose::Outgoing;
 use crate::store::messages::{self, state};
+use crate::store::outbox::{self, OutRow};
 use crate::store::{events, Conn};
 
 async fn load(conn: &mut Conn, id: i64, allowed: &[&str], verb: &str) -> Result<messages::Message> {
@@ -131,6 +133,73 @@ pub async fn retry(app: &App, id: i64) -> Result<()> {
     commit(tx).await?;
     app.wake.notify_one();
     Ok(())
+}
+
+/// What `gm retry-mail` did: the outgoing mail after its new attempt.
+#[derive(Debug, Clone)]
+pub struct MailRetried {
+    pub mail: OutRow,
+}
+
+impl MailRetried {
+    /// What came of it, as the command and the desk say it.
+    pub fn summary(&self) -> String {
+        let m = &self.mail;
+        match (m.state.as_str(), m.last_error.as_deref()) {
+            ("sent", _) => format!("outbox {} sent to {}", m.id, m.to_addrs),
+            ("failed", e) => format!(
+                "outbox {} failed again and was given up: {}",
+                m.id,
+                e.unwrap_or("-")
+            ),
+            (_, Some(e)) if m.attempts > 0 => format!(
+                "outbox {} failed again ({e}); it is tried again later",
+                m.id
+            ),
+            _ => format!("outbox {} goes out with the next send", m.id),
+        }
+    }
+}
+
+/// Send again an outgoing mail that was not delivered: given up (`failed`) or waiting
+/// for its next try. It is due at once with a fresh count of attempts (so a failure
+/// is retried with backoff as a new mail is), audited as `gm_mail_retried` with the
+/// attempts and the error it had, and the outbox is flushed. The same bytes and
+/// Message-ID go out, as with every retry.
+pub async fn retry_mail(app: &App, id: i64) -> Result<MailRetried> {
+    let at = clock::to_ms(app.now());
+    let mut tx = app.store.begin().await?;
+    let no_such = || {
+        AppError::Refused(format!(
+            "no outgoing mail {id}; `pbemd gm queue` lists those not yet delivered"
+        ))
+    };
+    let m = outbox::get(&mut tx, id).await?.ok_or_else(no_such)?;
+    if !m.undelivered() || !outbox::retry_now(&mut tx, id, at).await? {
+        return Err(AppError::Refused(format!(
+            "outbox {id} is {} after {} attempt(s); only failed mail or mail waiting to be \
+             tried again can be retried",
+            m.state, m.attempts
+        )));
+    }
+    let (_, gs) = app.state(&mut tx).await?;
+    let detail = json!({"outbox_id": id, "kind": m.kind, "to": m.to_addrs,
+                        "state": m.state, "attempts": m.attempts, "error": m.last_error});
+    events::log(
+        &mut tx,
+        at,
+        gs.round as i64,
+        "gm_mail_retried",
+        None,
+        None,
+        &detail.to_string(),
+    )
+    .await?;
+    commit(tx).await?;
+    super::sender::flush_all(app).await?;
+    let mut conn = app.store.conn().await?;
+    let mail = outbox::get(&mut conn, id).await?.ok_or_else(no_such)?;
+    Ok(MailRetried { mail })
 }
 
 /// Hold a queued message for review.

@@ -1,7 +1,8 @@
 //! The map pictures on the realms' forms: each playing realm's Monday form and opening
 //! form carries a PNG of what the realm sees (`karta.png` / `map.png`, and a second
 //! picture of the Evil's dimension when it sees anything there). A picture that fails to
-//! draw is left out and logged; the form goes out all the same.
+//! draw is left out and logged; the form goes out all the same. The GM's drafts page
+//! shows the same pictures as SVG.
 
 use std::sync::Arc;
 
@@ -42,6 +43,26 @@ impl<'g> Pictures<'g> {
         })
     }
 
+    /// The same pictures as SVG, for the GM's drafts page: (dimension, SVG document).
+    pub fn svgs(&self, realm: &Realm) -> Vec<(Dimension, String)> {
+        self.views(realm)
+            .into_iter()
+            .map(|(dim, v)| (dim, map::svg(&v, realm.language.code())))
+            .collect()
+    }
+
+    /// What the realm's pictures show: each dimension it sees anything of.
+    fn views(&self, realm: &Realm) -> Vec<(Dimension, map::MapView)> {
+        let Some(ix) = &self.ix else {
+            return Vec::new();
+        };
+        [Dimension::Normal, Dimension::Evil]
+            .into_iter()
+            .map(|dim| (dim, ix.view(Viewer::Realm(&realm.name), dim)))
+            .filter(|(_, v)| !v.is_empty())
+            .collect()
+    }
+
     /// [`Pictures::of`] with `draw` making each picture's bytes; a picture it fails
     /// (or panics) on is left out and logged.
     fn drawn_by(
@@ -49,15 +70,8 @@ impl<'g> Pictures<'g> {
         realm: &Realm,
         draw: impl Fn(&map::MapView) -> std::result::Result<Vec<u8>, String>,
     ) -> Vec<Attachment> {
-        let Some(ix) = &self.ix else {
-            return Vec::new();
-        };
         let mut out = Vec::new();
-        for dim in [Dimension::Normal, Dimension::Evil] {
-            let v = ix.view(Viewer::Realm(&realm.name), dim);
-            if v.is_empty() {
-                continue;
-            }
+        for (dim, v) in self.views(realm) {
             let drawn = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| draw(&v)));
             match drawn.unwrap_or_else(|_| Err("drawing the picture panicked".to_string())) {
                 Ok(bytes) => out.push(Attachment {

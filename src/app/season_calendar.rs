@@ -701,9 +701,9 @@ pub fn form_notes(app: &App, lang: Lang, now: DateTime<Utc>) -> Vec<String> {
         .collect()
 }
 
-/// A Monday form with the coming skipped dates above it.
-pub fn with_form_notes(app: &App, lang: Lang, form: String) -> String {
-    let notes = form_notes(app, lang, app.now());
+/// A Monday form made at `now` with the coming skipped dates above it.
+pub fn with_form_notes(app: &App, lang: Lang, now: DateTime<Utc>, form: String) -> String {
+    let notes = form_notes(app, lang, now);
     if notes.is_empty() {
         return form;
     }

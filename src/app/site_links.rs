@@ -47,8 +47,9 @@ pub struct Links {
 }
 
 impl Links {
-    /// `None` when the site is not public (`http.public_url` unset).
-    pub async fn load(app: &App, conn: &mut Conn) -> Result<Option<Links>> {
+    /// The links of mails made at `now`, valid `http.link_days` from then; `None` when
+    /// the site is not public (`http.public_url` unset).
+    pub async fn load(app: &App, conn: &mut Conn, now: DateTime<Utc>) -> Result<Option<Links>> {
         let Some(base) = app.cfg.http_public_url.clone() else {
             return Ok(None);
         };
@@ -57,7 +58,7 @@ impl Links {
         Ok(Some(Links {
             base,
             key,
-            expires: app.now() + Duration::days(days),
+            expires: now + Duration::days(days),
         }))
     }
 
@@ -144,7 +145,7 @@ pub struct Request<'a> {
 /// Handle a request inside the mail's transaction: store it, mail the link (or say
 /// the site is not public) to the realm's registered addresses, audit it.
 pub async fn handle(app: &App, conn: &mut Conn, gs: &GameState, req: &Request<'_>) -> Result<()> {
-    let links = Links::load(app, conn).await?;
+    let links = Links::load(app, conn, app.now()).await?;
     let now = clock::to_ms(app.now());
     let round = gs.round as i64;
     let base = NewMessage {

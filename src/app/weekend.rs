@@ -13,6 +13,7 @@ use super::{fault, App, AppError, Result};
 use crate::clock::{self, from_ms};
 use crate::game::event::Event;
 use crate::game::state::Phase;
+use crate::game::state::Realm;
 use crate::game::weekend::{self, FormOrders, Orders, Resolution};
 use crate::game::GameState;
 use crate::mail::compose::Outgoing;
@@ -320,6 +321,81 @@ fn same_but_phase(then: &GameState, now: &GameState) -> bool {
     &then == now
 }
 
+/// What every playing realm's Monday form of one mailing is made from, found once:
+/// the state with the events it tells, the form deadline, the GM's notices, the realms'
+/// site links, the mailing's key and a correction note. The `results` event, `gm
+/// resolve`, the opening forms and `gm preview` (and the desk's drafts) all build a
+/// realm's text with [`MondayForms::text`], so what the GM previews is what is mailed.
+pub struct MondayForms<'a> {
+    ix: FormIndex<'a>,
+    made_at: chrono::DateTime<chrono::Utc>,
+    deadline: Option<chrono::DateTime<chrono::Utc>>,
+    notices: super::season_notices::FormNotices,
+    links: Option<super::site_links::Links>,
+    key: &'a str,
+    correction: Option<(&'a str, &'a str)>,
+}
+
+impl<'a> MondayForms<'a> {
+    /// The forms of `gs` telling `events`, made at `made_at` (what the skipped dates'
+    /// notes and the links' expiry count from) and mailed under `key` (`opening:…` for
+    /// the opening forms, which carry the sender-token note).
+    pub async fn load(
+        app: &App,
+        conn: &mut Conn,
+        gs: &'a GameState,
+        events: &'a [Event],
+        deadline: Option<chrono::DateTime<chrono::Utc>>,
+        key: &'a str,
+        made_at: chrono::DateTime<chrono::Utc>,
+    ) -> Result<MondayForms<'a>> {
+        Ok(MondayForms {
+            ix: FormIndex::new(gs, events),
+            made_at,
+            deadline,
+            notices: super::season_notices::FormNotices::load(conn, gs.round as i64).await?,
+            links: super::site_links::Links::load(app, conn, made_at).await?,
+            key,
+            correction: None,
+        })
+    }
+
+    /// The forms with a correction note (Swedish, English) above each.
+    pub fn corrected(self, correction: Option<(&'a str, &'a str)>) -> Self {
+        MondayForms { correction, ..self }
+    }
+
+    /// `realm`'s form, word for word as mailed: the schedule's notes and the GM's
+    /// notices above the result form, the sender-token note on an opening form, the
+    /// realm's site link below it, a correction note on top.
+    pub fn text(&self, app: &App, realm: &Realm) -> Result<String> {
+        let lang = realm.language;
+        let ctx = FormContext {
+            deadline_local: self
+                .deadline
+                .map(|t| app.local(t, lang))
+                .unwrap_or_default(),
+            game_address: app.cfg.game_address.clone(),
+        };
+        let form = app.renderer.result_form_in(&self.ix, &realm.name, &ctx)?;
+        let form = super::season_calendar::with_form_notes(app, lang, self.made_at, form);
+        let form = self.notices.on_top(app, &realm.name, lang, form)?;
+        let form = super::sender_auth::opening_note(app, self.key, realm, form);
+        let form = super::site_links::with_link(app, self.links.as_ref(), realm, lang, form);
+        Ok(match self.correction {
+            None => form,
+            Some((sv, en)) => {
+                let note = if lang == crate::game::Lang::Sv {
+                    sv
+                } else {
+                    en
+                };
+                format!("{note}\n\n{form}")
+            }
+        })
+    }
+}
+
 /// Queue the Monday form of every playing realm, telling `events`; each keyed
 /// `<key>:<realm>`. A `correction` note (per language) goes above a corrected form.
 pub async fn enqueue_forms(
@@ -332,44 +408,23 @@ pub async fn enqueue_forms(
     correction: Option<(&str, &str)>,
 ) -> Result<Vec<String>> {
     let mut sent = Vec::new();
-    let ix = FormIndex::new(gs, events);
-    let notices = super::season_notices::FormNotices::load(conn, gs.round as i64).await?;
-    let links = super::site_links::Links::load(app, conn).await?;
+    let forms = MondayForms::load(app, conn, gs, events, deadline, key, app.now())
+        .await?
+        .corrected(correction);
     let pictures = super::map_pictures::Pictures::new(app, gs);
     for realm in gs.realms.iter().filter(|r| !r.emails.is_empty()) {
-        let lang = realm.language;
-        let ctx = FormContext {
-            deadline_local: deadline.map(|t| app.local(t, lang)).unwrap_or_default(),
-            game_address: app.cfg.game_address.clone(),
-        };
-        let form = app.renderer.result_form_in(&ix, &realm.name, &ctx)?;
-        let form = super::season_calendar::with_form_notes(app, lang, form);
-        let form = notices.on_top(app, &realm.name, lang, form)?;
-        let form = super::sender_auth::opening_note(app, key, realm, form);
-        let form = super::site_links::with_link(app, links.as_ref(), realm, lang, form);
-        let body = match correction {
-            None => form,
-            Some((sv, en)) => {
-                let note = if lang == crate::game::Lang::Sv {
-                    sv
-                } else {
-                    en
-                };
-                format!("{note}\n\n{form}")
-            }
-        };
         let o = Outgoing {
             kind: "result_form",
             dedup_key: format!("{key}:{}", realm.name),
             to: realm.emails.clone(),
-            subject: super::scheduler::form_subject(&realm.name, lang),
-            body,
+            subject: super::scheduler::form_subject(&realm.name, realm.language),
+            body: forms.text(app, realm)?,
             in_reply_to: None,
         };
         app.enqueue_with(conn, &o, &pictures.of(realm)).await?;
         sent.push(realm.name.clone());
     }
-    notices.printed(app, conn).await?;
+    forms.notices.printed(app, conn).await?;
     Ok(sent)
 }
 
@@ -591,32 +646,42 @@ pub async fn dry_run(app: &App) -> Result<DryRun> {
     })
 }
 
+/// The drafted Monday forms: the state they are drawn from and (realm, text) of each.
+pub struct Drafts {
+    pub state: std::sync::Arc<GameState>,
+    pub forms: Vec<(String, String)>,
+}
+
 /// The drafted Monday forms (of `realm`, or every playing realm): the current state
-/// with the report of its weekend's standing resolution, as the `results` event sends.
-pub async fn preview(app: &App, realm: Option<&str>) -> Result<Vec<(String, String)>> {
+/// with the report of its weekend's standing resolution, built by the same
+/// [`MondayForms::text`] as the `results` event's mails, so each text is the body
+/// `results` would mail at `at` (default now: the links count their days from then).
+pub async fn preview(
+    app: &App,
+    realm: Option<&str>,
+    at: Option<chrono::DateTime<chrono::Utc>>,
+) -> Result<Drafts> {
     let mut conn = app.store.conn().await?;
     let (_, gs) = app.state(&mut conn).await?;
     let events = last_events(&mut conn, &gs).await?;
     let deadline = super::process::round_deadline(app, &mut conn).await?;
+    // A Monday form's key (never `opening:`): no sender-token note, as on `results`.
+    let key = format!("result:{}:preview", gs.round);
+    let made_at = at.unwrap_or_else(|| app.now());
+    let forms = MondayForms::load(app, &mut conn, &gs, &events, deadline, &key, made_at).await?;
     let mut out = Vec::new();
-    let ix = FormIndex::new(&gs, &events);
-    let notices = super::season_notices::FormNotices::load(&mut conn, gs.round as i64).await?;
     for r in gs
         .realms
         .iter()
         .filter(|r| realm.map_or(!r.emails.is_empty(), |n| n == r.name))
     {
-        let ctx = FormContext {
-            deadline_local: deadline
-                .map(|t| app.local(t, r.language))
-                .unwrap_or_default(),
-            game_address: app.cfg.game_address.clone(),
-        };
-        let form = app.renderer.result_form_in(&ix, &r.name, &ctx)?;
-        let form = notices.on_top(app, &r.name, r.language, form)?;
-        out.push((r.name.clone(), form));
+        out.push((r.name.clone(), forms.text(app, r)?));
     }
-    Ok(out)
+    drop(forms);
+    Ok(Drafts {
+        state: gs,
+        forms: out,
+    })
 }
 
 /// What `gm replay` found.

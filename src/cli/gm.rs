@@ -65,6 +65,9 @@ pub enum GmCommand {
     },
     /// Try a parked message again (one whose handling failed; `gm show` has the error).
     Retry { id: i64 },
+    /// Send again an outgoing mail that was not delivered (failed, or waiting to be
+    /// tried again): ID is its outbox id, as `gm queue` lists it.
+    RetryMail { id: i64 },
     /// Hold a queued message for review.
     Hold { id: i64 },
     /// Correct a held or queued message's text, or a realm's standing weekend form
@@ -81,6 +84,10 @@ pub enum GmCommand {
     Preview {
         #[arg(long)]
         realm: Option<String>,
+        /// Make the forms as if at this RFC 3339 time, as `results` would then (the
+        /// links' expiry and the skipped dates' notes count from it; default now).
+        #[arg(long)]
+        at: Option<String>,
     },
     /// Undo the last weekend resolution: the state before it comes back and the
     /// round's forms count again (`gm resolve` resolves it again).
@@ -219,7 +226,9 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
             super::season_notices::print_held(app, &mut conn).await?;
             let failed = q.undelivered;
             if !failed.is_empty() {
-                println!("\noutgoing mail not yet delivered:");
+                println!(
+                    "\noutgoing mail not yet delivered (`pbemd gm retry-mail ID` sends one again):"
+                );
                 for f in failed {
                     println!(
                         "  outbox {:>5}  {:<8} attempts {:<3} to {}  {}",
@@ -287,6 +296,11 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
                 "message {id} will be tried again by the next tick, or at once by a running daemon"
             );
         }
+        GmCommand::RetryMail { id } => {
+            drop(conn);
+            let r = crate::app::gm::retry_mail(app, id).await?;
+            println!("{}", r.summary());
+        }
         GmCommand::Hold { id } => {
             drop(conn);
             crate::app::gm::hold(app, id).await?;
@@ -315,9 +329,9 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
             let v = crate::app::gm::import_state(app, &text).await?;
             println!("state version {v} imported from {}", file.display());
         }
-        GmCommand::Preview { realm } => {
+        GmCommand::Preview { realm, at } => {
             drop(conn);
-            return preview(app, realm.as_deref()).await;
+            return preview(app, realm.as_deref(), at.as_deref()).await;
         }
         GmCommand::Rollback { force } => {
             drop(conn);
@@ -461,7 +475,10 @@ pub async fn dry_run(app: &App) -> Result<ExitCode> {
 }
 
 /// `pbemd gm preview`: the drafted Monday forms.
-async fn preview(app: &App, realm: Option<&str>) -> Result<ExitCode> {
+async fn preview(app: &App, realm: Option<&str>, at: Option<&str>) -> Result<ExitCode> {
+    let at = at
+        .map(|s| crate::clock::parse_rfc3339(s).map_err(anyhow::Error::msg))
+        .transpose()?;
     let realm = match realm {
         None => None,
         Some(name) => {
@@ -470,7 +487,8 @@ async fn preview(app: &App, realm: Option<&str>) -> Result<ExitCode> {
             Some(super::canonical_realm(&gs, name)?)
         }
     };
-    for (name, form) in crate::app::weekend::preview(app, realm.as_deref()).await? {
+    let drafts = crate::app::weekend::preview(app, realm.as_deref(), at).await?;
+    for (name, form) in drafts.forms {
         println!("===== {} =====", shown(&name));
         println!("{}", shown(&form));
     }

@@ -201,28 +201,68 @@ pub struct OutRow {
     pub created_at: i64,
 }
 
-/// Mails that could not be sent (shown in the GM queue).
+impl OutRow {
+    /// Whether the mail is not yet delivered after trying: given up (`failed`), or
+    /// waiting for its next try (`pending` after a failed one). The GM queue lists these
+    /// and `gm retry-mail` sends them again.
+    pub fn undelivered(&self) -> bool {
+        self.state == "failed" || (self.state == "pending" && self.attempts > 0)
+    }
+}
+
+const OUT_ROW: &str =
+    "SELECT id, kind, to_addrs, subject, state, attempts, last_error, created_at FROM outbox";
+
+fn out_row(r: &sqlx::any::AnyRow) -> OutRow {
+    OutRow {
+        id: r.get(0),
+        kind: r.get(1),
+        to_addrs: r.get(2),
+        subject: r.get(3),
+        state: r.get(4),
+        attempts: r.get(5),
+        last_error: r.get(6),
+        created_at: r.get(7),
+    }
+}
+
+/// Mails that could not be sent (shown in the GM queue): [`OutRow::undelivered`].
 pub async fn failed_or_retrying(conn: &mut Conn) -> Result<Vec<OutRow>, StoreError> {
-    let rows = sqlx::query(
-        "SELECT id, kind, to_addrs, subject, state, attempts, last_error, created_at FROM outbox \
-         WHERE state = 'failed' OR (state = 'pending' AND attempts > 0) ORDER BY id",
+    let sql = format!(
+        "{OUT_ROW} WHERE state = 'failed' OR (state = 'pending' AND attempts > 0) ORDER BY id"
+    );
+    let rows = sqlx::query(&sql)
+        .fetch_all(&mut *conn)
+        .await
+        .ctx("read failed outgoing mail")?;
+    Ok(rows.iter().map(out_row).collect())
+}
+
+/// One queued mail as the GM sees it.
+pub async fn get(conn: &mut Conn, id: i64) -> Result<Option<OutRow>, StoreError> {
+    let sql = format!("{OUT_ROW} WHERE id = $1");
+    let row = sqlx::query(&sql)
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await
+        .ctx("read an outgoing mail")?;
+    Ok(row.as_ref().map(out_row))
+}
+
+/// Make an undelivered mail ([`OutRow::undelivered`]) due at `at` with a fresh count
+/// of attempts (its last error is kept until the next attempt). Returns whether it was
+/// undelivered: a mail sent, held or never tried is left as it is.
+pub async fn retry_now(conn: &mut Conn, id: i64, at: i64) -> Result<bool, StoreError> {
+    let done = sqlx::query(
+        "UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_at = $1 \
+         WHERE id = $2 AND (state = 'failed' OR (state = 'pending' AND attempts > 0))",
     )
-    .fetch_all(&mut *conn)
+    .bind(at)
+    .bind(id)
+    .execute(&mut *conn)
     .await
-    .ctx("read failed outgoing mail")?;
-    Ok(rows
-        .into_iter()
-        .map(|r| OutRow {
-            id: r.get(0),
-            kind: r.get(1),
-            to_addrs: r.get(2),
-            subject: r.get(3),
-            state: r.get(4),
-            attempts: r.get(5),
-            last_error: r.get(6),
-            created_at: r.get(7),
-        })
-        .collect())
+    .ctx("make a failed mail due again")?;
+    Ok(done.rows_affected() == 1)
 }
 
 /// Counts for metrics: (sent, failed, pending).

@@ -220,16 +220,242 @@ fn the_png_decodes_with_the_layouts_size() {
     assert!(bare.starts_with(&[0x89, b'P', b'N', b'G']));
 }
 
-#[test]
-fn the_font_file_labels_the_picture_when_present() {
-    let Some(g) = font(std::path::Path::new(DEFAULT_FONT)) else {
-        eprintln!("{DEFAULT_FONT} missing: skipped");
-        return;
+/// One element of an SVG document as written: its tag, attributes and text.
+#[derive(Debug)]
+struct Element {
+    tag: String,
+    attrs: std::collections::HashMap<String, String>,
+    text: String,
+}
+
+impl Element {
+    fn attr(&self, name: &str) -> &str {
+        self.attrs.get(name).map_or("", String::as_str)
+    }
+
+    fn num(&self, name: &str) -> f32 {
+        self.attr(name).parse().unwrap_or(f32::NAN)
+    }
+
+    /// The point the element marks: a circle's or a diamond's centre, a cross's
+    /// crossing, a rectangle's middle, a text's anchor.
+    fn centre(&self) -> (f32, f32) {
+        let nums = |s: &str| -> Vec<f32> {
+            s.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+                .filter_map(|t| t.parse().ok())
+                .collect()
+        };
+        match self.tag.as_str() {
+            "circle" => (self.num("cx"), self.num("cy")),
+            "rect" => (
+                self.num("x") + self.num("width") / 2.0,
+                self.num("y") + self.num("height") / 2.0,
+            ),
+            // top, right, bottom, left corners
+            "polygon" => {
+                let p = nums(self.attr("points"));
+                (p[0], p[3])
+            }
+            // M x1 y1 L x2 y2 …: the first bar's middle
+            "path" => {
+                let p = nums(self.attr("d"));
+                ((p[0] + p[2]) / 2.0, (p[1] + p[3]) / 2.0)
+            }
+            _ => (self.num("x"), self.num("y")),
+        }
+    }
+}
+
+/// The elements of `svg`, in document order.
+fn elements(svg: &str) -> Vec<Element> {
+    let mut out = Vec::new();
+    let mut rest = svg;
+    while let Some(at) = rest.find('<') {
+        rest = &rest[at + 1..];
+        if rest.starts_with('/') {
+            continue;
+        }
+        let end = rest.find('>').expect("a closed tag");
+        let inner = rest[..end].trim_end_matches('/');
+        let (tag, mut attrs_text) = inner.split_once(' ').unwrap_or((inner, ""));
+        let mut attrs = std::collections::HashMap::new();
+        while let Some((name, after)) = attrs_text.split_once("=\"") {
+            let (value, next) = after.split_once('"').expect("a quoted value");
+            attrs.insert(name.trim().to_string(), value.to_string());
+            attrs_text = next;
+        }
+        rest = &rest[end + 1..];
+        let text = rest[..rest.find('<').unwrap_or(rest.len())].to_string();
+        out.push(Element {
+            tag: tag.to_string(),
+            attrs,
+            text,
+        });
+    }
+    out
+}
+
+/// What the SVG of `v` draws on each square: (square, element) for every element
+/// whose marked point lies on a square of the map (the legend and the rulers lie off
+/// it). The squares are the grid's cells, drawn in the view's square order.
+fn on_squares(v: &MapView, svg: &str) -> Vec<(Square, Element)> {
+    let all = elements(svg);
+    let cells: Vec<(f32, f32, f32)> = all
+        .iter()
+        .filter(|e| e.tag == "rect" && e.attr("stroke") == "#bebebe")
+        .map(|e| (e.num("x"), e.num("y"), e.num("width")))
+        .collect();
+    assert_eq!(cells.len(), v.squares.len(), "one cell per known square");
+    let square_at = |(x, y): (f32, f32)| {
+        cells
+            .iter()
+            .zip(&v.squares)
+            .find(|((cx, cy, w), _)| x > *cx && x < cx + w && y > *cy && y < cy + w)
+            .map(|(_, s)| s.square)
     };
-    let gs = demo();
-    let v = view(&gs, Viewer::Realm("Afani"), Dimension::Normal);
-    let with = png_with(&v, "en", Some(&g)).unwrap();
-    let without = png_with(&v, "en", None).unwrap();
-    assert_ne!(with, without, "the labels change the pixels");
-    assert!(font(std::path::Path::new("/nonexistent/font.ttf")).is_none());
+    all.into_iter()
+        .filter(|e| !(e.tag == "rect" && e.attr("stroke") == "#bebebe"))
+        .filter_map(|e| square_at(e.centre()).map(|s| (s, e)))
+        .collect()
+}
+
+fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
+    v.sort();
+    v
+}
+
+/// The squares on which `svg` draws an element matching `is`.
+fn marked(drawn: &[(Square, Element)], is: impl Fn(&Element) -> bool) -> Vec<Square> {
+    sorted(
+        drawn
+            .iter()
+            .filter(|(_, e)| is(e))
+            .map(|(s, _)| *s)
+            .collect(),
+    )
+}
+
+/// The numbers written in `colour` on the squares: (square, number).
+fn numbers(drawn: &[(Square, Element)], colour: &str) -> Vec<(Square, u32)> {
+    sorted(
+        drawn
+            .iter()
+            .filter(|(_, e)| e.tag == "text" && e.attr("fill") == colour)
+            .map(|(s, e)| (*s, e.text.parse().expect("a number")))
+            .collect(),
+    )
+}
+
+/// One marker per owner and square, numbered with the units summed.
+fn summed(groups: &[GroupView]) -> Vec<(Square, u32)> {
+    let mut at: std::collections::BTreeMap<(Square, &str), u32> = Default::default();
+    for g in groups {
+        *at.entry((g.square, g.owner.as_str())).or_default() += g.units;
+    }
+    sorted(at.into_iter().map(|((s, _), n)| (s, n)).collect())
+}
+
+#[test]
+fn the_svg_draws_each_portal_treasure_city_wall_and_unit_number_on_its_square() {
+    let gs = evil_game();
+    let normal = view(&gs, Viewer::Gm, Dimension::Normal);
+    let evil = view(&gs, Viewer::Gm, Dimension::Evil);
+    let ondskan = view(&gs, Viewer::Realm("Ondskan"), Dimension::Evil);
+    for v in [&normal, &evil, &ondskan] {
+        assert!(
+            v.width <= 30 && v.height <= 30,
+            "a small map: numbers are drawn"
+        );
+        let drawn = on_squares(v, &svg(v, "en"));
+        let portals: Vec<Square> = v
+            .squares
+            .iter()
+            .filter(|s| s.portal)
+            .map(|s| s.square)
+            .collect();
+        assert_eq!(
+            marked(&drawn, |e| e.tag == "circle"
+                && e.attr("fill") == "none"
+                && e.attr("stroke") == "#7d3c98"),
+            sorted(portals),
+            "a purple ring on every portal the view shows"
+        );
+        let treasures: Vec<Square> = v
+            .squares
+            .iter()
+            .filter(|s| s.treasure)
+            .map(|s| s.square)
+            .collect();
+        assert_eq!(
+            marked(&drawn, |e| e.tag == "path" && e.attr("stroke") == "#d6a200"),
+            sorted(treasures),
+            "a gold cross on every treasure"
+        );
+        let cities = |capital: bool| -> Vec<Square> {
+            v.cities
+                .iter()
+                .filter(|c| c.capital == capital)
+                .map(|c| c.square)
+                .collect()
+        };
+        assert_eq!(
+            marked(&drawn, |e| e.tag == "polygon"
+                && e.attr("fill") == "#222222"),
+            sorted(cities(true)),
+            "a dark diamond on every capital"
+        );
+        assert_eq!(
+            marked(&drawn, |e| e.tag == "polygon"
+                && e.attr("fill") == "#ffffff"),
+            sorted(cities(false)),
+            "a light diamond on every other city"
+        );
+        let harbours: Vec<Square> = v
+            .cities
+            .iter()
+            .filter(|c| c.harbour)
+            .map(|c| c.square)
+            .collect();
+        assert_eq!(
+            marked(&drawn, |e| e.tag == "circle" && e.attr("fill") == "#1f61b5"),
+            sorted(harbours),
+            "a blue dot on every main harbour"
+        );
+        let walls: Vec<(Square, u32)> = v
+            .cities
+            .iter()
+            .filter(|c| c.walls > 0)
+            .map(|c| (c.square, c.walls))
+            .collect();
+        assert_eq!(
+            numbers(&drawn, "#222222"),
+            sorted(walls),
+            "the walls beside each city"
+        );
+        let mut units = summed(&v.armies);
+        units.extend(summed(&v.fleets));
+        assert_eq!(
+            numbers(&drawn, "#ffffff"),
+            sorted(units),
+            "each marker's units"
+        );
+        assert_eq!(
+            marked(&drawn, |e| e.tag == "rect" && e.attr("stroke") == "#222222"),
+            sorted(summed(&v.armies).into_iter().map(|(s, _)| s).collect()),
+            "an army marker per owner and square"
+        );
+        assert_eq!(
+            marked(&drawn, |e| e.tag == "circle"
+                && e.attr("stroke") == "#222222"),
+            sorted(summed(&v.fleets).into_iter().map(|(s, _)| s).collect()),
+            "a fleet marker per owner and square"
+        );
+    }
+    // The scenario has every kind of mark, so none of the comparisons above is empty.
+    assert!(normal.squares.iter().any(|s| s.portal) && evil.squares.iter().any(|s| s.portal));
+    assert!(evil.squares.iter().any(|s| s.treasure) && ondskan.squares.iter().any(|s| s.treasure));
+    assert!(normal.cities.iter().any(|c| c.capital) && normal.cities.iter().any(|c| !c.capital));
+    assert!(normal.cities.iter().any(|c| c.harbour));
+    assert!(normal.cities.iter().any(|c| c.walls > 0));
+    assert!(!normal.armies.is_empty() && !normal.fleets.is_empty() && !evil.armies.is_empty());
 }

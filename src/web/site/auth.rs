@@ -6,9 +6,11 @@
 //! The GM logs in with the password whose Argon2id hash `pbemd gm passwd` wrote into the
 //! config (`/gm/login`); failed logins are counted in the database and refused with 429
 //! past the limits ([`crate::app::desk::login`]). The cookie is `HttpOnly`,
-//! `SameSite=Strict`, `Secure` as `http.secure_cookies` says, and expires after
-//! `http.session_hours`; logging out ends every session issued before it, on every
-//! replica. The login form has its own CSRF token (a short-lived pre-session cookie).
+//! `SameSite=Strict`, `Secure` as [`secure`] decides for every cookie of the site
+//! (`http.secure_cookies`, HTTPS from a trusted proxy, an `https://` public address),
+//! and expires after `http.session_hours`; logging out ends every session issued before
+//! it, on every replica. The login form has its own CSRF token (a short-lived
+//! pre-session cookie).
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -267,16 +269,30 @@ pub fn client_of(trusted: &[IpAddr], peer: Option<IpAddr>, headers: &HeaderMap) 
     }
 }
 
-/// A `Set-Cookie` value with the site's attributes; `max_age` 0 clears the cookie.
-pub fn set_cookie(app: &App, client: &Client, name: &str, value: &str, max_age: i64) -> String {
-    let secure = match app.cfg.http.secure_cookies {
+/// Whether the site's cookies (the GM's and the realms') carry `Secure`: as
+/// `http.secure_cookies` says; under `auto` when the request came over HTTPS (a
+/// trusted proxy's `X-Forwarded-Proto: https`) or the site's public address
+/// (`http.public_url`) is `https://`.
+pub fn secure(app: &App, client: &Client) -> bool {
+    match app.cfg.http.secure_cookies {
         SecureCookies::Always => true,
         SecureCookies::Never => false,
-        SecureCookies::Auto => client.https,
-    };
+        SecureCookies::Auto => {
+            client.https
+                || app
+                    .cfg
+                    .http_public_url
+                    .as_deref()
+                    .is_some_and(|u| u.starts_with("https://"))
+        }
+    }
+}
+
+/// A `Set-Cookie` value with the desk's attributes; `max_age` 0 clears the cookie.
+pub fn set_cookie(app: &App, client: &Client, name: &str, value: &str, max_age: i64) -> String {
     format!(
         "{name}={value}; HttpOnly; SameSite=Strict; Path=/; Max-Age={max_age}{}",
-        if secure { "; Secure" } else { "" }
+        if secure(app, client) { "; Secure" } else { "" }
     )
 }
 

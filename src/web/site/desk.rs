@@ -3,7 +3,7 @@
 //!
 //! Every action is a POST form carrying the session's CSRF token and calls the same app
 //! function as the matching `pbemd gm` command (approve, reject, hold, edit, retry,
-//! release); its result comes back on the next page as a one-time message. Everything
+//! release, retry-mail); its result comes back on the next page as a one-time message. Everything
 //! a player wrote goes through [`html::escape`].
 
 use std::sync::Arc;
@@ -25,6 +25,7 @@ pub fn routes() -> Router<Arc<App>> {
         .route("/gm/queue", get(queue_page))
         .route("/gm/queue/release", post(release))
         .route("/gm/queue/{id}/{action}", post(act))
+        .route("/gm/outbox/{id}/retry", post(retry_mail))
         .route("/gm/message/{id}", get(super::desk_message::message_page))
         .route("/gm/audit", get(super::desk_audit::audit_page))
 }
@@ -63,7 +64,7 @@ async fn queue_page(
         "<p><a href=\"/gm/queue?all=1\">Also show refused messages</a></p>\n"
     });
     body.push_str(&held_replies(&app, &s.csrf, &queue.held_replies));
-    body.push_str(&undelivered(&app, &queue.undelivered));
+    body.push_str(&undelivered(&app, &s.csrf, &queue.undelivered));
     let page = html::page("en", "Review queue", html::DESK_NAV, &body);
     auth::page_clearing_flash(page, &flash)
 }
@@ -176,7 +177,7 @@ fn held_replies(app: &App, csrf: &str, held: &[crate::store::notices::HeldGroup]
     )
 }
 
-fn undelivered(app: &App, rows: &[crate::store::outbox::OutRow]) -> String {
+fn undelivered(app: &App, csrf: &str, rows: &[crate::store::outbox::OutRow]) -> String {
     if rows.is_empty() {
         return String::new();
     }
@@ -192,6 +193,13 @@ fn undelivered(app: &App, rows: &[crate::store::outbox::OutRow]) -> String {
                 html::escape(&one_line(&f.subject, 60)),
                 html::escape(&app.game_time(from_ms(f.created_at))),
                 html::escape(&one_line(f.last_error.as_deref().unwrap_or(""), 120)),
+                format!(
+                    "<form class=\"inline\" method=\"post\" action=\"/gm/outbox/{id}/retry\">\
+                     <input type=\"hidden\" name=\"csrf\" value=\"{}\">\
+                     <button type=\"submit\" id=\"retry-mail-{id}\">Send again</button></form>",
+                    html::escape(csrf),
+                    id = f.id,
+                ),
             ]
         })
         .collect();
@@ -203,9 +211,10 @@ fn undelivered(app: &App, rows: &[crate::store::outbox::OutRow]) -> String {
         "Subject",
         "Queued",
         "Last error",
+        "",
     ];
     format!(
-        "<h2>Outgoing mail not yet delivered</h2>\n{}",
+        "<div id=\"undelivered\"><h2>Outgoing mail not yet delivered</h2>\n{}</div>\n",
         html::table(&head, &rows)
     )
 }
@@ -336,6 +345,28 @@ async fn edit(app: &App, id: i64, f: &ActionForm) -> Result<String, AppError> {
             e.accepted, e.refused
         ),
     })
+}
+
+/// `pbemd gm retry-mail ID`: send an undelivered outgoing mail again.
+async fn retry_mail(
+    State(app): State<Arc<App>>,
+    s: GmSession,
+    client: Client,
+    Path(id): Path<i64>,
+    Form(f): Form<auth::CsrfForm>,
+) -> Response {
+    if let Err(r) = check_csrf(&s.csrf, f.csrf.as_deref()) {
+        return r.into_response();
+    }
+    let (ok, text) = match crate::app::gm::retry_mail(&app, id).await {
+        Ok(r) => (r.mail.state == "sent", r.summary()),
+        Err(AppError::Refused(why)) => (false, why),
+        Err(e) => {
+            tracing::error!(error = %e, id, "a desk retry of outgoing mail failed");
+            (false, format!("outbox {id} was not sent again: {e}"))
+        }
+    };
+    auth::redirect_with_flash(&app, &client, "/gm/queue", ok, &text).await
 }
 
 #[derive(Debug, serde::Deserialize)]

@@ -7,9 +7,11 @@
 //!
 //! The session cookie is `HttpOnly`, `Path=/`, `SameSite=Lax` (the link is followed
 //! from a mail client, a cross-site navigation a `Strict` cookie would not survive the
-//! first redirect of), and `Secure` when `http.public_url` is `https://` or a proxy
-//! says `X-Forwarded-Proto: https`. Lax still keeps the cookie off cross-site POSTs,
-//! and every POST carries the session's CSRF token besides.
+//! first redirect of), and `Secure` as for every cookie of the site ([`auth::secure`]:
+//! `http.secure_cookies`; under `auto` when `http.public_url` is `https://` or a
+//! trusted proxy says `X-Forwarded-Proto: https`). Lax still keeps the cookie off
+//! cross-site POSTs, and every POST carries the session's CSRF token besides, logging
+//! out (`POST /realm/logout`) too.
 
 use std::sync::Arc;
 
@@ -30,7 +32,7 @@ use crate::render::map::{self, Viewer};
 pub fn routes() -> Router<Arc<App>> {
     Router::new()
         .route("/realm/login", get(login))
-        .route("/realm/logout", get(logout))
+        .route("/realm/logout", get(logout_page).post(logout))
         .route("/realm", get(form_page))
         .route("/realm/map", get(map_page))
         .route("/realm/map.svg", get(map_svg))
@@ -112,30 +114,27 @@ async fn login(
         Ok(v) => v,
         Err(e) => return failed(e),
     };
-    // As for the GM's cookie (`http.secure_cookies`, `http.trusted_proxies`), and
-    // always when the site's public address is https.
-    let secure = match app.cfg.http.secure_cookies {
-        crate::config::SecureCookies::Always => true,
-        crate::config::SecureCookies::Never => false,
-        crate::config::SecureCookies::Auto => {
-            client.https
-                || app
-                    .cfg
-                    .http_public_url
-                    .as_deref()
-                    .is_some_and(|u| u.starts_with("https://"))
-        }
-    };
-    let cookie = format!(
-        "{REALM_COOKIE}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age={REALM_SESSION_SECS}{}",
-        if secure { "; Secure" } else { "" }
-    );
+    let cookie = session_cookie(&app, &client, &value, REALM_SESSION_SECS);
     (
         PRIVATE,
         [(header::SET_COOKIE, cookie)],
         Redirect::to("/realm"),
     )
         .into_response()
+}
+
+/// The realm's session cookie line: `HttpOnly`, `Path=/`, `SameSite=Lax`, `Secure` as
+/// for every cookie of the site ([`auth::secure`]); `max_age` 0 clears it, with the
+/// same attributes as it was set with.
+fn session_cookie(app: &App, client: &auth::Client, value: &str, max_age: i64) -> String {
+    format!(
+        "{REALM_COOKIE}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age}{}",
+        if auth::secure(app, client) {
+            "; Secure"
+        } else {
+            ""
+        }
+    )
 }
 
 /// An expired, forged or wrong link: both languages, how to get a new one.
@@ -155,16 +154,50 @@ fn bad_link() -> Response {
     (StatusCode::FORBIDDEN, html).into_response()
 }
 
-/// Forget the session.
-async fn logout() -> Response {
-    let cookie = format!("{REALM_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
+/// `/realm/logout`: a button that logs out (a POST with the session's CSRF token, so
+/// no other site can log a realm out); without a session, that there is none.
+async fn logout_page(State(app): State<Arc<App>>, s: Result<RealmSession, Response>) -> Response {
+    let Ok(s) = s else {
+        return logged_out();
+    };
+    let lang = match realm_lang(&app, &s).await {
+        Ok(l) => l,
+        Err(r) => return r,
+    };
+    let body = format!(
+        "<form method=\"post\" action=\"/realm/logout\">\
+         <input type=\"hidden\" name=\"csrf\" value=\"{}\">\
+         <button type=\"submit\" id=\"logout\">{}</button></form>\n",
+        escape(&s.csrf),
+        t(lang, "Logga ut", "Log out")
+    );
+    let title = format!("{} – {}", s.realm, t(lang, "logga ut", "log out"));
+    realm_page(lang, &title, &body)
+}
+
+/// Forget the session: the cookie is cleared with the attributes it was set with.
+async fn logout(
+    State(app): State<Arc<App>>,
+    s: RealmSession,
+    client: auth::Client,
+    Form(f): Form<auth::CsrfForm>,
+) -> Response {
+    if let Err(refused) = auth::check_csrf(&s.csrf, f.csrf.as_deref()) {
+        return refused.into_response();
+    }
+    let cookie = session_cookie(&app, &client, "", 0);
+    ([(header::SET_COOKIE, cookie)], logged_out()).into_response()
+}
+
+/// The page after logging out (both languages).
+fn logged_out() -> Response {
     let html = page(
         "sv",
         "Utloggad / Logged out",
         &[],
         "<p>Ni är utloggade. / You are logged out.</p>",
     );
-    ([(header::SET_COOKIE, cookie)], html).into_response()
+    (PRIVATE, html).into_response()
 }
 
 /// `/realm`: the realm's latest result form, as it was mailed.

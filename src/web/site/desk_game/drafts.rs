@@ -1,6 +1,7 @@
-//! `/gm/drafts`: the drafted Monday forms before they go out (what `gm preview` prints),
-//! whether the weekend's results are held, the replies held by flood control, and the
-//! buttons `gm rollback`, `gm resolve` and `gm release` (the same app functions).
+//! `/gm/drafts`: the drafted Monday forms before they go out (what `gm preview` prints,
+//! with the map pictures they carry, as SVG), whether the weekend's results are held,
+//! the replies held by flood control, and the buttons `gm rollback`, `gm resolve` and
+//! `gm release` (the same app functions).
 
 use std::fmt::Write;
 use std::sync::Arc;
@@ -11,8 +12,9 @@ use axum::Form;
 use serde::Deserialize;
 
 use super::{form, list, respond, Done};
-use crate::app::{sender, weekend, App, AppError, Result};
+use crate::app::{map_pictures, sender, weekend, App, AppError, Result};
 use crate::clock::from_ms;
+use crate::game::state::Dimension;
 use crate::store::notices::{self, Release};
 use crate::store::{meta, resolutions};
 use crate::web::site::auth::{check_csrf, GmSession};
@@ -53,8 +55,9 @@ async fn body(app: &App, csrf: &str) -> Result<String> {
     ));
     out.push_str(&held(app, csrf).await?);
     out.push_str("<h2>Drafted Monday forms</h2>\n");
-    let drafts = weekend::preview(app, None).await?;
+    let drafts = weekend::preview(app, None, None).await?;
     let links: Vec<String> = drafts
+        .forms
         .iter()
         .map(|(realm, _)| {
             let id = escape(&url_part(realm));
@@ -62,14 +65,30 @@ async fn body(app: &App, csrf: &str) -> Result<String> {
         })
         .collect();
     let _ = writeln!(out, "<p>{}</p>", links.join(" · "));
-    for (realm, text) in &drafts {
+    // The pictures the forms carry, drawn from the same state (none when
+    // `render.map_pictures` is off, as in the mails).
+    let pictures = map_pictures::Pictures::new(app, &drafts.state);
+    for (realm, text) in &drafts.forms {
+        let id = escape(&url_part(realm));
         let _ = write!(
             out,
-            "<h3 id=\"draft-{}\">{}</h3>\n<pre class=\"draft\">{}</pre>\n",
-            escape(&url_part(realm)),
+            "<h3 id=\"draft-{id}\">{}</h3>\n<pre class=\"draft\">{}</pre>\n",
             escape(realm),
             escape(text)
         );
+        let Some(r) = drafts.state.realm(realm) else {
+            continue;
+        };
+        for (dim, svg) in pictures.svgs(r) {
+            let which = match dim {
+                Dimension::Normal => "normal",
+                Dimension::Evil => "evil",
+            };
+            let _ = writeln!(
+                out,
+                "<div class=\"map\" id=\"draft-map-{id}-{which}\">{svg}</div>"
+            );
+        }
     }
     Ok(out)
 }
