@@ -598,6 +598,7 @@ async fn undelivered_mail_is_listed_and_sent_again_by_gm_retry_mail_and_the_desk
     let (failed, failed_raw) = queued_mail(&d, 1, "afani@game.test").await;
     let (waiting, waiting_raw) = queued_mail(&d, 2, "kaldor@game.test").await;
     let (sent, _) = queued_mail(&d, 3, "ostvik@game.test").await;
+    let (again, again_raw) = queued_mail(&d, 4, "mirandel@game.test").await;
     {
         let mut c = d.app.store.conn().await.unwrap();
         use pbemd::store::outbox::{mark_attempt_failed, mark_sent};
@@ -608,6 +609,9 @@ async fn undelivered_mail_is_listed_and_sent_again_by_gm_retry_mail_and_the_desk
             .await
             .unwrap();
         mark_sent(&mut c, sent, 2).await.unwrap();
+        mark_attempt_failed(&mut c, again, "554 rejected", far, true)
+            .await
+            .unwrap();
     }
     let gm = login(d.addr).await;
     let q = http(d.addr, "GET", "/gm/queue", &gm, None, &[]).await;
@@ -626,11 +630,16 @@ async fn undelivered_mail_is_listed_and_sent_again_by_gm_retry_mail_and_the_desk
             "{id}: {table}"
         );
         assert!(table.contains(error), "{table}");
-        assert!(
-            table.contains(&format!("action=\"/gm/outbox/{id}/retry\"")),
-            "{table}"
-        );
     }
+    assert!(
+        table.contains(&format!("action=\"/gm/outbox/{failed}/retry\"")),
+        "{table}"
+    );
+    assert!(
+        !table.contains(&format!("/gm/outbox/{waiting}/retry")),
+        "a mail waiting for its next try may be in a sender's hands: no button ({table})"
+    );
+    assert!(table.contains("tried again by itself"), "{table}");
     assert!(
         !table.contains(&format!("/gm/outbox/{sent}/retry")),
         "{table}"
@@ -655,6 +664,7 @@ async fn undelivered_mail_is_listed_and_sent_again_by_gm_retry_mail_and_the_desk
     for (id, why) in [
         (sent, "is sent after 1 attempt(s); only failed mail"),
         (failed, "is sent"),
+        (waiting, "is tried again by itself"),
         (999_999, "no outgoing mail 999999"),
     ] {
         let out = pbemd(&d, &["gm", "retry-mail", &id.to_string()]);
@@ -673,7 +683,7 @@ async fn undelivered_mail_is_listed_and_sent_again_by_gm_retry_mail_and_the_desk
     );
 
     // Through the desk: refused without the session's token, done with it.
-    let path = format!("/gm/outbox/{waiting}/retry");
+    let path = format!("/gm/outbox/{again}/retry");
     for body in ["", "csrf=forged"] {
         let r = http(d.addr, "POST", &path, &gm, Some(body), &[]).await;
         assert_eq!(r.status, 403, "{body:?}");
@@ -683,12 +693,9 @@ async fn undelivered_mail_is_listed_and_sent_again_by_gm_retry_mail_and_the_desk
         (anon.status, anon.header("location")),
         (303, Some("/gm/login"))
     );
-    let row = outbox_row(&d, waiting).await;
-    assert_eq!((row.state.as_str(), row.attempts), ("pending", 1));
-    assert!(
-        !delivered(&d, &waiting_raw),
-        "nothing sent without the token"
-    );
+    let row = outbox_row(&d, again).await;
+    assert_eq!((row.state.as_str(), row.attempts), ("failed", 1));
+    assert!(!delivered(&d, &again_raw), "nothing sent without the token");
     assert_eq!(d.audited("gm_mail_retried").await.len(), 1);
     let q = http(d.addr, "GET", "/gm/queue", &gm, None, &[]).await;
     let r = http(
@@ -713,13 +720,21 @@ async fn undelivered_mail_is_listed_and_sent_again_by_gm_retry_mail_and_the_desk
     .await;
     assert!(
         q.body
-            .contains(&format!("outbox {waiting} sent to kaldor@game.test")),
+            .contains(&format!("outbox {again} sent to mirandel@game.test")),
         "{}",
         q.body
     );
-    assert!(delivered(&d, &waiting_raw));
-    assert_eq!(outbox_row(&d, waiting).await.state, "sent");
-    assert!(!q.body.contains("id=\"undelivered\""), "{}", q.body);
+    assert!(delivered(&d, &again_raw));
+    assert_eq!(outbox_row(&d, again).await.state, "sent");
+    assert!(
+        !q.body.contains(&format!("<td>{again}</td>")),
+        "no longer listed: {}",
+        q.body
+    );
+    assert!(
+        !delivered(&d, &waiting_raw),
+        "the waiting mail keeps its own time"
+    );
     assert_eq!(d.audited("gm_mail_retried").await.len(), 2);
 }
 

@@ -161,11 +161,12 @@ impl MailRetried {
     }
 }
 
-/// Send again an outgoing mail that was not delivered: given up (`failed`) or waiting
-/// for its next try. It is due at once with a fresh count of attempts (so a failure
-/// is retried with backoff as a new mail is), audited as `gm_mail_retried` with the
-/// attempts and the error it had, and the outbox is flushed. The same bytes and
-/// Message-ID go out, as with every retry.
+/// Send again an outgoing mail that the sender gave up (`failed`). It is due at once
+/// with a fresh count of attempts (so a failure is retried with backoff as a new mail
+/// is), audited as `gm_mail_retried` with the attempts and the error it had, and the
+/// outbox is flushed. The same bytes and Message-ID go out, as with every retry. A
+/// mail waiting for its next try is refused: it is tried again by itself, and it may
+/// be in a sender's hands at this moment (see `outbox::retry_now`).
 pub async fn retry_mail(app: &App, id: i64) -> Result<MailRetried> {
     let at = clock::to_ms(app.now());
     let mut tx = app.store.begin().await?;
@@ -175,10 +176,17 @@ pub async fn retry_mail(app: &App, id: i64) -> Result<MailRetried> {
         ))
     };
     let m = outbox::get(&mut tx, id).await?.ok_or_else(no_such)?;
-    if !m.undelivered() || !outbox::retry_now(&mut tx, id, at).await? {
+    if m.undelivered() && !m.given_up() {
         return Err(AppError::Refused(format!(
-            "outbox {id} is {} after {} attempt(s); only failed mail or mail waiting to be \
-             tried again can be retried",
+            "outbox {id} is waiting to be tried again after {} attempt(s) and is tried \
+             again by itself; only failed mail (given up) can be retried",
+            m.attempts
+        )));
+    }
+    if !outbox::retry_now(&mut tx, id, at).await? {
+        return Err(AppError::Refused(format!(
+            "outbox {id} is {} after {} attempt(s); only failed mail (given up) can be \
+             retried",
             m.state, m.attempts
         )));
     }

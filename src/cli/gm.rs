@@ -227,7 +227,8 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
             let failed = q.undelivered;
             if !failed.is_empty() {
                 println!(
-                    "\noutgoing mail not yet delivered (`pbemd gm retry-mail ID` sends one again):"
+                    "\noutgoing mail not yet delivered (`pbemd gm retry-mail ID` sends a failed one again; \
+                     pending ones are tried again by themselves):"
                 );
                 for f in failed {
                     println!(

@@ -206,7 +206,13 @@ impl OutRow {
     /// waiting for its next try (`pending` after a failed one). The GM queue lists these
     /// and `gm retry-mail` sends them again.
     pub fn undelivered(&self) -> bool {
-        self.state == "failed" || (self.state == "pending" && self.attempts > 0)
+        self.given_up() || (self.state == "pending" && self.attempts > 0)
+    }
+
+    /// Whether the sender gave the mail up (`failed`): only such a mail is sent again
+    /// by `gm retry-mail` (see [`retry_now`]).
+    pub fn given_up(&self) -> bool {
+        self.state == "failed"
     }
 }
 
@@ -249,13 +255,16 @@ pub async fn get(conn: &mut Conn, id: i64) -> Result<Option<OutRow>, StoreError>
     Ok(row.as_ref().map(out_row))
 }
 
-/// Make an undelivered mail ([`OutRow::undelivered`]) due at `at` with a fresh count
-/// of attempts (its last error is kept until the next attempt). Returns whether it was
-/// undelivered: a mail sent, held or never tried is left as it is.
+/// Make a mail that was given up (`failed`) due at `at` with a fresh count of attempts
+/// (its last error is kept until the next attempt). Returns whether it was given up: a
+/// mail sent, held, never tried or waiting for its next try is left as it is. A mail
+/// waiting for its next try may be in a sender's hands at this very moment (a lease
+/// looks like a wait), so making it due again could send it twice; it is tried again
+/// by itself.
 pub async fn retry_now(conn: &mut Conn, id: i64, at: i64) -> Result<bool, StoreError> {
     let done = sqlx::query(
         "UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_at = $1 \
-         WHERE id = $2 AND (state = 'failed' OR (state = 'pending' AND attempts > 0))",
+         WHERE id = $2 AND state = 'failed'",
     )
     .bind(at)
     .bind(id)

@@ -193,13 +193,17 @@ fn undelivered(app: &App, csrf: &str, rows: &[crate::store::outbox::OutRow]) -> 
                 html::escape(&one_line(&f.subject, 60)),
                 html::escape(&app.game_time(from_ms(f.created_at))),
                 html::escape(&one_line(f.last_error.as_deref().unwrap_or(""), 120)),
-                format!(
-                    "<form class=\"inline\" method=\"post\" action=\"/gm/outbox/{id}/retry\">\
-                     <input type=\"hidden\" name=\"csrf\" value=\"{}\">\
-                     <button type=\"submit\" id=\"retry-mail-{id}\">Send again</button></form>",
-                    html::escape(csrf),
-                    id = f.id,
-                ),
+                if f.given_up() {
+                    format!(
+                        "<form class=\"inline\" method=\"post\" action=\"/gm/outbox/{id}/retry\">\
+                         <input type=\"hidden\" name=\"csrf\" value=\"{}\">\
+                         <button type=\"submit\" id=\"retry-mail-{id}\">Send again</button></form>",
+                        html::escape(csrf),
+                        id = f.id,
+                    )
+                } else {
+                    "tried again by itself".to_string()
+                },
             ]
         })
         .collect();
