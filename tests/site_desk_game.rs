@@ -254,7 +254,11 @@ async fn the_week_shows_who_sent_forms_when_who_is_missing_and_away_and_the_next
         .await;
     assert_eq!(a.status, 200, "{}", a.body);
     d.tick(SATURDAY).await;
-    d.send("afani@game.test", "Afani form", "BUY 1 spy");
+    d.send(
+        "afani@game.test",
+        "Afani form",
+        "BUY 1 spy\nBUY 9999 heavy infantry\nBUY 2 <b>dragons</b>",
+    );
     d.tick("2026-11-28T11:30:00+01:00").await;
     let week = d.get("/gm").await.body;
     assert!(week.contains("id=\"round\">1<"), "{week}");
@@ -268,6 +272,19 @@ async fn the_week_shows_who_sent_forms_when_who_is_missing_and_away_and_the_next
         afani.contains(">sent<") && afani.contains("2026-11-28T11:30:00+01:00"),
         "{afani}"
     );
+    // The receipt: what was accepted and refused, each refused line with its reason
+    // (escaped), linked to the form's message.
+    assert!(afani.contains("1 accepted, 2 refused"), "{afani}");
+    assert!(
+        afani.contains("<code>BUY 9999 heavy infantry</code>")
+            && afani.contains("<code>BUY 2 &lt;b&gt;dragons&lt;/b&gt;</code>"),
+        "{afani}"
+    );
+    assert!(afani.contains("href=\"/gm/message/"), "{afani}");
+    let (_, reason) = afani
+        .split_once("dragons&lt;/b&gt;</code>: ")
+        .expect("the refused line's reason");
+    assert!(reason.split("</li>").next().unwrap().len() > 20, "{afani}");
     assert!(
         row("Kaldor").contains("missing (away)"),
         "{}",

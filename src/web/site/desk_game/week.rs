@@ -1,7 +1,8 @@
 //! `/gm`: the week at a glance — the round and phase, a pause, which realms sent their
-//! weekend form (with its receipt time) and who is missing (between the resolution and
-//! the results: of the weekend just resolved), and the next deadlines in the game's
-//! time zone (the same list as the GM's report).
+//! weekend form (when it came, and its receipt: the orders accepted and each refused
+//! line with its reason, linked to the form's message) and who is missing (between the
+//! resolution and the results: of the weekend just resolved), and the next deadlines in
+//! the game's time zone (the same list as the GM's report).
 
 use std::fmt::Write;
 use std::sync::Arc;
@@ -99,6 +100,9 @@ async fn forms(
                 (s.to_string(), String::new())
             }
         };
+        let receipt = standing
+            .as_ref()
+            .map_or_else(String::new, |f| receipt(app, f));
         let link = format!(
             "<a href=\"/gm/realm/{}\">{}</a>",
             escape(&crate::web::site::html::url_part(&r.name)),
@@ -119,10 +123,53 @@ async fn forms(
             link,
             format!("<span class=\"{class}\">{}</span>", escape(&status)),
             escape(&when),
+            receipt,
             escape(&notes.join("; ")),
         ]);
     }
     let mut out = format!("<p>{sent} sent, {missing} missing.</p>\n");
-    out.push_str(&table(&["Realm", "Form", "Received", "Season"], &rows));
+    out.push_str(&table(
+        &["Realm", "Form", "Received", "Receipt", "Season"],
+        &rows,
+    ));
     Ok(out)
+}
+
+/// A standing form's receipt as the check gave it: the orders accepted and refused,
+/// each refused line quoted with its reason in the GM's language, linked to the form's
+/// message (its text and raw mail).
+fn receipt(app: &App, f: &crate::store::forms::Standing) -> String {
+    let checked: Option<crate::forms::Checked> = f
+        .orders
+        .as_deref()
+        .and_then(|j| serde_json::from_str(j).ok());
+    let link = format!("<a href=\"/gm/message/{0}\">message {0}</a>", f.message_id);
+    let Some(c) = checked else {
+        return link;
+    };
+    let mut out = if c.no_orders {
+        format!("no orders on purpose; {link}")
+    } else {
+        format!(
+            "<span class=\"receipt\">{} accepted, {} refused</span>; {link}",
+            c.accepted(),
+            c.refused()
+        )
+    };
+    let refused: Vec<String> = c
+        .lines
+        .iter()
+        .filter_map(|l| l.refusal.as_ref().map(|r| (l, r)))
+        .map(|(l, r)| {
+            format!(
+                "<li><code>{}</code>: {}</li>",
+                escape(&crate::web::site::desk::one_line(&l.text, 80)),
+                escape(&r.text(app.cfg.gm_language))
+            )
+        })
+        .collect();
+    if !refused.is_empty() {
+        let _ = write!(out, "<ul class=\"refused\">{}</ul>", refused.concat());
+    }
+    out
 }
