@@ -6,7 +6,7 @@ mod common;
 #[path = "desk_common/mod.rs"]
 mod desk;
 
-use desk::{form, http, login, try_login, Desk, PASSWORD};
+use desk::{form, http, login, queue_with_flash, try_login, Desk, PASSWORD};
 use pbemd::store::messages::state;
 
 #[tokio::test]
@@ -202,16 +202,7 @@ async fn approving_a_held_envoy_on_the_queue_page_delivers_it_like_gm_approve() 
     let path = format!("/gm/queue/{}/approve", m.id);
     let r = http(d.addr, "POST", &path, &gm, Some(&body), &[]).await;
     assert_eq!((r.status, r.header("location")), (303, Some("/gm/queue")));
-    let flash = r.cookie("pbemd_flash").unwrap();
-    let q = http(
-        d.addr,
-        "GET",
-        "/gm/queue",
-        &format!("{gm}; pbemd_flash={flash}"),
-        None,
-        &[],
-    )
-    .await;
+    let q = queue_with_flash(d.addr, &gm, &r).await;
     assert!(
         q.body.contains("approved; the courier decided 1"),
         "{}",
@@ -234,16 +225,7 @@ async fn post_action(d: &Desk, gm: &str, id: i64, action: &str, extra: &[(&str, 
     let path = format!("/gm/queue/{id}/{action}");
     let r = http(d.addr, "POST", &path, gm, Some(&form(&pairs)), &[]).await;
     assert_eq!(r.status, 303, "{action}: {}", r.body);
-    let flash = r.cookie("pbemd_flash").unwrap();
-    let page = http(
-        d.addr,
-        "GET",
-        "/gm/queue",
-        &format!("{gm}; pbemd_flash={flash}"),
-        None,
-        &[],
-    )
-    .await;
+    let page = queue_with_flash(d.addr, gm, &r).await;
     let at = page.body.find("id=\"flash\">").expect("a flash message") + 11;
     page.body[at..].split('<').next().unwrap().to_string()
 }
@@ -708,16 +690,7 @@ async fn undelivered_mail_is_listed_and_sent_again_by_gm_retry_mail_and_the_desk
     )
     .await;
     assert_eq!((r.status, r.header("location")), (303, Some("/gm/queue")));
-    let flash = r.cookie("pbemd_flash").unwrap();
-    let q = http(
-        d.addr,
-        "GET",
-        "/gm/queue",
-        &format!("{gm}; pbemd_flash={flash}"),
-        None,
-        &[],
-    )
-    .await;
+    let q = queue_with_flash(d.addr, &gm, &r).await;
     assert!(
         q.body
             .contains(&format!("outbox {again} sent to mirandel@game.test")),
@@ -792,16 +765,7 @@ async fn refused_messages_show_only_with_all_and_held_replies_are_released_from_
     let body = form(&[("csrf", &q.csrf()), ("realm", "Kaldor")]);
     let r = http(d.addr, "POST", "/gm/queue/release", &gm, Some(&body), &[]).await;
     assert_eq!((r.status, r.header("location")), (303, Some("/gm/queue")));
-    let flash = r.cookie("pbemd_flash").unwrap();
-    let after = http(
-        d.addr,
-        "GET",
-        "/gm/queue",
-        &format!("{gm}; pbemd_flash={flash}"),
-        None,
-        &[],
-    )
-    .await;
+    let after = queue_with_flash(d.addr, &gm, &r).await;
     assert!(
         after.body.contains("2 held replies to Kaldor released"),
         "{}",

@@ -205,6 +205,21 @@ pub fn form(pairs: &[(&str, &str)]) -> String {
         .join("&")
 }
 
+/// The queue page a desk action redirected to (`r`, a 303 with its one-time message in
+/// the `pbemd_flash` cookie), read with the GM's session `gm` and that message.
+pub async fn queue_with_flash(addr: SocketAddr, gm: &str, r: &Resp) -> Resp {
+    let flash = r.cookie("pbemd_flash").expect("the action's message");
+    http(
+        addr,
+        "GET",
+        "/gm/queue",
+        &format!("{gm}; pbemd_flash={flash}"),
+        None,
+        &[],
+    )
+    .await
+}
+
 /// One HTTP/1.1 request: `cookies` as a `Cookie` header value, `body` a form.
 pub async fn http(
     addr: SocketAddr,
