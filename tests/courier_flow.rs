@@ -609,3 +609,174 @@ async fn messages_queued_before_a_batch_are_decided_with_it_in_order_of_receipt(
         .collect();
     assert_eq!(deliveries, [1, 2], "the older one first");
 }
+
+/// A batch as fetched over IMAP: the mixed mails of [`send_mixed`] and an unknown
+/// sender, received from 09:10 on, not in order of UID, and one mail fetched twice.
+fn fetched_mixed() -> Vec<pbemd::transport::imap::Fetched> {
+    let envoy = "Genogien skickar ett sändebud till Afani";
+    let mails = [
+        ("genogien@game.test", envoy, "Första\u{0}sändebudet"),
+        (
+            "afani@game.test",
+            "Afani skickar ett sändebud till Genogien",
+            "Svar",
+        ),
+        (
+            "genogien@game.test",
+            "Genogien skickar en handelsman till Afani",
+            "SKICKAR 5 guld\nVILL HA 2 tyg",
+        ),
+        (
+            "genogien@game.test",
+            "Genogien skickar en spion till Afani",
+            "Uppdrag 1",
+        ),
+        ("genogien@game.test", "Genogien till SL: en fråga", "Hej"),
+        ("nobody@elsewhere.test", envoy, "Vem är jag?"),
+        ("genogien@game.test", envoy, "Andra sändebudet"),
+    ];
+    // Minutes after 09:00: the third mail came before the second.
+    let minutes = [10, 30, 20, 40, 41, 42, 50];
+    let mut out: Vec<_> = mails
+        .iter()
+        .zip(minutes)
+        .enumerate()
+        .map(
+            |(i, ((from, subject, body), m))| pbemd::transport::imap::Fetched {
+                uid: i as u32 + 1,
+                raw: common::mail(from, subject, body, &format!("f{i}@players.test")),
+                internal_date: Some(common::at(&format!("2026-11-24T09:{m}:00+01:00"))),
+            },
+        )
+        .collect();
+    let mut again = out[1].clone();
+    again.uid = 8;
+    out.push(again);
+    out
+}
+
+/// Every row of every table of a game's database, each value as text (the game's
+/// directory written as `<dir>`).
+async fn every_row(g: &Game) -> Vec<(String, Vec<Vec<String>>)> {
+    use sqlx::Row;
+    let dir = g.dir.path().display().to_string();
+    let mut c = g.app.store.conn().await.unwrap();
+    let tables: Vec<String> = sqlx::query(
+        "SELECT name FROM sqlite_master WHERE type = 'table' \
+         AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_sqlx%' ORDER BY name",
+    )
+    .fetch_all(&mut *c)
+    .await
+    .unwrap()
+    .iter()
+    .map(|r| r.get(0))
+    .collect();
+    let mut out = Vec::new();
+    for t in tables {
+        let rows = sqlx::query(&format!("SELECT * FROM {t} ORDER BY 1"))
+            .fetch_all(&mut *c)
+            .await
+            .unwrap();
+        let rows = rows
+            .iter()
+            .map(|r| {
+                (0..r.len())
+                    .map(|i| {
+                        if let Ok(v) = r.try_get::<Option<i64>, _>(i) {
+                            format!("{v:?}")
+                        } else if let Ok(v) = r.try_get::<Option<String>, _>(i) {
+                            format!("{v:?}")
+                        } else if let Ok(v) = r.try_get::<Option<Vec<u8>>, _>(i) {
+                            format!("{v:?}")
+                        } else {
+                            format!("{:?}", r.try_get::<Option<f64>, _>(i).unwrap())
+                        }
+                        .replace(&dir, "<dir>")
+                    })
+                    .collect()
+            })
+            .collect();
+        out.push((t, rows));
+    }
+    out
+}
+
+/// README, Reliability: a batch fetched over IMAP and handled in the transaction that
+/// stores it writes, row by row, what storing it and then handling it as the worker
+/// does write (in order of receipt, the duplicate stored once).
+#[tokio::test]
+async fn a_batch_handled_as_it_is_stored_writes_what_storing_then_handling_write() {
+    use pbemd::app::intake::{store_fetched, Taken};
+    let (one, two) = (Game::start(TUESDAY).await, Game::start(TUESDAY).await);
+    let batch = fetched_mixed();
+    for g in [&one, &two] {
+        g.clock.set(common::at("2026-11-24T10:00:00+01:00"));
+    }
+    let taken = store_fetched(&one.app, &batch, (7, None), true)
+        .await
+        .unwrap();
+    assert_eq!((taken.stored, taken.handled), (7, 7), "{taken:?}");
+    assert!(taken.delivered >= 2, "{taken:?}");
+    let apart = store_fetched(&two.app, &batch, (7, None), false)
+        .await
+        .unwrap();
+    assert_eq!(
+        apart,
+        Taken {
+            stored: 7,
+            handled: 0,
+            delivered: 0
+        }
+    );
+    let (handled, routed) = pbemd::app::process::process_and_route_before(&two.app, None)
+        .await
+        .unwrap();
+    assert_eq!(handled, 7);
+    assert_eq!(routed.map(|r| r.delivered), Some(taken.delivered));
+    let (a, b) = (every_row(&one).await, every_row(&two).await);
+    assert_eq!(
+        a.iter().map(|(t, _)| t).collect::<Vec<_>>(),
+        b.iter().map(|(t, _)| t).collect::<Vec<_>>()
+    );
+    for ((table, x), (_, y)) in a.iter().zip(&b) {
+        assert_eq!(x.len(), y.len(), "{table}: as many rows");
+        for (rx, ry) in x.iter().zip(y) {
+            assert_eq!(rx, ry, "{table}: the same row");
+        }
+    }
+    let (ms, out) = written(&one).await;
+    assert_eq!(ms.len(), 7, "a message for every mail stored");
+    assert!(
+        out.iter()
+            .any(|(_, _, text)| text.contains("Förstasändebudet")),
+        "the envoy as stored, without its NUL"
+    );
+}
+
+/// Mail stored before a batch and still waiting is handled first: the batch is not
+/// handled as it is stored but waits for the worker, which takes both in order.
+#[tokio::test]
+async fn a_batch_fetched_while_older_mail_waits_is_left_to_the_worker() {
+    use pbemd::app::intake::store_fetched;
+    let g = Game::start(TUESDAY).await;
+    g.clock.set(common::at("2026-11-24T10:00:00+01:00"));
+    let batch = fetched_mixed();
+    let first = store_fetched(&g.app, &batch[..1], (7, None), false)
+        .await
+        .unwrap();
+    assert_eq!((first.stored, first.handled), (1, 0));
+    let rest = store_fetched(&g.app, &batch[1..], (7, Some(1)), true)
+        .await
+        .unwrap();
+    assert_eq!((rest.stored, rest.handled), (6, 0), "left to the worker");
+    let r = g.tick("2026-11-24T10:00:00+01:00").await;
+    assert_eq!(r.handled, 7, "{r:?}");
+    let mut c = g.app.store.conn().await.unwrap();
+    let kinds: Vec<(i64, String)> = messages::all(&mut c)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| (m.inbox_id, m.kind))
+        .collect();
+    assert_eq!(kinds[0], (1, "envoy".to_string()), "the older one first");
+}

@@ -291,7 +291,13 @@ async fn imap_loop(app: &App, s: &ImapSettings, cancel: &CancellationToken) {
                 let _ = session.logout().await;
                 return;
             }
-            if let Err(e) = intake::imap_once(app, &mut session, s.fetch_batch).await {
+            // Stopping drops a batch in hand uncommitted (it may be handled as it is
+            // stored, which takes a while): nothing of it was flagged yet.
+            let taken = tokio::select! {
+                _ = cancel.cancelled() => return,
+                r = intake::imap_once(app, &mut session, s.fetch_batch) => r,
+            };
+            if let Err(e) = taken {
                 tracing::warn!(error = %e, "IMAP fetch failed; reconnecting");
                 break;
             }

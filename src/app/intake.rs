@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use super::{App, Result};
 use crate::clock;
 use crate::store::inbox::{self, NewMail, Source, Stored};
-use crate::transport::imap::ImapSession;
+use crate::transport::imap::{Fetched, ImapSession};
 use crate::transport::maildir::Maildir;
 
 /// The key under which a mail is stored once: its Message-ID, else its content hash.
@@ -164,12 +164,30 @@ pub async fn maildir_once(app: &App, md: &Maildir) -> Result<usize> {
 /// that point loses and repeats nothing.
 const PAUSE_HOOK: &str = "PBEMD_TEST_PAUSE_AFTER_STORE";
 
+/// What a pass over an IMAP mailbox did: mails stored, and of them those handled in
+/// the transaction that stored them, with the envoys and merchants their courier
+/// batches delivered (`immediate` mode).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Taken {
+    pub stored: usize,
+    pub handled: usize,
+    pub delivered: usize,
+}
+
+/// Fetch and store everything new in the selected IMAP mailbox, in batches; returns
+/// how many were new (see [`imap_pass`]).
+pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Result<usize> {
+    Ok(imap_pass(app, session, batch).await?.stored)
+}
+
 /// Fetch and store everything new in the selected IMAP mailbox, in batches. Order per
 /// batch: commit the raw bytes, flag them `\Seen`, then move the cursor (written with
 /// the next batch's mails, or at the end, so a batch costs one write, not two; also
 /// when a later batch fails). A crash between any two steps refetches the batch and
-/// the dedup key drops the repeats.
-pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Result<usize> {
+/// the dedup key drops the repeats. A batch is handled in the transaction that stores
+/// it when time order allows (`process::handle_in_store`); else it waits for the
+/// worker. The next batch is fetched while one is stored.
+pub async fn imap_pass(app: &App, session: &mut ImapSession, batch: usize) -> Result<Taken> {
     let mailbox = session_mailbox(app);
     let st = session.select().await?;
     let mut conn = app.store.conn().await?;
@@ -187,7 +205,7 @@ pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Re
     };
     drop(conn);
     let mut flagged_to: Option<u32> = None;
-    let stored = store_batches(
+    let taken = store_batches(
         app,
         session,
         (st.uid_validity, last_uid),
@@ -199,72 +217,33 @@ pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Re
         let mut conn = app.store.conn().await?;
         inbox::set_imap_cursor(&mut conn, &mailbox, st.uid_validity, uid).await?;
     }
-    stored
+    taken
 }
 
-/// The batches of [`imap_once`] after the cursor `(uid validity, last uid)`; the last
+/// The batches of [`imap_pass`] after the cursor `(uid validity, last uid)`; the last
 /// flagged UID whose cursor is not yet written is left in `flagged_to`.
 async fn store_batches(
     app: &App,
     session: &mut ImapSession,
-    (validity, mut last_uid): (u32, u32),
+    (validity, last_uid): (u32, u32),
     batch: usize,
     flagged_to: &mut Option<u32>,
-) -> Result<usize> {
-    let mailbox = session_mailbox(app);
-    let mut new = 0;
-    loop {
-        let fetched = session.fetch_after(last_uid, batch).await?;
-        if fetched.is_empty() {
-            break;
-        }
-        // Keys and hashes before the write lock is taken, not while holding it.
-        let keyed: Vec<_> = fetched
-            .iter()
-            .map(|f| {
-                let raw = stored_part(&f.raw, f.raw.len(), app.cfg.limits.max_mail_bytes);
-                (raw, dedup_key(raw))
-            })
-            .collect();
-        let mut tx = app.store.begin_write().await?;
-        if let Some(uid) = *flagged_to {
-            inbox::set_imap_cursor(&mut tx, &mailbox, validity, uid).await?;
-        }
-        let (floor, now) = received_bounds(app, &mut tx).await?;
-        // Every mail of the batch in a few statements, committed before any is flagged.
-        let mails: Vec<NewMail> = fetched
-            .iter()
-            .zip(&keyed)
-            .map(|(f, (raw, (key, mid, sha)))| NewMail {
-                dedup_key: key,
-                message_id: mid.as_deref(),
-                sha256: sha,
-                source: Source::Imap,
-                raw,
-                size: f.raw.len(),
-                // The server's receipt time, so a mail sent on time counts as on time
-                // even if pbemd was down; never before the game's latest time (events
-                // up to it have fired) nor after now.
-                received_at: f
-                    .internal_date
-                    .map_or(now, |d| clock::to_ms(d).clamp(floor, now)),
-                imap: Some((validity, f.uid)),
-            })
-            .collect();
-        let stored = inbox::insert_many(&mut tx, &mails).await?;
-        new += stored
-            .iter()
-            .filter(|s| matches!(s, Stored::New(_)))
-            .count();
+) -> Result<Taken> {
+    let mut taken = Taken::default();
+    let mut fetched = session.fetch_after(last_uid, batch).await?;
+    while !fetched.is_empty() {
         let uids: Vec<u32> = fetched.iter().map(|f| f.uid).collect();
-        tx.commit()
-            .await
-            .map_err(|e| crate::store::StoreError::Query {
-                what: "commit fetched mail",
-                source: e,
-            })?;
-        let raws: Vec<&[u8]> = keyed.iter().map(|(raw, _)| *raw).collect();
-        notices_if_still(app, &stored, &raws).await?;
+        let last = uids.iter().copied().max().unwrap_or(last_uid);
+        // The next batch comes over the network while this one is stored; nothing of
+        // either is flagged before this one is committed.
+        let (stored, next) = tokio::join!(
+            store_fetched(app, &fetched, (validity, *flagged_to), true),
+            session.fetch_after(last, batch)
+        );
+        let b = stored?;
+        taken.stored += b.stored;
+        taken.handled += b.handled;
+        taken.delivered += b.delivered;
         if std::env::var_os(PAUSE_HOOK).is_some() {
             eprintln!(
                 "{PAUSE_HOOK}: stored {} mails, pausing before flagging",
@@ -275,11 +254,93 @@ async fn store_batches(
             }
         }
         session.mark_seen(&uids).await?;
-        last_uid = uids.iter().copied().max().unwrap_or(last_uid);
-        *flagged_to = Some(last_uid);
+        *flagged_to = Some(last);
         app.wake.notify_one();
+        fetched = next?;
     }
-    Ok(new)
+    Ok(taken)
+}
+
+/// Store one fetched batch of the mailbox of UIDVALIDITY `validity` in one
+/// transaction, with the cursor up to `flagged_to`, and when `handle` is set, handled
+/// in it as far as time order allows (`process::handle_in_store`); commit; then the
+/// paused notices, if the game stands still. Flagging is the caller's.
+pub async fn store_fetched(
+    app: &App,
+    fetched: &[Fetched],
+    (validity, flagged_to): (u32, Option<u32>),
+    handle: bool,
+) -> Result<Taken> {
+    let mailbox = session_mailbox(app);
+    // Keys and hashes before the write lock is taken, not while holding it.
+    let keyed: Vec<_> = fetched
+        .iter()
+        .map(|f| {
+            let raw = stored_part(&f.raw, f.raw.len(), app.cfg.limits.max_mail_bytes);
+            (raw, dedup_key(raw))
+        })
+        .collect();
+    let mut tx = app.store.begin_write().await?;
+    if let Some(uid) = flagged_to {
+        inbox::set_imap_cursor(&mut tx, &mailbox, validity, uid).await?;
+    }
+    let (floor, now) = received_bounds(app, &mut tx).await?;
+    // Every mail of the batch in a few statements, committed before any is flagged.
+    let mails: Vec<NewMail> = fetched
+        .iter()
+        .zip(&keyed)
+        .map(|(f, (raw, (key, mid, sha)))| NewMail {
+            dedup_key: key,
+            message_id: mid.as_deref(),
+            sha256: sha,
+            source: Source::Imap,
+            raw,
+            size: f.raw.len(),
+            // The server's receipt time, so a mail sent on time counts as on time
+            // even if pbemd was down; never before the game's latest time (events
+            // up to it have fired) nor after now.
+            received_at: f
+                .internal_date
+                .map_or(now, |d| clock::to_ms(d).clamp(floor, now)),
+            imap: Some((validity, f.uid)),
+        })
+        .collect();
+    let stored = inbox::insert_many(&mut tx, &mails).await?;
+    let new: Vec<inbox::Waiting> = stored
+        .iter()
+        .zip(&mails)
+        .filter_map(|(s, m)| match s {
+            Stored::New(id) => Some(inbox::Waiting {
+                id: *id,
+                raw: m.raw.to_vec(),
+                received_at: m.received_at,
+                message_id: m.message_id.map(str::to_string),
+                size: m.size.max(m.raw.len()),
+            }),
+            Stored::Duplicate => None,
+        })
+        .collect();
+    let mut taken = Taken {
+        stored: new.len(),
+        ..Taken::default()
+    };
+    if handle {
+        if let Some((handled, report)) = super::process::handle_in_store(app, &mut tx, new).await? {
+            taken.handled = handled;
+            taken.delivered = report.map_or(0, |r| r.delivered);
+        }
+    }
+    tx.commit()
+        .await
+        .map_err(|e| crate::store::StoreError::Query {
+            what: "commit fetched mail",
+            source: e,
+        })?;
+    if taken.handled == 0 {
+        let raws: Vec<&[u8]> = keyed.iter().map(|(raw, _)| *raw).collect();
+        notices_if_still(app, &stored, &raws).await?;
+    }
+    Ok(taken)
 }
 
 /// While the game stands still, each newly stored mail of a batch is answered with the

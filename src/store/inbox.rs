@@ -218,6 +218,15 @@ pub async fn mark_done(conn: &mut Conn, id: i64, at: i64) -> Result<(), StoreErr
     Ok(())
 }
 
+/// How many stored mails wait to be handled (parked ones not counted).
+pub async fn waiting_count(conn: &mut Conn) -> Result<i64, StoreError> {
+    let row = sqlx::query("SELECT COUNT(*) FROM inbox WHERE state = 'new'")
+        .fetch_one(&mut *conn)
+        .await
+        .ctx("count the waiting mail")?;
+    Ok(row.get::<i64, _>(0))
+}
+
 /// When the unprocessed mail received first was received (ms), if any is waiting.
 pub async fn next_waiting_at(conn: &mut Conn) -> Result<Option<i64>, StoreError> {
     let row = sqlx::query("SELECT MIN(received_at) FROM inbox WHERE state = 'new'")

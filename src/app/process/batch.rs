@@ -7,6 +7,10 @@
 //! error or a panic) only its savepoint is rolled back and it alone is parked for the
 //! GM. If writing the batch fails, the batch is rolled back and its mails are handled
 //! one transaction each, so a mail that cannot be written is parked alone.
+//!
+//! A batch fetched over IMAP is handled in the transaction that stores it
+//! ([`handle_in_store`]) when time order allows, so its inbox rows are written once,
+//! already handled, and never read back; otherwise it waits for the worker.
 
 use std::collections::HashMap;
 
@@ -17,7 +21,7 @@ use super::{
     QueueRow,
 };
 use crate::app::courier::{self, BatchReport};
-use crate::app::{App, Result};
+use crate::app::{scheduler, season_calendar, App, Result};
 use crate::clock::{self, from_ms};
 use crate::config::CourierMode;
 use crate::courier::Route;
@@ -94,6 +98,98 @@ async fn batch_before(
             Ok((n, None))
         }
     }
+}
+
+/// Handle the mails an IMAP batch has just stored (`stored`, each new), inside the
+/// transaction that stores them, before it commits: their inbox rows are written
+/// once, already handled, and not read back. Only when time order allows it, that is
+/// when the worker would take them next as one batch: no stored mail waits already,
+/// the game does not stand still (now, at their receipt, or from any instant between
+/// the first and the last of them), and no schedule event nor the pause's end is due
+/// at or before the last of them. Otherwise nothing is done (`None`) and they wait
+/// for the worker, as every stored mail did before.
+///
+/// The handling runs in a savepoint of the storing transaction, with the worker's
+/// code ([`handle_all`], and in `immediate` mode the courier batch after it): a mail
+/// that fails is parked alone as there; if the batch itself fails, or the machine
+/// does, the savepoint is rolled back, and the mails stay stored for the worker.
+pub async fn handle_in_store(
+    app: &App,
+    tx: &mut Conn,
+    mut stored: Vec<inbox::Waiting>,
+) -> Result<Option<(usize, Option<BatchReport>)>> {
+    if stored.is_empty() {
+        return Ok(None);
+    }
+    crate::store::lease::game_lock(&app.store, tx).await?;
+    // In the worker's order of receipt (an IMAP batch comes in order of UID).
+    stored.sort_by_key(|w| (w.received_at, w.id));
+    let (_, gs) = app.state(tx).await?;
+    let last = scheduler::last_now(app, tx).await?;
+    let (first, latest) = (stored[0].received_at, stored[stored.len() - 1].received_at);
+    if !in_time_order(app, &gs, last, (from_ms(first), from_ms(latest)))
+        || inbox::waiting_count(tx).await? != stored.len() as i64
+    {
+        return Ok(None);
+    }
+    let route = app.cfg.courier.mode == CourierMode::Immediate;
+    let known = match route {
+        true => (!messages::any_queued(tx).await?).then(Vec::new),
+        false => None,
+    };
+    let store_err = |what| move |source| StoreError::Query { what, source };
+    let mut sp = sqlx::Connection::begin(&mut *tx)
+        .await
+        .map_err(store_err("start the handling of a stored batch"))?;
+    let handled = match fault::guarded(handle_all(app, &mut sp, &stored, known)).await {
+        Ok(queued) if route => route_handled(app, &mut sp, queued).await,
+        Ok(_) => Ok(None),
+        Err(failed) => Err(failed),
+    };
+    match handled {
+        Ok(report) => {
+            sp.commit()
+                .await
+                .map_err(store_err("keep the handling of a stored batch"))?;
+            tracing::info!(mails = stored.len(), "batch of mail handled as stored");
+            Ok(Some((stored.len(), report)))
+        }
+        Err(failed) => {
+            sp.rollback()
+                .await
+                .map_err(store_err("undo the handling of a stored batch"))?;
+            app.forget_state();
+            let error = match failed {
+                fault::Failed::Unit(e) => e,
+                fault::Failed::Machine(e) => fault::error_text(&e),
+            };
+            tracing::warn!(%error, "handling a batch as it was stored failed; the worker handles it");
+            Ok(None)
+        }
+    }
+}
+
+/// Whether mail received from `first` to `latest` is handled now, in one batch, by
+/// the time order of [`crate::app::tick::step_as`]: the game stands still neither now
+/// nor at any instant from `first` to `latest`, and nothing is due from the game's
+/// latest time `last` up to `latest` (a schedule event, the pause's end).
+fn in_time_order(
+    app: &App,
+    gs: &GameState,
+    last: chrono::DateTime<chrono::Utc>,
+    (first, latest): (chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>),
+) -> bool {
+    let still_now = season_calendar::no_game_at(app, gs, app.now()).is_some();
+    let still_between = season_calendar::handled_at(app, gs, first) != first
+        || season_calendar::next_still_after(app, gs, first).is_some_and(|s| s <= latest);
+    let due = app
+        .schedule
+        .next_after(last)
+        .map(|d| d.at)
+        .into_iter()
+        .chain(season_calendar::resume_at(gs))
+        .min();
+    !still_now && !still_between && due.is_none_or(|at| latest < at)
 }
 
 /// The courier batch after a handled batch, in its transaction: `None` while the game
