@@ -155,12 +155,16 @@ async fn decide_items(
         .filter_map(|q| {
             let m = &q.message;
             let received = from_ms(q.received_at);
+            let kind = kind_of(&m.kind)?;
             Some(Queued {
                 id: m.id as u64,
-                kind: kind_of(&m.kind)?,
+                kind,
                 from: m.realm.clone()?,
                 to: m.to_realm.clone(),
-                topic: parse_subject(&m.subject, &names).ok().and_then(|s| s.topic),
+                // Only a mail to the GM has a topic the courier reads.
+                topic: (kind == MailKind::ToGm)
+                    .then(|| parse_subject(&m.subject, &names).ok().and_then(|s| s.topic))
+                    .flatten(),
                 body: m.body.clone(),
                 received_at: received,
                 window: app.schedule.window_at(received),
