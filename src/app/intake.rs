@@ -272,14 +272,17 @@ pub async fn store_fetched(
     handle: bool,
 ) -> Result<Taken> {
     let mailbox = session_mailbox(app);
-    // Keys and hashes before the write lock is taken, not while holding it.
-    let keyed: Vec<_> = fetched
-        .iter()
-        .map(|f| {
-            let raw = stored_part(&f.raw, f.raw.len(), app.cfg.limits.max_mail_bytes);
-            (raw, dedup_key(raw))
-        })
-        .collect();
+    // Keys and hashes before the write lock is taken, not while holding it, on the
+    // machine's cores at once.
+    let keyed: Vec<_> = super::par::map_runs(fetched, |run| {
+        run.iter()
+            .map(|f| {
+                let raw = stored_part(&f.raw, f.raw.len(), app.cfg.limits.max_mail_bytes);
+                (raw, dedup_key(raw))
+            })
+            .collect::<Vec<_>>()
+    })
+    .concat();
     let mut tx = app.store.begin_write().await?;
     if let Some(uid) = flagged_to {
         inbox::set_imap_cursor(&mut tx, &mailbox, validity, uid).await?;

@@ -229,26 +229,50 @@ async fn handle_all(
     let (_, mut gs) = app.state(tx).await?;
     let mut rows: Vec<QueueRow> = Vec::new();
     let by_id: HashMap<i64, &inbox::Waiting> = waiting.iter().map(|w| (w.id, w)).collect();
-    for w in waiting {
-        let span = mail_span(app, w);
-        let planned = span.in_scope(|| {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| plan(app, &gs, w)))
-        });
-        match planned {
-            Ok(Some(row)) => rows.push(row),
+    let mut plans = plan_all(app, &gs, waiting);
+    for (i, w) in waiting.iter().enumerate() {
+        match plans[i].take() {
+            Some(row) => rows.push(row),
             // Anything else (and a mail whose reading panicked, to be parked with the
             // panic's text) goes the one-mail way, after the rows so far are written,
             // so every row keeps the order of receipt.
-            _ => {
+            None => {
                 write_rows(app, tx, &mut rows, &by_id, &mut known).await?;
                 known = None;
-                one_in_savepoint(app, tx, w).instrument(span).await?;
-                gs = app.state(tx).await?.1;
+                one_in_savepoint(app, tx, w)
+                    .instrument(mail_span(app, w))
+                    .await?;
+                // The mails after it are read again against the state it left, if
+                // it changed it.
+                let now = app.state(tx).await?.1;
+                if !std::sync::Arc::ptr_eq(&now, &gs) {
+                    gs = now;
+                    let rest = plan_all(app, &gs, &waiting[i + 1..]);
+                    plans.truncate(i + 1);
+                    plans.extend(rest);
+                }
             }
         }
     }
     write_rows(app, tx, &mut rows, &by_id, &mut known).await?;
     Ok(known)
+}
+
+/// [`plan`] of every mail, in order, read on the machine's cores at once; `None` also
+/// for a mail whose reading panicked (it goes the one-mail way and is parked there).
+fn plan_all(app: &App, gs: &GameState, waiting: &[inbox::Waiting]) -> Vec<Option<QueueRow>> {
+    crate::app::par::map_runs(waiting, |run| {
+        run.iter()
+            .map(|w| {
+                mail_span(app, w).in_scope(|| {
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| plan(app, gs, w)))
+                        .ok()
+                        .flatten()
+                })
+            })
+            .collect::<Vec<_>>()
+    })
+    .concat()
 }
 
 /// The message row of a mail the courier will decide, when the mail is one (accepted,
