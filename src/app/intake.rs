@@ -186,7 +186,8 @@ pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Re
 /// when a later batch fails). A crash between any two steps refetches the batch and
 /// the dedup key drops the repeats. A batch is handled in the transaction that stores
 /// it when time order allows (`process::handle_in_store`); else it waits for the
-/// worker. The next batch is fetched while one is stored.
+/// worker. While a batch is stored, the one before it is flagged and the next one
+/// fetched.
 pub async fn imap_pass(app: &App, session: &mut ImapSession, batch: usize) -> Result<Taken> {
     let mailbox = session_mailbox(app);
     let st = session.select().await?;
@@ -231,16 +232,33 @@ async fn store_batches(
 ) -> Result<Taken> {
     let mut taken = Taken::default();
     let mut fetched = session.fetch_after(last_uid, batch).await?;
+    // The batch before this one, committed and not yet flagged: its UIDs and last UID.
+    let mut committed: Option<(Vec<u32>, u32)> = None;
     while !fetched.is_empty() {
         let uids: Vec<u32> = fetched.iter().map(|f| f.uid).collect();
         let last = uids.iter().copied().max().unwrap_or(last_uid);
-        // The next batch comes over the network while this one is stored; nothing of
-        // either is flagged before this one is committed.
-        let (stored, next) = tokio::join!(
+        // While this batch is stored, the one before it (committed) is flagged and the
+        // next one comes over the network; nothing is flagged before it is committed.
+        let before = committed.take();
+        let (stored, (flagged, next)) = tokio::join!(
             store_fetched(app, &fetched, (validity, *flagged_to), true),
-            session.fetch_after(last, batch)
+            async {
+                let flagged = match &before {
+                    Some((uids, _)) => session.mark_seen(uids).await,
+                    None => Ok(()),
+                };
+                let next = match flagged {
+                    Ok(()) => session.fetch_after(last, batch).await,
+                    Err(_) => Ok(Vec::new()),
+                };
+                (flagged, next)
+            }
         );
+        if let (Ok(()), Some((_, flagged_last))) = (&flagged, &before) {
+            *flagged_to = Some(*flagged_last);
+        }
         let b = stored?;
+        flagged?;
         taken.stored += b.stored;
         taken.handled += b.handled;
         taken.delivered += b.delivered;
@@ -253,25 +271,30 @@ async fn store_batches(
                 std::thread::sleep(std::time::Duration::from_secs(3600));
             }
         }
-        session.mark_seen(&uids).await?;
-        *flagged_to = Some(last);
+        committed = Some((uids, last));
         app.wake.notify_one();
         fetched = next?;
+    }
+    if let Some((uids, last)) = committed {
+        session.mark_seen(&uids).await?;
+        *flagged_to = Some(last);
     }
     Ok(taken)
 }
 
 /// Store one fetched batch of the mailbox of UIDVALIDITY `validity` in one
-/// transaction, with the cursor up to `flagged_to`, and when `handle` is set, handled
-/// in it as far as time order allows (`process::handle_in_store`); commit; then the
-/// paused notices, if the game stands still. Flagging is the caller's.
+/// transaction, with the cursor up to `flagged_to`, and when `handle` is set and time
+/// order allows (`process::may_handle_in_store`), handled in it: its rows are written
+/// as handled and the worker's code handles them (`process::handle_in_store`). Commit;
+/// then the paused notices, if the game stands still. Should the handling of the batch
+/// fail, the transaction is rolled back and the batch stored again for the worker.
+/// Flagging is the caller's.
 pub async fn store_fetched(
     app: &App,
     fetched: &[Fetched],
     (validity, flagged_to): (u32, Option<u32>),
     handle: bool,
 ) -> Result<Taken> {
-    let mailbox = session_mailbox(app);
     // Keys and hashes before the write lock is taken, not while holding it, on the
     // machine's cores at once.
     let keyed: Vec<_> = super::par::map_runs(fetched, |run| {
@@ -283,6 +306,28 @@ pub async fn store_fetched(
             .collect::<Vec<_>>()
     })
     .concat();
+    let mut handle = handle && !fetched.is_empty();
+    loop {
+        match store_keyed(app, fetched, &keyed, (validity, flagged_to), handle).await? {
+            Ok(taken) => return Ok(taken),
+            Err(error) => {
+                tracing::warn!(%error, "handling a batch as it was stored failed; stored for the worker");
+                handle = false;
+            }
+        }
+    }
+}
+
+/// [`store_fetched`] once, with the keys of `fetched`; the inner `Err` (the failure's
+/// text) when its handling failed and the transaction was rolled back.
+async fn store_keyed(
+    app: &App,
+    fetched: &[Fetched],
+    keyed: &[(&[u8], (String, Option<String>, String))],
+    (validity, flagged_to): (u32, Option<u32>),
+    handle: bool,
+) -> Result<std::result::Result<Taken, String>> {
+    let mailbox = session_mailbox(app);
     let mut tx = app.store.begin_write().await?;
     if let Some(uid) = flagged_to {
         inbox::set_imap_cursor(&mut tx, &mailbox, validity, uid).await?;
@@ -291,7 +336,7 @@ pub async fn store_fetched(
     // Every mail of the batch in a few statements, committed before any is flagged.
     let mails: Vec<NewMail> = fetched
         .iter()
-        .zip(&keyed)
+        .zip(keyed)
         .map(|(f, (raw, (key, mid, sha)))| NewMail {
             dedup_key: key,
             message_id: mid.as_deref(),
@@ -308,29 +353,51 @@ pub async fn store_fetched(
             imap: Some((validity, f.uid)),
         })
         .collect();
-    let stored = inbox::insert_many(&mut tx, &mails).await?;
-    let new: Vec<inbox::Waiting> = stored
-        .iter()
-        .zip(&mails)
-        .filter_map(|(s, m)| match s {
-            Stored::New(id) => Some(inbox::Waiting {
-                id: *id,
-                raw: m.raw.to_vec(),
-                received_at: m.received_at,
-                message_id: m.message_id.map(str::to_string),
-                size: m.size.max(m.raw.len()),
-            }),
-            Stored::Duplicate => None,
-        })
-        .collect();
+    let received = mails.iter().map(|m| m.received_at);
+    let span = (received.clone().min(), received.max());
+    let handle = match span {
+        (Some(first), Some(latest)) if handle => {
+            super::process::may_handle_in_store(app, &mut tx, (first, latest)).await?
+        }
+        _ => false,
+    };
+    let done_at = handle.then_some(now);
+    let stored = inbox::insert_many_as(&mut tx, &mails, done_at).await?;
     let mut taken = Taken {
-        stored: new.len(),
+        stored: stored
+            .iter()
+            .filter(|s| matches!(s, Stored::New(_)))
+            .count(),
         ..Taken::default()
     };
     if handle {
-        if let Some((handled, report)) = super::process::handle_in_store(app, &mut tx, new).await? {
-            taken.handled = handled;
-            taken.delivered = report.map_or(0, |r| r.delivered);
+        let new: Vec<inbox::Waiting> = stored
+            .iter()
+            .zip(&mails)
+            .filter_map(|(s, m)| match s {
+                Stored::New(id) => Some(inbox::Waiting {
+                    id: *id,
+                    raw: m.raw.to_vec(),
+                    received_at: m.received_at,
+                    message_id: m.message_id.map(str::to_string),
+                    size: m.size.max(m.raw.len()),
+                }),
+                Stored::Duplicate => None,
+            })
+            .collect();
+        match super::process::handle_in_store(app, &mut tx, new).await {
+            Ok((handled, report)) => {
+                taken.handled = handled;
+                taken.delivered = report.map_or(0, |r| r.delivered);
+            }
+            Err(failed) => {
+                let _ = tx.rollback().await;
+                app.forget_state();
+                return Ok(Err(match failed {
+                    super::fault::Failed::Unit(e) => e,
+                    super::fault::Failed::Machine(e) => super::fault::error_text(&e),
+                }));
+            }
         }
     }
     tx.commit()
@@ -339,11 +406,11 @@ pub async fn store_fetched(
             what: "commit fetched mail",
             source: e,
         })?;
-    if taken.handled == 0 {
+    if !handle {
         let raws: Vec<&[u8]> = keyed.iter().map(|(raw, _)| *raw).collect();
         notices_if_still(app, &stored, &raws).await?;
     }
-    Ok(taken)
+    Ok(Ok(taken))
 }
 
 /// While the game stands still, each newly stored mail of a batch is answered with the

@@ -9,8 +9,9 @@
 //! one transaction each, so a mail that cannot be written is parked alone.
 //!
 //! A batch fetched over IMAP is handled in the transaction that stores it
-//! ([`handle_in_store`]) when time order allows, so its inbox rows are written once,
-//! already handled, and never read back; otherwise it waits for the worker.
+//! ([`may_handle_in_store`], [`handle_in_store`]) when time order allows, so its inbox
+//! rows are written once, already handled, and never read back; otherwise it waits for
+//! the worker.
 
 use std::collections::HashMap;
 
@@ -68,7 +69,7 @@ async fn batch_before(
         true => (!messages::any_queued(&mut tx).await?).then(Vec::new),
         false => None,
     };
-    let handled = fault::guarded(handle_all(app, &mut tx, &waiting, known)).await;
+    let handled = fault::guarded(handle_all(app, &mut tx, &waiting, known, false)).await;
     let routed = match handled {
         Ok(queued) if route => route_handled(app, &mut tx, queued).await,
         Ok(_) => Ok(None),
@@ -100,73 +101,57 @@ async fn batch_before(
     }
 }
 
-/// Handle the mails an IMAP batch has just stored (`stored`, each new), inside the
-/// transaction that stores them, before it commits: their inbox rows are written
-/// once, already handled, and not read back. Only when time order allows it, that is
-/// when the worker would take them next as one batch: no stored mail waits already,
-/// the game does not stand still (now, at their receipt, or from any instant between
-/// the first and the last of them), and no schedule event nor the pause's end is due
-/// at or before the last of them. Otherwise nothing is done (`None`) and they wait
-/// for the worker, as every stored mail did before.
-///
-/// The handling runs in a savepoint of the storing transaction, with the worker's
-/// code ([`handle_all`], and in `immediate` mode the courier batch after it): a mail
-/// that fails is parked alone as there; if the batch itself fails, or the machine
-/// does, the savepoint is rolled back, and the mails stay stored for the worker.
+/// Whether a batch of mail about to be stored, received from `first` to `latest` (ms),
+/// may be handled in the transaction that stores it ([`handle_in_store`]): only when
+/// the worker would take it next as one batch, that is when no stored mail waits, the
+/// game does not stand still (now, at the first mail's receipt, or from any instant up
+/// to the last one's), and no schedule event nor the pause's end is due at or before
+/// the last one. Takes the game lock (PostgreSQL) for the rest of `tx`.
+pub async fn may_handle_in_store(
+    app: &App,
+    tx: &mut Conn,
+    (first, latest): (i64, i64),
+) -> Result<bool> {
+    crate::store::lease::game_lock(&app.store, tx).await?;
+    let (_, gs) = app.state(tx).await?;
+    let last = scheduler::last_now(app, tx).await?;
+    Ok(
+        in_time_order(app, &gs, last, (from_ms(first), from_ms(latest)))
+            && inbox::waiting_count(tx).await? == 0,
+    )
+}
+
+/// Handle the mails a batch has just stored (`stored`, each new, written as handled
+/// already), inside the transaction that stores them, before it commits, once
+/// [`may_handle_in_store`] said so: they are not read back nor marked again. The
+/// worker's code does it ([`handle_all`], and in `immediate` mode the courier batch
+/// after it): a mail that fails is parked alone as there. When the batch itself fails
+/// (`Err`), the caller rolls the whole transaction back and stores the batch again
+/// for the worker.
 pub async fn handle_in_store(
     app: &App,
     tx: &mut Conn,
     mut stored: Vec<inbox::Waiting>,
-) -> Result<Option<(usize, Option<BatchReport>)>> {
+) -> std::result::Result<(usize, Option<BatchReport>), fault::Failed> {
     if stored.is_empty() {
-        return Ok(None);
+        return Ok((0, None));
     }
-    crate::store::lease::game_lock(&app.store, tx).await?;
     // In the worker's order of receipt (an IMAP batch comes in order of UID).
     stored.sort_by_key(|w| (w.received_at, w.id));
-    let (_, gs) = app.state(tx).await?;
-    let last = scheduler::last_now(app, tx).await?;
-    let (first, latest) = (stored[0].received_at, stored[stored.len() - 1].received_at);
-    if !in_time_order(app, &gs, last, (from_ms(first), from_ms(latest)))
-        || inbox::waiting_count(tx).await? != stored.len() as i64
-    {
-        return Ok(None);
-    }
     let route = app.cfg.courier.mode == CourierMode::Immediate;
     let known = match route {
-        true => (!messages::any_queued(tx).await?).then(Vec::new),
+        true => (!messages::any_queued(tx)
+            .await
+            .map_err(|e| fault::Failed::Machine(e.into()))?)
+        .then(Vec::new),
         false => None,
     };
-    let store_err = |what| move |source| StoreError::Query { what, source };
-    let mut sp = sqlx::Connection::begin(&mut *tx)
-        .await
-        .map_err(store_err("start the handling of a stored batch"))?;
-    let handled = match fault::guarded(handle_all(app, &mut sp, &stored, known)).await {
-        Ok(queued) if route => route_handled(app, &mut sp, queued).await,
-        Ok(_) => Ok(None),
-        Err(failed) => Err(failed),
+    let report = match fault::guarded(handle_all(app, tx, &stored, known, true)).await? {
+        queued if route => route_handled(app, tx, queued).await?,
+        _ => None,
     };
-    match handled {
-        Ok(report) => {
-            sp.commit()
-                .await
-                .map_err(store_err("keep the handling of a stored batch"))?;
-            tracing::info!(mails = stored.len(), "batch of mail handled as stored");
-            Ok(Some((stored.len(), report)))
-        }
-        Err(failed) => {
-            sp.rollback()
-                .await
-                .map_err(store_err("undo the handling of a stored batch"))?;
-            app.forget_state();
-            let error = match failed {
-                fault::Failed::Unit(e) => e,
-                fault::Failed::Machine(e) => fault::error_text(&e),
-            };
-            tracing::warn!(%error, "handling a batch as it was stored failed; the worker handles it");
-            Ok(None)
-        }
-    }
+    tracing::info!(mails = stored.len(), "batch of mail handled as stored");
+    Ok((stored.len(), report))
 }
 
 /// Whether mail received from `first` to `latest` is handled now, in one batch, by
@@ -219,12 +204,14 @@ async fn route_handled(
 type Known = Option<Vec<QueuedMessage>>;
 
 /// Handle every mail of a batch inside `tx`; `known` (when `Some`) gathers the
-/// messages it queues.
+/// messages it queues. `stored_done`: the mails were stored as handled already (so the
+/// common ones are not marked again).
 async fn handle_all(
     app: &App,
     tx: &mut Conn,
     waiting: &[inbox::Waiting],
     mut known: Known,
+    stored_done: bool,
 ) -> Result<Known> {
     let (_, mut gs) = app.state(tx).await?;
     let mut rows: Vec<QueueRow> = Vec::new();
@@ -237,7 +224,7 @@ async fn handle_all(
             // panic's text) goes the one-mail way, after the rows so far are written,
             // so every row keeps the order of receipt.
             None => {
-                write_rows(app, tx, &mut rows, &by_id, &mut known).await?;
+                write_rows(app, tx, &mut rows, &by_id, &mut known, stored_done).await?;
                 known = None;
                 one_in_savepoint(app, tx, w)
                     .instrument(mail_span(app, w))
@@ -254,7 +241,7 @@ async fn handle_all(
             }
         }
     }
-    write_rows(app, tx, &mut rows, &by_id, &mut known).await?;
+    write_rows(app, tx, &mut rows, &by_id, &mut known, stored_done).await?;
     Ok(known)
 }
 
@@ -320,6 +307,7 @@ async fn write_rows(
     rows: &mut Vec<QueueRow>,
     by_id: &HashMap<i64, &inbox::Waiting>,
     known: &mut Known,
+    stored_done: bool,
 ) -> Result<()> {
     if rows.is_empty() {
         return Ok(());
@@ -328,7 +316,9 @@ async fn write_rows(
     let message_ids = write_queued(tx, rows).await?;
     let ids: Vec<i64> = rows.iter().map(|r| r.inbox_id).collect();
     let done = clock::to_ms(app.now());
-    inbox::mark_done_many(tx, &ids, done).await?;
+    if !stored_done {
+        inbox::mark_done_many(tx, &ids, done).await?;
+    }
     for w in ids.iter().filter_map(|id| by_id.get(id)) {
         let waited = done.saturating_sub(w.received_at).max(0) as f64 / 1000.0;
         app.metrics.handling.observe(waited);
