@@ -318,12 +318,15 @@ pub async fn store_fetched(
     }
 }
 
+/// A fetched mail's stored part, with its key, Message-ID and hash ([`dedup_key`]).
+type Keyed<'a> = (&'a [u8], (String, Option<String>, String));
+
 /// [`store_fetched`] once, with the keys of `fetched`; the inner `Err` (the failure's
 /// text) when its handling failed and the transaction was rolled back.
 async fn store_keyed(
     app: &App,
     fetched: &[Fetched],
-    keyed: &[(&[u8], (String, Option<String>, String))],
+    keyed: &[Keyed<'_>],
     (validity, flagged_to): (u32, Option<u32>),
     handle: bool,
 ) -> Result<std::result::Result<Taken, String>> {
