@@ -780,3 +780,17 @@ async fn a_batch_fetched_while_older_mail_waits_is_left_to_the_worker() {
         .collect();
     assert_eq!(kinds[0], (1, "envoy".to_string()), "the older one first");
 }
+
+/// A game not started yet keeps a fetched batch for later, unhandled, as it did
+/// before batches were handled as they are stored.
+#[tokio::test]
+async fn a_batch_fetched_before_the_game_starts_is_stored_for_later() {
+    use pbemd::app::intake::store_fetched;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = pbemd::app::setup::new_game_dir(&dir.path().join("g"), None).unwrap();
+    let g = Game::open_at(dir, &cfg, TUESDAY, false).await;
+    let taken = store_fetched(&g.app, &fetched_mixed()[..2], (7, None), true)
+        .await
+        .unwrap();
+    assert_eq!((taken.stored, taken.handled), (2, 0), "{taken:?}");
+}

@@ -22,7 +22,7 @@ use super::{
     QueueRow,
 };
 use crate::app::courier::{self, BatchReport};
-use crate::app::{scheduler, season_calendar, App, Result};
+use crate::app::{scheduler, season_calendar, App, AppError, Result};
 use crate::clock::{self, from_ms};
 use crate::config::CourierMode;
 use crate::courier::Route;
@@ -113,8 +113,12 @@ pub async fn may_handle_in_store(
     (first, latest): (i64, i64),
 ) -> Result<bool> {
     crate::store::lease::game_lock(&app.store, tx).await?;
-    let (_, gs) = app.state(tx).await?;
-    let last = scheduler::last_now(app, tx).await?;
+    // A game not started yet stores its mail for later, as before.
+    let (gs, last) = match app.state(tx).await {
+        Ok((_, gs)) => (gs, scheduler::last_now(app, tx).await?),
+        Err(AppError::NotStarted) => return Ok(false),
+        Err(e) => return Err(e),
+    };
     Ok(
         in_time_order(app, &gs, last, (from_ms(first), from_ms(latest)))
             && inbox::waiting_count(tx).await? == 0,
