@@ -794,3 +794,63 @@ async fn a_batch_fetched_before_the_game_starts_is_stored_for_later() {
         .unwrap();
     assert_eq!((taken.stored, taken.handled), (2, 0), "{taken:?}");
 }
+
+/// A game like [`Game::start`] whose database is a fresh PostgreSQL one at `url`.
+async fn pg_game(url: &str) -> Game {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = pbemd::app::setup::new_game_dir(&dir.path().join("g"), None).unwrap();
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("database: sqlite:pbemd.db", &format!("database: {url}"));
+    assert!(text.contains(url), "the config names its database");
+    std::fs::write(&cfg, text).unwrap();
+    Game::open_at(dir, &cfg, TUESDAY, true).await
+}
+
+/// Every stored mail's id, state and when it was handled.
+async fn inbox_rows(g: &Game) -> Vec<(i64, String, Option<i64>)> {
+    use sqlx::Row;
+    let mut c = g.app.store.conn().await.unwrap();
+    sqlx::query("SELECT id, state, processed_at FROM inbox ORDER BY id")
+        .fetch_all(&mut *c)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect()
+}
+
+/// On PostgreSQL too, a batch handled as it is stored writes what storing it and then
+/// handling it write: the stored mails, every message's outcome, every mail out.
+#[tokio::test]
+async fn on_postgres_a_batch_handled_as_it_is_stored_writes_what_storing_then_handling_write() {
+    use pbemd::app::intake::store_fetched;
+    let (Some(a), Some(b)) = (
+        common::pg_database_url().await,
+        common::pg_database_url().await,
+    ) else {
+        return;
+    };
+    let (one, two) = (pg_game(&a).await, pg_game(&b).await);
+    let batch = fetched_mixed();
+    for g in [&one, &two] {
+        g.clock.set(common::at("2026-11-24T10:00:00+01:00"));
+    }
+    let taken = store_fetched(&one.app, &batch, (7, None), true)
+        .await
+        .unwrap();
+    assert_eq!((taken.stored, taken.handled), (7, 7), "{taken:?}");
+    store_fetched(&two.app, &batch, (7, None), false)
+        .await
+        .unwrap();
+    let (handled, routed) = pbemd::app::process::process_and_route_before(&two.app, None)
+        .await
+        .unwrap();
+    assert_eq!(handled, 7);
+    assert_eq!(routed.map(|r| r.delivered), Some(taken.delivered));
+    assert_eq!(inbox_rows(&one).await, inbox_rows(&two).await);
+    let (x, y) = (written(&one).await, written(&two).await);
+    assert_eq!(x.0, y.0, "every message's outcome");
+    assert_eq!(x.1, y.1, "the same mails out");
+    assert_eq!(*one.state().await, *two.state().await);
+}
