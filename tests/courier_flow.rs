@@ -693,3 +693,248 @@ async fn messages_queued_before_a_batch_are_decided_with_it_in_order_of_receipt(
         .collect();
     assert_eq!(deliveries, [1, 2], "the older one first");
 }
+
+/// A batch as fetched over IMAP: the mixed mails of [`send_mixed`] and an unknown
+/// sender, received from 09:10 on, not in order of UID, and one mail fetched twice.
+fn fetched_mixed() -> Vec<pbemd::transport::imap::Fetched> {
+    let envoy = "Genogien skickar ett sändebud till Afani";
+    let mails = [
+        ("genogien@game.test", envoy, "Första\u{0}sändebudet"),
+        (
+            "afani@game.test",
+            "Afani skickar ett sändebud till Genogien",
+            "Svar",
+        ),
+        (
+            "genogien@game.test",
+            "Genogien skickar en handelsman till Afani",
+            "SKICKAR 5 guld\nVILL HA 2 tyg",
+        ),
+        (
+            "genogien@game.test",
+            "Genogien skickar en spion till Afani",
+            "Uppdrag 1",
+        ),
+        ("genogien@game.test", "Genogien till SL: en fråga", "Hej"),
+        ("nobody@elsewhere.test", envoy, "Vem är jag?"),
+        ("genogien@game.test", envoy, "Andra sändebudet"),
+    ];
+    // Minutes after 09:00: the third mail came before the second.
+    let minutes = [10, 30, 20, 40, 41, 42, 50];
+    let mut out: Vec<_> = mails
+        .iter()
+        .zip(minutes)
+        .enumerate()
+        .map(
+            |(i, ((from, subject, body), m))| pbemd::transport::imap::Fetched {
+                uid: i as u32 + 1,
+                raw: common::mail(from, subject, body, &format!("f{i}@players.test")),
+                internal_date: Some(common::at(&format!("2026-11-24T09:{m}:00+01:00"))),
+            },
+        )
+        .collect();
+    let mut again = out[1].clone();
+    again.uid = 8;
+    out.push(again);
+    out
+}
+
+/// Every row of every table of a game's database, each value as text (the game's
+/// directory written as `<dir>`).
+async fn every_row(g: &Game) -> Vec<(String, Vec<Vec<String>>)> {
+    use sqlx::Row;
+    let dir = g.dir.path().display().to_string();
+    let mut c = g.app.store.conn().await.unwrap();
+    let tables: Vec<String> = sqlx::query(
+        "SELECT name FROM sqlite_master WHERE type = 'table' \
+         AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_sqlx%' ORDER BY name",
+    )
+    .fetch_all(&mut *c)
+    .await
+    .unwrap()
+    .iter()
+    .map(|r| r.get(0))
+    .collect();
+    let mut out = Vec::new();
+    for t in tables {
+        let rows = sqlx::query(&format!("SELECT * FROM {t} ORDER BY 1"))
+            .fetch_all(&mut *c)
+            .await
+            .unwrap();
+        let rows = rows
+            .iter()
+            .map(|r| {
+                (0..r.len())
+                    .map(|i| {
+                        if let Ok(v) = r.try_get::<Option<i64>, _>(i) {
+                            format!("{v:?}")
+                        } else if let Ok(v) = r.try_get::<Option<String>, _>(i) {
+                            format!("{v:?}")
+                        } else if let Ok(v) = r.try_get::<Option<Vec<u8>>, _>(i) {
+                            format!("{v:?}")
+                        } else {
+                            format!("{:?}", r.try_get::<Option<f64>, _>(i).unwrap())
+                        }
+                        .replace(&dir, "<dir>")
+                    })
+                    .collect()
+            })
+            .collect();
+        out.push((t, rows));
+    }
+    out
+}
+
+/// README, Reliability: a batch fetched over IMAP and handled in the transaction that
+/// stores it writes, row by row, what storing it and then handling it as the worker
+/// does write (in order of receipt, the duplicate stored once).
+#[tokio::test]
+async fn a_batch_handled_as_it_is_stored_writes_what_storing_then_handling_write() {
+    use pbemd::app::intake::{store_fetched, Taken};
+    let (one, two) = (Game::start(TUESDAY).await, Game::start(TUESDAY).await);
+    let batch = fetched_mixed();
+    for g in [&one, &two] {
+        g.clock.set(common::at("2026-11-24T10:00:00+01:00"));
+    }
+    let taken = store_fetched(&one.app, &batch, (7, None), true)
+        .await
+        .unwrap();
+    assert_eq!((taken.stored, taken.handled), (7, 7), "{taken:?}");
+    assert!(taken.delivered >= 2, "{taken:?}");
+    let apart = store_fetched(&two.app, &batch, (7, None), false)
+        .await
+        .unwrap();
+    assert_eq!(
+        apart,
+        Taken {
+            stored: 7,
+            handled: 0,
+            delivered: 0
+        }
+    );
+    let (handled, routed) = pbemd::app::process::process_and_route_before(&two.app, None)
+        .await
+        .unwrap();
+    assert_eq!(handled, 7);
+    assert_eq!(routed.map(|r| r.delivered), Some(taken.delivered));
+    let (a, b) = (every_row(&one).await, every_row(&two).await);
+    assert_eq!(
+        a.iter().map(|(t, _)| t).collect::<Vec<_>>(),
+        b.iter().map(|(t, _)| t).collect::<Vec<_>>()
+    );
+    for ((table, x), (_, y)) in a.iter().zip(&b) {
+        assert_eq!(x.len(), y.len(), "{table}: as many rows");
+        for (rx, ry) in x.iter().zip(y) {
+            assert_eq!(rx, ry, "{table}: the same row");
+        }
+    }
+    let (ms, out) = written(&one).await;
+    assert_eq!(ms.len(), 7, "a message for every mail stored");
+    assert!(
+        out.iter()
+            .any(|(_, _, text)| text.contains("Förstasändebudet")),
+        "the envoy as stored, without its NUL"
+    );
+}
+
+/// Mail stored before a batch and still waiting is handled first: the batch is not
+/// handled as it is stored but waits for the worker, which takes both in order.
+#[tokio::test]
+async fn a_batch_fetched_while_older_mail_waits_is_left_to_the_worker() {
+    use pbemd::app::intake::store_fetched;
+    let g = Game::start(TUESDAY).await;
+    g.clock.set(common::at("2026-11-24T10:00:00+01:00"));
+    let batch = fetched_mixed();
+    let first = store_fetched(&g.app, &batch[..1], (7, None), false)
+        .await
+        .unwrap();
+    assert_eq!((first.stored, first.handled), (1, 0));
+    let rest = store_fetched(&g.app, &batch[1..], (7, Some(1)), true)
+        .await
+        .unwrap();
+    assert_eq!((rest.stored, rest.handled), (6, 0), "left to the worker");
+    let r = g.tick("2026-11-24T10:00:00+01:00").await;
+    assert_eq!(r.handled, 7, "{r:?}");
+    let mut c = g.app.store.conn().await.unwrap();
+    let kinds: Vec<(i64, String)> = messages::all(&mut c)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| (m.inbox_id, m.kind))
+        .collect();
+    assert_eq!(kinds[0], (1, "envoy".to_string()), "the older one first");
+}
+
+/// A game not started yet keeps a fetched batch for later, unhandled, as it did
+/// before batches were handled as they are stored.
+#[tokio::test]
+async fn a_batch_fetched_before_the_game_starts_is_stored_for_later() {
+    use pbemd::app::intake::store_fetched;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = pbemd::app::setup::new_game_dir(&dir.path().join("g"), None).unwrap();
+    let g = Game::open_at(dir, &cfg, TUESDAY, false).await;
+    let taken = store_fetched(&g.app, &fetched_mixed()[..2], (7, None), true)
+        .await
+        .unwrap();
+    assert_eq!((taken.stored, taken.handled), (2, 0), "{taken:?}");
+}
+
+/// A game like [`Game::start`] whose database is a fresh PostgreSQL one at `url`.
+async fn pg_game(url: &str) -> Game {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = pbemd::app::setup::new_game_dir(&dir.path().join("g"), None).unwrap();
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("database: sqlite:pbemd.db", &format!("database: {url}"));
+    assert!(text.contains(url), "the config names its database");
+    std::fs::write(&cfg, text).unwrap();
+    Game::open_at(dir, &cfg, TUESDAY, true).await
+}
+
+/// Every stored mail's id, state and when it was handled.
+async fn inbox_rows(g: &Game) -> Vec<(i64, String, Option<i64>)> {
+    use sqlx::Row;
+    let mut c = g.app.store.conn().await.unwrap();
+    sqlx::query("SELECT id, state, processed_at FROM inbox ORDER BY id")
+        .fetch_all(&mut *c)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect()
+}
+
+/// On PostgreSQL too, a batch handled as it is stored writes what storing it and then
+/// handling it write: the stored mails, every message's outcome, every mail out.
+#[tokio::test]
+async fn on_postgres_a_batch_handled_as_it_is_stored_writes_what_storing_then_handling_write() {
+    use pbemd::app::intake::store_fetched;
+    let (Some(a), Some(b)) = (
+        common::pg_database_url().await,
+        common::pg_database_url().await,
+    ) else {
+        return;
+    };
+    let (one, two) = (pg_game(&a).await, pg_game(&b).await);
+    let batch = fetched_mixed();
+    for g in [&one, &two] {
+        g.clock.set(common::at("2026-11-24T10:00:00+01:00"));
+    }
+    let taken = store_fetched(&one.app, &batch, (7, None), true)
+        .await
+        .unwrap();
+    assert_eq!((taken.stored, taken.handled), (7, 7), "{taken:?}");
+    store_fetched(&two.app, &batch, (7, None), false)
+        .await
+        .unwrap();
+    let (handled, routed) = pbemd::app::process::process_and_route_before(&two.app, None)
+        .await
+        .unwrap();
+    assert_eq!(handled, 7);
+    assert_eq!(routed.map(|r| r.delivered), Some(taken.delivered));
+    assert_eq!(inbox_rows(&one).await, inbox_rows(&two).await);
+    let (x, y) = (written(&one).await, written(&two).await);
+    assert_eq!(x.0, y.0, "every message's outcome");
+    assert_eq!(x.1, y.1, "the same mails out");
+    assert_eq!(*one.state().await, *two.state().await);
+}

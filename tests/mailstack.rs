@@ -544,3 +544,110 @@ async fn an_envoy_fetched_over_imap_in_a_pause_is_kept_and_answered_with_the_not
         "nothing delivered in the pause"
     );
 }
+
+/// README, Reliability: batches fetched over IMAP (three to a batch here, the next
+/// fetched while one is stored) are handled and their envoys delivered into the
+/// outbox in the transactions that store them; every mail is flagged, and a second
+/// pass finds nothing new.
+#[tokio::test]
+async fn imap_batches_are_handled_in_the_transactions_that_store_them() {
+    if !stack_up() {
+        return;
+    }
+    let _g = clean().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = started_game(tmp.path());
+    let mut s = ImapSession::connect(&imap("sl@game.test")).await.unwrap();
+    s.select().await.unwrap();
+    for i in 0..7 {
+        let raw = common::mail(
+            "genogien@game.test",
+            "Genogien skickar ett sändebud till Afani",
+            &format!("Sändebud {i}"),
+            &format!("stack-batch-{i}@players.test"),
+        );
+        s.append(&raw, None).await.unwrap();
+    }
+    let clock = std::sync::Arc::new(pbemd::clock::FixedClock::new(common::at(
+        "2026-11-24T10:00:00+01:00",
+    )));
+    let app = pbemd::app::App::open(pbemd::config::Config::load(&cfg).unwrap(), clock)
+        .await
+        .unwrap();
+    let taken = pbemd::app::intake::imap_pass(&app, &mut s, 3)
+        .await
+        .unwrap();
+    assert_eq!(
+        (taken.stored, taken.handled, taken.delivered),
+        (7, 7, 7),
+        "{taken:?}"
+    );
+    assert_eq!(status("sl@game.test"), (7, 0), "every mail flagged \\Seen");
+    let mut c = app.store.conn().await.unwrap();
+    assert_eq!(pbemd::store::inbox::counts(&mut c).await.unwrap(), (7, 0));
+    let deliveries = pbemd::store::outbox::raw_of_kind(&mut c, "envoy_delivery")
+        .await
+        .unwrap();
+    assert_eq!(deliveries.len(), 7);
+    drop(c);
+    let again = pbemd::app::intake::imap_pass(&app, &mut s, 3)
+        .await
+        .unwrap();
+    assert_eq!(again, pbemd::app::intake::Taken::default());
+    s.logout().await.unwrap();
+}
+
+/// README, Reliability: when the handling of a batch fails as it is stored (here the
+/// test hook makes writing a batch that holds the envoy to Fugandri fail), the
+/// transaction is rolled back and the batch stored again for the worker, which handles
+/// its mails one at a time: all three are delivered, none parked.
+#[tokio::test]
+async fn a_batch_whose_handling_fails_as_it_is_stored_is_stored_again_for_the_worker() {
+    if !stack_up() {
+        return;
+    }
+    let _g = clean().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = started_game(tmp.path());
+    let mut s = ImapSession::connect(&imap("sl@game.test")).await.unwrap();
+    s.select().await.unwrap();
+    for (i, to) in ["Afani", "Fugandri", "Ostvik"].iter().enumerate() {
+        let raw = common::mail(
+            "genogien@game.test",
+            &format!("Genogien skickar ett sändebud till {to}"),
+            "Hej",
+            &format!("stack-fail-{i}@players.test"),
+        );
+        s.append(&raw, None).await.unwrap();
+    }
+    s.logout().await.unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_pbemd"))
+        .arg("--config")
+        .arg(&cfg)
+        .args(["tick", "--now", "2026-11-24T10:00:00+01:00"])
+        .env("PBEMD_TEST_FAIL_BATCH", "till Fugandri")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("handling a batch as it was stored failed"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("3 stored, 3 handled"), "{stdout}");
+    assert!(stdout.contains("3 delivered"), "{stdout}");
+    assert_eq!(status("sl@game.test"), (3, 0), "every mail flagged \\Seen");
+    let db = cfg.parent().unwrap().join("pbemd.db");
+    let store = pbemd::store::Store::open(&format!("sqlite://{}?mode=rwc", db.display()))
+        .await
+        .unwrap();
+    let mut c = store.conn().await.unwrap();
+    assert_eq!(pbemd::store::inbox::counts(&mut c).await.unwrap(), (3, 0));
+    assert_eq!(
+        pbemd::store::messages::parked_count(&mut c).await.unwrap(),
+        0
+    );
+}

@@ -265,3 +265,127 @@ async fn a_batch_takes_no_mail_received_after_a_pause_began() {
         "delivered after the pause"
     );
 }
+
+/// Envoys from Genogien to Afani as fetched over IMAP, received at the given times.
+fn fetched_envoys(times: &[&str]) -> Vec<pbemd::transport::imap::Fetched> {
+    times
+        .iter()
+        .enumerate()
+        .map(|(i, t)| pbemd::transport::imap::Fetched {
+            uid: i as u32 + 1,
+            raw: common::mail(
+                "genogien@game.test",
+                "Genogien skickar ett sändebud till Afani",
+                &format!("Sändebud {i}"),
+                &format!("order-{i}@players.test"),
+            ),
+            internal_date: Some(common::at(t)),
+        })
+        .collect()
+}
+
+/// The audit events of the envoys' queueing and the scheduled courier batch, in order.
+async fn queued_and_batches(g: &Game) -> Vec<String> {
+    event_kinds(g)
+        .await
+        .into_iter()
+        .filter(|k| k == "courier_queued" || k == "schedule_courier_batch")
+        .collect()
+}
+
+/// README, Reliability and Time order: a batch fetched over IMAP is handled as it is
+/// stored only when nothing is due before its last mail; a batch that reaches past a
+/// schedule event (the evening courier batch at 18:00) waits for the worker, which
+/// handles the mail before the event, fires it, then the mail after it.
+#[tokio::test]
+async fn a_fetched_batch_reaching_past_a_schedule_event_is_handled_in_time_order() {
+    use pbemd::app::intake::store_fetched;
+    let g = Game::start("2026-11-24T17:00:00+01:00").await;
+    g.clock.set(common::at("2026-11-24T17:30:00+01:00"));
+    let before = fetched_envoys(&["2026-11-24T17:10:00+01:00", "2026-11-24T17:20:00+01:00"]);
+    let taken = store_fetched(&g.app, &before, (1, None), true)
+        .await
+        .unwrap();
+    assert_eq!(
+        (taken.stored, taken.handled, taken.delivered),
+        (2, 2, 2),
+        "nothing due before them: handled as stored"
+    );
+
+    let g = Game::start("2026-11-24T17:00:00+01:00").await;
+    g.clock.set(common::at("2026-11-24T18:30:00+01:00"));
+    let across = fetched_envoys(&["2026-11-24T17:30:00+01:00", "2026-11-24T18:10:00+01:00"]);
+    let taken = store_fetched(&g.app, &across, (1, None), true)
+        .await
+        .unwrap();
+    assert_eq!((taken.stored, taken.handled), (2, 0), "left to the worker");
+    let r = g.tick("2026-11-24T18:30:00+01:00").await;
+    assert_eq!((r.handled, r.delivered), (2, 2), "{r:?}");
+    assert_eq!(
+        queued_and_batches(&g).await,
+        ["courier_queued", "schedule_courier_batch", "courier_queued"],
+        "the 18:00 batch fires between the two mails"
+    );
+}
+
+/// README, Time order: a batch fetched over IMAP that reaches across a pause (09:30 to
+/// 09:40) is not handled as it is stored; the worker handles the mail before the
+/// pause, the game goes on, then the mail after it.
+#[tokio::test]
+async fn a_fetched_batch_reaching_across_a_pause_is_handled_in_time_order() {
+    use pbemd::app::intake::store_fetched;
+    let g = Game::start("2026-11-24T09:00:00+01:00").await;
+    pbemd::app::season_calendar::pause(
+        &g.app,
+        Some(common::at("2026-11-24T09:40:00+01:00")),
+        "the GM travels",
+        Some(common::at("2026-11-24T09:30:00+01:00")),
+    )
+    .await
+    .unwrap();
+    g.clock.set(common::at("2026-11-24T09:20:00+01:00"));
+    let before = fetched_envoys(&["2026-11-24T09:10:00+01:00", "2026-11-24T09:15:00+01:00"]);
+    let taken = store_fetched(&g.app, &before, (1, None), true)
+        .await
+        .unwrap();
+    assert_eq!(
+        (taken.stored, taken.handled),
+        (2, 2),
+        "all before the pause: handled as stored"
+    );
+    g.clock.set(common::at("2026-11-24T10:00:00+01:00"));
+    let across: Vec<_> =
+        fetched_envoys(&["2026-11-24T09:25:00+01:00", "2026-11-24T09:50:00+01:00"])
+            .into_iter()
+            .map(|mut f| {
+                f.uid += 2;
+                f.raw = String::from_utf8(f.raw)
+                    .unwrap()
+                    .replace("order-", "later-")
+                    .into_bytes();
+                f
+            })
+            .collect();
+    let taken = store_fetched(&g.app, &across, (1, Some(2)), true)
+        .await
+        .unwrap();
+    assert_eq!((taken.stored, taken.handled), (2, 0), "left to the worker");
+    let r = g.tick("2026-11-24T10:00:00+01:00").await;
+    assert_eq!(r.handled, 2, "{r:?}");
+    let order: Vec<String> = event_kinds(&g)
+        .await
+        .into_iter()
+        .filter(|k| k == "courier_queued" || k == "calendar_resumed")
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "courier_queued",
+            "courier_queued",
+            "courier_queued",
+            "calendar_resumed",
+            "courier_queued"
+        ],
+        "the game goes on between the two mails"
+    );
+}

@@ -155,12 +155,16 @@ async fn decide_items(
         .filter_map(|q| {
             let m = &q.message;
             let received = from_ms(q.received_at);
+            let kind = kind_of(&m.kind)?;
             Some(Queued {
                 id: m.id as u64,
-                kind: kind_of(&m.kind)?,
+                kind,
                 from: m.realm.clone()?,
                 to: m.to_realm.clone(),
-                topic: parse_subject(&m.subject, &names).ok().and_then(|s| s.topic),
+                // Only a mail to the GM has a topic the courier reads.
+                topic: (kind == MailKind::ToGm)
+                    .then(|| parse_subject(&m.subject, &names).ok().and_then(|s| s.topic))
+                    .flatten(),
                 body: m.body.clone(),
                 received_at: received,
                 window: app.schedule.window_at(received),
@@ -213,27 +217,39 @@ async fn apply_all(
 ) -> Result<BatchReport> {
     let now = clock::to_ms(app.now());
     let round = gs.round as i64;
-    let mut report = BatchReport::default();
-    let mut w = Writes::default();
     // By id, so a batch of n messages (a flood in `batches` mode) is not n² lookups.
     let by_id: std::collections::HashMap<u64, &QueuedMessage> =
         waiting.iter().map(|q| (q.message.id as u64, q)).collect();
-    for d in decisions {
-        let Some(&q) = by_id.get(&d.mail) else {
-            continue;
-        };
-        report.decided += 1;
-        apply(app, gs, q, d, &mut report, &mut w)?;
-        for e in &d.events {
-            w.events.push(events::NewEvent {
-                at: now,
-                round,
-                kind: "courier",
-                realm: Some(d.sender.clone()),
-                ref_id: Some(q.message.id),
-                detail: serde_json::to_string(e).unwrap_or_default(),
-            });
+    // The replies and deliveries are rendered on the machine's cores at once, in runs
+    // of decisions whose writes are joined in order.
+    let runs = super::par::map_runs(decisions, |run| -> Result<(BatchReport, Writes)> {
+        let mut report = BatchReport::default();
+        let mut w = Writes::default();
+        for d in run {
+            let Some(&q) = by_id.get(&d.mail) else {
+                continue;
+            };
+            report.decided += 1;
+            apply(app, gs, q, d, &mut report, &mut w)?;
+            for e in &d.events {
+                w.events.push(events::NewEvent {
+                    at: now,
+                    round,
+                    kind: "courier",
+                    realm: Some(d.sender.clone()),
+                    ref_id: Some(q.message.id),
+                    detail: serde_json::to_string(e).unwrap_or_default(),
+                });
+            }
         }
+        Ok((report, w))
+    });
+    let mut report = BatchReport::default();
+    let mut w = Writes::default();
+    for run in runs {
+        let (r, more) = run?;
+        report.add(r);
+        w.append(more);
     }
     w.write(app, conn, now).await?;
     Ok(report)
@@ -254,6 +270,15 @@ struct Writes {
 }
 
 impl Writes {
+    /// `more`'s writes after these.
+    fn append(&mut self, mut more: Writes) {
+        self.routed.append(&mut more.routed);
+        self.to_gm.append(&mut more.to_gm);
+        self.refused.append(&mut more.refused);
+        self.outgoing.append(&mut more.outgoing);
+        self.events.append(&mut more.events);
+    }
+
     async fn write(self, app: &App, conn: &mut Conn, now: i64) -> Result<()> {
         messages::set_state_many(conn, &self.routed, state::ROUTED, now).await?;
         messages::set_state_many(conn, &self.to_gm, state::GM_QUEUE, now).await?;

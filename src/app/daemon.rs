@@ -43,6 +43,9 @@ pub enum Stopped {
 #[derive(Debug, Default)]
 pub struct Health {
     inner: Mutex<HealthInner>,
+    /// The IMAP intake is in a pass (it handles what it stores: the worker idles
+    /// meanwhile, and is no sign that a burst of mail is over).
+    intake_busy: std::sync::atomic::AtomicBool,
 }
 
 #[derive(Debug, Default)]
@@ -74,6 +77,15 @@ impl Health {
             0
         };
         h.failing = failure;
+    }
+
+    fn intake(&self, busy: bool) {
+        self.intake_busy
+            .store(busy, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    fn intake_busy(&self) -> bool {
+        self.intake_busy.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Why the worker is stuck, if it is: its last steps failed (and it is backing
@@ -179,9 +191,12 @@ async fn worker_loop(app: Arc<App>, cancel: CancellationToken) -> anyhow::Result
                 continue;
             }
         }
-        // Idle: the write-ahead log goes back into the file now, not mid-burst.
-        if let Err(e) = app.store.checkpoint().await {
-            tracing::warn!(error = %e, "checkpoint failed");
+        // Idle: the write-ahead log goes back into the file now, not mid-burst (nor
+        // while the intake handles a burst as it stores it; it wakes the worker after).
+        if !app.health.intake_busy() {
+            if let Err(e) = app.store.checkpoint().await {
+                tracing::warn!(error = %e, "checkpoint failed");
+            }
         }
         let mut sleep = next_wake(&app).await.unwrap_or(WORKER_MAX_SLEEP);
         if !holder {
@@ -291,7 +306,16 @@ async fn imap_loop(app: &App, s: &ImapSettings, cancel: &CancellationToken) {
                 let _ = session.logout().await;
                 return;
             }
-            if let Err(e) = intake::imap_once(app, &mut session, s.fetch_batch).await {
+            // Stopping drops a batch in hand uncommitted (it may be handled as it is
+            // stored, which takes a while): nothing of it was flagged yet.
+            app.health.intake(true);
+            let taken = tokio::select! {
+                _ = cancel.cancelled() => return,
+                r = intake::imap_once(app, &mut session, s.fetch_batch) => r,
+            };
+            app.health.intake(false);
+            app.wake.notify_one();
+            if let Err(e) = taken {
                 tracing::warn!(error = %e, "IMAP fetch failed; reconnecting");
                 break;
             }

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use super::{App, Result};
 use crate::clock;
 use crate::store::inbox::{self, NewMail, Source, Stored};
-use crate::transport::imap::ImapSession;
+use crate::transport::imap::{Fetched, ImapSession};
 use crate::transport::maildir::Maildir;
 
 /// The key under which a mail is stored once: its Message-ID, else its content hash.
@@ -164,12 +164,31 @@ pub async fn maildir_once(app: &App, md: &Maildir) -> Result<usize> {
 /// that point loses and repeats nothing.
 const PAUSE_HOOK: &str = "PBEMD_TEST_PAUSE_AFTER_STORE";
 
+/// What a pass over an IMAP mailbox did: mails stored, and of them those handled in
+/// the transaction that stored them, with the envoys and merchants their courier
+/// batches delivered (`immediate` mode).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Taken {
+    pub stored: usize,
+    pub handled: usize,
+    pub delivered: usize,
+}
+
+/// Fetch and store everything new in the selected IMAP mailbox, in batches; returns
+/// how many were new (see [`imap_pass`]).
+pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Result<usize> {
+    Ok(imap_pass(app, session, batch).await?.stored)
+}
+
 /// Fetch and store everything new in the selected IMAP mailbox, in batches. Order per
 /// batch: commit the raw bytes, flag them `\Seen`, then move the cursor (written with
 /// the next batch's mails, or at the end, so a batch costs one write, not two; also
 /// when a later batch fails). A crash between any two steps refetches the batch and
-/// the dedup key drops the repeats.
-pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Result<usize> {
+/// the dedup key drops the repeats. A batch is handled in the transaction that stores
+/// it when time order allows (`process::handle_in_store`); else it waits for the
+/// worker. While a batch is stored, the one before it is flagged and the next one
+/// fetched.
+pub async fn imap_pass(app: &App, session: &mut ImapSession, batch: usize) -> Result<Taken> {
     let mailbox = session_mailbox(app);
     let st = session.select().await?;
     let mut conn = app.store.conn().await?;
@@ -187,7 +206,7 @@ pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Re
     };
     drop(conn);
     let mut flagged_to: Option<u32> = None;
-    let stored = store_batches(
+    let taken = store_batches(
         app,
         session,
         (st.uid_validity, last_uid),
@@ -199,72 +218,50 @@ pub async fn imap_once(app: &App, session: &mut ImapSession, batch: usize) -> Re
         let mut conn = app.store.conn().await?;
         inbox::set_imap_cursor(&mut conn, &mailbox, st.uid_validity, uid).await?;
     }
-    stored
+    taken
 }
 
-/// The batches of [`imap_once`] after the cursor `(uid validity, last uid)`; the last
+/// The batches of [`imap_pass`] after the cursor `(uid validity, last uid)`; the last
 /// flagged UID whose cursor is not yet written is left in `flagged_to`.
 async fn store_batches(
     app: &App,
     session: &mut ImapSession,
-    (validity, mut last_uid): (u32, u32),
+    (validity, last_uid): (u32, u32),
     batch: usize,
     flagged_to: &mut Option<u32>,
-) -> Result<usize> {
-    let mailbox = session_mailbox(app);
-    let mut new = 0;
-    loop {
-        let fetched = session.fetch_after(last_uid, batch).await?;
-        if fetched.is_empty() {
-            break;
-        }
-        // Keys and hashes before the write lock is taken, not while holding it.
-        let keyed: Vec<_> = fetched
-            .iter()
-            .map(|f| {
-                let raw = stored_part(&f.raw, f.raw.len(), app.cfg.limits.max_mail_bytes);
-                (raw, dedup_key(raw))
-            })
-            .collect();
-        let mut tx = app.store.begin_write().await?;
-        if let Some(uid) = *flagged_to {
-            inbox::set_imap_cursor(&mut tx, &mailbox, validity, uid).await?;
-        }
-        let (floor, now) = received_bounds(app, &mut tx).await?;
-        // Every mail of the batch in a few statements, committed before any is flagged.
-        let mails: Vec<NewMail> = fetched
-            .iter()
-            .zip(&keyed)
-            .map(|(f, (raw, (key, mid, sha)))| NewMail {
-                dedup_key: key,
-                message_id: mid.as_deref(),
-                sha256: sha,
-                source: Source::Imap,
-                raw,
-                size: f.raw.len(),
-                // The server's receipt time, so a mail sent on time counts as on time
-                // even if pbemd was down; never before the game's latest time (events
-                // up to it have fired) nor after now.
-                received_at: f
-                    .internal_date
-                    .map_or(now, |d| clock::to_ms(d).clamp(floor, now)),
-                imap: Some((validity, f.uid)),
-            })
-            .collect();
-        let stored = inbox::insert_many(&mut tx, &mails).await?;
-        new += stored
-            .iter()
-            .filter(|s| matches!(s, Stored::New(_)))
-            .count();
+) -> Result<Taken> {
+    let mut taken = Taken::default();
+    let mut fetched = session.fetch_after(last_uid, batch).await?;
+    // The batch before this one, committed and not yet flagged: its UIDs and last UID.
+    let mut committed: Option<(Vec<u32>, u32)> = None;
+    while !fetched.is_empty() {
         let uids: Vec<u32> = fetched.iter().map(|f| f.uid).collect();
-        tx.commit()
-            .await
-            .map_err(|e| crate::store::StoreError::Query {
-                what: "commit fetched mail",
-                source: e,
-            })?;
-        let raws: Vec<&[u8]> = keyed.iter().map(|(raw, _)| *raw).collect();
-        notices_if_still(app, &stored, &raws).await?;
+        let last = uids.iter().copied().max().unwrap_or(last_uid);
+        // While this batch is stored, the one before it (committed) is flagged and the
+        // next one comes over the network; nothing is flagged before it is committed.
+        let before = committed.take();
+        let (stored, (flagged, next)) = tokio::join!(
+            store_fetched(app, &fetched, (validity, *flagged_to), true),
+            async {
+                let flagged = match &before {
+                    Some((uids, _)) => session.mark_seen(uids).await,
+                    None => Ok(()),
+                };
+                let next = match flagged {
+                    Ok(()) => session.fetch_after(last, batch).await,
+                    Err(_) => Ok(Vec::new()),
+                };
+                (flagged, next)
+            }
+        );
+        if let (Ok(()), Some((_, flagged_last))) = (&flagged, &before) {
+            *flagged_to = Some(*flagged_last);
+        }
+        let b = stored?;
+        flagged?;
+        taken.stored += b.stored;
+        taken.handled += b.handled;
+        taken.delivered += b.delivered;
         if std::env::var_os(PAUSE_HOOK).is_some() {
             eprintln!(
                 "{PAUSE_HOOK}: stored {} mails, pausing before flagging",
@@ -274,12 +271,149 @@ async fn store_batches(
                 std::thread::sleep(std::time::Duration::from_secs(3600));
             }
         }
-        session.mark_seen(&uids).await?;
-        last_uid = uids.iter().copied().max().unwrap_or(last_uid);
-        *flagged_to = Some(last_uid);
+        committed = Some((uids, last));
         app.wake.notify_one();
+        fetched = next?;
     }
-    Ok(new)
+    if let Some((uids, last)) = committed {
+        session.mark_seen(&uids).await?;
+        *flagged_to = Some(last);
+    }
+    Ok(taken)
+}
+
+/// Store one fetched batch of the mailbox of UIDVALIDITY `validity` in one
+/// transaction, with the cursor up to `flagged_to`, and when `handle` is set and time
+/// order allows (`process::may_handle_in_store`), handled in it: its rows are written
+/// as handled and the worker's code handles them (`process::handle_in_store`). Commit;
+/// then the paused notices, if the game stands still. Should the handling of the batch
+/// fail, the transaction is rolled back and the batch stored again for the worker.
+/// Flagging is the caller's.
+pub async fn store_fetched(
+    app: &App,
+    fetched: &[Fetched],
+    (validity, flagged_to): (u32, Option<u32>),
+    handle: bool,
+) -> Result<Taken> {
+    // Keys and hashes before the write lock is taken, not while holding it, on the
+    // machine's cores at once.
+    let keyed: Vec<_> = super::par::map_runs(fetched, |run| {
+        run.iter()
+            .map(|f| {
+                let raw = stored_part(&f.raw, f.raw.len(), app.cfg.limits.max_mail_bytes);
+                (raw, dedup_key(raw))
+            })
+            .collect::<Vec<_>>()
+    })
+    .concat();
+    let mut handle = handle && !fetched.is_empty();
+    loop {
+        match store_keyed(app, fetched, &keyed, (validity, flagged_to), handle).await? {
+            Ok(taken) => return Ok(taken),
+            Err(error) => {
+                tracing::warn!(%error, "handling a batch as it was stored failed; stored for the worker");
+                handle = false;
+            }
+        }
+    }
+}
+
+/// A fetched mail's stored part, with its key, Message-ID and hash ([`dedup_key`]).
+type Keyed<'a> = (&'a [u8], (String, Option<String>, String));
+
+/// [`store_fetched`] once, with the keys of `fetched`; the inner `Err` (the failure's
+/// text) when its handling failed and the transaction was rolled back.
+async fn store_keyed(
+    app: &App,
+    fetched: &[Fetched],
+    keyed: &[Keyed<'_>],
+    (validity, flagged_to): (u32, Option<u32>),
+    handle: bool,
+) -> Result<std::result::Result<Taken, String>> {
+    let mailbox = session_mailbox(app);
+    let mut tx = app.store.begin_write().await?;
+    if let Some(uid) = flagged_to {
+        inbox::set_imap_cursor(&mut tx, &mailbox, validity, uid).await?;
+    }
+    let (floor, now) = received_bounds(app, &mut tx).await?;
+    // Every mail of the batch in a few statements, committed before any is flagged.
+    let mails: Vec<NewMail> = fetched
+        .iter()
+        .zip(keyed)
+        .map(|(f, (raw, (key, mid, sha)))| NewMail {
+            dedup_key: key,
+            message_id: mid.as_deref(),
+            sha256: sha,
+            source: Source::Imap,
+            raw,
+            size: f.raw.len(),
+            // The server's receipt time, so a mail sent on time counts as on time
+            // even if pbemd was down; never before the game's latest time (events
+            // up to it have fired) nor after now.
+            received_at: f
+                .internal_date
+                .map_or(now, |d| clock::to_ms(d).clamp(floor, now)),
+            imap: Some((validity, f.uid)),
+        })
+        .collect();
+    let received = mails.iter().map(|m| m.received_at);
+    let span = (received.clone().min(), received.max());
+    let handle = match span {
+        (Some(first), Some(latest)) if handle => {
+            super::process::may_handle_in_store(app, &mut tx, (first, latest)).await?
+        }
+        _ => false,
+    };
+    let done_at = handle.then_some(now);
+    let stored = inbox::insert_many_as(&mut tx, &mails, done_at).await?;
+    let mut taken = Taken {
+        stored: stored
+            .iter()
+            .filter(|s| matches!(s, Stored::New(_)))
+            .count(),
+        ..Taken::default()
+    };
+    if handle {
+        let new: Vec<inbox::Waiting> = stored
+            .iter()
+            .zip(&mails)
+            .filter_map(|(s, m)| match s {
+                Stored::New(id) => Some(inbox::Waiting {
+                    id: *id,
+                    raw: m.raw.to_vec(),
+                    received_at: m.received_at,
+                    message_id: m.message_id.map(str::to_string),
+                    size: m.size.max(m.raw.len()),
+                }),
+                Stored::Duplicate => None,
+            })
+            .collect();
+        match super::process::handle_in_store(app, &mut tx, new).await {
+            Ok((handled, report)) => {
+                taken.handled = handled;
+                taken.delivered = report.map_or(0, |r| r.delivered);
+            }
+            Err(failed) => {
+                let _ = tx.rollback().await;
+                app.forget_state();
+                return Ok(Err(match failed {
+                    super::fault::Failed::Unit(e) => e,
+                    super::fault::Failed::Machine(e) => super::fault::error_text(&e),
+                }));
+            }
+        }
+    }
+    tx.commit()
+        .await
+        .map_err(|e| crate::store::StoreError::Query {
+            what: "commit fetched mail",
+            source: e,
+        })?;
+    if !handle {
+        let raws: Vec<&[u8]> = keyed.iter().map(|(raw, _)| *raw).collect();
+        notices_if_still(app, &stored, &raws).await?;
+    }
+    Ok(Ok(taken))
 }
 
 /// While the game stands still, each newly stored mail of a batch is answered with the

@@ -118,19 +118,24 @@ impl App {
     ) -> Result<Vec<i64>> {
         let now = self.now();
         let date = now.with_timezone(&self.schedule.timezone());
-        let composed = os
-            .iter()
-            .map(|o| {
-                compose::compose_with(
-                    o,
-                    files,
-                    &self.cfg.game_name,
-                    &self.cfg.display_name,
-                    &self.cfg.game_address,
-                    date,
-                )
-            })
-            .collect::<std::result::Result<Vec<_>, _>>()?;
+        // Formatted on the machine's cores at once (a courier batch queues hundreds).
+        let composed = super::par::map_runs(os, |run| {
+            run.iter()
+                .map(|o| {
+                    compose::compose_with(
+                        o,
+                        files,
+                        &self.cfg.game_name,
+                        &self.cfg.display_name,
+                        &self.cfg.game_address,
+                        date,
+                    )
+                })
+                .collect::<std::result::Result<Vec<_>, _>>()
+        })
+        .into_iter()
+        .collect::<std::result::Result<Vec<_>, _>>()?
+        .concat();
         let rows: Vec<outbox::NewOutgoing> = os
             .iter()
             .zip(&composed)

@@ -17,6 +17,7 @@ pub mod intake;
 pub mod lease;
 pub mod map_pictures;
 pub mod metrics;
+pub mod par;
 pub mod politics;
 pub mod process;
 pub mod results_hold;

@@ -20,7 +20,10 @@ use crate::store::messages::{self, state, NewMessage};
 use crate::store::{events, forms, inbox, Conn, StoreError};
 
 mod batch;
-pub use batch::{process_and_route_before, process_batch_before, HANDLE_BATCH};
+pub use batch::{
+    handle_in_store, may_handle_in_store, process_and_route_before, process_batch_before,
+    HANDLE_BATCH,
+};
 
 /// Kind names stored in `messages.kind`.
 pub fn kind_str(k: MailKind) -> &'static str {

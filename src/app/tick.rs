@@ -147,17 +147,23 @@ pub async fn tick_with(app: &App, force: bool) -> Result<TickReport> {
     let now = app.now();
     check_now(app, now, force).await?;
     let parked_before = parked(app).await?;
-    let stored = match &app.cfg.inbound {
-        Inbound::Maildir(dir) => intake::maildir_once(app, &Maildir::open(dir)?).await?,
+    let taken = match &app.cfg.inbound {
+        Inbound::Maildir(dir) => intake::Taken {
+            stored: intake::maildir_once(app, &Maildir::open(dir)?).await?,
+            ..intake::Taken::default()
+        },
         Inbound::Imap(i) => {
             let mut s = ImapSession::connect(&i.params).await?;
-            let n = intake::imap_once(app, &mut s, i.fetch_batch).await?;
+            let taken = intake::imap_pass(app, &mut s, i.fetch_batch).await?;
             let _ = s.logout().await;
-            n
+            taken
         }
     };
+    // A batch fetched over IMAP may have been handled as it was stored.
     let mut report = TickReport {
-        stored,
+        stored: taken.stored,
+        handled: taken.handled,
+        delivered: taken.delivered,
         ..TickReport::default()
     };
     loop {

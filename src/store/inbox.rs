@@ -66,12 +66,27 @@ pub async fn insert_many(
     conn: &mut Conn,
     mails: &[NewMail<'_>],
 ) -> Result<Vec<Stored>, StoreError> {
+    insert_many_as(conn, mails, None).await
+}
+
+/// [`insert_many`], the mails written as handled at `done_at` (ms) when it is given:
+/// for a batch handled in the transaction that stores it, so its rows are not
+/// rewritten by a `done` mark.
+pub async fn insert_many_as(
+    conn: &mut Conn,
+    mails: &[NewMail<'_>],
+    done_at: Option<i64>,
+) -> Result<Vec<Stored>, StoreError> {
     let head = "INSERT INTO inbox (dedup_key, message_id, sha256, source, raw, size, \
-                received_at, imap_uidvalidity, imap_uid, truncated, state)";
+                received_at, imap_uidvalidity, imap_uid, truncated, processed_at, state)";
+    let state = match done_at {
+        Some(_) => ", 'done'",
+        None => ", 'new'",
+    };
     let mut ids = super::insert_new_by_key(
         conn,
         mails,
-        (head, 10, ", 'new'"),
+        (head, 11, state),
         "store received mails",
         |q, m| {
             q.bind(super::db_text(m.dedup_key))
@@ -84,6 +99,7 @@ pub async fn insert_many(
                 .bind(m.imap.map(|(v, _)| v as i64))
                 .bind(m.imap.map(|(_, u)| u as i64))
                 .bind(i64::from(m.truncated()))
+                .bind(done_at)
         },
     )
     .await?;
@@ -216,6 +232,15 @@ pub async fn mark_done(conn: &mut Conn, id: i64, at: i64) -> Result<(), StoreErr
         .await
         .ctx("mark a mail handled")?;
     Ok(())
+}
+
+/// How many stored mails wait to be handled (parked ones not counted).
+pub async fn waiting_count(conn: &mut Conn) -> Result<i64, StoreError> {
+    let row = sqlx::query("SELECT COUNT(*) FROM inbox WHERE state = 'new'")
+        .fetch_one(&mut *conn)
+        .await
+        .ctx("count the waiting mail")?;
+    Ok(row.get::<i64, _>(0))
 }
 
 /// When the unprocessed mail received first was received (ms), if any is waiting.

@@ -7,6 +7,11 @@
 //! error or a panic) only its savepoint is rolled back and it alone is parked for the
 //! GM. If writing the batch fails, the batch is rolled back and its mails are handled
 //! one transaction each, so a mail that cannot be written is parked alone.
+//!
+//! A batch fetched over IMAP is handled in the transaction that stores it
+//! ([`may_handle_in_store`], [`handle_in_store`]) when time order allows, so its inbox
+//! rows are written once, already handled, and never read back; otherwise it waits for
+//! the worker.
 
 use std::collections::HashMap;
 
@@ -17,7 +22,7 @@ use super::{
     QueueRow,
 };
 use crate::app::courier::{self, BatchReport};
-use crate::app::{App, Result};
+use crate::app::{scheduler, season_calendar, App, AppError, Result};
 use crate::clock::{self, from_ms};
 use crate::config::CourierMode;
 use crate::courier::Route;
@@ -64,7 +69,7 @@ async fn batch_before(
         true => (!messages::any_queued(&mut tx).await?).then(Vec::new),
         false => None,
     };
-    let handled = fault::guarded(handle_all(app, &mut tx, &waiting, known)).await;
+    let handled = fault::guarded(handle_all(app, &mut tx, &waiting, known, false)).await;
     let routed = match handled {
         Ok(queued) if route => route_handled(app, &mut tx, queued).await,
         Ok(_) => Ok(None),
@@ -96,6 +101,86 @@ async fn batch_before(
     }
 }
 
+/// Whether a batch of mail about to be stored, received from `first` to `latest` (ms),
+/// may be handled in the transaction that stores it ([`handle_in_store`]): only when
+/// the worker would take it next as one batch, that is when no stored mail waits, the
+/// game does not stand still (now, at the first mail's receipt, or from any instant up
+/// to the last one's), and no schedule event nor the pause's end is due at or before
+/// the last one. Takes the game lock (PostgreSQL) for the rest of `tx`.
+pub async fn may_handle_in_store(
+    app: &App,
+    tx: &mut Conn,
+    (first, latest): (i64, i64),
+) -> Result<bool> {
+    crate::store::lease::game_lock(&app.store, tx).await?;
+    // A game not started yet stores its mail for later, as before.
+    let (gs, last) = match app.state(tx).await {
+        Ok((_, gs)) => (gs, scheduler::last_now(app, tx).await?),
+        Err(AppError::NotStarted) => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    Ok(
+        in_time_order(app, &gs, last, (from_ms(first), from_ms(latest)))
+            && inbox::waiting_count(tx).await? == 0,
+    )
+}
+
+/// Handle the mails a batch has just stored (`stored`, each new, written as handled
+/// already), inside the transaction that stores them, before it commits, once
+/// [`may_handle_in_store`] said so: they are not read back nor marked again. The
+/// worker's code does it ([`handle_all`], and in `immediate` mode the courier batch
+/// after it): a mail that fails is parked alone as there. When the batch itself fails
+/// (`Err`), the caller rolls the whole transaction back and stores the batch again
+/// for the worker.
+pub async fn handle_in_store(
+    app: &App,
+    tx: &mut Conn,
+    mut stored: Vec<inbox::Waiting>,
+) -> std::result::Result<(usize, Option<BatchReport>), fault::Failed> {
+    if stored.is_empty() {
+        return Ok((0, None));
+    }
+    // In the worker's order of receipt (an IMAP batch comes in order of UID).
+    stored.sort_by_key(|w| (w.received_at, w.id));
+    let route = app.cfg.courier.mode == CourierMode::Immediate;
+    let known = match route {
+        true => (!messages::any_queued(tx)
+            .await
+            .map_err(|e| fault::Failed::Machine(e.into()))?)
+        .then(Vec::new),
+        false => None,
+    };
+    let report = match fault::guarded(handle_all(app, tx, &stored, known, true)).await? {
+        queued if route => route_handled(app, tx, queued).await?,
+        _ => None,
+    };
+    tracing::info!(mails = stored.len(), "batch of mail handled as stored");
+    Ok((stored.len(), report))
+}
+
+/// Whether mail received from `first` to `latest` is handled now, in one batch, by
+/// the time order of [`crate::app::tick::step_as`]: the game stands still neither now
+/// nor at any instant from `first` to `latest`, and nothing is due from the game's
+/// latest time `last` up to `latest` (a schedule event, the pause's end).
+fn in_time_order(
+    app: &App,
+    gs: &GameState,
+    last: chrono::DateTime<chrono::Utc>,
+    (first, latest): (chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>),
+) -> bool {
+    let still_now = season_calendar::no_game_at(app, gs, app.now()).is_some();
+    let still_between = season_calendar::handled_at(app, gs, first) != first
+        || season_calendar::next_still_after(app, gs, first).is_some_and(|s| s <= latest);
+    let due = app
+        .schedule
+        .next_after(last)
+        .map(|d| d.at)
+        .into_iter()
+        .chain(season_calendar::resume_at(gs))
+        .min();
+    !still_now && !still_between && due.is_none_or(|at| latest < at)
+}
+
 /// The courier batch after a handled batch, in its transaction: `None` while the game
 /// stands still (nothing goes out; the first batch after it decides what waits).
 /// Messages that fail are parked by the courier itself; an error here is the
@@ -123,36 +208,62 @@ async fn route_handled(
 type Known = Option<Vec<QueuedMessage>>;
 
 /// Handle every mail of a batch inside `tx`; `known` (when `Some`) gathers the
-/// messages it queues.
+/// messages it queues. `stored_done`: the mails were stored as handled already (so the
+/// common ones are not marked again).
 async fn handle_all(
     app: &App,
     tx: &mut Conn,
     waiting: &[inbox::Waiting],
     mut known: Known,
+    stored_done: bool,
 ) -> Result<Known> {
     let (_, mut gs) = app.state(tx).await?;
     let mut rows: Vec<QueueRow> = Vec::new();
     let by_id: HashMap<i64, &inbox::Waiting> = waiting.iter().map(|w| (w.id, w)).collect();
-    for w in waiting {
-        let span = mail_span(app, w);
-        let planned = span.in_scope(|| {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| plan(app, &gs, w)))
-        });
-        match planned {
-            Ok(Some(row)) => rows.push(row),
+    let mut plans = plan_all(app, &gs, waiting);
+    for (i, w) in waiting.iter().enumerate() {
+        match plans[i].take() {
+            Some(row) => rows.push(row),
             // Anything else (and a mail whose reading panicked, to be parked with the
             // panic's text) goes the one-mail way, after the rows so far are written,
             // so every row keeps the order of receipt.
-            _ => {
-                write_rows(app, tx, &mut rows, &by_id, &mut known).await?;
+            None => {
+                write_rows(app, tx, &mut rows, &by_id, &mut known, stored_done).await?;
                 known = None;
-                one_in_savepoint(app, tx, w).instrument(span).await?;
-                gs = app.state(tx).await?.1;
+                one_in_savepoint(app, tx, w)
+                    .instrument(mail_span(app, w))
+                    .await?;
+                // The mails after it are read again against the state it left, if
+                // it changed it.
+                let now = app.state(tx).await?.1;
+                if !std::sync::Arc::ptr_eq(&now, &gs) {
+                    gs = now;
+                    let rest = plan_all(app, &gs, &waiting[i + 1..]);
+                    plans.truncate(i + 1);
+                    plans.extend(rest);
+                }
             }
         }
     }
-    write_rows(app, tx, &mut rows, &by_id, &mut known).await?;
+    write_rows(app, tx, &mut rows, &by_id, &mut known, stored_done).await?;
     Ok(known)
+}
+
+/// [`plan`] of every mail, in order, read on the machine's cores at once; `None` also
+/// for a mail whose reading panicked (it goes the one-mail way and is parked there).
+fn plan_all(app: &App, gs: &GameState, waiting: &[inbox::Waiting]) -> Vec<Option<QueueRow>> {
+    crate::app::par::map_runs(waiting, |run| {
+        run.iter()
+            .map(|w| {
+                mail_span(app, w).in_scope(|| {
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| plan(app, gs, w)))
+                        .ok()
+                        .flatten()
+                })
+            })
+            .collect::<Vec<_>>()
+    })
+    .concat()
 }
 
 /// The message row of a mail the courier will decide, when the mail is one (accepted,
@@ -200,6 +311,7 @@ async fn write_rows(
     rows: &mut Vec<QueueRow>,
     by_id: &HashMap<i64, &inbox::Waiting>,
     known: &mut Known,
+    stored_done: bool,
 ) -> Result<()> {
     if rows.is_empty() {
         return Ok(());
@@ -208,7 +320,9 @@ async fn write_rows(
     let message_ids = write_queued(tx, rows).await?;
     let ids: Vec<i64> = rows.iter().map(|r| r.inbox_id).collect();
     let done = clock::to_ms(app.now());
-    inbox::mark_done_many(tx, &ids, done).await?;
+    if !stored_done {
+        inbox::mark_done_many(tx, &ids, done).await?;
+    }
     for w in ids.iter().filter_map(|id| by_id.get(id)) {
         let waited = done.saturating_sub(w.received_at).max(0) as f64 / 1000.0;
         app.metrics.handling.observe(waited);
