@@ -370,8 +370,8 @@ async fn r_inv_6_the_worked_example_an_invited_army_is_teleported_to_the_square(
     let monday = g
         .outbox()
         .into_iter()
-        .filter(|m| m.to_is("genogien@game.test") && m.subject.ends_with("helgformulär"))
-        .last()
+        .rev()
+        .find(|m| m.to_is("genogien@game.test") && m.subject.ends_with("helgformulär"))
         .expect("Genogien's Monday form");
     assert!(
         monday

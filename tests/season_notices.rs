@@ -231,6 +231,28 @@ fn a_realm_asking_for_its_form_again_gets_the_latest_form_as_sent_at_its_registe
         body.ends_with(&original),
         "the form exactly as sent:\n{body}"
     );
+    // Its map pictures go with it, byte for byte.
+    let files = |raw: &str| {
+        use mail_parser::MimeHeaders;
+        let m = mail_parser::MessageParser::default()
+            .parse(raw.as_bytes())
+            .unwrap();
+        m.attachments()
+            .map(|a| {
+                (
+                    a.attachment_name().unwrap_or_default().to_string(),
+                    a.contents().to_vec(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let sent_with = files(&form_of(&forms, "Afani").raw);
+    assert!(
+        !sent_with.is_empty() && sent_with.iter().all(|(n, _)| n.ends_with(".png")),
+        "the Monday form carries its map picture: {:?}",
+        sent_with.iter().map(|(n, _)| n).collect::<Vec<_>>()
+    );
+    assert_eq!(files(&again.raw), sent_with);
     let refusal = new.iter().find(|m| m.to == ["genogien@game.test"]).unwrap();
     assert!(
         refusal.text.contains("din adress hör inte till Afani"),

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::app::{App, Result};
 use crate::clock;
-use crate::mail::compose::Outgoing;
+use crate::mail::compose::{Attachment, Outgoing};
 use crate::store::{events, notices, Conn};
 
 /// One slot of the reply counter.
@@ -19,13 +19,24 @@ const HOUR_MS: i64 = 3_600_000;
 /// limit. Returns the outbox row's id (held or not). A reply queued before under the
 /// same key is not counted again.
 pub async fn enqueue_reply(app: &App, conn: &mut Conn, realm: &str, o: &Outgoing) -> Result<i64> {
+    enqueue_reply_with(app, conn, realm, o, &[]).await
+}
+
+/// As [`enqueue_reply`], with `files` attached.
+pub async fn enqueue_reply_with(
+    app: &App,
+    conn: &mut Conn,
+    realm: &str,
+    o: &Outgoing,
+    files: &[Attachment],
+) -> Result<i64> {
     if notices::queued_before(conn, &o.dedup_key).await? {
-        return app.enqueue(conn, o).await;
+        return app.enqueue_with(conn, o, files).await;
     }
     let now = clock::to_ms(app.now());
     let slot = now.div_euclid(HOUR_MS);
     let n = notices::bump(conn, &format!("replies:{realm}"), slot).await?;
-    let id = app.enqueue(conn, o).await?;
+    let id = app.enqueue_with(conn, o, files).await?;
     let limit = i64::from(app.cfg.limits.max_replies_per_hour);
     if n <= limit {
         return Ok(id);

@@ -2,7 +2,7 @@
 //! again`): the last Monday form mailed to it goes again, as it was sent, to the
 //! realm's registered addresses only, at most `limits.max_resends_per_day` times a
 //! day (the game's calendar day); beyond it, or before any form was mailed, a short
-//! refusal. Allowed in any window.
+//! refusal. Allowed in any window. The form's files (its map pictures) go with it.
 
 use chrono::Datelike;
 use serde_json::json;
@@ -12,7 +12,7 @@ use crate::app::{App, Result};
 use crate::clock::{self, from_ms};
 use crate::game::lang::count;
 use crate::game::{GameState, Lang};
-use crate::mail::compose::Outgoing;
+use crate::mail::compose::{Attachment, Outgoing};
 use crate::mail::parse::Inbound;
 use crate::store::messages::{self, state, NewMessage};
 use crate::store::{events, notices, Conn};
@@ -78,7 +78,8 @@ pub async fn handle(app: &App, conn: &mut Conn, gs: &GameState, req: &Request<'_
     }
 }
 
-/// Mail the stored form again, with a line above it saying when it was first sent.
+/// Mail the stored form again, with a line above it saying when it was first sent, and
+/// the files it carried (its map pictures), as they were.
 async fn send_form(
     app: &App,
     conn: &mut Conn,
@@ -87,10 +88,12 @@ async fn send_form(
     message_id: i64,
     (outbox_id, queued_at, raw): (i64, i64, Vec<u8>),
 ) -> Result<()> {
-    let form = mail_parser::MessageParser::default()
-        .parse(&raw)
+    let parsed = mail_parser::MessageParser::default().parse(&raw);
+    let form = parsed
+        .as_ref()
         .and_then(|m| m.body_text(0).map(|b| b.replace("\r\n", "\n")))
         .unwrap_or_default();
+    let files: Vec<Attachment> = parsed.as_ref().map_or_else(Vec::new, files_of);
     let sent = app.local(from_ms(queued_at), req.lang);
     let o = Outgoing {
         kind: KIND,
@@ -100,7 +103,7 @@ async fn send_form(
         body: format!("{}\n\n{form}", resend_note(req.lang, &sent)),
         in_reply_to: req.mail.message_id.clone(),
     };
-    let out = flood::enqueue_reply(app, conn, req.realm, &o).await?;
+    let out = flood::enqueue_reply_with(app, conn, req.realm, &o, &files).await?;
     let d = json!({"form_outbox_id": outbox_id, "outbox_id": out}).to_string();
     let now = clock::to_ms(app.now());
     let round = gs.round as i64;
@@ -150,6 +153,24 @@ async fn refuse(
     )
     .await?;
     Ok(())
+}
+
+/// The files a mail pbemd formatted carries, with their names and media types.
+fn files_of(m: &mail_parser::Message<'_>) -> Vec<Attachment> {
+    use mail_parser::MimeHeaders;
+    m.attachments()
+        .map(|a| Attachment {
+            name: a.attachment_name().unwrap_or("fil").to_string(),
+            content_type: a.content_type().map_or_else(
+                || "application/octet-stream".to_string(),
+                |ct| match ct.subtype() {
+                    Some(sub) => format!("{}/{sub}", ct.ctype()),
+                    None => ct.ctype().to_string(),
+                },
+            ),
+            bytes: a.contents().to_vec(),
+        })
+        .collect()
 }
 
 fn addresses(gs: &GameState, realm: &str) -> Vec<String> {
