@@ -12,7 +12,9 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::mission::{gather, parse_mission, spy_roll_succeeds, Contact, ContactKind, Intel};
+use super::mission::{
+    findings, gather, parse_mission, spy_roll_succeeds, Contact, ContactKind, Intel,
+};
 use super::trailer::{parse_envoy_body, parse_trailer, Goods};
 use super::{window_for, Charge, Refusal, Shortage};
 use crate::game::dice::Dice;
@@ -1237,6 +1239,7 @@ fn spy(
         placed_at: m.received_at,
         mission: mission.clone(),
         state: SpyState::Waiting,
+        saw: None,
     };
     let report = |result| Dispatch::SpyReport {
         owner: m.from.as_str().into(),
@@ -1306,6 +1309,10 @@ fn spy(
         }
         None => {
             let intel = gather(state, &m.from, &target, &mission, &ctx.contacts);
+            let saw = intel.as_ref().and_then(|i| findings(state, i));
+            if let Some(spy) = state.spies.iter_mut().rev().find(|s| s.id == id) {
+                spy.saw = saw;
+            }
             d.dispatches.push(report(match intel {
                 Some(intel) => SpyResult::Learned { intel },
                 None => SpyResult::Failed,

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::game::state::{Dimension, Positions, SpyMission};
+use crate::game::state::{Dimension, Positions, SpiedCity, SpiedGroup, SpyFindings, SpyMission};
 use crate::game::text::fold;
 use crate::game::{GameState, Resources, ShipKind, Square, UnitKind};
 
@@ -230,6 +230,63 @@ fn fleet_intel(f: &crate::game::state::Fleet) -> FleetIntel {
         ships,
         cargo: f.cargo.clone(),
     }
+}
+
+/// What a report of `intel` told of cities, army groups and fleets on the map (missions
+/// 2, 3 and 10), as they stand in `state` when the report is made in `state.round`:
+/// the map pictures draw this, not where the groups stand later. `None` for the
+/// missions that report no places.
+pub fn findings(state: &GameState, intel: &Intel) -> Option<SpyFindings> {
+    let dimension = |owner: &str, id: u32| {
+        state
+            .army(owner, id)
+            .map_or(Dimension::Normal, |a| a.dimension)
+    };
+    let army = |a: &ArmyIntel| SpiedGroup {
+        owner: a.owner.clone(),
+        id: a.id,
+        square: a.square,
+        dimension: dimension(&a.owner, a.id),
+        units: a.total,
+    };
+    let fleet = |f: &FleetIntel| SpiedGroup {
+        owner: f.owner.clone(),
+        id: f.id,
+        square: f.square,
+        dimension: state
+            .fleets_of(&f.owner)
+            .find(|x| x.id == f.id)
+            .map_or(Dimension::Normal, |x| x.dimension),
+        units: f.ships.values().fold(0, |n: u32, k| n.saturating_add(*k)),
+    };
+    let (cities, armies, fleets) = match intel {
+        Intel::City {
+            square,
+            armies,
+            fleets,
+            ..
+        } => {
+            let city = state.cities.iter().find(|c| c.square == *square);
+            let cities = city.map(|c| SpiedCity {
+                square: c.square,
+                name: c.name.clone(),
+                owner: c.owner.to_string(),
+                walls: c.walls,
+                capital: c.capital,
+                harbour: c.harbour,
+            });
+            (cities.into_iter().collect(), armies, fleets.as_slice())
+        }
+        Intel::Armies { armies, fleets, .. } => (Vec::new(), armies, fleets.as_slice()),
+        Intel::ForeignTroops { armies } => (Vec::new(), armies, &[][..]),
+        _ => return None,
+    };
+    Some(SpyFindings {
+        round: state.round,
+        cities,
+        armies: armies.iter().map(army).collect(),
+        fleets: fleets.iter().map(fleet).collect(),
+    })
 }
 
 /// What `owner`'s spy learns on `mission` against `target` (mission 6 and 8

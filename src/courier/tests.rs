@@ -281,6 +281,53 @@ fn two_thieves_in_afani() -> GameState {
     s
 }
 
+/// R-SPY-4 and the map pictures: a successful report of places (mission 3) is kept with
+/// the spy as it was made (the round, each group on its square with its units); a
+/// failed spy and a mission without places keep nothing.
+#[test]
+fn r_spy_4_a_successful_report_of_places_is_kept_with_the_spy() {
+    let mut s = demo();
+    s.realm_mut("Genogien").unwrap().spies = 3;
+    let mails = vec![
+        mail(
+            1,
+            MailKind::Spy,
+            "Genogien",
+            Some("Afani"),
+            "Uppdrag: arméer",
+        ),
+        mail(
+            2,
+            MailKind::Spy,
+            "Genogien",
+            Some("Afani"),
+            "Uppdrag: arméer",
+        ),
+        mail(3, MailKind::Spy, "Genogien", Some("Afani"), "Uppdrag: 4"),
+    ];
+    // Informatör 5: 5 + 9 succeeds, a natural 1 fails, 5 + 8 succeeds.
+    let (d, _) = run(&mut s, &mails, &[9, 1, 8]);
+    let spy = |k: usize| match d[k].outcome {
+        Outcome::SpyDone { spy, .. } => s.spies.iter().find(|x| x.id == spy).unwrap(),
+        ref o => panic!("{o:?}"),
+    };
+    let saw = spy(0).saw.as_ref().expect("the report's places are kept");
+    assert_eq!(saw.round, s.round);
+    let afani: Vec<_> = s.armies_of("Afani").collect();
+    assert_eq!(saw.armies.len(), afani.len());
+    for (g, a) in saw.armies.iter().zip(&afani) {
+        assert_eq!(
+            (g.owner.as_str(), g.id, g.square, g.units),
+            ("Afani", a.id, a.square, a.units.len() as u32)
+        );
+    }
+    assert_eq!(saw.fleets.len(), s.fleets_of("Afani").count());
+    assert!(saw.cities.is_empty());
+    assert_eq!(spy(1).state, SpyState::Failed);
+    assert_eq!(spy(1).saw, None, "a failed spy saw nothing");
+    assert_eq!(spy(2).saw, None, "position values have no places");
+}
+
 fn spy_of<'a>(s: &'a GameState, owner: &str) -> &'a crate::game::state::StationedSpy {
     s.spies.iter().find(|x| x.owner == owner).unwrap()
 }

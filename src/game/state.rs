@@ -893,6 +893,49 @@ pub struct StationedSpy {
     pub placed_at: DateTime<Utc>,
     pub mission: SpyMission,
     pub state: SpyState,
+    /// What a successful spy on mission 2, 3 or 10 saw, as its report told it: the map
+    /// pictures draw this, where the groups stood then, never where they stand later.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saw: Option<SpyFindings>,
+}
+
+/// The cities, army groups and fleets a spy's report told of, as they were then.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpyFindings {
+    /// The round the report was made in.
+    pub round: u32,
+    #[serde(default)]
+    pub cities: Vec<SpiedCity>,
+    #[serde(default)]
+    pub armies: Vec<SpiedGroup>,
+    #[serde(default)]
+    pub fleets: Vec<SpiedGroup>,
+}
+
+/// A city as a spy's report told of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpiedCity {
+    pub square: Square,
+    pub name: String,
+    pub owner: String,
+    pub walls: u32,
+    pub capital: bool,
+    pub harbour: bool,
+}
+
+/// An army group or a fleet as a spy's report told of it: where it stood and how many
+/// units (ships) it had.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpiedGroup {
+    pub owner: String,
+    pub id: u32,
+    pub square: Square,
+    #[serde(default)]
+    pub dimension: Dimension,
+    pub units: u32,
 }
 
 /// The ten missions with their targets (R-SPY-4).

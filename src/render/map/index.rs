@@ -7,9 +7,9 @@
 //!   combat and border sales use) with everything that stands there;
 //! - what R-EVIL-19 lets it see (`game::weekend::evil::sightings`, the rule the weekend
 //!   reports sightings by): the armies and Evil cities sighted, on their squares;
-//! - what its successful spies found (missions 2, 3 and 10, gathered by
-//!   `courier::mission::gather` as the spy's report is): those armies, fleets and
-//!   cities, on their squares.
+//! - what its successful spies reported this round and the last (missions 2, 3 and 10,
+//!   kept with the spy as `StationedSpy::saw` when the report was made): those armies,
+//!   fleets and cities where they stood then, with the units they had.
 //!
 //! The GM sees every square and everything on it.
 
@@ -17,9 +17,8 @@ use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
 use super::{CityView, Ground, GroupView, Known, MapView, SquareView, Viewer};
-use crate::courier::mission::{gather, Intel};
 use crate::game::hash::FastMap;
-use crate::game::state::{Dimension, GameState, MapSquare, SpyMission, SpyState};
+use crate::game::state::{Dimension, GameState, MapSquare, SpyState};
 use crate::game::weekend::evil::{sightings, Sightings};
 use crate::game::Square;
 
@@ -183,15 +182,24 @@ impl<'g> MapIndex<'g> {
             .iter()
             .map(|i| city_view(&self.gs.cities[*i]))
             .collect();
+        // A spy's report only where nothing better is known (`finish` keeps the first
+        // of each group).
+        for c in seen.reported_cities {
+            if v.cities.iter().all(|k| k.square != c.square) {
+                v.cities.push(c);
+            }
+        }
         v.armies = seen
             .armies
             .iter()
             .map(|(i, k)| army_view(&self.gs.armies[*i], *k))
+            .chain(seen.reported_armies)
             .collect();
         v.fleets = seen
             .fleets
             .iter()
             .map(|(i, k)| fleet_view(&self.gs.fleets[*i], *k))
+            .chain(seen.reported_fleets)
             .collect();
         self.region(&mut v);
         finish(v, Some(name))
@@ -283,52 +291,49 @@ impl<'g> MapIndex<'g> {
         }
     }
 
-    /// What the realm's successful spies on missions 2, 3 and 10 found.
+    /// What the realm's successful spies on missions 2, 3 and 10 reported this round
+    /// and the last, as the reports told it: the cities, army groups and fleets where
+    /// they stood then, with the units they had (not where they stand now, which the
+    /// realm does not know). A report older than that is not drawn.
     fn spied(&self, name: &str, dim: Dimension, seen: &mut Seen) {
         let gs = self.gs;
-        let spies = gs
+        let reports = gs
             .spies
             .iter()
-            .filter(|s| s.owner == name && s.state == SpyState::Succeeded);
-        for s in spies.filter(|s| {
-            matches!(
-                s.mission,
-                SpyMission::City { .. } | SpyMission::Armies | SpyMission::ForeignTroops
-            )
-        }) {
-            let Some(intel) = gather(gs, name, &s.realm, &s.mission, &[]) else {
-                continue;
-            };
-            let (armies, fleets) = match &intel {
-                Intel::City {
-                    square,
-                    armies,
-                    fleets,
-                    ..
-                } => {
-                    if let Some(i) = self.cities_at.get(&(evil(dim), *square)) {
-                        seen.cities.insert(*i);
-                        seen.squares.insert(*square);
-                    }
-                    (armies.as_slice(), fleets.as_slice())
-                }
-                Intel::Armies { armies, fleets, .. } => (armies.as_slice(), fleets.as_slice()),
-                Intel::ForeignTroops { armies } => (armies.as_slice(), &[][..]),
-                _ => continue,
-            };
-            for a in armies {
-                if let Some(i) = self.armies_by_id.get(&(a.owner.as_str(), a.id)) {
-                    if gs.armies[*i].dimension == dim && a.owner != name {
-                        seen.add_army(*i, a.square, Known::Spy);
-                    }
+            .filter(|s| s.owner == name && s.state == SpyState::Succeeded)
+            .filter_map(|s| s.saw.as_ref())
+            .filter(|f| f.round.saturating_add(1) >= gs.round);
+        for f in reports {
+            if !evil(dim) {
+                for c in &f.cities {
+                    seen.squares.insert(c.square);
+                    seen.reported_cities.push(CityView {
+                        square: c.square,
+                        name: c.name.clone(),
+                        owner: c.owner.clone(),
+                        capital: c.capital,
+                        harbour: c.harbour,
+                        walls: c.walls,
+                    });
                 }
             }
-            for f in fleets {
-                if let Some(i) = self.fleets_by_id.get(&(f.owner.as_str(), f.id)) {
-                    if gs.fleets[*i].dimension == dim && f.owner != name {
-                        seen.fleets.insert((*i, Known::Spy));
-                        seen.squares.insert(f.square);
-                    }
+            let groups = [
+                (&f.armies, &mut seen.reported_armies),
+                (&f.fleets, &mut seen.reported_fleets),
+            ];
+            for (list, into) in groups {
+                for g in list
+                    .iter()
+                    .filter(|g| g.dimension == dim && g.owner != name)
+                {
+                    seen.squares.insert(g.square);
+                    into.push(GroupView {
+                        owner: g.owner.clone(),
+                        id: g.id,
+                        square: g.square,
+                        units: g.units,
+                        known: Known::Spy,
+                    });
                 }
             }
         }
@@ -364,6 +369,10 @@ struct Seen {
     fleets: BTreeSet<(usize, Known)>,
     /// Squares known only for what was reported on them.
     squares: BTreeSet<Square>,
+    /// What spies reported, as they reported it (drawn unless known better).
+    reported_cities: Vec<CityView>,
+    reported_armies: Vec<GroupView>,
+    reported_fleets: Vec<GroupView>,
 }
 
 impl Seen {

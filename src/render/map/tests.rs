@@ -63,22 +63,32 @@ fn the_realms_picture_covers_only_what_it_knows_plus_a_margin() {
     }
 }
 
-#[test]
-fn a_successful_spy_shows_what_it_reported_and_a_failed_one_nothing() {
-    let mut gs = demo();
-    let mut spy = StationedSpy {
+/// Kaldor's spy on Genogien's armies (mission 3), its report made in `round` from the
+/// demo's state as it is.
+fn spy_on_genogien(gs: &GameState, state: SpyState, round: u32) -> StationedSpy {
+    let intel = crate::courier::mission::gather(gs, "Kaldor", "Genogien", &SpyMission::Armies, &[])
+        .expect("Genogien's armies");
+    let mut saw = crate::courier::mission::findings(gs, &intel).expect("mission 3 has places");
+    saw.round = round;
+    StationedSpy {
         id: 900,
         owner: "Kaldor".into(),
         realm: "Genogien".into(),
         placed_at: chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap(),
         mission: SpyMission::Armies,
-        state: SpyState::Failed,
-    };
-    gs.spies.push(spy.clone());
+        state,
+        saw: (state == SpyState::Succeeded).then_some(saw),
+    }
+}
+
+#[test]
+fn a_successful_spy_shows_what_it_reported_and_a_failed_one_nothing() {
+    let mut gs = demo();
+    gs.spies
+        .push(spy_on_genogien(&gs, SpyState::Failed, gs.round));
     let v = view(&gs, Viewer::Realm("Kaldor"), Dimension::Normal);
     assert_eq!(has_army(&v, "Genogien", 1), None);
-    spy.state = SpyState::Succeeded;
-    gs.spies = vec![spy];
+    gs.spies = vec![spy_on_genogien(&gs, SpyState::Succeeded, gs.round)];
     let v = view(&gs, Viewer::Realm("Kaldor"), Dimension::Normal);
     assert_eq!(has_army(&v, "Genogien", 1), Some(Known::Spy));
     assert!(v
@@ -89,6 +99,61 @@ fn a_successful_spy_shows_what_it_reported_and_a_failed_one_nothing() {
     // Others see nothing of it.
     let o = view(&gs, Viewer::Realm("Ostvik"), Dimension::Normal);
     assert_eq!(has_army(&o, "Genogien", 1), None);
+}
+
+#[test]
+fn a_spy_report_shows_the_groups_where_they_stood_then_not_where_they_moved() {
+    let mut gs = demo();
+    gs.spies = vec![spy_on_genogien(&gs, SpyState::Succeeded, gs.round)];
+    let reported = gs.army("Genogien", 1).unwrap().clone();
+    // After the report the army moves and loses a unit: the spy did not see that.
+    let a = gs
+        .armies
+        .iter_mut()
+        .find(|a| a.owner == "Genogien" && a.id == 1)
+        .unwrap();
+    a.square = sq("C3");
+    a.units.pop();
+    let v = view(&gs, Viewer::Realm("Kaldor"), Dimension::Normal);
+    let g = v
+        .armies
+        .iter()
+        .find(|g| g.owner == "Genogien" && g.id == 1)
+        .expect("the reported army");
+    assert_eq!(
+        (g.square, g.units, g.known),
+        (reported.square, reported.units.len() as u32, Known::Spy)
+    );
+    assert!(v
+        .armies
+        .iter()
+        .all(|g| !(g.owner == "Genogien" && g.id == 1 && g.square == sq("C3"))));
+}
+
+#[test]
+fn a_spy_report_is_drawn_this_round_and_the_next_then_no_more() {
+    let mut gs = demo();
+    let round = gs.round;
+    gs.spies = vec![spy_on_genogien(&gs, SpyState::Succeeded, round)];
+    for (now, drawn) in [(round, true), (round + 1, true), (round + 2, false)] {
+        gs.round = now;
+        let v = view(&gs, Viewer::Realm("Kaldor"), Dimension::Normal);
+        assert_eq!(
+            has_army(&v, "Genogien", 1).is_some(),
+            drawn,
+            "a report of round {round} in round {now}"
+        );
+    }
+}
+
+#[test]
+fn a_spy_without_a_kept_report_draws_nothing() {
+    let mut gs = demo();
+    let mut spy = spy_on_genogien(&gs, SpyState::Succeeded, gs.round);
+    spy.saw = None;
+    gs.spies = vec![spy];
+    let v = view(&gs, Viewer::Realm("Kaldor"), Dimension::Normal);
+    assert_eq!(has_army(&v, "Genogien", 1), None);
 }
 
 #[test]
