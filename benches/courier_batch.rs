@@ -36,6 +36,7 @@ fn setup(state: &mut GameState, spies: usize) {
             placed_at: t0 + Duration::seconds(i as i64),
             mission: SpyMission::Steal { filter: None },
             state: SpyState::Waiting,
+            done_round: None,
             saw: None,
         });
     }

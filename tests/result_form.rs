@@ -145,6 +145,7 @@ fn fill_every_section(s: &mut GameState) {
             placed_at: placed,
             mission: SpyMission::Steal { filter: None },
             state: SpyState::Waiting,
+            done_round: None,
             saw: None,
         });
     }

@@ -997,6 +997,35 @@ fn r_res_3_a_wish_list_replaces_the_published_one() {
     );
 }
 
+/// A spy whose work ended is listed as done on the Monday form after its week, then
+/// dropped at the weekend after; a waiting spy stays (README, Decisions).
+#[test]
+fn spies_done_before_this_round_are_dropped_at_the_weekend() {
+    use pbemd::game::state::{SpyMission, SpyState, StationedSpy};
+    let mut gs = game();
+    gs.round = 4;
+    let spy = |id, state, done_round| StationedSpy {
+        id,
+        owner: "Alfa".into(),
+        realm: "Beta".into(),
+        placed_at: chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap(),
+        mission: SpyMission::Armies,
+        state,
+        done_round,
+        saw: None,
+    };
+    gs.spies = vec![
+        spy(1, SpyState::Succeeded, Some(3)),
+        spy(2, SpyState::Failed, Some(4)),
+        spy(3, SpyState::Blocked, Some(2)),
+        spy(4, SpyState::Waiting, None),
+        spy(5, SpyState::Succeeded, None),
+    ];
+    let res = weekend(&gs, &forms(vec![]));
+    let kept: Vec<u64> = res.state.spies.iter().map(|s| s.id).collect();
+    assert_eq!(kept, [2, 4], "done this round, and waiting");
+}
+
 #[test]
 fn r_inv_3_expired_invitations_and_spell_effects_are_pruned() {
     let mut gs = game();

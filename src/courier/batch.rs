@@ -1047,6 +1047,7 @@ fn try_intercept(
         };
         if active_on(state, Spell::Skold, &realm).is_some() {
             state.spies[i].state = SpyState::Blocked;
+            state.spies[i].done_round = Some(state.round);
             d.events.push(Event::Shielded {
                 spy: id,
                 realm: realm.clone(),
@@ -1072,9 +1073,11 @@ fn try_intercept(
         });
         if success {
             state.spies[i].state = SpyState::Succeeded;
+            state.spies[i].done_round = Some(state.round);
             return Some((owner, id));
         }
         state.spies[i].state = SpyState::Failed;
+        state.spies[i].done_round = Some(state.round);
         d.dispatches.push(Dispatch::SpyReport {
             owner,
             spy: id,
@@ -1239,6 +1242,7 @@ fn spy(
         placed_at: m.received_at,
         mission: mission.clone(),
         state: SpyState::Waiting,
+        done_round: None,
         saw: None,
     };
     let report = |result| Dispatch::SpyReport {
@@ -1251,6 +1255,7 @@ fn spy(
     // Shield (R-SPY-7); forgeries are envoys, Shield does not stop them.
     if target != m.from && forgery.is_none() && active_on(state, Spell::Skold, &target).is_some() {
         record.state = SpyState::Blocked;
+        record.done_round = Some(state.round);
         state.spies.push(record);
         d.events.push(Event::Shielded {
             spy: id,
@@ -1281,6 +1286,7 @@ fn spy(
     } else {
         SpyState::Failed
     };
+    record.done_round = Some(state.round);
     state.spies.push(record);
     d.outcome = Outcome::SpyDone { spy: id, success };
     if !success {

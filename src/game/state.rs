@@ -881,7 +881,7 @@ impl Fleet {
     }
 }
 
-/// A spy sent on a mission (R-SPY-4): waiting, or done this week.
+/// A spy sent on a mission (R-SPY-4): waiting, or done this week (see `done_round`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StationedSpy {
@@ -893,6 +893,11 @@ pub struct StationedSpy {
     pub placed_at: DateTime<Utc>,
     pub mission: SpyMission,
     pub state: SpyState,
+    /// The round the spy's work ended in (succeeded, failed or blocked): it is listed
+    /// as done on the next Monday form, then dropped at the weekend after (README,
+    /// Decisions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub done_round: Option<u32>,
     /// What a successful spy on mission 2, 3 or 10 saw, as its report told it: the map
     /// pictures draw this, where the groups stood then, never where they stand later.
     #[serde(default, skip_serializing_if = "Option::is_none")]

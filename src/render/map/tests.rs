@@ -77,6 +77,7 @@ fn spy_on_genogien(gs: &GameState, state: SpyState, round: u32) -> StationedSpy 
         placed_at: chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap(),
         mission: SpyMission::Armies,
         state,
+        done_round: Some(round),
         saw: (state == SpyState::Succeeded).then_some(saw),
     }
 }

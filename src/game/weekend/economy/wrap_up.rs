@@ -1,6 +1,6 @@
 //! After step 9: relations (R-ALLY-1), capital and main harbour (R-CITY-9/10,
-//! docs/rules.md, Rulings 29), trade wishes (R-RES-3), expired spell effects and
-//! invitations pruned, the VP ledger (R-VP-*) and the victory check (R-VP-1,
+//! docs/rules.md, Rulings 29), trade wishes (R-RES-3), expired spell effects,
+//! invitations and spies done before this round pruned, the VP ledger (R-VP-*) and the victory check (R-VP-1,
 //! Rulings 47), which ends the game.
 
 use std::collections::BTreeMap;
@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use super::{tell, EconomyEvent};
 use crate::game::event::{Step, What};
 use crate::game::orders::Order;
-use crate::game::state::{Dimension, GameState, Phase};
+use crate::game::state::{Dimension, GameState, Phase, SpyState};
 use crate::game::text::fold;
 use crate::game::weekend::Weekend;
 use crate::game::Square;
@@ -217,9 +217,12 @@ fn sync_city_flags(gs: &mut GameState) {
     }
 }
 
-/// Spell effects past their last round, and invitations past theirs or used.
+/// Spell effects past their last round, invitations past theirs or used, and spies
+/// whose work ended before this round (listed as done on one Monday form already).
 fn prune(gs: &mut GameState, round: u32) {
     gs.effects.retain(|e| e.expires_round > round);
+    gs.spies
+        .retain(|s| s.state == SpyState::Waiting || s.done_round.is_some_and(|r| r >= round));
     gs.home_invitations.retain(|h| h.valid_until_round > round);
     for r in gs.realms.iter_mut() {
         r.invitations
