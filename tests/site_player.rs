@@ -610,6 +610,75 @@ async fn realm_a_cannot_read_realm_b_form_map_or_receipts_by_changing_a_url_or_a
     }
 }
 
+/// Between the weekend's resolution and Monday's results a realm's map shows the world
+/// as the weekend found it: what the weekend did is told by the Monday form first.
+#[tokio::test]
+async fn the_map_shows_the_weekend_only_once_the_monday_forms_are_sent() {
+    let s = Site::start(true).await;
+    s.tick(SATURDAY).await;
+    s.send("afani@game.test", "Afani form", "BUY 2 heavy infantry");
+    s.tick("2026-11-28T11:00:00+01:00").await;
+    let before = s.state().await;
+    s.tick(DEADLINE).await;
+    let resolved = s.state().await;
+    assert_eq!(resolved.phase, pbemd::game::state::Phase::Resolving);
+    let svg = |gs: &pbemd::game::GameState| {
+        map::svg(
+            &map::view(gs, Viewer::Realm("Afani"), Dimension::Normal),
+            "en",
+        )
+    };
+    assert_ne!(
+        svg(&before),
+        svg(&resolved),
+        "the weekend changed Afani's picture"
+    );
+    let a = s.cookie("Afani").await;
+    let shown = s.get("/realm/map.svg", Some(&a)).await;
+    assert_eq!(shown.status, 200);
+    assert_eq!(
+        shown.body,
+        svg(&before),
+        "Sunday evening: the world before the weekend"
+    );
+    s.tick(MONDAY).await;
+    let after = s.state().await;
+    let shown = s.get("/realm/map.svg", Some(&a)).await;
+    assert_eq!(
+        shown.body,
+        svg(&after),
+        "Monday: the weekend as the form told it"
+    );
+}
+
+/// The realm's pages speak its language: an English realm's menu opens the trade board in
+/// English, a Swedish realm's in Swedish; a page asked for without a session says what
+/// is needed in both languages (the realm is not known).
+#[tokio::test]
+async fn the_realm_pages_keep_to_the_realms_language() {
+    let s = Site::start(true).await;
+    let afani = s.get("/realm", Some(&s.cookie("Afani").await)).await;
+    assert!(
+        afani.body.contains("href=\"/board?lang=en\""),
+        "{}",
+        afani.body
+    );
+    let genogien = s.get("/realm", Some(&s.cookie("Genogien").await)).await;
+    assert!(
+        genogien.body.contains("href=\"/board\"") && !genogien.body.contains("lang=en\""),
+        "{}",
+        genogien.body
+    );
+    let none = s.get("/realm/map", None).await;
+    assert_eq!(none.status, 403);
+    assert!(
+        none.body.contains("Sidan behöver ert lands länk")
+            && none.body.contains("This page needs your realm's link"),
+        "{}",
+        none.body
+    );
+}
+
 #[tokio::test]
 async fn wishes_change_between_weekends_with_csrf_as_a_new_audited_state_version() {
     let s = Site::start(true).await;
@@ -620,6 +689,11 @@ async fn wishes_change_between_weekends_with_csrf_as_a_new_audited_state_version
     let form = "buy1=h%C3%A4star&buy2=sten&sell1=mat&sell2=eld";
     let no_csrf = s.post("/realm/wishes", Some(&a), form).await;
     assert_eq!(no_csrf.status, 403);
+    assert!(
+        no_csrf.body.contains("did not come from this page"),
+        "in Afani's English: {}",
+        no_csrf.body
+    );
     let wrong = s
         .post("/realm/wishes", Some(&a), &format!("{form}&csrf=deadbeef"))
         .await;
@@ -633,6 +707,11 @@ async fn wishes_change_between_weekends_with_csrf_as_a_new_audited_state_version
         )
         .await;
     assert_eq!(cross.status, 403, "one realm's token is not another's");
+    assert!(
+        cross.body.contains("kom inte från den här sidan"),
+        "in Genogien's Swedish: {}",
+        cross.body
+    );
     let before = s.state().await;
     let bad = s
         .post(

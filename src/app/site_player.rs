@@ -54,10 +54,35 @@ pub async fn receipts(app: &App, realm: &str, lang: Lang) -> Result<(u32, Vec<Re
     Ok((gs.round, out))
 }
 
-/// The current state (read-only), for the map and the wishes pages.
+/// The current state (read-only), for the wishes page.
 pub async fn state(app: &App) -> Result<std::sync::Arc<GameState>> {
     let mut conn = app.store.conn().await?;
     Ok(app.state(&mut conn).await?.1)
+}
+
+/// The state a realm's map is drawn from: the current one, except between a weekend's
+/// resolution and its results (phase `resolving`: also while the GM holds the results
+/// or corrects the weekend), when it is the state the weekend was resolved from. What
+/// the weekend did is told by the Monday form; a realm does not see it on the site
+/// before then.
+pub async fn map_state(app: &App) -> Result<std::sync::Arc<GameState>> {
+    let mut conn = app.store.conn().await?;
+    let (_, gs) = app.state(&mut conn).await?;
+    if gs.phase != Phase::Resolving {
+        return Ok(gs);
+    }
+    let round = i64::from(gs.round.saturating_sub(1));
+    let Some(res) = store::resolutions::standing(&mut conn, round).await? else {
+        return Err(AppError::BadState(format!(
+            "the state is resolving but round {round} has no standing resolution"
+        )));
+    };
+    let base = store::state::get(&mut conn, res.base_version)
+        .await?
+        .ok_or_else(|| AppError::BadState(format!("state version {} is gone", res.base_version)))?;
+    serde_json::from_str(&base.doc)
+        .map(std::sync::Arc::new)
+        .map_err(|e| AppError::BadState(e.to_string()))
 }
 
 /// Whether `realm` may change its trade wishes at `now`, else why not (in `lang`).
@@ -123,7 +148,12 @@ pub async fn set_wishes(app: &App, realm: &str, lang: Lang, wishes: TradeWishes)
     let r = gs
         .realm_mut(realm)
         .filter(|r| !r.eliminated)
-        .ok_or_else(|| AppError::Refused(format!("no playing realm named {realm}")))?;
+        .ok_or_else(|| {
+            AppError::Refused(match lang {
+                Lang::Sv => format!("{realm} spelar inte längre; önskemålen ändras inte."),
+                Lang::En => format!("{realm} no longer plays; the wishes are not changed."),
+            })
+        })?;
     let was = std::mem::replace(&mut r.trade_wishes, wishes.clone());
     let reason = format!("{realm} changed its trade wishes on the web site");
     let v = app.save_state(&mut tx, version, &gs, &reason).await?;

@@ -326,7 +326,11 @@ fn r_spy_4_a_successful_report_of_places_is_kept_with_the_spy() {
     assert_eq!(spy(1).state, SpyState::Failed);
     assert_eq!(spy(1).saw, None, "a failed spy saw nothing");
     for k in 0..3 {
-        assert_eq!(spy(k).done_round, Some(s.round), "its work ended this round");
+        assert_eq!(
+            spy(k).done_round,
+            Some(s.round),
+            "its work ended this round"
+        );
     }
     assert_eq!(spy(2).saw, None, "position values have no places");
 }

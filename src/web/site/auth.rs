@@ -176,12 +176,16 @@ impl FromRequestParts<Arc<App>> for RealmSession {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Self, Response> {
+        // Without a session the realm's language is unknown: both languages.
         let refuse = || {
-            (
-                StatusCode::FORBIDDEN,
-                "this page needs your realm's link from its latest form",
-            )
-                .into_response()
+            let html = super::html::page(
+                "sv",
+                "Länken behövs / The link is needed",
+                &[],
+                "<p lang=\"sv\">Sidan behöver ert lands länk från dess senaste formulär.</p>\n\
+                 <p lang=\"en\">This page needs your realm's link from its latest form.</p>",
+            );
+            (StatusCode::FORBIDDEN, html).into_response()
         };
         let token = cookie(parts, REALM_COOKIE).ok_or_else(refuse)?;
         let key = app.site_secret().await.map_err(|_| refuse())?;

@@ -54,7 +54,11 @@ fn nav(lang: Lang) -> [(&'static str, &'static str); 6] {
         ("/realm/map", t(lang, "Karta", "Map")),
         ("/realm/receipts", t(lang, "Kvitton", "Receipts")),
         ("/realm/wishes", t(lang, "Handelsönskemål", "Trade wishes")),
-        ("/board", t(lang, "Handelstavlan", "Trade board")),
+        // The board is Swedish unless asked for in English.
+        (
+            t(lang, "/board", "/board?lang=en"),
+            t(lang, "Handelstavlan", "Trade board"),
+        ),
         ("/realm/logout", t(lang, "Logga ut", "Log out")),
     ]
 }
@@ -182,11 +186,29 @@ async fn logout(
     client: auth::Client,
     Form(f): Form<auth::CsrfForm>,
 ) -> Response {
-    if let Err(refused) = auth::check_csrf(&s.csrf, f.csrf.as_deref()) {
-        return refused.into_response();
+    let lang = match realm_lang(&app, &s).await {
+        Ok(l) => l,
+        Err(r) => return r,
+    };
+    if auth::check_csrf(&s.csrf, f.csrf.as_deref()).is_err() {
+        return csrf_refused(lang);
     }
     let cookie = session_cookie(&app, &client, "", 0);
     ([(header::SET_COOKIE, cookie)], logged_out()).into_response()
+}
+
+/// A form sent without the page's token (another site's, or an old page after logging
+/// in again): refused, in the realm's language.
+fn csrf_refused(lang: Lang) -> Response {
+    let body = t(
+        lang,
+        "<p class=\"error\">Formuläret kom inte från den här sidan (dess nyckel saknas eller är \
+         fel). Öppna sidan igen och försök på nytt.</p>",
+        "<p class=\"error\">The form did not come from this page (its token is missing or \
+         wrong). Open the page again and try again.</p>",
+    );
+    let html = page(lang.code(), t(lang, "Avvisat", "Refused"), &nav(lang), body);
+    (StatusCode::FORBIDDEN, PRIVATE, html).into_response()
 }
 
 /// The page after logging out (both languages).
@@ -245,7 +267,7 @@ fn dimension_of(q: &MapQuery) -> Dimension {
 
 /// The realm's map picture of one dimension (only what it may know).
 async fn svg_of(app: &App, s: &RealmSession, lang: Lang, d: Dimension) -> Result<String, Response> {
-    let gs = site_player::state(app).await.map_err(failed)?;
+    let gs = site_player::map_state(app).await.map_err(failed)?;
     let view = map::view(&gs, Viewer::Realm(&s.realm), d);
     Ok(map::svg(&view, lang.code()))
 }
@@ -468,13 +490,13 @@ async fn wishes_post(
     s: RealmSession,
     Form(f): Form<WishesForm>,
 ) -> Response {
-    if let Err(refused) = auth::check_csrf(&s.csrf, f.csrf.as_deref()) {
-        return refused.into_response();
-    }
     let lang = match realm_lang(&app, &s).await {
         Ok(l) => l,
         Err(r) => return r,
     };
+    if auth::check_csrf(&s.csrf, f.csrf.as_deref()).is_err() {
+        return csrf_refused(lang);
+    }
     let outcome = match site_player::parse_wishes([&f.buy1, &f.buy2], [&f.sell1, &f.sell2], lang) {
         Ok(w) => site_player::set_wishes(&app, &s.realm, lang, w).await,
         Err(e) => Err(e),
