@@ -891,6 +891,68 @@ async fn pg_game(url: &str) -> Game {
     Game::open_at(dir, &cfg, TUESDAY, true).await
 }
 
+/// On PostgreSQL (where writers do not queue for one lock), a form received at 14:59:55
+/// but stored while the resolution at the 15:00 deadline holds the game is taken as
+/// received when the resolution committed, not before it: the time it is clamped to is
+/// read under the game lock, and the event moves the game's latest time in its own
+/// transaction. (It read the time before waiting, so the form counted in the closed
+/// weekend against the next round's state.)
+#[tokio::test]
+async fn on_postgres_mail_stored_while_an_event_holds_the_game_is_received_after_it() {
+    use pbemd::app::intake::store_fetched;
+    use pbemd::store::meta;
+    let Some(url) = common::pg_database_url().await else {
+        return;
+    };
+    let g = pg_game(&url).await;
+    let deadline = common::at("2026-11-29T15:00:00+01:00");
+    g.clock.set(common::at("2026-11-29T15:00:05+01:00"));
+    // The resolution in progress: it holds the game lock in its transaction.
+    let mut event = g.app.store.begin().await.unwrap();
+    pbemd::store::lease::game_lock(&g.app.store, &mut event)
+        .await
+        .unwrap();
+    let form = pbemd::transport::imap::Fetched {
+        uid: 1,
+        raw: common::mail(
+            "genogien@game.test",
+            "Genogien helgformulär",
+            "KÖP 1 spion",
+            "late-form@players.test",
+        ),
+        internal_date: Some(common::at("2026-11-29T14:59:55+01:00")),
+    };
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let store = async {
+        let taken = store_fetched(&g.app, &[form], (7, None), false).await;
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        taken
+    };
+    let event_commits = async {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let waited = !done.load(std::sync::atomic::Ordering::SeqCst);
+        let at = pbemd::clock::to_ms(deadline).to_string();
+        meta::set(&mut event, meta::LAST_NOW, &at).await.unwrap();
+        event.commit().await.unwrap();
+        waited
+    };
+    let (taken, waited) = tokio::join!(store, event_commits);
+    assert!(waited, "the intake waits for the event");
+    assert_eq!(taken.unwrap().stored, 1);
+    use sqlx::Row;
+    let mut c = g.app.store.conn().await.unwrap();
+    let received: i64 = sqlx::query("SELECT received_at FROM inbox")
+        .fetch_one(&mut *c)
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        received,
+        pbemd::clock::to_ms(deadline),
+        "received when the deadline's event committed"
+    );
+}
+
 /// Every stored mail's id, state and when it was handled.
 async fn inbox_rows(g: &Game) -> Vec<(i64, String, Option<i64>)> {
     use sqlx::Row;

@@ -69,6 +69,55 @@ fn a_crash_mid_resolution_leaves_the_previous_state_and_the_rerun_is_identical()
     assert!(replay.contains("identical"), "{replay}");
 }
 
+/// The game's latest time, as stored.
+fn last_now(db: &Path) -> i64 {
+    let url = format!("sqlite://{}?mode=ro", db.display());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let store = pbemd::store::Store::open(&url).await.unwrap();
+        let mut c = store.conn().await.unwrap();
+        pbemd::store::meta::get_i64(&mut c, pbemd::store::meta::LAST_NOW)
+            .await
+            .unwrap()
+            .expect("the game's latest time")
+    })
+}
+
+/// The game's latest time moves with each schedule event, in the event's transaction,
+/// and stops short of an instant whose events are not all done: when the process dies
+/// in the resolution at 15:00, the forms' close at 15:00 has committed and the time
+/// stands a millisecond before 15:00 (the resolution is still due); once the resolution
+/// commits it stands at 15:00, so mail stored after it is never taken as received
+/// before it (it would count in a weekend already resolved).
+#[test]
+fn the_games_latest_time_moves_with_each_event_in_its_transaction() {
+    let d = Dir::start();
+    d.weekend_with_a_form();
+    let db = d.dir.join("pbemd.db");
+    let before = last_now(&db);
+    let deadline = pbemd::clock::to_ms(common::at(DEADLINE));
+    assert!(before < deadline);
+    let out = d.cmd(
+        &["tick", "--now", DEADLINE],
+        &[("PBEMD_TEST_CRASH_RESOLVE", "1")],
+    );
+    assert!(!out.status.success(), "the process died mid-resolution");
+    assert_eq!(
+        last_now(&db),
+        deadline - 1,
+        "the form close committed with the time; the resolution at the same instant is due"
+    );
+    let rerun = d.tick(DEADLINE);
+    assert!(
+        rerun.contains("fired 2026-11-29T15:00:00+01:00 resolve"),
+        "{rerun}"
+    );
+    assert_eq!(last_now(&db), deadline);
+}
+
 #[tokio::test]
 async fn the_resolution_stores_the_latest_form_per_realm_with_the_seed_and_settings() {
     let d = Dir::start();

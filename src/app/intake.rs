@@ -436,6 +436,13 @@ async fn notices_if_still(app: &App, stored: &[Stored], raws: &[&[u8]]) -> Resul
 /// The earliest and latest instant a fetched mail may count as received: the game's
 /// latest time and now (ms).
 async fn received_bounds(app: &App, conn: &mut crate::store::Conn) -> Result<(i64, i64)> {
+    // Under the game lock (a no-op on SQLite, where the write lock already orders
+    // writers): a schedule event firing on another connection or replica (the
+    // resolution at the form deadline) commits first, with the game's latest time in
+    // its transaction, so a mail received before that event but stored after it is
+    // taken as received at the event, never as earlier (it would be handled in the
+    // window the event closed, against the state the event made).
+    crate::store::lease::game_lock(&app.store, conn).await?;
     let now = clock::to_ms(app.now());
     let floor = match super::scheduler::last_now(app, conn).await {
         Ok(t) => clock::to_ms(t).min(now),

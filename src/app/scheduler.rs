@@ -48,7 +48,13 @@ pub async fn fire_due(app: &App, now: DateTime<Utc>) -> Result<Fired> {
         return Ok(Fired::default());
     }
     let mut fired = Fired::default();
-    for due in app.schedule.due(last, now) {
+    let dues = app.schedule.due(last, now);
+    for (k, due) in dues.iter().enumerate() {
+        let due = due.clone();
+        // Whether another event falls on this one's instant after it: the game's
+        // latest time may then only reach the instant before (everything up to it is
+        // done), so a crash between the two leaves the second due.
+        let shared = dues.get(k + 1).is_some_and(|n| n.at == due.at);
         super::season_calendar::resume_due(app, due.at).await?;
         let mut tx = app.store.begin().await?;
         // Replicas: wait for a mail another replica is handling (it was received
@@ -72,6 +78,17 @@ pub async fn fire_due(app: &App, now: DateTime<Utc>) -> Result<Fired> {
             at = %due.at,
         );
         fired.delivered += apply(app, &mut tx, &due).instrument(span.clone()).await?;
+        // The game's latest time moves with the event, in its transaction: mail stored
+        // after it commits is never taken as received before it (`intake`). Events
+        // fire in (latest time, now], so the time stops short of an instant whose
+        // events are not all done yet.
+        let at = clock::to_ms(due.at) - i64::from(shared);
+        if meta::get_i64(&mut tx, meta::LAST_NOW)
+            .await?
+            .is_none_or(|t| t < at)
+        {
+            meta::set(&mut tx, meta::LAST_NOW, &at.to_string()).await?;
+        }
         if due.kind == EventKind::Resolve {
             super::lease::pause_resolve_hook();
         }
