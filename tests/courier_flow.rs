@@ -268,11 +268,16 @@ async fn r_spy_8_a_stationed_spy_steals_the_envoy_and_the_thief_gets_the_text() 
         .contacts
         .iter()
         .any(|c| c.from == "Genogien" && c.to == "Afani"));
-    // R-SPY-8: a plain reply to the interception mail is the free forged envoy.
+    // R-SPY-8: a plain reply to the interception mail is the free forged envoy, even
+    // as a mail program writes it, quoting the mail it answers below the reply.
+    let quoted: String = stolen.text.lines().map(|l| format!("> {l}\n")).collect();
     g.send(
         "kaldor@game.test",
         &format!("Re: {}", stolen.subject),
-        "Avsändare: Genogien\nVi drar tillbaka allt vi sagt om F5.",
+        &format!(
+            "Avsändare: Genogien\nVi drar tillbaka allt vi sagt om F5.\n\n\
+             Den tis 24 nov. 2026 kl 11:00 skrev <sl@game.test>:\n\n{quoted}"
+        ),
     );
     g.tick("2026-11-24T12:00:00+01:00").await;
     let forged = g
@@ -288,6 +293,11 @@ async fn r_spy_8_a_stationed_spy_steals_the_envoy_and_the_thief_gets_the_text() 
     assert!(
         !forged.text.contains("Kaldor"),
         "nothing gives the forger away: {}",
+        forged.text
+    );
+    assert!(
+        !forged.text.contains("snappat upp") && !forged.text.contains("Hemliga planer"),
+        "nothing of the interception mail: {}",
         forged.text
     );
     let receipt = out.iter().find(|m| m.to_is("genogien@game.test")).unwrap();

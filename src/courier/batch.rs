@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use super::mission::{
     findings, gather, parse_mission, spy_roll_succeeds, Contact, ContactKind, Intel,
 };
-use super::trailer::{parse_envoy_body, parse_trailer, Goods};
+use super::trailer::{parse_envoy_body, parse_trailer, without_quoted_reply, Goods};
 use super::{window_for, Charge, Refusal, Shortage};
 use crate::game::dice::Dice;
 use crate::game::state::{
@@ -843,7 +843,12 @@ fn envoy(
             actual: m.from.clone(),
             shown,
             to,
-            text: body.text,
+            // A forgery is typed as a reply to the mail about the stolen envoy: what
+            // the mail program quoted of that mail would give the forger away.
+            text: match claimed {
+                Some(_) => without_quoted_reply(&body.text),
+                None => body.text,
+            },
             cargo,
             invitation: body.invitation,
         },
@@ -1305,7 +1310,7 @@ fn spy(
                     actual: m.from.clone(),
                     shown: claimed,
                     to: target.clone(),
-                    text: body.text,
+                    text: without_quoted_reply(&body.text),
                     cargo: None,
                     invitation: body.invitation,
                 },

@@ -344,9 +344,97 @@ pub fn parse_envoy_body(body: &str) -> Result<EnvoyBody, TrailerError> {
     Ok(out)
 }
 
+/// A forged envoy's own text, without the mail it answers: the thief forges by replying
+/// to the mail that told it of the stolen envoy, and a mail program quotes that mail
+/// below (or above) the reply, which would give the forger away. The text is cut at the
+/// first line that starts a quoted mail: a `>` line (with an attribution line ending in
+/// `:` just above it), an `-----Original Message-----` / `Ursprungligt meddelande`
+/// separator or a line of underscores, or a `From:`/`Från:` header line followed within
+/// four lines by a date and a subject header (Outlook's block). Linear in the text.
+pub fn without_quoted_reply(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let header = |l: &str, names: &[&str]| {
+        let l = l.trim_start().to_lowercase();
+        names.iter().any(|n| l.starts_with(n))
+    };
+    let starts_quote = |i: usize| {
+        let l = lines[i].trim();
+        if l.starts_with('>') {
+            return true;
+        }
+        let bare = l.trim_matches(|c: char| c == '-' || c == '_' || c == ' ');
+        let folded = bare.to_lowercase();
+        if l.len() >= 10
+            && (l.chars().all(|c| c == '_') || l.starts_with("-----"))
+            && (bare.is_empty()
+                || folded.contains("original")
+                || folded.contains("ursprungligt")
+                || folded.contains("vidarebefordrat")
+                || folded.contains("forwarded"))
+        {
+            return true;
+        }
+        // Outlook's block names when and what, which a letter's own "Från:" and
+        // "Till:" lines do not.
+        let next = &lines[i + 1..lines.len().min(i + 5)];
+        header(l, &["from:", "från:"])
+            && next
+                .iter()
+                .any(|n| header(n, &["sent:", "skickat:", "date:", "datum:"]))
+            && next.iter().any(|n| header(n, &["subject:", "ämne:"]))
+    };
+    let Some(mut cut) = (0..lines.len()).find(|&i| starts_quote(i)) else {
+        return text.trim().to_string();
+    };
+    // The attribution line above a `>` quote ("On … wrote:", "Den … skrev:"), past
+    // blank lines.
+    let mut above = cut;
+    while above > 0 && lines[above - 1].trim().is_empty() {
+        above -= 1;
+    }
+    if above > 0 && lines[cut].trim().starts_with('>') && lines[above - 1].trim_end().ends_with(':')
+    {
+        cut = above - 1;
+    }
+    lines[..cut].join("\n").trim().to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reply_loses_the_mail_it_quotes_whatever_the_mail_program() {
+        let own = "Vi anfaller Kaldor på lördag.\nAvsändare: Genogien";
+        let cases = [
+            // Gmail and Thunderbird: an attribution line, then `>` lines.
+            format!("{own}\n\nDen tors 26 nov. 2026 kl 10:00 skrev <sl@game.test>:\n\n> Er spion har snappat upp ett sändebud\n> från Genogien"),
+            // Apple Mail, in English.
+            format!("{own}\n\nOn 26 Nov 2026, at 10:00, sl@game.test wrote:\n> Your spy has intercepted an envoy"),
+            // Outlook: a separator and a header block, the original unquoted.
+            format!("{own}\n\n________________________________\nFrån: sl@game.test\nSkickat: den 26 november 2026 10:00\nTill: kaldor@game.test\nÄmne: Kaldor skickar ett sändebud till Afani\n\nEr spion har snappat upp ett sändebud"),
+            format!("{own}\n-----Original Message-----\nFrom: sl@game.test\nSubject: Kaldor sends an envoy to Afani\nYour spy has intercepted"),
+            format!("{own}\n\nFrom: sl@game.test\nSent: Thursday\nTo: kaldor@game.test\nSubject: Kaldor sends an envoy to Afani\nYour spy has intercepted"),
+        ];
+        for c in &cases {
+            assert_eq!(without_quoted_reply(c), own, "{c}");
+        }
+    }
+
+    #[test]
+    fn a_reply_without_a_quote_is_kept_whole() {
+        let plain =
+            "Kära grannar,\n\nvi söker fred. Från: oss, med vänlig hälsning.\n---\nGenogien";
+        assert_eq!(without_quoted_reply(plain), plain);
+        let letter = "Från: Genogiens kung\nTill: Afanis drottning\nÄmne: fred\n\nVi söker fred.";
+        assert_eq!(
+            without_quoted_reply(letter),
+            letter,
+            "a letter's own heading stays"
+        );
+        assert_eq!(without_quoted_reply("  Hej  \n"), "Hej");
+        assert_eq!(without_quoted_reply("> bara ett citat"), "");
+    }
 
     fn sends(body: &str) -> Goods {
         parse_trailer(body).unwrap().unwrap().sends
