@@ -409,6 +409,45 @@ on_both_backends!(
 );
 
 on_both_backends!(
+    a_batch_claims_at_most_its_bytes_of_stored_mail_and_at_least_one,
+    |store: Store| async move {
+        let mut c = store.conn().await.unwrap();
+        // Five mails of a fifth of the bound each, then one over it.
+        let big = vec![b'x'; (inbox::CLAIM_BYTES / 5) as usize];
+        let huge = vec![b'y'; inbox::CLAIM_BYTES as usize + 1];
+        let keys: Vec<String> = (0..6).map(|i| format!("big:{i}")).collect();
+        for (i, k) in keys.iter().enumerate() {
+            let raw: &[u8] = if i < 5 { &big } else { &huge };
+            inbox::insert(&mut c, &mail(k, raw, 10 + i as i64))
+                .await
+                .unwrap();
+        }
+        drop(c);
+        let mut claimed = Vec::new();
+        loop {
+            let mut tx = store.begin_write().await.unwrap();
+            let batch = inbox::claim_batch_before(&store, &mut tx, None, 500)
+                .await
+                .unwrap();
+            if batch.is_empty() {
+                break;
+            }
+            let bytes: usize = batch.iter().map(|w| w.raw.len()).sum();
+            assert!(
+                batch.len() == 1 || bytes as u64 <= inbox::CLAIM_BYTES,
+                "{} mails, {bytes} bytes",
+                batch.len()
+            );
+            let ids: Vec<i64> = batch.iter().map(|w| w.id).collect();
+            inbox::mark_done_many(&mut tx, &ids, 5).await.unwrap();
+            tx.commit().await.unwrap();
+            claimed.push(batch.len());
+        }
+        assert_eq!(claimed, [5, 1], "five fit, the large one comes alone");
+    }
+);
+
+on_both_backends!(
     a_batch_of_outgoing_mail_keeps_its_order_and_finds_keys_queued_before,
     |store: Store| async move {
         let mut c = store.conn().await.unwrap();

@@ -330,3 +330,46 @@ async fn select_reports_uidvalidity_change() {
     assert_eq!(s.select().await.unwrap().uid_validity, new);
     s.logout().await.unwrap();
 }
+
+/// A fetch brings at most its bytes (by the server's RFC822.SIZE) and at least one mail:
+/// a run of large mails comes over several fetches, in UID order, none lost or twice.
+#[tokio::test]
+async fn a_fetch_of_large_mails_is_cut_by_bytes_and_continues() {
+    if !require() {
+        return;
+    }
+    let p = imap("ostvik", TlsMode::None);
+    let base = last_uid(&p).await;
+    let tok = token("bytes");
+    let mut s = ImapSession::connect(&p).await.unwrap();
+    s.select().await.unwrap();
+    let to = format!("ostvik@{DOMAIN}");
+    for i in 0..5 {
+        let raw = message(&format!("gm@{DOMAIN}"), &to, &format!("{tok}-{i}"), 300_000);
+        s.append(&raw, None).await.unwrap();
+    }
+    s.select().await.unwrap();
+    let mut seen = Vec::new();
+    let mut after = base;
+    loop {
+        let got = s.fetch_after_within(after, 100, 700_000).await.unwrap();
+        if got.is_empty() {
+            break;
+        }
+        assert!(
+            got.len() <= 2,
+            "two mails of 300 KB fit 700 KB, three do not"
+        );
+        after = got.last().unwrap().uid;
+        seen.extend(got.iter().map(|f| {
+            let text = String::from_utf8_lossy(&f.raw).to_string();
+            (f.uid, text.contains(&tok))
+        }));
+    }
+    assert_eq!(seen.len(), 5, "{seen:?}");
+    assert!(seen.iter().all(|(_, ours)| *ours));
+    assert!(seen.windows(2).all(|w| w[0].0 < w[1].0), "in UID order");
+    let one = s.fetch_after_within(base, 100, 10).await.unwrap();
+    assert_eq!(one.len(), 1, "a mail larger than the bytes comes alone");
+    s.logout().await.unwrap();
+}

@@ -167,11 +167,15 @@ pub async fn claim_next_before(
     }))
 }
 
+/// The most bytes of stored mail one batch claims (see [`claim_batch_before`]).
+pub const CLAIM_BYTES: u64 = 64 << 20;
+
 /// Claim up to `limit` unprocessed mails received before `before` (ms), in order of
 /// receipt, inside the caller's transaction, which must come from
 /// [`Store::begin_write`]: on SQLite that transaction already holds the write lock, so
 /// a plain read claims; on PostgreSQL rows another replica holds are skipped and these
-/// stay locked until the transaction ends (see [`claim_next_before`]).
+/// stay locked until the transaction ends (see [`claim_next_before`]). At most
+/// [`CLAIM_BYTES`] of stored mail, and always the first mail.
 pub async fn claim_batch_before(
     store: &Store,
     conn: &mut Conn,
@@ -179,6 +183,27 @@ pub async fn claim_batch_before(
     limit: usize,
 ) -> Result<Vec<Waiting>, StoreError> {
     let before = before.unwrap_or(i64::MAX);
+    // At most `CLAIM_BYTES` of stored mail (at least one mail): a run of large mails is
+    // handled over several batches, never one that memory cannot hold.
+    let sizes = sqlx::query(
+        "SELECT CAST(length(raw) AS BIGINT) FROM inbox WHERE state = 'new' AND received_at < $1 \
+         ORDER BY received_at, id LIMIT $2",
+    )
+    .bind(before)
+    .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+    .fetch_all(&mut *conn)
+    .await
+    .ctx("size received mails")?;
+    let mut total: u64 = 0;
+    let fit = sizes
+        .iter()
+        .take_while(|r| {
+            let n = u64::try_from(r.get::<i64, _>(0)).unwrap_or(0);
+            total = total.saturating_add(n);
+            total <= CLAIM_BYTES
+        })
+        .count();
+    let limit = fit.max(1).min(limit);
     // No write to take SQLite's lock (as `claim_next_before` must): rewriting every
     // claimed row cost more than the rest of storing it.
     let sql = format!(

@@ -35,6 +35,11 @@ const POLL_INTERVAL: Duration = Duration::from_secs(5);
 /// At most this many UIDs per `UID STORE` command line (keeps lines far below server limits).
 const STORE_CHUNK: usize = 500;
 
+/// The most bytes one fetch brings (by the server's RFC822.SIZE): a batch of many large
+/// mails comes in several fetches, never one that the memory, the fetch's time limit or
+/// one database statement cannot hold (a mail larger than this comes alone).
+pub const FETCH_BATCH_BYTES: u64 = 64 << 20;
+
 /// Where and how to read mail.
 #[derive(Debug, Clone)]
 pub struct ImapParams {
@@ -193,6 +198,19 @@ impl ImapSession {
         after_uid: u32,
         max: usize,
     ) -> Result<Vec<Fetched>, TransportError> {
+        self.fetch_after_within(after_uid, max, FETCH_BATCH_BYTES)
+            .await
+    }
+
+    /// As [`fetch_after`](Self::fetch_after), bringing at most `max_bytes` (by the
+    /// server's RFC822.SIZE, asked for first when there is more than one mail; the
+    /// first mail always comes).
+    pub async fn fetch_after_within(
+        &mut self,
+        after_uid: u32,
+        max: usize,
+        max_bytes: u64,
+    ) -> Result<Vec<Fetched>, TransportError> {
         let Some(first) = after_uid.checked_add(1) else {
             return Ok(Vec::new());
         };
@@ -215,6 +233,12 @@ impl ImapSession {
         }
         uids.sort_unstable();
         uids.truncate(max);
+        if uids.len() > 1 {
+            let sizes = self.sizes(first, *uids.last().expect("not empty")).await?;
+            let size_of = |u: &u32| sizes.get(u).copied().unwrap_or(0);
+            let sizes: Vec<u64> = uids.iter().map(size_of).collect();
+            uids.truncate(within_budget(&sizes, max_bytes));
+        }
         let last = *uids.last().expect("not empty");
 
         let fetch_action = || {
@@ -253,6 +277,35 @@ impl ImapSession {
         out.sort_unstable_by_key(|f| f.uid);
         out.dedup_by_key(|f| f.uid);
         tracing::debug!(who = %self.who, after_uid, count = out.len(), "IMAP fetched");
+        Ok(out)
+    }
+
+    /// The server's RFC822.SIZE of the messages with UID `first..=last`.
+    async fn sizes(
+        &mut self,
+        first: u32,
+        last: u32,
+    ) -> Result<std::collections::HashMap<u32, u64>, TransportError> {
+        let action = || format!("ask the sizes of UID {first}:{last} in {:?}", self.mailbox);
+        let mut out = std::collections::HashMap::new();
+        let session = &mut self.session;
+        with_timeout(COMMAND_TIMEOUT, action, async {
+            let mut stream = session
+                .uid_fetch(format!("{first}:{last}"), "(UID RFC822.SIZE)")
+                .await
+                .map_err(|e| TransportError::imap(action(), e))?;
+            while let Some(f) = stream
+                .try_next()
+                .await
+                .map_err(|e| TransportError::imap(action(), e))?
+            {
+                if let (Some(uid), Some(size)) = (f.uid, f.size) {
+                    out.insert(uid, u64::from(size));
+                }
+            }
+            Ok(())
+        })
+        .await?;
         Ok(out)
     }
 
@@ -499,9 +552,23 @@ fn uid_set(sorted: &[u32]) -> String {
     out
 }
 
+/// How many of the mails of `sizes` (in order) one fetch brings within `budget` bytes:
+/// the longest run from the first whose sizes fit, at least one.
+fn within_budget(sizes: &[u64], budget: u64) -> usize {
+    let mut total: u64 = 0;
+    let fit = sizes
+        .iter()
+        .take_while(|&&n| {
+            total = total.saturating_add(n);
+            total <= budget
+        })
+        .count();
+    fit.max(1).min(sizes.len())
+}
+
 #[cfg(test)]
 mod tests {
-    use super::uid_set;
+    use super::{uid_set, within_budget};
 
     #[test]
     fn uid_set_compresses_runs() {
@@ -509,5 +576,23 @@ mod tests {
         assert_eq!(uid_set(&[42]), "42");
         assert_eq!(uid_set(&[]), "");
         assert_eq!(uid_set(&[u32::MAX - 1, u32::MAX]), "4294967294:4294967295");
+    }
+
+    #[test]
+    fn a_fetch_brings_the_mails_that_fit_its_bytes_and_at_least_one() {
+        assert_eq!(within_budget(&[10, 10, 10], 25), 2);
+        assert_eq!(within_budget(&[10, 10, 10], 30), 3);
+        assert_eq!(
+            within_budget(&[100, 1, 1], 25),
+            1,
+            "a large first mail comes alone"
+        );
+        assert_eq!(
+            within_budget(&[1, 100, 1], 25),
+            1,
+            "and stops the run before it"
+        );
+        assert_eq!(within_budget(&[u64::MAX, u64::MAX], 10), 1);
+        assert_eq!(within_budget(&[], 10), 0);
     }
 }
