@@ -69,7 +69,8 @@ pub fn verify(
         .trim()
         .parse()
         .map_err(|_| "X-Pbemd-Timestamp is not Unix seconds")?;
-    if (now - ts_n).abs() > window {
+    // Any i64 a sender writes: the distance is taken without overflow.
+    if now.abs_diff(ts_n) > window.unsigned_abs() {
         return Err("X-Pbemd-Timestamp is outside the allowed window");
     }
     let sig = headers
@@ -261,5 +262,18 @@ mod tests {
         assert!(verify(b"k", 300, 1301, &headers("1000", &sig), b"mail").is_err());
         assert!(verify(b"k", 300, 1000, &HeaderMap::new(), b"mail").is_err());
         assert!(verify(b"k", 300, 1000, &headers("1000", "sha256=zz"), b"mail").is_err());
+    }
+
+    #[test]
+    fn a_timestamp_at_the_ends_of_the_integers_is_outside_the_window_not_a_panic() {
+        let now: i64 = 1_800_000_000;
+        for ts in [i64::MIN, i64::MIN + 1, i64::MAX, now.wrapping_add(i64::MIN)] {
+            let sig = sign(b"k", ts, b"mail");
+            assert_eq!(
+                verify(b"k", 300, now, &headers(&ts.to_string(), &sig), b"mail"),
+                Err("X-Pbemd-Timestamp is outside the allowed window"),
+                "{ts}"
+            );
+        }
     }
 }
