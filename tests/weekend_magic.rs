@@ -577,6 +577,88 @@ fn r_spell_13_mountain_wall_is_one_more_wall_for_the_weekend_only() {
     assert!(after <= walls, "the spell's wall is gone after the weekend");
 }
 
+/// Rulings 36 with Rulings 34: a siege tower that brings Mountain Wall's wall down
+/// brings it down for the weekend; the 2nd attacker meets the city as the 1st left it,
+/// without the spell's wall.
+#[test]
+fn rulings_36_a_mountain_wall_a_tower_brought_down_stays_down_for_the_next_battle() {
+    use pbemd::game::orders::{Outcome, Wave};
+    let mut gs = game();
+    mage(&mut gs, "Genogien", 5);
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "D3",
+        units(&[(1, UnitKind::Belagringstorn), (1, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Fugandri",
+        2,
+        "E2",
+        units(&[(1, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "D2",
+        units(&[(3, TungtInfanteri)], false),
+    );
+    let walls = u64::from(city(&mut gs, "D2").walls);
+    let forms = [
+        (
+            "Genogien",
+            vec![cast(Spell::Bergvagg, Target::City(sq("D2")))],
+        ),
+        (
+            "Fugandri",
+            vec![
+                attack(
+                    Group::Army(1),
+                    "D2",
+                    Some(Outcome::Takeover),
+                    Some(Wave::First),
+                ),
+                attack(
+                    Group::Army(2),
+                    "D2",
+                    Some(Outcome::Takeover),
+                    Some(Wave::Second),
+                ),
+            ],
+        ),
+    ];
+    let o = orders(&forms);
+    let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
+    magic::run_with(&mut w, Dice::scripted("test", &[6]));
+    // The attacker rolls 1, the defender 20: the 1st falls in its first round.
+    let rolls: Vec<u32> = [1, 20].repeat(50);
+    military::combat_with(&mut w, Dice::scripted("fight", &rolls));
+    let battles: Vec<_> = military(&w.events)
+        .into_iter()
+        .filter_map(|m| match m {
+            MilitaryEvent::Battle(b) => Some(&**b),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(battles.len(), 2, "the 1st fell, so the 2nd attacked");
+    assert_eq!(
+        battles[0].battle.walls,
+        walls + 1,
+        "the city's walls and the spell's"
+    );
+    assert_eq!(
+        battles[0].result.pre_battle.walls_removed, 1,
+        "the tower took one"
+    );
+    assert_eq!(
+        battles[1].battle.walls, walls,
+        "the spell's wall stayed down for the 2nd attacker"
+    );
+}
+
 // ------------------------------------------------------- kills (R-SPELL-10) and more
 
 #[test]

@@ -473,6 +473,12 @@ fn move_refusal(r: MoveRefusal, lang: Lang) -> &'static str {
         (MoveRefusal::NotTogether, false) => "the groups are not on the same square",
         (MoveRefusal::NotThoseUnits, true) => "gruppen har inte de enheterna",
         (MoveRefusal::NotThoseUnits, false) => "the group does not hold those units",
+        (MoveRefusal::Engaged, true) => {
+            "gruppen har mött fientliga trupper och strider i helgen; den flyttar inte mer"
+        }
+        (MoveRefusal::Engaged, false) => {
+            "the group has met enemy troops and fights this weekend; it moves no more"
+        }
     }
 }
 

@@ -236,6 +236,18 @@ pub enum MoveRefusal {
     NotTogether,
     /// The group does not hold the units listed.
     NotThoseUnits,
+    /// It met troops that are not a friend's, or they met it, this step: an army that
+    /// is attacked cannot move that round (R-MOVE-6).
+    Engaged,
+}
+
+/// Where a group that met troops that are not a friend's in step 3 came from, for the
+/// withdrawal at the round limit (Rulings 31): the square before the one it stopped on,
+/// or the fleet it landed from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entered {
+    Square(Square),
+    Fleet(u32),
 }
 
 impl MoveRefusal {
@@ -250,6 +262,7 @@ impl MoveRefusal {
             MoveRefusal::NoRoom => "R-NAV-3",
             MoveRefusal::NotTogether => "R-MOVE-8",
             MoveRefusal::NotThoseUnits => "R-COMBAT-9",
+            MoveRefusal::Engaged => "R-MOVE-6",
         }
     }
 }
