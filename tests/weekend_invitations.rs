@@ -37,6 +37,66 @@ fn r_inv_2_an_invited_army_arrives_on_the_chosen_square_and_may_not_move() {
     assert_eq!(sv, ["Fugandris armé 1 kom till C3 på din inbjudan."]);
 }
 
+/// R-INV-2: "fleets work in the same way" — a fleet invited to the sea off the inviter's
+/// land arrives there; an army cannot use a sea invitation, a fleet a land one.
+#[test]
+fn r_inv_2_an_invited_fleet_arrives_on_the_sea_named() {
+    let mut gs = game();
+    fleet(
+        &mut gs,
+        "Fugandri",
+        1,
+        "B9",
+        ships(&[(2, ShipKind::LattKrigsskepp)], false),
+        &[],
+    );
+    army(&mut gs, "Fugandri", 1, "B7", units(&[(2, Veteran)], false));
+    let sea = *gs
+        .map
+        .squares
+        .iter()
+        .find(|(q, m)| {
+            m.terrain == pbemd::game::state::Terrain::Sea
+                && q.neighbours(gs.map.width, gs.map.height, false)
+                    .into_iter()
+                    .any(|n| {
+                        gs.map
+                            .get(n)
+                            .is_some_and(|x| x.owner.as_deref() == Some("Genogien"))
+                    })
+        })
+        .expect("sea off Genogien's land")
+        .0;
+    invite(&mut gs, "Fugandri", "Genogien", &sea.to_string());
+    invite(&mut gs, "Fugandri", "Genogien", &sea.to_string());
+    let o = orders(&[(
+        "Fugandri",
+        vec![
+            use_inv("Genogien", Group::Army(1)),
+            use_inv("Genogien", Group::Fleet(1)),
+        ],
+    )]);
+    let (after, events) = invitations(&gs, &o, &[]);
+    let f = after
+        .fleets
+        .iter()
+        .find(|f| f.owner == "Fugandri" && f.id == 1)
+        .unwrap();
+    assert_eq!(f.square, sea, "the fleet arrived");
+    assert_eq!(
+        group_of(&after, "Fugandri", 1).unwrap().square,
+        sq("B7"),
+        "an army does not go to sea"
+    );
+    assert!(military(&events).iter().any(|m| matches!(
+        m,
+        MilitaryEvent::InvitationRefused {
+            reason: InvitationRefusal::WrongGround,
+            ..
+        }
+    )));
+}
+
 #[test]
 fn r_inv_3_an_invitation_is_used_once() {
     let mut gs = game();

@@ -856,12 +856,20 @@ fn envoy(
     Ok(())
 }
 
-/// An invitation must name a land square of the inviting realm.
+/// An invitation names a land square of the inviting realm, or (for a fleet, R-INV-2:
+/// "fleets work in the same way") a sea square off its land: sea belongs to no realm.
 fn check_invitation(state: &GameState, inviter: &str, sq: Square) -> Decided {
-    let ok = state
-        .map
-        .get(sq)
-        .is_some_and(|m| m.terrain == Terrain::Land && m.owner.as_deref() == Some(inviter));
+    let own_land = |q: Square| {
+        state
+            .map
+            .get(q)
+            .is_some_and(|m| m.terrain == Terrain::Land && m.owner.as_deref() == Some(inviter))
+    };
+    let (w, h) = (state.map.width, state.map.height);
+    let diagonal = state.settings.adjacency == 8;
+    let ok = own_land(sq)
+        || state.map.get(sq).is_some_and(|m| m.terrain == Terrain::Sea)
+            && sq.neighbours(w, h, diagonal).into_iter().any(own_land);
     if ok {
         Ok(())
     } else {
@@ -1169,7 +1177,9 @@ fn free_spy_available(state: &GameState, ctx: &Context, realm: &str) -> bool {
     r.realm == realm
         && r.benefit == Some(RulerBenefit::FreeSpies)
         && r.from_round <= state.round
-        && state.round < r.until_round
+        // Up to, not including, the next voting weekend (Rulings 49): spies go on
+        // weekdays, so the voting round's weekdays still count.
+        && state.round <= r.until_round
         && ctx.ledger.free_spies.get(realm).copied().unwrap_or(0) < informator
 }
 
@@ -1474,13 +1484,20 @@ fn to_gm(
                     held: m.window,
                 });
             }
-            let exists = if army {
-                state.army(&m.from, id).is_some()
+            let at = if army {
+                state.army(&m.from, id).map(|a| a.square)
             } else {
-                state.fleets_of(&m.from).any(|f| f.id == id)
+                state
+                    .fleets_of(&m.from)
+                    .find(|f| f.id == id)
+                    .map(|f| f.square)
             };
-            if !exists {
+            let Some(at) = at else {
                 return Err(Refusal::NoSuchGroup { army, id });
+            };
+            // As on the form: only troops in other countries are called home.
+            if state.map.get(at).and_then(|q| q.owner.as_deref()) == Some(m.from.as_str()) {
+                return Err(Refusal::AlreadyHome { army, id });
             }
             let (price, free, left) = agent_price(state, &m.from, AgentKind::Sandebud);
             check_goods(

@@ -7,7 +7,7 @@ use chrono::{DateTime, TimeZone, Utc};
 use super::batch::{route_batch, Context, Decision, Dispatch, Outcome, Queued, SpyResult};
 use super::{Charge, Refusal, Shortage};
 use crate::game::dice::Dice;
-use crate::game::state::{Ruler, RulerBenefit, SpellEffect, SpellTarget, SpyState, Vote};
+use crate::game::state::{Ruler, RulerBenefit, SpellEffect, SpellTarget, SpyState, Terrain, Vote};
 use crate::game::text::MailKind;
 use crate::game::{
     load_scenario, GameState, Lang, Resource, Resources, ShipKind, Spell, Square, UnitKind,
@@ -607,6 +607,44 @@ fn r_inv_1_invitation_recorded_and_bad_square_refused() {
         (inv.len(), inv[0].square, inv[0].valid_until_round),
         (1, sq("C3"), 3)
     );
+}
+
+/// R-INV-2: "fleets work in the same way" — an invitation may name the sea off the
+/// inviter's land (sea belongs to no realm), for a fleet; sea away from it is refused.
+#[test]
+fn r_inv_2_an_invitation_may_name_the_sea_off_the_inviters_land_for_a_fleet() {
+    let mut s = demo();
+    let (w, h, diagonal) = (s.map.width, s.map.height, s.settings.adjacency == 8);
+    let own = |s: &GameState, q: Square| {
+        s.map
+            .get(q)
+            .is_some_and(|m| m.terrain == Terrain::Land && m.owner.as_deref() == Some("Genogien"))
+    };
+    let sea: Vec<Square> = s
+        .map
+        .squares
+        .iter()
+        .filter(|(_, m)| m.terrain == Terrain::Sea)
+        .map(|(q, _)| *q)
+        .collect();
+    let off = *sea
+        .iter()
+        .find(|q| q.neighbours(w, h, diagonal).into_iter().any(|n| own(&s, n)))
+        .expect("sea off Genogien's coast");
+    let far = *sea
+        .iter()
+        .find(|q| !q.neighbours(w, h, diagonal).into_iter().any(|n| own(&s, n)))
+        .expect("sea away from Genogien");
+    let ok = envoy(1, "Genogien", "Afani", &format!("Inbjudan: {off}"));
+    let bad = envoy(2, "Genogien", "Afani", &format!("Inbjudan: {far}"));
+    let (d, _) = run(&mut s, &[ok, bad], &[]);
+    assert_eq!(d[0].outcome, Outcome::Delivered);
+    assert_eq!(
+        refusal(&d[1]),
+        &Refusal::InvitationNotYourLand { square: far }
+    );
+    let inv = &s.realm("Afani").unwrap().invitations;
+    assert_eq!(inv.iter().map(|i| i.square).collect::<Vec<_>>(), [off]);
 }
 
 /// R-SPY-4 / README, Decisions — a mission rolls, uses the spy either way, and a
