@@ -670,11 +670,21 @@ fn take_goods(state: &mut GameState, seller: &str, goods: &Goods, route: &Source
 
 /// Hand goods to `buyer`: units to its capital, ships to its main harbour
 /// (R-TRADE-5), cities and squares change owner.
-fn give_goods(state: &mut GameState, buyer: &str, cargo: Cargo) {
+/// Give `cargo` to `buyer`: units to its capital, ships to its main harbour. Returns the
+/// units and ships it has no capital or main harbour for (none for a buyer the checks
+/// passed; a thief is not checked, RULINGS 42).
+fn give_goods(state: &mut GameState, buyer: &str, cargo: Cargo) -> (Vec<Unit>, Vec<Ship>) {
     let b = state.realm_mut(buyer).expect("checked");
     b.stock = b.stock.plus(&cargo.goods.resources);
     b.vp += cargo.goods.vp as i64;
     let (capital, harbour) = (b.capital, b.main_harbour);
+    let mut left = (Vec::new(), Vec::new());
+    if capital.is_none() {
+        left.0 = cargo.units.clone();
+    }
+    if harbour.is_none() {
+        left.1 = cargo.ships.clone();
+    }
     if let (false, Some(sq)) = (cargo.units.is_empty(), capital) {
         let pos = state
             .armies
@@ -732,6 +742,7 @@ fn give_goods(state: &mut GameState, buyer: &str, cargo: Cargo) {
             m.owner = Some(buyer.into());
         }
     }
+    left
 }
 
 fn receipt(
@@ -902,7 +913,7 @@ fn send_envoy(
     if let Some(fx) = active_on(state, Spell::Isolering, &e.actual) {
         let caster = fx.caster.clone();
         if let Some(c) = e.cargo {
-            give_goods(state, &e.actual, c);
+            let _ = give_goods(state, &e.actual, c);
         }
         d.events.push(Event::Isolated {
             realm: e.actual.clone(),
@@ -925,9 +936,27 @@ fn send_envoy(
     d.events.push(Event::Contact(contact.clone()));
     ctx.contacts.push(contact);
     if let Some((thief, spy)) = try_intercept(state, dice, d, &e) {
-        let goods = e.cargo.as_ref().map(|c| c.goods.clone());
+        let mut goods = e.cargo.as_ref().map(|c| c.goods.clone());
         if let Some(c) = e.cargo {
-            give_goods(state, &thief, c);
+            // Troops or ships the thief has no capital or main harbour for go back to
+            // the sender, never out of the game; the thief is told only what it got.
+            let (units, ships) = give_goods(state, &thief, c);
+            if let Some(g) = goods.as_mut() {
+                if !units.is_empty() {
+                    g.units.clear();
+                }
+                if !ships.is_empty() {
+                    g.ships.clear();
+                }
+            }
+            if !units.is_empty() || !ships.is_empty() {
+                let back = Cargo {
+                    units,
+                    ships,
+                    ..Cargo::default()
+                };
+                let _ = give_goods(state, &e.actual, back);
+            }
             d.events.push(Event::GoodsMoved {
                 from: e.actual.clone(),
                 to: thief.clone(),
@@ -970,7 +999,7 @@ fn send_envoy(
     }
     let goods = e.cargo.as_ref().map(|c| c.goods.clone());
     if let Some(c) = e.cargo {
-        give_goods(state, &e.to, c);
+        let _ = give_goods(state, &e.to, c);
         d.events.push(Event::GoodsMoved {
             from: e.actual.clone(),
             to: e.to.clone(),
@@ -1133,7 +1162,7 @@ fn merchant(state: &mut GameState, m: &Queued, ctx: &mut Context, d: &mut Decisi
         left,
         Some(trailer.sends.clone()),
     ));
-    give_goods(state, &to, cargo);
+    let _ = give_goods(state, &to, cargo);
     d.events.push(Event::GoodsMoved {
         from: m.from.clone(),
         to: to.clone(),

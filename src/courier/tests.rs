@@ -1049,6 +1049,58 @@ fn r_envoy_6_gift_arrives_or_goes_to_the_thief() {
     assert_eq!(s.realm("Kaldor").unwrap().stock.jarn, kaldor_jarn + 3);
 }
 
+/// Rulings 42: a stolen gift is the thief's — but ships a thief without a main harbour
+/// cannot take go back to the sender, never out of the game, and the thief is told only
+/// of what it got.
+#[test]
+fn rulings_42_ships_a_thief_cannot_harbour_go_back_to_the_sender() {
+    let mut s = demo();
+    s.realm_mut("Kaldor").unwrap().main_harbour = None;
+    let ships_of = |s: &GameState, realm: &str| {
+        s.fleets_of(realm)
+            .flat_map(|f| f.ships.iter())
+            .filter(|x| x.kind == ShipKind::LattKrigsskepp)
+            .count()
+    };
+    s.realm_mut("Genogien").unwrap().stock = Resources::from_pairs(&[(Resource::Jarn, 10)]);
+    let (genogien, kaldor) = (ships_of(&s, "Genogien"), ships_of(&s, "Kaldor"));
+    assert!(genogien >= 1, "Genogien has a warship to give");
+    let kaldor_jarn = s.realm("Kaldor").unwrap().stock.jarn;
+    let station = mail(1, MailKind::Spy, "Kaldor", Some("Afani"), "Uppdrag: stjäl");
+    let gift = envoy(
+        2,
+        "Genogien",
+        "Afani",
+        "En gåva\n***\nSkickar: 1 lätt krigsskepp, 2 järn",
+    );
+    let (d, _) = run(&mut s, &[station, gift], &[10]);
+    assert!(
+        matches!(d[1].outcome, Outcome::Intercepted { .. }),
+        "{:?}",
+        d[1].outcome
+    );
+    assert_eq!(ships_of(&s, "Genogien"), genogien, "the ship came back");
+    assert_eq!(
+        ships_of(&s, "Kaldor"),
+        kaldor,
+        "the thief has no harbour for it"
+    );
+    assert_eq!(
+        s.realm("Kaldor").unwrap().stock.jarn,
+        kaldor_jarn + 2,
+        "the iron is its"
+    );
+    let told = d[1].dispatches.iter().find_map(|x| match x {
+        Dispatch::Stolen { gift, .. } => gift.clone(),
+        _ => None,
+    });
+    let told = told.expect("the thief's gift");
+    assert!(
+        told.ships.is_empty() && told.resources.jarn == 2,
+        "{told:?}"
+    );
+}
+
 /// R-SPY-12: the Evil cannot be spied on; unknown spy missions are refused
 /// with the line quoted; a spy without held spies is refused.
 #[test]
