@@ -528,6 +528,149 @@ fn extending_one_realms_deadline_over_the_spring_clock_change() {
     extend_for_one(Week::of(SPRING), None);
 }
 
+/// `t` in words as a realm reading `lang_sv` is told it.
+fn told(t: &str, lang_sv: bool) -> String {
+    pbemd::schedule::describe_local(common::at(t), Stockholm, lang_sv)
+}
+
+/// What the public trade board gives as the form deadline at `now`.
+fn board_deadline(d: &Dir, now: &str) -> Option<String> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let cfg = pbemd::config::Config::load(&d.dir.join("pbemd.yaml")).unwrap();
+        let clock = std::sync::Arc::new(pbemd::clock::FixedClock::new(common::at(now)));
+        let app = pbemd::app::App::open(cfg, clock).await.unwrap();
+        let b = pbemd::app::site_player::board(&app, common::at(now))
+            .await
+            .unwrap();
+        b.form_deadline
+            .map(|t| pbemd::schedule::describe_local(t, Stockholm, true))
+    })
+}
+
+/// `gm extend --realm Afani 20` on Sunday 10:00 gives Afani alone Monday 11:00; every
+/// other realm keeps Sunday 15:00 and is told so in every text it reads: Genogien's
+/// receipt at 11:30, Kaldor's reminder at 13:00 (with its form), the public trade
+/// board. Afani's reminder says Monday 11:00. Genogien's correction at 16:00 is then
+/// refused, as its receipt said it would be.
+#[test]
+fn a_late_deadline_for_one_realm_is_told_to_that_realm_alone() {
+    let week = Week::of(PLAIN);
+    let (sunday, monday) = (week.at(5, 15, 0), week.at(6, 11, 0));
+    let d = start(week, |_| {});
+    d.tick(&week.at(5, 10, 0));
+    d.ok(&[
+        "gm",
+        "extend",
+        "--realm",
+        "afani",
+        "20",
+        "--at",
+        &week.at(5, 10, 0),
+    ]);
+
+    let seen = ids(&d);
+    d.send("genogien@game.test", "Genogien helgformulär", "KÖP 1 spion");
+    d.tick(&week.at(5, 11, 30));
+    let receipt = calendar_mails(&d, &seen, "genogien@game.test");
+    assert_eq!(receipt.len(), 1, "{receipt:?}");
+    let text = &receipt[0].text;
+    assert!(text.contains("Helgformulär från Genogien"), "{text}");
+    assert!(text.contains(&told(&sunday, true)), "{text}");
+    assert!(!text.contains(&told(&monday, true)), "{text}");
+    assert_eq!(
+        board_deadline(&d, &week.at(5, 11, 30)),
+        Some(told(&sunday, true))
+    );
+
+    let seen = ids(&d);
+    d.tick(&week.at(5, 13, 0));
+    let kaldor = calendar_mails(&d, &seen, "kaldor@game.test");
+    assert_eq!(kaldor.len(), 1, "Kaldor's reminder: {kaldor:?}");
+    let text = &kaldor[0].text;
+    assert!(
+        text.contains(&format!("Sista tid är {}", told(&sunday, true))),
+        "{text}"
+    );
+    assert!(
+        !text.contains(&told(&monday, true)),
+        "nor in its form: {text}"
+    );
+    let afani = calendar_mails(&d, &seen, "afani@game.test");
+    assert_eq!(afani.len(), 1, "Afani's reminder: {afani:?}");
+    let text = &afani[0].text;
+    assert!(
+        text.contains(&format!("The deadline is {}", told(&monday, false))),
+        "{text}"
+    );
+    assert!(
+        calendar_mails(&d, &seen, "genogien@game.test").is_empty(),
+        "it sent one"
+    );
+
+    let seen = ids(&d);
+    d.send("genogien@game.test", "Genogien helgformulär", "KÖP 2 spion");
+    d.tick(&week.at(5, 16, 0));
+    let refused = calendar_mails(&d, &seen, "genogien@game.test");
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(refused[0].subject.starts_with("Re:"), "{refused:?}");
+    assert_eq!(
+        audit(&d, "form_received").len(),
+        1,
+        "only the 11:30 form counts"
+    );
+}
+
+/// A late deadline given to Afani for the coming weekend between the resolution and
+/// Monday's results: Afani's Monday form gives it, every other realm's the schedule's.
+#[test]
+fn the_monday_forms_give_each_realm_its_own_deadline() {
+    let week = Week::of(PLAIN);
+    let (sunday, monday) = (week.at(12, 15, 0), week.at(13, 11, 0));
+    let d = start(week, |_| {});
+    d.tick(&week.at(5, 15, 0));
+    assert_eq!(d.state()["round"], 2);
+    d.ok(&[
+        "gm",
+        "extend",
+        "--realm",
+        "afani",
+        "20",
+        "--at",
+        &week.at(5, 16, 0),
+    ]);
+    let seen = ids(&d);
+    d.tick(&week.at(6, 12, 0));
+    let form = |addr: &str| {
+        let forms: Vec<_> = calendar_mails(&d, &seen, addr)
+            .into_iter()
+            .filter(|m| !m.subject.starts_with("Re:"))
+            .collect();
+        assert_eq!(forms.len(), 1, "{addr}: {forms:?}");
+        forms[0].text.clone()
+    };
+    let afani = form("afani@game.test");
+    assert!(
+        afani.contains(&format!("Deadline: {}", told(&monday, false))),
+        "{afani}"
+    );
+    for addr in ["genogien@game.test", "kaldor@game.test"] {
+        let text = form(addr);
+        assert!(
+            text.contains(&format!("Sista inlämning: {}", told(&sunday, true))),
+            "{text}"
+        );
+    }
+    let ostvik = form("ostvik@game.test");
+    assert!(
+        ostvik.contains(&format!("Deadline: {}", told(&sunday, false))),
+        "{ostvik}"
+    );
+}
+
 #[test]
 fn gm_extend_refuses_more_hours_than_the_setting() {
     let d = start(Week::of(PLAIN), |_| {});

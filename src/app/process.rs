@@ -938,11 +938,11 @@ async fn send_receipt(
 ) -> Result<()> {
     let lang = form.lang;
     let received_at = from_ms(form.received_ms);
-    let deadline = app
-        .schedule
-        .next_closing(Window::Weekend, received_at)
-        .map(|t| app.local(t, lang))
-        .unwrap_or_default();
+    // The realm's own deadline: a late one the GM gave another realm is not its.
+    let deadline =
+        super::season_calendar::form_deadline(app, reply.gs, Some(form.realm), received_at)
+            .map(|t| app.local(t, lang))
+            .unwrap_or_default();
     let effect = match r.standing {
         Some(received) => crate::forms::Effect::EarlierStands { received },
         None => crate::forms::Effect::Stands,
@@ -1016,10 +1016,17 @@ pub async fn round_started(conn: &mut Conn) -> Result<Option<DateTime<Utc>>> {
     Ok(started.map(from_ms))
 }
 
-/// The form deadline of the current round: the first weekend closing after it began.
-pub async fn round_deadline(app: &App, conn: &mut Conn) -> Result<Option<DateTime<Utc>>> {
+/// The form deadline of the current round for `realm` (`None`: a realm the GM gave no
+/// late deadline): the first weekend closing after the round began, as
+/// [`super::season_calendar::form_deadline`] has it for that realm.
+pub async fn round_deadline(
+    app: &App,
+    conn: &mut Conn,
+    gs: &GameState,
+    realm: Option<&str>,
+) -> Result<Option<DateTime<Utc>>> {
     let start = round_started(conn).await?.unwrap_or_else(|| app.now());
-    Ok(app.schedule.next_closing(Window::Weekend, start))
+    Ok(super::season_calendar::form_deadline(app, gs, realm, start))
 }
 
 /// When the current round's form is mailed: the first `results` event after the round

@@ -12,7 +12,7 @@ use super::{App, AppError, Result};
 use crate::clock::{self, from_ms};
 use crate::mail::compose::Outgoing;
 use crate::render::FormContext;
-use crate::schedule::{Due, EventKind, Window};
+use crate::schedule::{Due, EventKind};
 use crate::store::{events, meta, schedule, Conn};
 
 /// The instant up to which events have fired.
@@ -159,8 +159,11 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
             // Realms that have sent no form for this round get their current form
             // again, with the deadline.
             let with_form = crate::store::forms::realms_with_form(conn, round).await?;
-            let deadline = app.schedule.next_closing(Window::Weekend, due.at);
-            let passed = deadline.filter(|d| *d <= app.now());
+            // Each realm is told its own deadline (a late one the GM gave another realm
+            // is not its); `None`: the deadline of every realm given no late one.
+            let deadline_of =
+                |realm| super::season_calendar::form_deadline(app, &gs, realm, due.at);
+            let passed = deadline_of(None).filter(|d| *d <= app.now());
             if let Some(passed) = passed {
                 // A catch-up after downtime: a reminder for a deadline already gone
                 // would only confuse; it is recorded as skipped instead.
@@ -186,11 +189,12 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
             for realm in gs
                 .realms
                 .iter()
-                .filter(|r| passed.is_none() && !r.emails.is_empty() && !r.eliminated)
+                .filter(|r| !r.emails.is_empty() && !r.eliminated)
                 // A realm away this weekend gets no reminder (README, Running a season).
                 .filter(|r| !super::season_realms::away(&gs, &r.name))
             {
-                if with_form.contains(&realm.name) {
+                let deadline = deadline_of(Some(&realm.name));
+                if with_form.contains(&realm.name) || deadline.is_some_and(|d| d <= app.now()) {
                     continue;
                 }
                 let lang = realm.language;

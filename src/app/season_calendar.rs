@@ -572,6 +572,42 @@ pub fn window_for(app: &App, gs: &GameState, realm: &str, t: DateTime<Utc>) -> W
     }
 }
 
+/// `realm`'s form deadline as it stands at `t`, in the round of `gs`: the schedule's,
+/// or the later one `gm extend` gave this realm (or everyone) in this round. A realm
+/// given none keeps the schedule's deadline, although the schedule's own events wait
+/// for the late forms (its `form_close` fires at the end of the hold, so
+/// `app.schedule.next_closing` alone would tell every realm the late deadline). Once
+/// the realm's deadline of this round has passed, its next one. `None`: a realm the
+/// GM gave no late deadline (the public trade board).
+///
+/// Every text a realm reads that names its form deadline (receipts, reminders, Monday
+/// forms, pages) asks this, as [`window_for`] judges its mail by the same deadline.
+pub fn form_deadline(
+    app: &App,
+    gs: &GameState,
+    realm: Option<&str>,
+    t: DateTime<Utc>,
+) -> Option<DateTime<Utc>> {
+    let next = |t| app.schedule.next_closing(Window::Weekend, t);
+    let Some(e) = gs
+        .calendar
+        .extension
+        .as_ref()
+        .filter(|e| e.round == gs.round)
+    else {
+        return next(t);
+    };
+    let own = realm
+        .and_then(|r| gs.calendar.late_until(gs.round, r))
+        .or(e.all_until)
+        .unwrap_or(e.deadline);
+    if t < own {
+        return Some(own);
+    }
+    // Past it: the next round's, after the span the schedule waits in.
+    next(e.hold.as_ref().map_or(t, |h| h.to.max(t)))
+}
+
 /// For a form refused after a late deadline the GM gave this realm, once the round
 /// it was for has been resolved: the note that says so.
 pub fn late_form_note(

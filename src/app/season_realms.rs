@@ -26,7 +26,6 @@ use crate::mail::compose::Outgoing;
 use crate::mail::parse::Inbound;
 use crate::render::season_realms as text;
 use crate::render::FormContext;
-use crate::schedule::Window;
 use crate::store::messages::{self, state, NewMessage};
 use crate::store::{self, events, Conn};
 
@@ -177,19 +176,24 @@ async fn grant(
         used,
         cap,
         reuse_last: app.cfg.forms.missing == crate::config::MissingForm::ReuseLast,
-        deadlines: deadlines(app, conn, n).await?,
+        deadlines: deadlines(app, conn, &gs, realm, n).await?,
     })
 }
 
-/// The form deadlines of the next `n` weekends, the current round's first.
-async fn deadlines(app: &App, conn: &mut Conn, n: u32) -> Result<Vec<DateTime<Utc>>> {
+/// `realm`'s form deadlines of the next `n` weekends, the current round's first.
+async fn deadlines(
+    app: &App,
+    conn: &mut Conn,
+    gs: &GameState,
+    realm: &str,
+    n: u32,
+) -> Result<Vec<DateTime<Utc>>> {
     let mut out = Vec::new();
-    let mut next = super::process::round_deadline(app, conn).await?;
+    let mut next = super::process::round_deadline(app, conn, gs, Some(realm)).await?;
     while let Some(t) = next.filter(|_| out.len() < n as usize) {
         out.push(t);
-        next = app
-            .schedule
-            .next_closing(Window::Weekend, t + chrono::Duration::seconds(1));
+        let after = t + chrono::Duration::seconds(1);
+        next = super::season_calendar::form_deadline(app, gs, Some(realm), after);
     }
     Ok(out)
 }
@@ -652,7 +656,7 @@ fn check_display(name: &str) -> Result<String> {
 async fn current_form(app: &App, conn: &mut Conn, gs: &GameState, realm: &str) -> Result<String> {
     let lang = gs.realm(realm).map_or(Lang::Sv, |r| r.language);
     let events = super::weekend::last_events(conn, gs).await?;
-    let deadline = super::process::round_deadline(app, conn).await?;
+    let deadline = super::process::round_deadline(app, conn, gs, Some(realm)).await?;
     let ctx = FormContext {
         deadline_local: deadline.map(|t| app.local(t, lang)).unwrap_or_default(),
         game_address: app.cfg.game_address.clone(),

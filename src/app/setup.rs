@@ -120,10 +120,7 @@ pub async fn mail_opening_forms(app: &App, now: DateTime<Utc>) -> Result<Vec<Str
     let mut tx = app.store.begin().await?;
     let (_, gs) = app.state(&mut tx).await?;
     let key = format!("opening:{}", gs.round);
-    let deadline = app
-        .schedule
-        .next_closing(crate::schedule::Window::Weekend, now);
-    let sent = super::weekend::enqueue_forms(app, &mut tx, &gs, &[], deadline, &key, None).await?;
+    let sent = super::weekend::enqueue_forms(app, &mut tx, &gs, &[], now, &key, None).await?;
     let detail = serde_json::json!({ "opening_forms": sent }).to_string();
     events::log(
         &mut tx,

@@ -210,7 +210,8 @@ pub async fn board(app: &App, now: DateTime<Utc>) -> Result<Board> {
     let results = next_results(app, now).map(|d| d.at);
     Ok(Board {
         round: gs.round,
-        form_deadline: app.schedule.next_closing(Window::Weekend, now),
+        // The deadline of every realm the GM gave no late one (the board is public).
+        form_deadline: super::season_calendar::form_deadline(app, &gs, None, now),
         results,
         weekday_close: app.schedule.next_closing(Window::Weekday, now),
         rows,

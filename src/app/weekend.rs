@@ -284,11 +284,8 @@ pub(super) async fn send_results(
         return Ok(Vec::new());
     }
     let events = events_of(standing.as_ref())?;
-    let deadline = app
-        .schedule
-        .next_closing(crate::schedule::Window::Weekend, at);
     let key = format!("result:{round}:{}", clock::to_ms(at));
-    let sent = enqueue_forms(app, conn, gs, &events, deadline, &key, None).await?;
+    let sent = enqueue_forms(app, conn, gs, &events, at, &key, None).await?;
     gm_decisions(app, conn, &events, round, &key).await?;
     if let Some(r) = standing.filter(|r| r.results_sent_at.is_none()) {
         resolutions::mark_results_sent(conn, r.id, now).await?;
@@ -322,14 +319,18 @@ fn same_but_phase(then: &GameState, now: &GameState) -> bool {
 }
 
 /// What every playing realm's Monday form of one mailing is made from, found once:
-/// the state with the events it tells, the form deadline, the GM's notices, the realms'
-/// site links, the mailing's key and a correction note. The `results` event, `gm
+/// the state with the events it tells, the instant its form deadlines are counted
+/// from, the GM's notices, the realms' site links, the mailing's key and a correction
+/// note. The `results` event, `gm
 /// resolve`, the opening forms and `gm preview` (and the desk's drafts) all build a
 /// realm's text with [`MondayForms::text`], so what the GM previews is what is mailed.
 pub struct MondayForms<'a> {
     ix: FormIndex<'a>,
+    gs: &'a GameState,
     made_at: chrono::DateTime<chrono::Utc>,
-    deadline: Option<chrono::DateTime<chrono::Utc>>,
+    /// Each realm's form deadline is its next after this instant
+    /// ([`super::season_calendar::form_deadline`]).
+    deadline_from: chrono::DateTime<chrono::Utc>,
     notices: super::season_notices::FormNotices,
     links: Option<super::site_links::Links>,
     key: &'a str,
@@ -345,14 +346,15 @@ impl<'a> MondayForms<'a> {
         conn: &mut Conn,
         gs: &'a GameState,
         events: &'a [Event],
-        deadline: Option<chrono::DateTime<chrono::Utc>>,
+        deadline_from: chrono::DateTime<chrono::Utc>,
         key: &'a str,
         made_at: chrono::DateTime<chrono::Utc>,
     ) -> Result<MondayForms<'a>> {
         Ok(MondayForms {
             ix: FormIndex::new(gs, events),
+            gs,
             made_at,
-            deadline,
+            deadline_from,
             notices: super::season_notices::FormNotices::load(conn, gs.round as i64).await?,
             links: super::site_links::Links::load(app, conn, made_at).await?,
             key,
@@ -370,11 +372,14 @@ impl<'a> MondayForms<'a> {
     /// realm's site link below it, a correction note on top.
     pub fn text(&self, app: &App, realm: &Realm) -> Result<String> {
         let lang = realm.language;
+        let deadline = super::season_calendar::form_deadline(
+            app,
+            self.gs,
+            Some(&realm.name),
+            self.deadline_from,
+        );
         let ctx = FormContext {
-            deadline_local: self
-                .deadline
-                .map(|t| app.local(t, lang))
-                .unwrap_or_default(),
+            deadline_local: deadline.map(|t| app.local(t, lang)).unwrap_or_default(),
             game_address: app.cfg.game_address.clone(),
         };
         let form = app.renderer.result_form_in(&self.ix, &realm.name, &ctx)?;
@@ -396,19 +401,20 @@ impl<'a> MondayForms<'a> {
     }
 }
 
-/// Queue the Monday form of every playing realm, telling `events`; each keyed
-/// `<key>:<realm>`. A `correction` note (per language) goes above a corrected form.
+/// Queue the Monday form of every playing realm, telling `events`, each with its
+/// realm's first form deadline after `deadline_from`; each keyed `<key>:<realm>`. A
+/// `correction` note (per language) goes above a corrected form.
 pub async fn enqueue_forms(
     app: &App,
     conn: &mut Conn,
     gs: &GameState,
     events: &[Event],
-    deadline: Option<chrono::DateTime<chrono::Utc>>,
+    deadline_from: chrono::DateTime<chrono::Utc>,
     key: &str,
     correction: Option<(&str, &str)>,
 ) -> Result<Vec<String>> {
     let mut sent = Vec::new();
-    let forms = MondayForms::load(app, conn, gs, events, deadline, key, app.now())
+    let forms = MondayForms::load(app, conn, gs, events, deadline_from, key, app.now())
         .await?
         .corrected(correction);
     let pictures = super::map_pictures::Pictures::new(app, gs);
@@ -585,13 +591,15 @@ pub async fn gm_resolve(app: &App) -> Result<Reresolved> {
     if correction || held {
         let (_, next) = app.state(&mut tx).await?;
         let events = last_events(&mut tx, &next).await?;
-        let deadline = super::process::round_deadline(app, &mut tx).await?;
+        let deadline_from = super::process::round_started(&mut tx)
+            .await?
+            .unwrap_or_else(|| app.now());
         let key = format!("result:{}:gm:{}", next.round, resolved.id);
         let note = correction.then_some((
             "RÄTTELSE: detta formulär ersätter det som skickades tidigare för denna runda.",
             "CORRECTION: this form replaces the one sent earlier for this round.",
         ));
-        mailed = enqueue_forms(app, &mut tx, &next, &events, deadline, &key, note).await?;
+        mailed = enqueue_forms(app, &mut tx, &next, &events, deadline_from, &key, note).await?;
         let at = clock::to_ms(app.now());
         resolutions::mark_results_sent(&mut tx, resolved.id, at).await?;
         meta::set(&mut tx, RESULTS_HELD, "0").await?;
@@ -664,11 +672,14 @@ pub async fn preview(
     let mut conn = app.store.conn().await?;
     let (_, gs) = app.state(&mut conn).await?;
     let events = last_events(&mut conn, &gs).await?;
-    let deadline = super::process::round_deadline(app, &mut conn).await?;
+    let deadline_from = super::process::round_started(&mut conn)
+        .await?
+        .unwrap_or_else(|| app.now());
     // A Monday form's key (never `opening:`): no sender-token note, as on `results`.
     let key = format!("result:{}:preview", gs.round);
     let made_at = at.unwrap_or_else(|| app.now());
-    let forms = MondayForms::load(app, &mut conn, &gs, &events, deadline, &key, made_at).await?;
+    let forms =
+        MondayForms::load(app, &mut conn, &gs, &events, deadline_from, &key, made_at).await?;
     let mut out = Vec::new();
     for r in gs
         .realms

@@ -327,7 +327,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             let checked = crate::forms::read_form(&gs, &canonical, &text, &[]);
             // The deadline of the round being checked (not the next one after the
             // machine's clock, which may be another week than the game's).
-            let deadline = app::process::round_deadline(&app, &mut conn)
+            let deadline = app::process::round_deadline(&app, &mut conn, &gs, Some(&canonical))
                 .await?
                 .map(|t| app.local(t, r.language))
                 .unwrap_or_default();
