@@ -507,3 +507,97 @@ fn gm_results_release_before_the_results_event_only_lifts_the_hold() {
         .collect();
     assert_eq!(forms.len(), REALMS.len(), "the results event sends them");
 }
+
+/// The victory mails to the GM, as (subject, text).
+fn victory_mails(g: &common::Game) -> Vec<(String, String)> {
+    g.outbox()
+        .into_iter()
+        .filter(|m| m.to_is("gm@game.test") && m.subject.contains("victory"))
+        .map(|m| (m.subject, m.text))
+        .collect()
+}
+
+/// The message ids of every mail written so far.
+fn ids(g: &common::Game) -> Vec<String> {
+    g.outbox().into_iter().map(|m| m.message_id).collect()
+}
+
+/// The mails written since those with `seen` message ids.
+fn since(g: &common::Game, seen: &[String]) -> Vec<common::Sent> {
+    g.outbox()
+        .into_iter()
+        .filter(|m| !seen.contains(&m.message_id))
+        .collect()
+}
+
+/// How many of `mails` are Monday forms to realms.
+fn realm_forms(mails: &[common::Sent]) -> usize {
+    mails
+        .iter()
+        .filter(|m| m.subject.ends_with(" form") || m.subject.ends_with(" helgformulär"))
+        .count()
+}
+
+/// Genogien reaches the victory line in the state the weekend is resolved from.
+async fn genogien_at_the_victory_line(g: &common::Game) {
+    g.edit_state(|s| {
+        let line = s.settings.victory_vp;
+        s.realm_mut("Genogien").unwrap().vp = line;
+    })
+    .await;
+}
+
+/// A weekend rolled back over the `results` event and resolved again by `gm resolve`
+/// ends the game: the held forms go out, and the GM gets the victory mail with them
+/// (once; the next results event stays silent).
+#[tokio::test]
+async fn gm_resolve_of_held_results_that_end_the_game_mails_the_gm_the_victory() {
+    let g = common::Game::start(TUESDAY).await;
+    g.tick(DEADLINE).await;
+    pbemd::app::weekend::rollback(&g.app, false).await.unwrap();
+    g.tick(MONDAY).await;
+    genogien_at_the_victory_line(&g).await;
+    let seen = ids(&g);
+    pbemd::app::weekend::gm_resolve(&g.app).await.unwrap();
+    pbemd::app::sender::flush_all(&g.app).await.unwrap();
+    assert_eq!(
+        realm_forms(&since(&g, &seen)),
+        REALMS.len(),
+        "the held forms"
+    );
+    assert_eq!(g.state().await.phase, pbemd::game::state::Phase::Finished);
+    let won = victory_mails(&g);
+    assert_eq!(won.len(), 1, "{won:?}");
+    assert!(won[0].1.contains("Genogien"), "{}", won[0].1);
+    g.tick("2026-12-07T12:00:00+01:00").await;
+    assert_eq!(victory_mails(&g).len(), 1, "told once");
+}
+
+/// A correction (rollback after the results, `gm resolve`) that first ends the game:
+/// the corrected forms go out, and the GM gets the victory mail, marked as a correction.
+#[tokio::test]
+async fn a_correction_that_ends_the_game_mails_the_gm_the_victory() {
+    let g = common::Game::start(TUESDAY).await;
+    g.tick(DEADLINE).await;
+    g.tick(MONDAY).await;
+    assert!(victory_mails(&g).is_empty());
+    pbemd::app::weekend::rollback(&g.app, false).await.unwrap();
+    genogien_at_the_victory_line(&g).await;
+    let seen = ids(&g);
+    pbemd::app::weekend::gm_resolve(&g.app).await.unwrap();
+    pbemd::app::sender::flush_all(&g.app).await.unwrap();
+    let corrected = since(&g, &seen);
+    assert_eq!(realm_forms(&corrected), REALMS.len(), "the corrected forms");
+    assert!(corrected
+        .iter()
+        .filter(|m| !m.to_is("gm@game.test"))
+        .all(|m| m.text.contains("CORRECTION") || m.text.contains("RÄTTELSE")));
+    let won = victory_mails(&g);
+    assert_eq!(won.len(), 1, "{won:?}");
+    assert!(
+        won[0].0.starts_with("RÄTTELSE / CORRECTION: "),
+        "{}",
+        won[0].0
+    );
+    assert!(won[0].1.contains("Genogien"), "{}", won[0].1);
+}

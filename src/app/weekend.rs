@@ -274,7 +274,6 @@ pub(super) async fn send_results(
     at: chrono::DateTime<chrono::Utc>,
 ) -> Result<Vec<String>> {
     let round = gs.round as i64;
-    let now = clock::to_ms(app.now());
     let standing = resolutions::standing(conn, round - 1).await?;
     let told = standing
         .as_ref()
@@ -283,16 +282,55 @@ pub(super) async fn send_results(
         // A won game whose last results went out: nothing more to tell.
         return Ok(Vec::new());
     }
-    let events = events_of(standing.as_ref())?;
-    let key = format!("result:{round}:{}", clock::to_ms(at));
-    let sent = enqueue_forms(app, conn, gs, &events, at, &key, None).await?;
-    gm_decisions(app, conn, &events, round, &key).await?;
-    if let Some(r) = standing.filter(|r| r.results_sent_at.is_none()) {
-        resolutions::mark_results_sent(conn, r.id, now).await?;
+    let m = Mailing {
+        state: gs,
+        resolution: standing.as_ref(),
+        deadline_from: at,
+        key: format!("result:{round}:{}", clock::to_ms(at)),
+        correction: false,
+    };
+    mail_monday(app, conn, &m).await
+}
+
+/// One mailing of the Monday forms.
+struct Mailing<'a> {
+    /// The state the forms are drawn from (the weekend's resolution applied).
+    state: &'a GameState,
+    /// The weekend's standing resolution, whose events the forms tell (none before the
+    /// first weekend).
+    resolution: Option<&'a resolutions::Resolution>,
+    /// Each realm's form deadline is its first after this instant.
+    deadline_from: chrono::DateTime<chrono::Utc>,
+    key: String,
+    /// The forms correct those mailed earlier for the round.
+    correction: bool,
+}
+
+const CORRECTION_NOTE: (&str, &str) = (
+    "RÄTTELSE: detta formulär ersätter det som skickades tidigare för denna runda.",
+    "CORRECTION: this form replaces the one sent earlier for this round.",
+);
+
+/// Mail the Monday forms and what goes to the GM with them (what the weekend left to
+/// the GM, R-EVIL-8; the victory of a game the weekend ended), mark the weekend's
+/// results out and the state in the weekday phase. The `results` event, `gm results
+/// release` and `gm resolve` (held or corrected forms) all mail through here, so none
+/// of them can leave out the GM's mails. Returns the realms mailed.
+async fn mail_monday(app: &App, conn: &mut Conn, m: &Mailing<'_>) -> Result<Vec<String>> {
+    let gs = m.state;
+    let events = events_of(m.resolution)?;
+    let note = m.correction.then_some(CORRECTION_NOTE);
+    let key = m.key.as_str();
+    let sent = enqueue_forms(app, conn, gs, &events, m.deadline_from, key, note).await?;
+    let round = i64::from(gs.round);
+    gm_decisions(app, conn, &events, round, key, m.correction).await?;
+    if let Some(r) = m.resolution.filter(|r| r.results_sent_at.is_none()) {
+        resolutions::mark_results_sent(conn, r.id, clock::to_ms(app.now())).await?;
         if gs.phase == Phase::Finished {
-            victory_to_gm(app, conn, gs, &key).await?;
+            victory_to_gm(app, conn, gs, key, m.correction).await?;
         }
     }
+    meta::set(conn, RESULTS_HELD, "0").await?;
     results_sent(app, conn).await?;
     Ok(sent)
 }
@@ -442,6 +480,7 @@ async fn gm_decisions(
     events: &[Event],
     round: i64,
     key: &str,
+    correction: bool,
 ) -> Result<()> {
     use crate::render::weekend::evil::gm_lines;
     let sv = gm_lines(events, crate::game::Lang::Sv);
@@ -453,7 +492,11 @@ async fn gm_decisions(
         kind: "gm_notice",
         dedup_key: format!("{key}:gm_decisions"),
         to: vec![app.cfg.gm_address.clone()],
-        subject: format!("Att avgöra efter runda {} / for the GM", round - 1),
+        subject: format!(
+            "{}Att avgöra efter runda {} / for the GM",
+            corrected(correction),
+            round - 1
+        ),
         body: format!("{}\n\n{}\n", sv.join("\n"), en.join("\n")),
         in_reply_to: None,
     };
@@ -461,9 +504,24 @@ async fn gm_decisions(
     Ok(())
 }
 
+/// The subject's head of a mail to the GM that a correction sends again.
+fn corrected(correction: bool) -> &'static str {
+    if correction {
+        "RÄTTELSE / CORRECTION: "
+    } else {
+        ""
+    }
+}
+
 /// A finished game: the GM is mailed the victory with the final standings (every realm
 /// reads it in its own Monday form).
-async fn victory_to_gm(app: &App, conn: &mut Conn, gs: &GameState, key: &str) -> Result<()> {
+async fn victory_to_gm(
+    app: &App,
+    conn: &mut Conn,
+    gs: &GameState,
+    key: &str,
+    correction: bool,
+) -> Result<()> {
     let mut realms: Vec<_> = gs.realms.iter().filter(|r| !r.eliminated).collect();
     realms.sort_by(|a, b| b.vp.cmp(&a.vp).then(a.name.cmp(&b.name)));
     let standings: Vec<String> = realms
@@ -475,7 +533,10 @@ async fn victory_to_gm(app: &App, conn: &mut Conn, gs: &GameState, key: &str) ->
         kind: "victory",
         dedup_key: format!("{key}:victory"),
         to: vec![app.cfg.gm_address.clone()],
-        subject: format!("Segern avgjord runda {round} / victory"),
+        subject: format!(
+            "{}Segern avgjord runda {round} / victory",
+            corrected(correction)
+        ),
         body: format!(
             "Spelet är avgjort efter runda {round} / the game was won in round {round}.\n\n{}\n",
             standings.join("\n")
@@ -590,20 +651,18 @@ pub async fn gm_resolve(app: &App) -> Result<Reresolved> {
     let mut mailed = Vec::new();
     if correction || held {
         let (_, next) = app.state(&mut tx).await?;
-        let events = last_events(&mut tx, &next).await?;
+        let standing = resolutions::standing(&mut tx, round).await?;
         let deadline_from = super::process::round_started(&mut tx)
             .await?
             .unwrap_or_else(|| app.now());
-        let key = format!("result:{}:gm:{}", next.round, resolved.id);
-        let note = correction.then_some((
-            "RÄTTELSE: detta formulär ersätter det som skickades tidigare för denna runda.",
-            "CORRECTION: this form replaces the one sent earlier for this round.",
-        ));
-        mailed = enqueue_forms(app, &mut tx, &next, &events, deadline_from, &key, note).await?;
-        let at = clock::to_ms(app.now());
-        resolutions::mark_results_sent(&mut tx, resolved.id, at).await?;
-        meta::set(&mut tx, RESULTS_HELD, "0").await?;
-        results_sent(app, &mut tx).await?;
+        let m = Mailing {
+            state: &next,
+            resolution: standing.as_ref(),
+            deadline_from,
+            key: format!("result:{}:gm:{}", next.round, resolved.id),
+            correction,
+        };
+        mailed = mail_monday(app, &mut tx, &m).await?;
     }
     commit(tx, "commit a GM resolution").await?;
     Ok(Reresolved {
