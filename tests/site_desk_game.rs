@@ -902,3 +902,42 @@ async fn the_drafts_page_holds_the_monday_results_and_releases_them() {
     let again = d.post("/gm/drafts/results-release", &[]).await;
     assert_eq!(again.status, 422, "{}", again.body);
 }
+
+/// A hold outlives a rollback on the drafts page: after **Hold**, **Roll back** and the
+/// results event, the page says the GM holds the forms (not that resolving again sends
+/// them); **Resolve again** keeps them back and says so; **Release** sends them.
+#[tokio::test]
+async fn the_drafts_page_keeps_a_hold_through_a_rollback_and_says_what_sends_the_forms() {
+    let d = Desk::start("").await;
+    resolved(&d).await;
+    assert_eq!(d.post("/gm/drafts/results-hold", &[]).await.status, 200);
+    assert_eq!(d.post("/gm/drafts/rollback", &[]).await.status, 200);
+    let forms_before = d.outbox_to("afani@game.test").len();
+    d.tick(MONDAY).await;
+    let page = d.get("/gm/drafts").await.body;
+    assert!(page.contains("id=\"results-hold\""), "{page}");
+    assert!(!page.contains("id=\"results-held\""), "{page}");
+    assert!(
+        page.contains("once the weekend is resolved again"),
+        "{page}"
+    );
+    let rs = d.post("/gm/drafts/resolve", &[]).await;
+    assert_eq!(rs.status, 200, "{}", rs.body);
+    assert!(
+        rs.body
+            .contains("the Monday forms stay held, as the GM asked"),
+        "{}",
+        rs.body
+    );
+    assert_eq!(d.outbox_to("afani@game.test").len(), forms_before);
+    let rel = d.post("/gm/drafts/results-release", &[]).await;
+    assert_eq!(rel.status, 200, "{}", rel.body);
+    assert!(
+        rel.body.contains("the results of round 1 mailed to"),
+        "{}",
+        rel.body
+    );
+    assert_eq!(d.outbox_to("afani@game.test").len(), forms_before + 1);
+    let page = d.get("/gm/drafts").await.body;
+    assert!(!page.contains("id=\"results-hold\""), "{page}");
+}

@@ -508,6 +508,132 @@ fn gm_results_release_before_the_results_event_only_lifts_the_hold() {
     assert_eq!(forms.len(), REALMS.len(), "the results event sends them");
 }
 
+/// Every mail to a realm among `mails`.
+fn to_realms(mails: &[common::Sent]) -> Vec<&common::Sent> {
+    mails.iter().filter(|m| !m.to_is("gm@game.test")).collect()
+}
+
+/// Afani's standing form of round 1 is corrected to NO ORDERS (`gm edit`).
+async fn edit_afanis_form(d: &Dir) {
+    let store = d.store().await;
+    let mut c = store.conn().await.unwrap();
+    let form = pbemd::store::forms::standing(&mut c, "Afani", 1)
+        .await
+        .unwrap()
+        .unwrap();
+    drop(c);
+    store.close().await;
+    let file = d.dir.join("corrected.txt");
+    std::fs::write(&file, "NO ORDERS\n").unwrap();
+    let id = form.message_id.to_string();
+    d.ok(&["gm", "edit", &id, "--file", file.to_str().unwrap()]);
+}
+
+/// The GM holds the results, the `results` event keeps the forms back, and then the GM
+/// rolls the weekend back, corrects a form and resolves again: the forms stay held, as
+/// the GM asked, and `gm resolve` says that `gm results release` sends them (the results
+/// event has passed). The release mails the corrected weekend's forms, once.
+#[tokio::test]
+async fn results_held_by_the_gm_stay_held_through_a_rollback_after_the_results_event() {
+    let d = Dir::start();
+    d.weekend_with_a_form();
+    d.tick(DEADLINE);
+    d.ok(&["gm", "results", "hold"]);
+    d.tick(MONDAY);
+    d.ok(&["gm", "rollback"]);
+    edit_afanis_form(&d).await;
+    let seen: Vec<String> = d.outbox().into_iter().map(|m| m.message_id).collect();
+    let out = d.ok(&["gm", "resolve"]);
+    assert!(
+        out.contains("the Monday forms stay held") && out.contains("gm results release"),
+        "{out}"
+    );
+    assert!(!out.contains("results event"), "it has passed: {out}");
+    assert!(to_realms(&d.outbox_since(&seen)).is_empty());
+    assert_eq!(afani_orders(&d, 1).await, serde_json::json!([]));
+    let out = d.ok(&["gm", "results", "release"]);
+    assert!(out.contains("the results of round 1 mailed to"), "{out}");
+    let mailed = d.outbox_since(&seen);
+    let forms = to_realms(&mailed);
+    assert_eq!(forms.len(), REALMS.len(), "{forms:?}");
+    assert!(forms
+        .iter()
+        .all(|m| m.text.contains("round 2") || m.text.contains("runda 2")));
+    assert_eq!(d.state()["phase"], "weekday");
+    let again = failed(&d.cmd(&["gm", "results", "release"], &[]));
+    assert!(again.contains("no results are held"), "{again}");
+    let seen: Vec<String> = d.outbox().into_iter().map(|m| m.message_id).collect();
+    d.tick("2026-11-30T13:00:00+01:00");
+    assert!(d.outbox_since(&seen).is_empty(), "nothing goes out twice");
+}
+
+/// The GM holds the results and rolls the weekend back before Monday: the `results`
+/// event holds the forms and tells the GM both steps; `gm resolve` keeps them back, as
+/// the GM asked, and `gm results release` sends them.
+#[test]
+fn results_held_by_the_gm_stay_held_when_the_weekend_is_rolled_back_before_monday() {
+    let d = Dir::start();
+    d.weekend_with_a_form();
+    d.tick(DEADLINE);
+    d.ok(&["gm", "results", "hold"]);
+    d.ok(&["gm", "rollback"]);
+    let seen: Vec<String> = d.outbox().into_iter().map(|m| m.message_id).collect();
+    d.tick(MONDAY);
+    let new = d.outbox_since(&seen);
+    assert_eq!(new.len(), 1, "no realm's form, one notice: {new:?}");
+    assert!(
+        new[0].to_is("gm@game.test")
+            && new[0].text.contains("gm resolve")
+            && new[0].text.contains("gm results release"),
+        "{}",
+        new[0].text
+    );
+    let out = d.ok(&["gm", "resolve"]);
+    assert!(
+        out.contains("the Monday forms stay held") && out.contains("gm results release"),
+        "{out}"
+    );
+    assert!(
+        to_realms(&d.outbox_since(&seen)).is_empty(),
+        "the GM's hold stands"
+    );
+    assert_eq!(d.state()["phase"], "resolving", "the results are not out");
+    let out = d.ok(&["gm", "results", "release"]);
+    assert!(out.contains("the results of round 1 mailed to"), "{out}");
+    assert_eq!(to_realms(&d.outbox_since(&seen)).len(), REALMS.len());
+    let again = failed(&d.cmd(&["gm", "results", "hold"], &[]));
+    assert!(again.contains("no resolved weekend waits"), "{again}");
+}
+
+/// A hold asked for while the weekend is rolled back (before its results went out) holds
+/// its Monday forms as one asked between the resolution and the results does.
+#[test]
+fn results_can_be_held_while_the_weekend_is_rolled_back() {
+    let d = Dir::start();
+    d.weekend_with_a_form();
+    d.tick(DEADLINE);
+    d.ok(&["gm", "rollback"]);
+    let out = d.ok(&["gm", "results", "hold"]);
+    assert!(out.contains("the results of round 1 are held"), "{out}");
+    let out = d.ok(&["gm", "resolve"]);
+    assert!(
+        out.contains("the GM holds the Monday forms: the results event keeps them back"),
+        "{out}"
+    );
+    let seen: Vec<String> = d.outbox().into_iter().map(|m| m.message_id).collect();
+    d.tick(MONDAY);
+    let new = d.outbox_since(&seen);
+    assert_eq!(new.len(), 1, "no realm's form, one notice: {new:?}");
+    assert!(
+        new[0].text.contains("gm results release"),
+        "{}",
+        new[0].text
+    );
+    let out = d.ok(&["gm", "results", "release"]);
+    assert!(out.contains("the results of round 1 mailed to"), "{out}");
+    assert_eq!(to_realms(&d.outbox_since(&seen)).len(), REALMS.len());
+}
+
 /// The victory mails to the GM, as (subject, text).
 fn victory_mails(g: &common::Game) -> Vec<(String, String)> {
     g.outbox()

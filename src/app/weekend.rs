@@ -21,8 +21,10 @@ use crate::render::view::FormIndex;
 use crate::render::FormContext;
 use crate::store::{self, events, meta, resolutions, Conn};
 
-/// The meta key naming a round whose results were held at the `results` event because
-/// its resolution had been rolled back (`gm resolve` sends them).
+/// The meta key naming the round of the Monday forms the `results` event held, because
+/// the weekend's resolution had been rolled back (`gm resolve` sends them) or the GM
+/// asked to hold them (`gm results release` sends them); see
+/// [`super::results_hold::waiting`].
 pub const RESULTS_HELD: &str = "weekend_results_held";
 
 fn json_err(e: serde_json::Error) -> AppError {
@@ -218,51 +220,66 @@ fn events_of(res: Option<&resolutions::Resolution>) -> Result<Vec<Event>> {
 }
 
 /// The `results` event: every realm's Monday form with its report of the weekend. When
-/// the weekend's resolution was rolled back and not yet resolved again, the forms are
-/// held (the GM is told; `gm resolve` sends them). Returns the realms mailed.
+/// the weekend's resolution was rolled back and not yet resolved again, or the GM asked
+/// to hold them, the forms are held (the GM is told; `gm resolve`, or for the GM's hold
+/// `gm results release`, sends them). Returns the realms mailed.
 pub async fn results(
     app: &App,
     conn: &mut Conn,
     at: chrono::DateTime<chrono::Utc>,
 ) -> Result<Vec<String>> {
     let (_, gs) = app.state(conn).await?;
-    let round = gs.round as i64;
-    let now = clock::to_ms(app.now());
-    let pending = resolutions::latest_of(conn, round).await?;
-    let rolled_back = pending.is_some_and(|r| r.rolled_back_at.is_some());
-    let asked = meta::get_i64(conn, super::results_hold::HOLD_ASKED).await? == Some(round);
-    if rolled_back || asked {
-        meta::set(conn, RESULTS_HELD, &round.to_string()).await?;
-        let by = if rolled_back { "rollback" } else { "gm" };
-        let d = json!({"round": round, "by": by}).to_string();
-        events::log(conn, now, round, "results_held", None, None, &d).await?;
-        let (sv, en) = if rolled_back {
-            (
-                "helgen rullades tillbaka och är inte avgjord igen, så inga resultat \
-                 skickades. `pbemd gm resolve` avgör den och skickar formulären.",
-                "the weekend was rolled back and not resolved again, so no results went \
-                 out. `pbemd gm resolve` resolves it and sends the forms.",
-            )
-        } else {
-            (
-                "spelledaren höll resultaten, så inga skickades. `pbemd gm results \
-                 release` skickar formulären.",
-                "the GM held the results, so none went out. `pbemd gm results release` \
-                 sends the forms.",
-            )
-        };
-        let o = Outgoing {
-            kind: "gm_notice",
-            dedup_key: format!("results_held:{round}:{}", clock::to_ms(at)),
-            to: vec![app.cfg.gm_address.clone()],
-            subject: format!("Resultat runda {round} väntar / results held"),
-            body: format!("Runda {round}: {sv}\n\nRound {round}: {en}\n"),
-            in_reply_to: None,
-        };
-        app.enqueue(conn, &o).await?;
-        return Ok(Vec::new());
+    let w = super::results_hold::waiting(conn, &gs).await?;
+    if !(w.rolled_back || w.asked) {
+        return send_results(app, conn, &gs, at).await;
     }
-    send_results(app, conn, &gs, at).await
+    let now = clock::to_ms(app.now());
+    meta::set(conn, RESULTS_HELD, &w.forms_round.to_string()).await?;
+    let by = if w.asked { "gm" } else { "rollback" };
+    let d = json!({"round": w.weekend, "forms_round": w.forms_round, "by": by}).to_string();
+    events::log(
+        conn,
+        now,
+        i64::from(gs.round),
+        "results_held",
+        None,
+        None,
+        &d,
+    )
+    .await?;
+    let (sv, en) = match (w.asked, w.rolled_back) {
+        (true, true) => (
+            "spelledaren höll resultaten och helgen rullades tillbaka, så inga skickades. \
+             `pbemd gm resolve` avgör den igen; `pbemd gm results release` skickar sedan \
+             formulären.",
+            "the GM held the results and the weekend was rolled back, so none went out. \
+             `pbemd gm resolve` resolves it again; `pbemd gm results release` then sends \
+             the forms.",
+        ),
+        (true, false) => (
+            "spelledaren höll resultaten, så inga skickades. `pbemd gm results \
+             release` skickar formulären.",
+            "the GM held the results, so none went out. `pbemd gm results release` \
+             sends the forms.",
+        ),
+        (false, _) => (
+            "helgen rullades tillbaka och är inte avgjord igen, så inga resultat \
+             skickades. `pbemd gm resolve` avgör den och skickar formulären.",
+            "the weekend was rolled back and not resolved again, so no results went \
+             out. `pbemd gm resolve` resolves it and sends the forms.",
+        ),
+    };
+    let round = w.weekend;
+    let o = Outgoing {
+        kind: "gm_notice",
+        dedup_key: format!("results_held:{}:{}", w.forms_round, clock::to_ms(at)),
+        to: vec![app.cfg.gm_address.clone()],
+        subject: format!("Resultat runda {round} väntar / results held"),
+        body: format!("Runda {round}: {sv}\n\nRound {round}: {en}\n"),
+        in_reply_to: None,
+    };
+    app.enqueue(conn, &o).await?;
+    Ok(Vec::new())
 }
 
 /// The Monday forms of the weekend that stands, for the `results` event and for
@@ -330,7 +347,7 @@ async fn mail_monday(app: &App, conn: &mut Conn, m: &Mailing<'_>) -> Result<Vec<
             victory_to_gm(app, conn, gs, key, m.correction).await?;
         }
     }
-    meta::set(conn, RESULTS_HELD, "0").await?;
+    super::results_hold::clear(conn).await?;
     results_sent(app, conn).await?;
     Ok(sent)
 }
@@ -619,23 +636,65 @@ pub async fn rollback(app: &App, force: bool) -> Result<RolledBack> {
 #[derive(Debug)]
 pub struct Reresolved {
     pub resolved: Resolved,
-    /// The realms mailed now: corrected forms when results had gone out, the held
-    /// forms when the `results` event had passed, none otherwise.
-    pub mailed: Vec<String>,
-    pub correction: bool,
+    /// What became of the round's Monday forms.
+    pub forms: FormsAfter,
+}
+
+/// What became of the Monday forms at `gm resolve`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FormsAfter {
+    /// Their results had gone out: corrected forms were mailed to these realms.
+    Corrected(Vec<String>),
+    /// The `results` event had passed while the weekend was rolled back: the held
+    /// forms were mailed to these realms.
+    Held(Vec<String>),
+    /// The GM holds them (`gm results hold`): `gm results release` sends them; the
+    /// `results` event has passed (`event_passed`) or will keep them back.
+    KeptByGm { event_passed: bool },
+    /// The `results` event is still to come (at this time) and sends them.
+    AtResults(Option<chrono::DateTime<chrono::Utc>>),
+}
+
+impl FormsAfter {
+    /// The realms mailed now.
+    pub fn mailed(&self) -> &[String] {
+        match self {
+            FormsAfter::Corrected(r) | FormsAfter::Held(r) => r,
+            FormsAfter::KeptByGm { .. } | FormsAfter::AtResults(_) => &[],
+        }
+    }
+
+    /// What happened, in words (the CLI and the desk say the same).
+    pub fn said(&self, app: &App) -> String {
+        match self {
+            FormsAfter::Corrected(r) => format!("corrected forms mailed to {}", r.join(", ")),
+            FormsAfter::Held(r) => format!("held Monday forms mailed to {}", r.join(", ")),
+            FormsAfter::KeptByGm { event_passed: true } => "the Monday forms stay held, as the \
+                 GM asked: `pbemd gm results release` sends them"
+                .into(),
+            FormsAfter::KeptByGm {
+                event_passed: false,
+            } => "the GM holds the Monday forms: the results event keeps them back, and \
+                  `pbemd gm results release` sends them"
+                .into(),
+            FormsAfter::AtResults(at) => format!(
+                "the Monday forms go out at the results event{}",
+                at.map(|t| format!(" ({})", app.game_time(t)))
+                    .unwrap_or_default()
+            ),
+        }
+    }
 }
 
 /// Resolve again a round whose resolution was rolled back; send corrected forms when
 /// its results had already gone out, or the held forms when the `results` event passed
-/// while it was rolled back.
+/// while it was rolled back (unless the GM holds them).
 pub async fn gm_resolve(app: &App) -> Result<Reresolved> {
     let mut tx = app.store.begin().await?;
     let (_, gs) = app.state(&mut tx).await?;
     let round = gs.round as i64;
-    let rolled_back = resolutions::latest_of(&mut tx, round)
-        .await?
-        .is_some_and(|r| r.rolled_back_at.is_some());
-    if !rolled_back {
+    let w = super::results_hold::waiting(&mut tx, &gs).await?;
+    if !w.rolled_back {
         return Err(AppError::Refused(format!(
             "round {round} has no rolled-back resolution: the weekend is resolved at its \
              deadline (`pbemd resolve --dry-run` shows the result now; `pbemd gm rollback` \
@@ -647,9 +706,7 @@ pub async fn gm_resolve(app: &App) -> Result<Reresolved> {
     let after = super::scheduler::last_now(app, &mut tx).await?;
     let resolved = resolve_round(app, &mut tx, &reason, after).await?;
     let correction = resolutions::results_went_out(&mut tx, round).await?;
-    let held = meta::get_i64(&mut tx, RESULTS_HELD).await? == Some(round);
-    let mut mailed = Vec::new();
-    if correction || held {
+    let forms = if correction || (w.held && !w.asked) {
         let (_, next) = app.state(&mut tx).await?;
         let standing = resolutions::standing(&mut tx, round).await?;
         let deadline_from = super::process::round_started(&mut tx)
@@ -662,14 +719,33 @@ pub async fn gm_resolve(app: &App) -> Result<Reresolved> {
             key: format!("result:{}:gm:{}", next.round, resolved.id),
             correction,
         };
-        mailed = mail_monday(app, &mut tx, &m).await?;
-    }
+        let mailed = mail_monday(app, &mut tx, &m).await?;
+        if correction {
+            FormsAfter::Corrected(mailed)
+        } else {
+            FormsAfter::Held(mailed)
+        }
+    } else if w.asked {
+        FormsAfter::KeptByGm {
+            event_passed: w.held,
+        }
+    } else {
+        FormsAfter::AtResults(next_results(app, after))
+    };
     commit(tx, "commit a GM resolution").await?;
-    Ok(Reresolved {
-        resolved,
-        mailed,
-        correction,
-    })
+    Ok(Reresolved { resolved, forms })
+}
+
+/// The next `results` event after `t` (within two weeks).
+fn next_results(
+    app: &App,
+    t: chrono::DateTime<chrono::Utc>,
+) -> Option<chrono::DateTime<chrono::Utc>> {
+    app.schedule
+        .due(t, t + chrono::Duration::days(15))
+        .into_iter()
+        .find(|d| d.kind == crate::schedule::EventKind::Results)
+        .map(|d| d.at)
 }
 
 /// What `resolve --dry-run` found: the resolution and every realm's report.

@@ -27,15 +27,13 @@ async fn results(app: &App, action: ResultsAction) -> Result<()> {
                  forms back; `pbemd gm results release` sends them"
             );
         }
-        ResultsAction::Release => match results_hold::release(app).await? {
-            Released::HoldLifted { round } => println!(
-                "the hold on round {round}'s results is lifted: they go out at the results event"
-            ),
-            Released::Sent { round, realms } => {
+        ResultsAction::Release => {
+            let r = results_hold::release(app).await?;
+            if matches!(r, Released::Sent { .. }) {
                 crate::app::sender::flush_all(app).await?;
-                println!("the results of round {round} mailed to {}", list(&realms));
             }
-        },
+            println!("{}", r.said());
+        }
     }
     Ok(())
 }
@@ -360,11 +358,7 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
                 list(&x.forms_from),
                 x.events
             );
-            match (r.mailed.is_empty(), r.correction) {
-                (true, _) => println!("the Monday forms go out at the results event"),
-                (false, true) => println!("corrected forms mailed to {}", list(&r.mailed)),
-                (false, false) => println!("held Monday forms mailed to {}", list(&r.mailed)),
-            }
+            println!("{}", r.forms.said(app));
         }
         GmCommand::Results { action } => {
             drop(conn);

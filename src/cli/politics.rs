@@ -87,11 +87,7 @@ pub async fn event(app: &App, realm: &str, kind: EventKind, n: Option<usize>) ->
             r.round,
             x.resolved.id,
             x.resolved.new_version,
-            if x.mailed.is_empty() {
-                "the Monday forms go out at the results event".to_string()
-            } else {
-                format!("forms mailed to {}", x.mailed.join(", "))
-            }
+            x.forms.said(app)
         ),
     }
     Ok(ExitCode::SUCCESS)

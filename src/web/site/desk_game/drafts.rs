@@ -16,7 +16,7 @@ use crate::app::{map_pictures, sender, weekend, App, AppError, Result};
 use crate::clock::from_ms;
 use crate::game::state::Dimension;
 use crate::store::notices::{self, Release};
-use crate::store::{meta, resolutions};
+use crate::store::resolutions;
 use crate::web::site::auth::{check_csrf, GmSession};
 use crate::web::site::html::{escape, table, url_part};
 
@@ -116,13 +116,25 @@ async fn status(app: &App) -> Result<String> {
             );
         }
     }
-    if meta::get_i64(&mut conn, crate::app::results_hold::HOLD_ASKED).await? == Some(round) {
-        out.push_str(
-            "<p class=\"error\" id=\"results-hold\">The GM holds this weekend's Monday \
-             forms: the results event keeps them back until they are released.</p>\n",
+    let w = crate::app::results_hold::waiting(&mut conn, &gs).await?;
+    if w.asked {
+        let _ = writeln!(
+            out,
+            "<p class=\"error\" id=\"results-hold\">The GM holds the Monday forms of round \
+             {}'s weekend: {}{}</p>",
+            w.weekend,
+            if w.held {
+                "the results event has passed; releasing them sends them"
+            } else {
+                "the results event keeps them back until they are released"
+            },
+            if w.rolled_back {
+                " (once the weekend is resolved again)."
+            } else {
+                "."
+            }
         );
-    }
-    if meta::get_i64(&mut conn, weekend::RESULTS_HELD).await? == Some(round) {
+    } else if w.held {
         out.push_str(
             "<p class=\"error\" id=\"results-held\">The Monday forms of this round are \
              held: the results event passed while the weekend was rolled back. \
@@ -249,11 +261,7 @@ pub(super) async fn resolve(
     };
     let done = Done::of(r, |r| {
         let x = &r.resolved;
-        let mailed = match (r.mailed.is_empty(), r.correction) {
-            (true, _) => "the Monday forms go out at the results event".to_string(),
-            (false, true) => format!("corrected forms mailed to {}", list(&r.mailed)),
-            (false, false) => format!("held Monday forms mailed to {}", list(&r.mailed)),
-        };
+        let mailed = r.forms.said(&app);
         format!(
             "round {} resolved again (resolution {}, state version {}): forms from {}; \
              {} events; {mailed}",
@@ -296,16 +304,7 @@ pub(super) async fn results_release(
         Ok(Released::Sent { .. }) => sender::flush_all(&app).await.err(),
         _ => None,
     };
-    let done = Done::of(r, |r| match r {
-        Released::HoldLifted { round } => {
-            format!(
-                "the hold on round {round}'s results is lifted: they go out at the results event"
-            )
-        }
-        Released::Sent { round, realms } => {
-            format!("the results of round {round} mailed to {}", list(&realms))
-        }
-    });
+    let done = Done::of(r, |r| r.said());
     let done = flushed.map_or(done, |e| Done::Refused(e.to_string()));
     respond(TITLE, body(&app, &gm.csrf).await, Some(done))
 }
