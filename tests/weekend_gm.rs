@@ -727,3 +727,67 @@ async fn a_correction_that_ends_the_game_mails_the_gm_the_victory() {
     );
     assert!(won[0].1.contains("Genogien"), "{}", won[0].1);
 }
+
+/// A rollback left standing into the next weekend: a realm answering the Monday form of
+/// the weekend undone (round 2) is refused, and the GM told; round 1's standing form is
+/// untouched and counts when the GM resolves again.
+#[tokio::test]
+async fn a_form_for_the_next_round_is_refused_while_the_weekend_is_rolled_back() {
+    let d = Dir::start();
+    d.weekend_with_a_form();
+    d.tick(DEADLINE);
+    d.tick(MONDAY);
+    let monday = d
+        .outbox()
+        .into_iter()
+        .rfind(|m| m.to_is("afani@game.test") && m.subject == "Afani form")
+        .unwrap()
+        .text;
+    assert!(monday.contains("round 2"), "{monday}");
+    d.ok(&["gm", "rollback"]);
+    let seen: Vec<String> = d.outbox().into_iter().map(|m| m.message_id).collect();
+    let quoted: String = monday.lines().map(|l| format!("> {l}\n")).collect();
+    d.send(
+        "afani@game.test",
+        "Re: Afani form",
+        &format!("NO ORDERS\n\nOn Mon 30 Nov, sl@game.test wrote:\n{quoted}"),
+    );
+    d.tick("2026-12-05T10:00:00+01:00");
+    let new = d.outbox_since(&seen);
+    let reply = new
+        .iter()
+        .find(|m| m.to_is("afani@game.test"))
+        .expect("a reply");
+    assert!(
+        reply
+            .text
+            .contains("the GM is correcting the weekend of round 1"),
+        "{}",
+        reply.text
+    );
+    assert!(
+        new.iter()
+            .any(|m| m.to_is("gm@game.test") && m.subject.contains("form for round 2 refused")),
+        "{new:?}"
+    );
+    let standing = afani_orders_standing(&d).await;
+    assert!(
+        standing.contains("BUY 1 spy"),
+        "round 1's form stands: {standing}"
+    );
+    let out = d.ok(&["gm", "resolve"]);
+    assert!(out.contains("corrected forms mailed"), "{out}");
+    assert_eq!(afani_orders(&d, 1).await.as_array().map(Vec::len), Some(1));
+}
+
+/// The first order line of Afani's standing form of round 1.
+async fn afani_orders_standing(d: &Dir) -> String {
+    let store = d.store().await;
+    let mut c = store.conn().await.unwrap();
+    let form = pbemd::store::forms::standing(&mut c, "Afani", 1)
+        .await
+        .unwrap()
+        .unwrap();
+    let checked: pbemd::forms::Checked = serde_json::from_str(&form.orders.unwrap()).unwrap();
+    checked.lines[0].text.clone()
+}

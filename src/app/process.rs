@@ -817,9 +817,11 @@ struct FormMail<'a> {
 }
 
 /// A realm's weekend form: stored and answered with a receipt. A form written for an
-/// earlier round is refused (its orders were written against an old state); a form in
-/// which no order is found leaves an earlier form of the round standing, unless it says
-/// `INGA ORDRAR` / `NO ORDERS`.
+/// earlier round is refused (its orders were written against an old state), and so is
+/// one for a later round while the weekend is rolled back (it answers the Monday form of
+/// the resolution undone, and must not replace the round's standing form, which counts
+/// when the GM resolves it again). A form in which no order is found leaves an earlier
+/// form of the round standing, unless it says `INGA ORDRAR` / `NO ORDERS`.
 async fn receive_form(
     app: &App,
     conn: &mut Conn,
@@ -830,11 +832,16 @@ async fn receive_form(
 ) -> Result<()> {
     let (realm, lang) = (form.realm, form.lang);
     let mail = reply.mail;
-    if let Some(made_for) = crate::forms::form_title(&mail.text)
-        .map(|(_, r)| r)
-        .filter(|&r| r < gs.round)
-    {
-        return refuse_stale_form(app, conn, gs, form, reply, base, made_for).await;
+    match crate::forms::form_title(&mail.text).map(|(_, r)| r) {
+        Some(made_for) if made_for < gs.round => {
+            return refuse_stale_form(app, conn, gs, form, reply, base, made_for).await;
+        }
+        Some(made_for)
+            if made_for > gs.round && super::results_hold::waiting(conn, gs).await?.rolled_back =>
+        {
+            return refuse_form_ahead(app, conn, gs, form, reply, base, made_for).await;
+        }
+        _ => {}
     }
     let round = gs.round as i64;
     let attachments: Vec<&str> = mail.attachments.iter().map(|a| a.text.as_str()).collect();
@@ -998,6 +1005,65 @@ async fn refuse_stale_form(
     )
     .await?;
     Ok(())
+}
+
+/// A form answering the Monday form of a weekend the GM has rolled back (it is for the
+/// next round; the state is still the one that weekend resolved): refused with a reply
+/// saying the corrected form comes when the GM resolves the weekend again, and the GM is
+/// told. Nothing is stored as the realm's form, so the round's standing form still
+/// counts when the GM resolves it again.
+async fn refuse_form_ahead(
+    app: &App,
+    conn: &mut Conn,
+    gs: &GameState,
+    form: &FormMail<'_>,
+    reply: &Reply<'_>,
+    base: &NewMessage<'_>,
+    made_for: u32,
+) -> Result<()> {
+    let round = gs.round;
+    let text = match form.lang {
+        Lang::Sv => format!(
+            "Formuläret du svarade på gäller runda {made_for}, men spelledaren rättar helgen \
+             i runda {round}, så spelet är fortfarande i runda {round}. När spelledaren har \
+             avgjort den helgen igen skickas ett rättat formulär för runda {made_for}; svara \
+             på det. Orderna i det här brevet gäller inte, eftersom de skrevs för ett läge \
+             som rättelsen kan ändra."
+        ),
+        Lang::En => format!(
+            "The form you answered is for round {made_for}, but the GM is correcting the \
+             weekend of round {round}, so the game is still in round {round}. When the GM \
+             has resolved that weekend again, a corrected form for round {made_for} is \
+             mailed to you; answer that one. The orders in this mail do not count, as they \
+             were written for a state the correction may change."
+        ),
+    };
+    let id = reply.refuse(app, conn, base, &text).await?;
+    let detail = json!({"made_for": made_for, "round": round, "rolled_back": true}).to_string();
+    let at = clock::to_ms(app.now());
+    let realm = form.realm;
+    events::log(
+        conn,
+        at,
+        i64::from(round),
+        "form_stale",
+        Some(realm),
+        Some(id),
+        &detail,
+    )
+    .await?;
+    let subject = format!(
+        "Formulär för runda {made_for} avvisat / form for round {made_for} refused: {realm}"
+    );
+    let body = format!(
+        "{realm} svarade på formuläret för runda {made_for}, men runda {round} är \
+         tillbakarullad: formuläret avvisades (meddelande {id}). `pbemd gm resolve` avgör \
+         helgen igen och skickar rättade formulär.\n\n{realm} answered the form for round \
+         {made_for}, but round {round} is rolled back: the form was refused (message {id}). \
+         `pbemd gm resolve` resolves the weekend again and mails corrected forms.\n"
+    );
+    app.notify_gm(conn, &format!("form_ahead:{id}"), &subject, &body)
+        .await
 }
 
 /// When the current round began: the last `resolve` that fired, else the game's start.
