@@ -791,3 +791,30 @@ async fn afani_orders_standing(d: &Dir) -> String {
     let checked: pbemd::forms::Checked = serde_json::from_str(&form.orders.unwrap()).unwrap();
     checked.lines[0].text.clone()
 }
+
+/// A marker of held results stored by an older pbemd (the state's round while the weekend
+/// is rolled back, not the Monday forms' round) still holds them: `gm resolve` sends them.
+#[tokio::test]
+async fn results_held_by_an_older_pbemd_for_a_rolled_back_weekend_are_sent_by_gm_resolve() {
+    let g = common::Game::start(TUESDAY).await;
+    g.tick(DEADLINE).await;
+    pbemd::app::weekend::rollback(&g.app, false).await.unwrap();
+    g.tick(MONDAY).await;
+    let mut c = g.app.store.conn().await.unwrap();
+    let key = pbemd::app::weekend::RESULTS_HELD;
+    assert_eq!(
+        pbemd::store::meta::get_i64(&mut c, key).await.unwrap(),
+        Some(2)
+    );
+    pbemd::store::meta::set(&mut c, key, "1").await.unwrap();
+    drop(c);
+    let seen = ids(&g);
+    let r = pbemd::app::weekend::gm_resolve(&g.app).await.unwrap();
+    pbemd::app::sender::flush_all(&g.app).await.unwrap();
+    assert!(
+        matches!(r.forms, pbemd::app::weekend::FormsAfter::Held(_)),
+        "{:?}",
+        r.forms
+    );
+    assert_eq!(realm_forms(&since(&g, &seen)), REALMS.len());
+}

@@ -49,12 +49,16 @@ pub async fn waiting(conn: &mut Conn, gs: &GameState) -> Result<Waiting> {
         .is_some_and(|r| r.rolled_back_at.is_some());
     let forms_round = if rolled_back { round + 1 } else { round };
     let marked = |v: Option<i64>| v == Some(forms_round);
+    let held = meta::get_i64(conn, super::weekend::RESULTS_HELD).await?;
     Ok(Waiting {
         weekend: forms_round - 1,
         forms_round,
         rolled_back,
         asked: marked(meta::get_i64(conn, HOLD_ASKED).await?),
-        held: marked(meta::get_i64(conn, super::weekend::RESULTS_HELD).await?),
+        // Before the markers named the forms' round, the `results` event marked forms it
+        // held for a rolled-back weekend with the state's round: such a marker, stored
+        // by an older pbemd, still holds them.
+        held: marked(held) || (rolled_back && held == Some(round)),
     })
 }
 
