@@ -159,6 +159,64 @@ fn r_inv_5_the_inviters_own_troops_are_not_attacked() {
     assert!(group_of(&after, "Genogien", 1).is_some());
 }
 
+/// R-INV-8 with Rulings 15: a home-invitation on the form is an envoy — free within the
+/// realm's Språkrör envoys, then an envoy's price (1 mat, 1 tyg, 3 guld), as the receipt
+/// charged it; a realm that cannot pay keeps its group where it is.
+#[test]
+fn r_inv_8_a_forms_home_invitation_beyond_the_free_envoys_costs_an_envoy() {
+    use pbemd::game::{Resource, Resources};
+    let recall = |id| Order::HomeInvitation {
+        group: Group::Army(id),
+    };
+    let mut gs = game();
+    army(&mut gs, "Genogien", 1, "I7", units(&[(2, Veteran)], false));
+    army(&mut gs, "Genogien", 2, "I8", units(&[(2, Veteran)], false));
+    let g = gs.realm_mut("Genogien").unwrap();
+    g.positions.sprakror = 1;
+    g.sent.envoys = 0;
+    g.stock = Resources::from_pairs(&[(Resource::Mat, 1), (Resource::Tyg, 1), (Resource::Guld, 3)]);
+    let o = orders(&[("Genogien", vec![recall(1), recall(2)])]);
+    let (after, _) = invitations(&gs, &o, &[]);
+    let capital = gs.realm("Genogien").unwrap().capital.unwrap();
+    assert_eq!(
+        group_of(&after, "Genogien", 1).unwrap().square,
+        capital,
+        "the free one"
+    );
+    assert_eq!(
+        group_of(&after, "Genogien", 2).unwrap().square,
+        capital,
+        "the paid one"
+    );
+    let r = after.realm("Genogien").unwrap();
+    assert!(r.stock.is_zero(), "one envoy's price: {:?}", r.stock);
+    assert_eq!(r.sent.envoys, 2);
+    // Without the price the second stays where it is, and nothing is taken.
+    let mut poor = gs.clone();
+    poor.realm_mut("Genogien").unwrap().stock = Resources::ZERO;
+    let (after, events) = invitations(&poor, &o, &[]);
+    assert_eq!(group_of(&after, "Genogien", 2).unwrap().square, sq("I8"));
+    assert!(military(&events).iter().any(|m| matches!(
+        m,
+        MilitaryEvent::InvitationRefused {
+            reason: InvitationRefusal::CannotPay,
+            ..
+        }
+    )));
+    let report =
+        |lang| pbemd::render::weekend::report(&events, &after, "Genogien", lang).join("\n");
+    assert!(
+        report(Lang::Sv).contains("förrådet räcker inte"),
+        "{}",
+        report(Lang::Sv)
+    );
+    assert!(
+        report(Lang::En).contains("the stock does not cover it"),
+        "{}",
+        report(Lang::En)
+    );
+}
+
 #[test]
 fn r_inv_8_a_home_invitation_brings_an_army_to_the_capital_and_a_fleet_to_the_harbour() {
     let mut gs = game();

@@ -187,6 +187,17 @@ fn r_move_6_an_army_that_is_met_cannot_move_away() {
         "a real battle, not a walk-over"
     );
     assert_eq!(group_of(&after, "Kaldor", 1).unwrap().square, sq("E7"));
+    let report = |lang| pbemd::render::weekend::report(&events, &after, "Kaldor", lang).join("\n");
+    assert!(
+        report(Lang::Sv).contains("den flyttar inte mer"),
+        "{}",
+        report(Lang::Sv)
+    );
+    assert!(
+        report(Lang::En).contains("it moves no more"),
+        "{}",
+        report(Lang::En)
+    );
 }
 
 /// RULINGS 31 for troops that met in step 3: at the round limit the mover withdraws to

@@ -532,5 +532,11 @@ fn invitation_refusal(r: InvitationRefusal, lang: Lang) -> &'static str {
             "det finns ingen huvudstad eller huvudhamn att komma hem till"
         }
         (InvitationRefusal::NoSeat, false) => "there is no capital or main harbour to come home to",
+        (InvitationRefusal::CannotPay, true) => {
+            "hembjudan kostar ett sändebud utöver de fria, och förrådet räcker inte"
+        }
+        (InvitationRefusal::CannotPay, false) => {
+            "a home-invitation costs an envoy beyond the free ones, and the stock does not cover it"
+        }
     }
 }

@@ -297,6 +297,9 @@ pub enum InvitationRefusal {
     WrongGround,
     /// The realm has no capital (armies) or main harbour (fleets) to come home to.
     NoSeat,
+    /// A home-invitation on the form beyond the free envoys the realm cannot pay for
+    /// (an envoy's price, Rulings 15).
+    CannotPay,
 }
 
 impl InvitationRefusal {
@@ -305,6 +308,7 @@ impl InvitationRefusal {
             InvitationRefusal::NoValidInvitation => "R-INV-3",
             InvitationRefusal::NoSuchGroup | InvitationRefusal::WrongGround => "R-INV-2",
             InvitationRefusal::NoSeat => "R-INV-8",
+            InvitationRefusal::CannotPay => "RULINGS 15",
         }
     }
 }

@@ -530,7 +530,10 @@ fn merge(w: &mut Weekend, realm: &str, group: Group, other: u32) {
     ) else {
         return refuse(w, realm, o, MoveRefusal::NoSuchGroup);
     };
-    if a != b || group.id() == other {
+    // Groups in the two dimensions never meet (R-EVIL-2).
+    let apart =
+        evil::group_dimension(&w.state, realm, group) != evil::group_dimension(&w.state, realm, o);
+    if a != b || group.id() == other || apart {
         return refuse(w, realm, o, MoveRefusal::NotTogether);
     }
     match group {
