@@ -302,42 +302,33 @@ fn shortage_text(s: &Shortage, lang: Lang) -> String {
             "the receiver has no capital to receive troops"
         }
         .to_string(),
-        Shortage::BuyerPopulationCap { cap, would_have } => {
-            if sv {
-                format!(
-                    "mottagaren skulle få {would_have} enheter men befolkningen räcker till {cap}"
-                )
-            } else {
-                format!(
-                    "the receiver would have {would_have} units but its population allows {cap}"
-                )
-            }
+        // The buyer's limits are named, never its numbers: a refused merchant costs
+        // nothing, so numbers here would let any realm read another's army, fleet and
+        // population for free (the GM's audit keeps them).
+        Shortage::BuyerPopulationCap { .. } => if sv {
+            "mottagarens befolkning räcker inte till så många fler enheter"
+        } else {
+            "the receiver's population does not allow that many more units"
         }
-        Shortage::BuyerShipCap { cap, would_have } => {
-            if sv {
-                format!("mottagaren skulle få {would_have} skepp men Amiral tillåter {cap}")
-            } else {
-                format!("the receiver would have {would_have} ships but its Admiral allows {cap}")
-            }
+        .to_string(),
+        Shortage::BuyerShipCap { .. } => if sv {
+            "mottagarens Amiral tillåter inte så många fler skepp"
+        } else {
+            "the receiver's Admiral does not allow that many more ships"
         }
-        Shortage::BuyerElementalCap { cap, would_have } => {
-            if sv {
-                format!(
-                    "mottagaren skulle få {would_have} elementarer men Besvärjare tillåter {cap}"
-                )
-            } else {
-                format!(
-                    "the receiver would have {would_have} elementals but its Conjurer allows {cap}"
-                )
-            }
+        .to_string(),
+        Shortage::BuyerElementalCap { .. } => if sv {
+            "mottagarens Besvärjare tillåter inte så många fler elementarer"
+        } else {
+            "the receiver's Conjurer does not allow that many more elementals"
         }
-        Shortage::BuyerArmyGroupCap { cap } => {
-            if sv {
-                format!("mottagaren har redan {cap} armégrupper (Befälhavare × 2) och ingen armé i huvudstaden")
-            } else {
-                format!("the receiver already has {cap} army groups (Commander × 2) and no army in its capital")
-            }
+        .to_string(),
+        Shortage::BuyerArmyGroupCap { .. } => if sv {
+            "mottagaren kan inte ta emot trupperna i sin huvudstad just nu"
+        } else {
+            "the receiver cannot take the troops in its capital now"
         }
+        .to_string(),
         Shortage::BuyerHasNoHarbour => if sv {
             "mottagaren har ingen huvudhamn att ta emot skepp i"
         } else {

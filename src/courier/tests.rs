@@ -881,6 +881,33 @@ fn rulings_8_buyer_caps_refuse_the_trade() {
     assert_eq!(s, before);
 }
 
+/// A refused merchant costs nothing, so the seller learns which of the buyer's limits
+/// the trade would pass, never its numbers (the buyer's units, ships or caps).
+#[test]
+fn rulings_8_the_seller_of_a_refused_trade_does_not_learn_the_buyers_numbers() {
+    let mut s = demo(); // Afani: 13 counted units, population 140 → cap 14
+    s.realm_mut("Afani").unwrap().positions.amiral = 0;
+    let body = "****\nSkickar: 1 bågskytt, 1 lätt krigsskepp";
+    let (d, _) = run(
+        &mut s,
+        &[mail(1, MailKind::Merchant, "Genogien", Some("Afani"), body)],
+        &[],
+    );
+    for lang in [Lang::Sv, Lang::En] {
+        let t = refusal(&d[0]).explain(lang, None);
+        for number in ["14", "15", " 0 ", " 5 "] {
+            assert!(!t.contains(number), "{number:?} in {t}");
+        }
+        let limits = match lang {
+            Lang::Sv => ["befolkning", "Amiral"],
+            Lang::En => ["population", "Admiral"],
+        };
+        for limit in limits {
+            assert!(t.contains(limit), "{limit} named in {t}");
+        }
+    }
+}
+
 /// R-TRADE-4: cities and border squares change hands; an inland square
 /// or a capital cannot be sold.
 #[test]
