@@ -554,12 +554,7 @@ fn still_spans(app: &App, gs: &GameState) -> Vec<Stop> {
 /// still send their form.
 pub fn window_for(app: &App, gs: &GameState, realm: &str, t: DateTime<Utc>) -> Window {
     let w = app.schedule.window_at(t);
-    let Some(e) = gs
-        .calendar
-        .extension
-        .as_ref()
-        .filter(|e| e.round == gs.round)
-    else {
+    let Some(e) = gs.calendar.extension_of(gs.round) else {
         return w;
     };
     if t < e.deadline {
@@ -589,12 +584,7 @@ pub fn form_deadline(
     t: DateTime<Utc>,
 ) -> Option<DateTime<Utc>> {
     let next = |t| app.schedule.next_closing(Window::Weekend, t);
-    let Some(e) = gs
-        .calendar
-        .extension
-        .as_ref()
-        .filter(|e| e.round == gs.round)
-    else {
+    let Some(e) = gs.calendar.extension_of(gs.round) else {
         return next(t);
     };
     let own = realm

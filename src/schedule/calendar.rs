@@ -120,10 +120,15 @@ impl Calendar {
         self.pause.as_ref().filter(|p| p.since <= t && t < p.until)
     }
 
+    /// The extension given in `round`, if the GM gave one (an older one is history).
+    pub fn extension_of(&self, round: u32) -> Option<&Extension> {
+        self.extension.as_ref().filter(|e| e.round == round)
+    }
+
     /// Until when `realm`'s form of `round` is accepted, if the deadline was
     /// extended for it (or for everyone).
     pub fn late_until(&self, round: u32, realm: &str) -> Option<DateTime<Utc>> {
-        let e = self.extension.as_ref().filter(|e| e.round == round)?;
+        let e = self.extension_of(round)?;
         let own = e.realms.get(realm).copied();
         match (own, e.all_until) {
             (Some(a), Some(b)) => Some(a.max(b)),

@@ -94,6 +94,16 @@ async fn realm_lang(app: &App, s: &RealmSession) -> Result<Lang, Response> {
     }
 }
 
+/// The realm's language for a POST from its pages, or the refusal when the form did
+/// not carry the session's CSRF token.
+async fn realm_post(app: &App, s: &RealmSession, csrf: Option<&str>) -> Result<Lang, Response> {
+    let lang = realm_lang(app, s).await?;
+    if auth::check_csrf(&s.csrf, csrf).is_err() {
+        return Err(csrf_refused(lang));
+    }
+    Ok(lang)
+}
+
 #[derive(Deserialize)]
 struct LoginQuery {
     #[serde(default)]
@@ -186,12 +196,8 @@ async fn logout(
     client: auth::Client,
     Form(f): Form<auth::CsrfForm>,
 ) -> Response {
-    let lang = match realm_lang(&app, &s).await {
-        Ok(l) => l,
-        Err(r) => return r,
-    };
-    if auth::check_csrf(&s.csrf, f.csrf.as_deref()).is_err() {
-        return csrf_refused(lang);
+    if let Err(r) = realm_post(&app, &s, f.csrf.as_deref()).await {
+        return r;
     }
     let cookie = session_cookie(&app, &client, "", 0);
     ([(header::SET_COOKIE, cookie)], logged_out()).into_response()
@@ -490,13 +496,10 @@ async fn wishes_post(
     s: RealmSession,
     Form(f): Form<WishesForm>,
 ) -> Response {
-    let lang = match realm_lang(&app, &s).await {
+    let lang = match realm_post(&app, &s, f.csrf.as_deref()).await {
         Ok(l) => l,
         Err(r) => return r,
     };
-    if auth::check_csrf(&s.csrf, f.csrf.as_deref()).is_err() {
-        return csrf_refused(lang);
-    }
     let outcome = match site_player::parse_wishes([&f.buy1, &f.buy2], [&f.sell1, &f.sell2], lang) {
         Ok(w) => site_player::set_wishes(&app, &s.realm, lang, w).await,
         Err(e) => Err(e),
