@@ -283,9 +283,10 @@ fn form_refusal_index(r: &FR) -> usize {
         FR::NotRead { .. } => 60,
         FR::NoSpiesForTheEvil => 61,
         FR::EvilBuildsOnlyDemons => 62,
+        FR::RevealUsedByMail => 63,
     }
 }
-const FORM_REFUSALS: usize = 63;
+const FORM_REFUSALS: usize = 64;
 
 fn arg_index(a: Arg) -> usize {
     match a {
@@ -688,6 +689,7 @@ fn rule_refusals() -> Vec<FR> {
         },
         FR::NoCityToCastOn { square: sq("C3") },
         FR::TeleportToLand { square: sq("A1") },
+        FR::RevealUsedByMail,
         FR::CameByInvitation,
         FR::TooFar {
             steps: 1,

@@ -140,6 +140,8 @@ pub enum Refusal {
     TeleportToLand {
         square: Square,
     },
+    /// Rulings 18: the realm cast Reveal by mail this round, and the two count once.
+    RevealUsedByMail,
     // --- movement and groups
     CameByInvitation,
     TooFar {
@@ -313,6 +315,7 @@ impl Refusal {
             SpellCast { .. } => "R-SPELL-1",
             NoCityToCastOn { .. } => "R-SPELL-11",
             TeleportToLand { .. } => "RULINGS 22",
+            RevealUsedByMail => "RULINGS 18",
             CameByInvitation => "R-INV-2",
             NotAdjacent { .. } => "RULINGS 26",
             FleetFull { .. } => "R-NAV-3",
@@ -537,6 +540,10 @@ impl Refusal {
             TeleportToLand { square } => (
                 format!("teleport landar bara på land, inte {square}"),
                 format!("teleport lands on land only, not {square}"),
+            ),
+            RevealUsedByMail => s(
+                "du har redan kastat Avslöja med post denna runda (högst en gång per runda)",
+                "you already cast Reveal by mail this round (once a round in all)",
             ),
             CameByInvitation => s(
                 "gruppen kom med inbjudan och får inte flytta",
