@@ -439,6 +439,24 @@ fn r_pos_4_an_army_aboard_a_fleet_is_no_group_for_new_units_in_its_city() {
     );
 }
 
+// ---- A6: a home-invitation on the form --------------------------------------------
+
+/// R-INV-8 calls a home-invitation an envoy, and Rulings 15 charges an envoy beyond
+/// the free Språkrör ones: the receipt charges it, the weekend (step 9,
+/// `weekend::military::invitations::home`) does not yet.
+#[test]
+#[ignore = "the weekend does not charge a form's home-invitation (military/invitations.rs)"]
+fn r_inv_8_a_forms_home_invitation_beyond_the_free_envoys_is_charged_as_on_the_receipt() {
+    let mut gs = quiet();
+    rich(&mut gs, "Alfa");
+    gs.armies.push(army(2, "Alfa", "E3", 1));
+    // Språkrör 1, and the free envoy was sent on Tuesday.
+    gs.realm_mut("Alfa").unwrap().sent.envoys = 1;
+    let (c, res) = receipt_and_weekend(&gs, "Alfa", &["HEMBJUDAN armé 2"]);
+    assert_eq!(c.lines[0].cost, of(&[(Mat, 1), (Tyg, 1), (Guld, 3)]));
+    assert_eq!(res.state.army("Alfa", 2).unwrap().square, sq("B2"));
+}
+
 // ---- A7: lines the receipt refused that the weekend carries out -------------------
 
 #[test]
