@@ -370,6 +370,21 @@ fn rulings_40_the_rulers_double_bid_is_valued_on_the_receipt_as_at_the_weekend()
 }
 
 #[test]
+fn r_vote_5_double_bids_chosen_on_the_form_count_for_its_bid_on_the_receipt_and_at_the_weekend() {
+    let mut gs = quiet();
+    rich(&mut gs, "Alfa");
+    iron_lot(&mut gs, 10);
+    alfa_rules(&mut gs, None);
+    let (c, res) = receipt_and_weekend(&gs, "Alfa", &["BUD 6 mat", "FÖRMÅN dubbla bud"]);
+    assert_eq!(verdicts(&c), vec![None, None]);
+    let won = res.events.iter().find_map(|e| match &e.what {
+        What::Market(MarketEvent::Won { value, .. }) => Some(*value),
+        _ => None,
+    });
+    assert_eq!(won, Some(12));
+}
+
+#[test]
 fn rulings_8_a_troop_lot_over_the_population_cap_is_refused_on_the_receipt() {
     let mut gs = quiet();
     rich(&mut gs, "Alfa");

@@ -17,7 +17,7 @@
 //! code where it can be: the caps (`game::caps`), the crystals of an upgrade
 //! (`build_cost::position_crystals`, written into the accepted order so the weekend
 //! charges the crystals the receipt showed), a bid's value (`weekend::market::
-//! bid_value`) and the weekday Reveal (`GameState::revealed_by_mail`).
+//! bid_worth`) and the weekday Reveal (`GameState::revealed_by_mail`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -34,7 +34,7 @@ use crate::game::state::{
 };
 use crate::game::text::fold;
 use crate::game::units::{build_cost, AgentKind};
-use crate::game::weekend::market::bid_value;
+use crate::game::weekend::market::{bid_worth, double_bids};
 use crate::game::weekend::politics::BENEFIT_POPULATION;
 use crate::game::{GameState, Lang, Position, Resource, Resources, Spell, Square, UnitKind};
 
@@ -164,6 +164,8 @@ struct Run<'a> {
     placed: BTreeMap<UnitKind, u32>,
     /// Engineers bought on the form (R-FREE-7).
     engineers: bool,
+    /// The ruler chose double bids on the form (R-VOTE-5).
+    double_bids: bool,
     /// The order as the weekend gets it, when the receipt settled a choice the line
     /// left open (the crystals of an upgrade).
     settled: Option<Order>,
@@ -267,6 +269,7 @@ fn check_parsed(
         rewards: 0,
         placed: BTreeMap::new(),
         engineers: false,
+        double_bids: false,
         settled: None,
     };
     // The claims first, as the weekend applies them before step 1; then every other
@@ -1052,8 +1055,14 @@ impl<'a> Run<'a> {
         };
         let b = sum(offer);
         // The weekend's own valuation (R-FREE-3, Rulings 40): crystals double, the
-        // ruler's double bids, the conflict penalty after a battle last weekend.
-        let value = bid_value(self.s, &self.s.settings, self.realm, &b);
+        // ruler's double bids (chosen before or on this form), the conflict penalty
+        // after a battle last weekend.
+        let doubled = double_bids(self.s, self.realm) || self.double_bids;
+        let fought = self
+            .s
+            .realm(self.realm)
+            .is_some_and(|r| r.fought_last_weekend);
+        let value = bid_worth(&b, doubled, fought, self.s.settings.conflict_penalty);
         if value < u64::from(fm.min_bid) {
             return Err(Refusal::BidTooLow {
                 value: u32::try_from(value).unwrap_or(u32::MAX),
@@ -1171,6 +1180,7 @@ impl<'a> Run<'a> {
                     return Err(Refusal::BenefitChosen);
                 }
                 self.once(Once::Benefit)?;
+                self.double_bids = *benefit == RulerBenefit::DoubleBids;
                 if *benefit == RulerBenefit::Population {
                     // Ten more in every city held, before step 1 (R-VOTE-5).
                     for c in self.cities.values_mut() {
