@@ -392,9 +392,57 @@ async fn r_inv_6_the_worked_example_an_invited_army_is_teleported_to_the_square(
     );
 }
 
+/// R-INV-8 calls home troops that are in other countries: by mail, as on the form, a
+/// home-invitation for a group in its own land is refused, and nothing is charged or
+/// recorded.
+#[tokio::test]
+async fn r_inv_8_a_home_invitation_for_troops_at_home_is_refused_by_mail_too() {
+    let g = Game::start("2026-11-27T09:00:00+01:00").await;
+    let before = g.state().await.realm("Genogien").unwrap().stock;
+    g.send(
+        "genogien@game.test",
+        "Genogien till SL: hembjudan",
+        "Hembjudan: armé 1",
+    );
+    g.tick("2026-11-27T10:00:00+01:00").await;
+    let s = g.state().await;
+    assert!(s.home_invitations.is_empty());
+    assert_eq!(
+        s.realm("Genogien").unwrap().stock,
+        before,
+        "nothing charged"
+    );
+    let reply = g
+        .outbox()
+        .into_iter()
+        .find(|m| {
+            m.to_is("genogien@game.test") && m.text.contains("Armé 1 står redan i ert eget land")
+        })
+        .expect("the refusal, in Genogien's Swedish");
+    assert!(reply.text.contains("R-INV-8"), "{}", reply.text);
+}
+
 #[tokio::test]
 async fn r_inv_8_a_home_invitation_to_the_gm_is_recorded_and_shown_on_the_form() {
     let g = Game::start("2026-11-27T09:00:00+01:00").await;
+    // Army 1 stands abroad, on a square of Afani's land without a city.
+    g.edit_state(|s| {
+        let abroad = *s
+            .map
+            .squares
+            .iter()
+            .find(|(sq, m)| {
+                m.owner.as_deref() == Some("Afani") && s.cities.iter().all(|c| c.square != **sq)
+            })
+            .expect("Afani's land")
+            .0;
+        s.armies
+            .iter_mut()
+            .find(|a| a.owner == "Genogien" && a.id == 1)
+            .unwrap()
+            .square = abroad;
+    })
+    .await;
     g.send(
         "genogien@game.test",
         "Genogien till SL: hembjudan",

@@ -109,6 +109,26 @@ fn intake(kind: MailKind, window: Window) -> Route {
     })
 }
 
+/// Put `realm`'s army `id` abroad, on a square of another realm's land without a city
+/// (a home-invitation calls home only troops in other countries, R-INV-8).
+fn abroad(s: &mut GameState, realm: &str, id: u32) {
+    let sq = *s
+        .map
+        .squares
+        .iter()
+        .find(|(sq, m)| {
+            m.owner.as_deref().is_some_and(|o| o != realm)
+                && s.cities.iter().all(|c| c.square != **sq)
+        })
+        .expect("another realm's land")
+        .0;
+    s.armies
+        .iter_mut()
+        .find(|a| a.owner == realm && a.id == id)
+        .expect("the army")
+        .square = sq;
+}
+
 fn free_spies_for(s: &mut GameState, realm: &str) {
     s.ruler = Some(Ruler {
         realm: realm.into(),
@@ -185,6 +205,30 @@ fn r_agent_5_the_free_spies_winner_sends_a_spy_without_holding_one() {
 
 // ---------------------------------------------------------------- R-ENVOY
 
+/// Rulings 49: the voting winner's free spies run up to, not including, the next voting
+/// weekend; spies go on weekdays, so the voting round's own weekdays still count, and
+/// the round after it does not.
+#[test]
+fn rulings_49_free_spies_last_through_the_weekdays_of_the_next_voting_round() {
+    let mut s = demo();
+    let o = s.realm_mut("Ostvik").unwrap();
+    o.spies = 0;
+    o.stock = Resources::ZERO;
+    free_spies_for(&mut s, "Ostvik");
+    let until = s.ruler.as_ref().unwrap().until_round;
+    let m = spy(1, "Ostvik", "Afani", "Mission: positions");
+    s.round = until;
+    let d = run(&mut s.clone(), std::slice::from_ref(&m), &[10]);
+    assert!(
+        d[0].receipt.as_ref().is_some_and(|r| r.free),
+        "the voting round's weekdays: {:?}",
+        d[0].outcome
+    );
+    s.round = until + 1;
+    let d = run(&mut s, &[m], &[10]);
+    assert_eq!(refusal(&d[0]), &Refusal::NoSpies, "the term is over");
+}
+
 /// R-ENVOY-1: an envoy carries any text; the recipient gets it as written,
 /// shown from the sending realm (its name, never its address).
 #[test]
@@ -252,6 +296,7 @@ fn r_envoy_3_a_waiting_thief_decides_before_the_envoy_is_delivered() {
 #[test]
 fn r_envoy_4_stolen_invitations_go_to_the_thief_home_invitations_cannot_be_stolen() {
     let mut s = demo();
+    abroad(&mut s, "Genogien", 2);
     let station = spy(1, "Kaldor", "Genogien", "Uppdrag: stjäl sändebud");
     let home = mail(2, MailKind::ToGm, "Genogien", None, "Hembjudan: armé 2");
     let inv = envoy(3, "Genogien", "Afani", "Kom!\nInbjudan: C3");
@@ -466,6 +511,7 @@ fn r_spy_12_a_spy_on_the_evil_is_refused_and_not_used() {
 #[test]
 fn r_inv_9_a_home_invitation_passes_isolation() {
     let mut s = demo();
+    abroad(&mut s, "Genogien", 2);
     s.effects.push(on(Spell::Isolering, "Afani", "Genogien", 3));
     let home = mail(1, MailKind::ToGm, "Genogien", None, "Hembjudan: armé 2");
     let real = envoy(2, "Genogien", "Afani", "Hej");

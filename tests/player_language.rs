@@ -137,9 +137,10 @@ fn courier_index(r: &Refusal) -> usize {
         Refusal::UnknownSpell { .. } => 17,
         Refusal::BadHomeInvitation { .. } => 18,
         Refusal::NoSuchGroup { .. } => 19,
+        Refusal::AlreadyHome { .. } => 20,
     }
 }
-const COURIER_REFUSALS: usize = 20;
+const COURIER_REFUSALS: usize = 21;
 
 fn shortage_index(s: &Shortage) -> usize {
     match s {
@@ -544,6 +545,8 @@ fn courier_refusals() -> Vec<Refusal> {
         },
         Refusal::NoSuchGroup { army: true, id: 9 },
         Refusal::NoSuchGroup { army: false, id: 1 },
+        Refusal::AlreadyHome { army: true, id: 2 },
+        Refusal::AlreadyHome { army: false, id: 1 },
     ]);
     v
 }

@@ -457,10 +457,9 @@ fn r_pos_4_an_army_aboard_a_fleet_is_no_group_for_new_units_in_its_city() {
 // ---- A6: a home-invitation on the form --------------------------------------------
 
 /// R-INV-8 calls a home-invitation an envoy, and Rulings 15 charges an envoy beyond
-/// the free Språkrör ones: the receipt charges it, the weekend (step 9,
-/// `weekend::military::invitations::home`) does not yet.
+/// the free Språkrör ones: the receipt charges it, and step 9
+/// (`weekend::military::invitations::home`) takes the same price.
 #[test]
-#[ignore = "the weekend does not charge a form's home-invitation (military/invitations.rs)"]
 fn r_inv_8_a_forms_home_invitation_beyond_the_free_envoys_is_charged_as_on_the_receipt() {
     let mut gs = quiet();
     rich(&mut gs, "Alfa");

@@ -111,6 +111,52 @@ fn fight(gs: &GameState, o: &Orders, rolls: &[u32]) -> (GameState, Vec<Event>) {
 
 // ------------------------------------------------------------ the dimension, lava
 
+/// R-EVIL-2 with RULINGS 53: a realm's armies on one square but in the two dimensions
+/// never merge, neither by the rule that merges groups standing together (R-MOVE-8)
+/// nor by a merge order; troops and treasure cross only by a portal.
+#[test]
+fn r_evil_2_groups_on_one_square_in_the_two_dimensions_never_merge() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        GEN,
+        1,
+        "E4",
+        Dimension::Evil,
+        units(&[(2, LattInfanteri)]),
+    );
+    army(
+        &mut gs,
+        GEN,
+        2,
+        "E4",
+        Dimension::Normal,
+        units(&[(3, TungtInfanteri)]),
+    );
+    gs.armies
+        .iter_mut()
+        .find(|a| a.owner == GEN && a.id == 1)
+        .unwrap()
+        .treasure
+        .set(Resource::Guld, 20);
+    let merge = Order::Merge {
+        group: Group::Army(2),
+        other: 1,
+    };
+    let o = orders(&[(GEN, vec![merge])]);
+    let (after, _) = movement(&gs, &o);
+    let (after, _) = fight(&after, &orders(&[]), &[]);
+    let (one, two) = (group(&after, GEN, 1), group(&after, GEN, 2));
+    assert_eq!((one.dimension, one.units.len()), (Dimension::Evil, 2));
+    assert_eq!((two.dimension, two.units.len()), (Dimension::Normal, 3));
+    assert_eq!(
+        one.treasure.get(Resource::Guld),
+        20,
+        "the treasure stays in the Evil's"
+    );
+    assert!(two.treasure.is_zero());
+}
+
 #[test]
 fn r_evil_1_rulings_53_sea_is_rock_and_land_is_lava_in_the_evil_dimension() {
     let gs = game();

@@ -37,6 +37,66 @@ fn r_inv_2_an_invited_army_arrives_on_the_chosen_square_and_may_not_move() {
     assert_eq!(sv, ["Fugandris armé 1 kom till C3 på din inbjudan."]);
 }
 
+/// R-INV-2: "fleets work in the same way" — a fleet invited to the sea off the inviter's
+/// land arrives there; an army cannot use a sea invitation, a fleet a land one.
+#[test]
+fn r_inv_2_an_invited_fleet_arrives_on_the_sea_named() {
+    let mut gs = game();
+    fleet(
+        &mut gs,
+        "Fugandri",
+        1,
+        "B9",
+        ships(&[(2, ShipKind::LattKrigsskepp)], false),
+        &[],
+    );
+    army(&mut gs, "Fugandri", 1, "B7", units(&[(2, Veteran)], false));
+    let sea = *gs
+        .map
+        .squares
+        .iter()
+        .find(|(q, m)| {
+            m.terrain == pbemd::game::state::Terrain::Sea
+                && q.neighbours(gs.map.width, gs.map.height, false)
+                    .into_iter()
+                    .any(|n| {
+                        gs.map
+                            .get(n)
+                            .is_some_and(|x| x.owner.as_deref() == Some("Genogien"))
+                    })
+        })
+        .expect("sea off Genogien's land")
+        .0;
+    invite(&mut gs, "Fugandri", "Genogien", &sea.to_string());
+    invite(&mut gs, "Fugandri", "Genogien", &sea.to_string());
+    let o = orders(&[(
+        "Fugandri",
+        vec![
+            use_inv("Genogien", Group::Army(1)),
+            use_inv("Genogien", Group::Fleet(1)),
+        ],
+    )]);
+    let (after, events) = invitations(&gs, &o, &[]);
+    let f = after
+        .fleets
+        .iter()
+        .find(|f| f.owner == "Fugandri" && f.id == 1)
+        .unwrap();
+    assert_eq!(f.square, sea, "the fleet arrived");
+    assert_eq!(
+        group_of(&after, "Fugandri", 1).unwrap().square,
+        sq("B7"),
+        "an army does not go to sea"
+    );
+    assert!(military(&events).iter().any(|m| matches!(
+        m,
+        MilitaryEvent::InvitationRefused {
+            reason: InvitationRefusal::WrongGround,
+            ..
+        }
+    )));
+}
+
 #[test]
 fn r_inv_3_an_invitation_is_used_once() {
     let mut gs = game();
@@ -97,6 +157,64 @@ fn r_inv_5_the_inviters_own_troops_are_not_attacked() {
         .iter()
         .any(|m| matches!(m, MilitaryEvent::Battle(_))));
     assert!(group_of(&after, "Genogien", 1).is_some());
+}
+
+/// R-INV-8 with Rulings 15: a home-invitation on the form is an envoy — free within the
+/// realm's Språkrör envoys, then an envoy's price (1 mat, 1 tyg, 3 guld), as the receipt
+/// charged it; a realm that cannot pay keeps its group where it is.
+#[test]
+fn r_inv_8_a_forms_home_invitation_beyond_the_free_envoys_costs_an_envoy() {
+    use pbemd::game::{Resource, Resources};
+    let recall = |id| Order::HomeInvitation {
+        group: Group::Army(id),
+    };
+    let mut gs = game();
+    army(&mut gs, "Genogien", 1, "I7", units(&[(2, Veteran)], false));
+    army(&mut gs, "Genogien", 2, "I8", units(&[(2, Veteran)], false));
+    let g = gs.realm_mut("Genogien").unwrap();
+    g.positions.sprakror = 1;
+    g.sent.envoys = 0;
+    g.stock = Resources::from_pairs(&[(Resource::Mat, 1), (Resource::Tyg, 1), (Resource::Guld, 3)]);
+    let o = orders(&[("Genogien", vec![recall(1), recall(2)])]);
+    let (after, _) = invitations(&gs, &o, &[]);
+    let capital = gs.realm("Genogien").unwrap().capital.unwrap();
+    assert_eq!(
+        group_of(&after, "Genogien", 1).unwrap().square,
+        capital,
+        "the free one"
+    );
+    assert_eq!(
+        group_of(&after, "Genogien", 2).unwrap().square,
+        capital,
+        "the paid one"
+    );
+    let r = after.realm("Genogien").unwrap();
+    assert!(r.stock.is_zero(), "one envoy's price: {:?}", r.stock);
+    assert_eq!(r.sent.envoys, 2);
+    // Without the price the second stays where it is, and nothing is taken.
+    let mut poor = gs.clone();
+    poor.realm_mut("Genogien").unwrap().stock = Resources::ZERO;
+    let (after, events) = invitations(&poor, &o, &[]);
+    assert_eq!(group_of(&after, "Genogien", 2).unwrap().square, sq("I8"));
+    assert!(military(&events).iter().any(|m| matches!(
+        m,
+        MilitaryEvent::InvitationRefused {
+            reason: InvitationRefusal::CannotPay,
+            ..
+        }
+    )));
+    let report =
+        |lang| pbemd::render::weekend::report(&events, &after, "Genogien", lang).join("\n");
+    assert!(
+        report(Lang::Sv).contains("förrådet räcker inte"),
+        "{}",
+        report(Lang::Sv)
+    );
+    assert!(
+        report(Lang::En).contains("the stock does not cover it"),
+        "{}",
+        report(Lang::En)
+    );
 }
 
 #[test]

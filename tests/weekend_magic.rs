@@ -577,6 +577,88 @@ fn r_spell_13_mountain_wall_is_one_more_wall_for_the_weekend_only() {
     assert!(after <= walls, "the spell's wall is gone after the weekend");
 }
 
+/// Rulings 36 with Rulings 34: a siege tower that brings Mountain Wall's wall down
+/// brings it down for the weekend; the 2nd attacker meets the city as the 1st left it,
+/// without the spell's wall.
+#[test]
+fn rulings_36_a_mountain_wall_a_tower_brought_down_stays_down_for_the_next_battle() {
+    use pbemd::game::orders::{Outcome, Wave};
+    let mut gs = game();
+    mage(&mut gs, "Genogien", 5);
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "D3",
+        units(&[(1, UnitKind::Belagringstorn), (1, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Fugandri",
+        2,
+        "E2",
+        units(&[(1, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "D2",
+        units(&[(3, TungtInfanteri)], false),
+    );
+    let walls = u64::from(city(&mut gs, "D2").walls);
+    let forms = [
+        (
+            "Genogien",
+            vec![cast(Spell::Bergvagg, Target::City(sq("D2")))],
+        ),
+        (
+            "Fugandri",
+            vec![
+                attack(
+                    Group::Army(1),
+                    "D2",
+                    Some(Outcome::Takeover),
+                    Some(Wave::First),
+                ),
+                attack(
+                    Group::Army(2),
+                    "D2",
+                    Some(Outcome::Takeover),
+                    Some(Wave::Second),
+                ),
+            ],
+        ),
+    ];
+    let o = orders(&forms);
+    let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
+    magic::run_with(&mut w, Dice::scripted("test", &[6]));
+    // The attacker rolls 1, the defender 20: the 1st falls in its first round.
+    let rolls: Vec<u32> = [1, 20].repeat(50);
+    military::combat_with(&mut w, Dice::scripted("fight", &rolls));
+    let battles: Vec<_> = military(&w.events)
+        .into_iter()
+        .filter_map(|m| match m {
+            MilitaryEvent::Battle(b) => Some(&**b),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(battles.len(), 2, "the 1st fell, so the 2nd attacked");
+    assert_eq!(
+        battles[0].battle.walls,
+        walls + 1,
+        "the city's walls and the spell's"
+    );
+    assert_eq!(
+        battles[0].result.pre_battle.walls_removed, 1,
+        "the tower took one"
+    );
+    assert_eq!(
+        battles[1].battle.walls, walls,
+        "the spell's wall stayed down for the 2nd attacker"
+    );
+}
+
 // ------------------------------------------------------- kills (R-SPELL-10) and more
 
 #[test]
@@ -603,6 +685,56 @@ fn r_spell_10_fireball_kills_the_last_unit_on_the_named_square() {
         m,
         MagicEvent::Suffered { realm, spell: Spell::Eldklot, .. } if realm == "Genogien"
     )));
+}
+
+/// R-EVIL-10 with Rulings 56: a slain higher demon turns into two lower demons whatever
+/// slays it — a Fireball on the Evil's army too.
+#[test]
+fn r_evil_10_a_higher_demon_a_fireball_slays_stands_on_as_two_lower_demons() {
+    let mut gs = game();
+    mage(&mut gs, "Fugandri", 5);
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "D3",
+        units(&[(1, LattInfanteri), (1, UnitKind::HogreDemon)], false),
+    );
+    let (gs, _) = magic_with(
+        &gs,
+        &[("Fugandri", vec![cast(Spell::Eldklot, army_at("D3"))])],
+        &[6],
+    );
+    assert_eq!(
+        kinds(group_of(&gs, "Genogien", 1).unwrap()),
+        vec![LattInfanteri, UnitKind::LagreDemon, UnitKind::LagreDemon]
+    );
+}
+
+/// R-EVIL-10 with Rulings 20 and 56: Armageddon's losses from the tail split a higher
+/// demon as a battle's do (the demon is one loss, two lower demons stand in its place,
+/// the next loss takes one of them).
+#[test]
+fn r_evil_10_armageddon_splits_a_higher_demon_as_a_battle_does() {
+    let mut gs = game();
+    mage(&mut gs, "Fugandri", 5);
+    gs.realm_mut("Fugandri").unwrap().stock = Resources::each_crystal(20);
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "D3",
+        units(&[(2, LattInfanteri), (1, UnitKind::HogreDemon)], false),
+    );
+    let (gs, _) = magic_with(
+        &gs,
+        &[("Fugandri", vec![cast(Spell::Armageddon, Target::None)])],
+        &[6],
+    );
+    assert_eq!(
+        kinds(group_of(&gs, "Genogien", 1).unwrap()),
+        vec![LattInfanteri, LattInfanteri, UnitKind::LagreDemon]
+    );
 }
 
 #[test]
@@ -944,6 +1076,32 @@ fn r_evil_14_the_evil_casts_only_on_realms_with_a_portal() {
     assert!(casts(&ev)[0].1);
 }
 
+/// R-EVIL-14: the Evil casts "only on realms where it has first opened a portal": a
+/// portal another realm opened in Genogien's land does not let the Evil cast there.
+#[test]
+fn r_evil_14_a_portal_another_realm_opened_does_not_open_a_realm_to_the_evils_spells() {
+    let mut gs = game();
+    evil_ostvik(&mut gs);
+    mage(&mut gs, "Ostvik", 5);
+    let portal = |by: &str| Portal {
+        opened_by: by.into(),
+        opened_round: ROUND - 1,
+        closes_after_round: None,
+    };
+    gs.map.squares.get_mut(&sq("C3")).unwrap().portal = Some(portal("Fugandri"));
+    let forms = [("Ostvik", vec![cast(Spell::Svalt, on("Genogien"))])];
+    let (_, ev) = magic_with(&gs, &forms, &[6]);
+    assert_eq!(
+        refused(&ev),
+        vec![Why::NoPortal {
+            realm: "Genogien".into()
+        }]
+    );
+    gs.map.squares.get_mut(&sq("C3")).unwrap().portal = Some(portal("Ostvik"));
+    let (_, ev) = magic_with(&gs, &forms, &[6]);
+    assert!(casts(&ev)[0].1, "its own portal");
+}
+
 #[test]
 fn r_evil_14_only_realms_with_a_portal_cast_on_the_evil() {
     let mut gs = game();
@@ -1283,4 +1441,66 @@ mod hostile {
             }
         }
     }
+}
+
+#[test]
+fn rulings_53_teleport_does_not_move_an_army_in_the_evil_dimension() {
+    let mut gs = game();
+    mage(&mut gs, "Fugandri", 5);
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C8",
+        units(&[(2, LattInfanteri)], false),
+    );
+    gs.armies.last_mut().unwrap().dimension = Dimension::Evil;
+    let to = Target::ArmyTo {
+        army: GroupSel::Id(1),
+        to: sq("E4"),
+    };
+    let (gs, ev) = magic_with(
+        &gs,
+        &[("Fugandri", vec![cast(Spell::Teleportera, to)])],
+        &[6],
+    );
+    let a = group_of(&gs, "Fugandri", 1).unwrap();
+    assert_eq!((a.square, a.dimension), (sq("C8"), Dimension::Evil));
+    assert!(matches!(&casts(&ev)[0].2, Some(Effect::Nothing)));
+}
+
+/// R-EVIL-17: Teleport puts the Evil's demons no farther from a portal than they may
+/// walk: beyond the leash the spell does nothing; within it, they go.
+#[test]
+fn r_evil_17_teleport_does_not_put_the_evils_demons_beyond_the_leash() {
+    let mut gs = game();
+    evil_ostvik(&mut gs);
+    gs.evil = Some(pbemd::game::state::EvilInfo {
+        realm: "Ostvik".into(),
+        leash: 5,
+    });
+    mage(&mut gs, "Ostvik", 5);
+    gs.map.squares.get_mut(&sq("I11")).unwrap().portal = Some(Portal {
+        opened_by: "Ostvik".into(),
+        opened_round: ROUND - 1,
+        closes_after_round: None,
+    });
+    army(
+        &mut gs,
+        "Ostvik",
+        1,
+        "I11",
+        units(&[(1, UnitKind::LagreDemon)], false),
+    );
+    let teleport = |to: &str| {
+        let t = Target::ArmyTo {
+            army: GroupSel::Id(1),
+            to: sq(to),
+        };
+        [("Ostvik", vec![cast(Spell::Teleportera, t)])]
+    };
+    let (far, _) = magic_with(&gs, &teleport("D4"), &[6]);
+    assert_eq!(group_of(&far, "Ostvik", 1).unwrap().square, sq("I11"));
+    let (near, _) = magic_with(&gs, &teleport("H8"), &[6]);
+    assert_eq!(group_of(&near, "Ostvik", 1).unwrap().square, sq("H8"));
 }

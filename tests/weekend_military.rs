@@ -456,6 +456,53 @@ fn r_combat_12_the_second_attacker_joins_the_first_in_the_city_it_took() {
     assert_eq!(g.units.len(), 7);
 }
 
+/// R-COMBAT-12: the 2nd attacker moves into the city the 1st *conquered*; a plundered
+/// city stays its owner's and the plunderers go back where they stood, so the 2nd
+/// stays where it stands (and does not fight: the 1st did not fall).
+#[test]
+fn r_combat_12_the_second_attacker_stays_when_the_first_only_plundered() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "C3", units(&[(5, Veteran)], false));
+    army(
+        &mut gs,
+        "Fugandri",
+        2,
+        "B4",
+        units(&[(2, LattInfanteri)], false),
+    );
+    let o = orders(&[(
+        "Fugandri",
+        vec![
+            attack(
+                Group::Army(1),
+                "C4",
+                Some(Outcome::Plunder),
+                Some(Wave::First),
+            ),
+            attack(
+                Group::Army(2),
+                "C4",
+                Some(Outcome::Plunder),
+                Some(Wave::Second),
+            ),
+        ],
+    )]);
+    let (mut after, events) = fight(&gs, &o, &[20, 1]);
+    assert_eq!(battles(&events).len(), 1);
+    assert_eq!(
+        city(&mut after, "C4").owner,
+        "Genogien",
+        "plundered, not taken"
+    );
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("C3"));
+    assert_eq!(
+        group_of(&after, "Fugandri", 2).unwrap().square,
+        sq("B4"),
+        "the 2nd does not walk into Genogien's city"
+    );
+    assert_eq!(refusals(&events), [AttackRefusal::SecondStoodDown]);
+}
+
 /// R-COMBAT-14 (no joint defence, RULINGS 35): a city is defended by its owner's army
 /// groups on its square, both of them, in number order; a friend's army standing there
 /// does not fight and loses nothing.

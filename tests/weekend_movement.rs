@@ -137,6 +137,100 @@ fn r_move_6_a_move_stops_on_enemy_troops_and_they_fight_in_step_4() {
     assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("E7"));
 }
 
+/// R-MOVE-6: an army that is attacked cannot move that round. Fugandri's form comes
+/// first and its army stops on Kaldor's; Kaldor's later order to move that army away is
+/// refused, and the two fight on E7 in step 4.
+#[test]
+fn r_move_6_an_army_that_is_met_cannot_move_away() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "D7",
+        units(&[(3, LattKavalleri)], false),
+    );
+    army(
+        &mut gs,
+        "Kaldor",
+        1,
+        "E7",
+        units(&[(1, LattInfanteri)], false),
+    );
+    let o = orders(&[
+        ("Fugandri", vec![mv(Group::Army(1), &["E7"])]),
+        ("Kaldor", vec![mv(Group::Army(1), &["F7"])]),
+    ]);
+    let (after, events) = move_and_fight(&gs, &o, &[1, 20]);
+    assert!(military(&events).iter().any(|m| matches!(
+        m,
+        MilitaryEvent::MoveRefused {
+            realm,
+            reason: MoveRefusal::Engaged,
+            ..
+        } if realm == "Kaldor"
+    )));
+    let b: Vec<_> = military(&events)
+        .into_iter()
+        .filter_map(|m| match m {
+            MilitaryEvent::Battle(b) => Some(&**b),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(b.len(), 1);
+    assert_eq!(
+        (b[0].square, b[0].defender.as_deref()),
+        (sq("E7"), Some("Kaldor"))
+    );
+    assert!(
+        !b[0].result.rounds.is_empty(),
+        "a real battle, not a walk-over"
+    );
+    assert_eq!(group_of(&after, "Kaldor", 1).unwrap().square, sq("E7"));
+    let report = |lang| pbemd::render::weekend::report(&events, &after, "Kaldor", lang).join("\n");
+    assert!(
+        report(Lang::Sv).contains("den flyttar inte mer"),
+        "{}",
+        report(Lang::Sv)
+    );
+    assert!(
+        report(Lang::En).contains("it moves no more"),
+        "{}",
+        report(Lang::En)
+    );
+}
+
+/// RULINGS 31 for troops that met in step 3: at the round limit the mover withdraws to
+/// the square it came from, so enemies never share a square after the weekend.
+#[test]
+fn rulings_31_at_the_round_limit_a_mover_that_met_enemies_goes_back() {
+    let mut gs = game();
+    gs.settings.max_battle_rounds = 1;
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C7",
+        units(&[(1, LattKavalleri)], false),
+    );
+    army(
+        &mut gs,
+        "Kaldor",
+        1,
+        "E7",
+        units(&[(1, LattInfanteri)], false),
+    );
+    let o = orders(&[("Fugandri", vec![mv(Group::Army(1), &["D7", "E7"])])]);
+    let (after, events) = move_and_fight(&gs, &o, &[10, 10]);
+    assert_eq!(battles(&events), 1);
+    assert_eq!(
+        group_of(&after, "Fugandri", 1).unwrap().square,
+        sq("D7"),
+        "back to the square it came from"
+    );
+    assert_eq!(group_of(&after, "Kaldor", 1).unwrap().square, sq("E7"));
+}
+
 #[test]
 fn r_ally_1_friends_pass_each_other() {
     let mut gs = game();

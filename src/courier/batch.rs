@@ -670,11 +670,21 @@ fn take_goods(state: &mut GameState, seller: &str, goods: &Goods, route: &Source
 
 /// Hand goods to `buyer`: units to its capital, ships to its main harbour
 /// (R-TRADE-5), cities and squares change owner.
-fn give_goods(state: &mut GameState, buyer: &str, cargo: Cargo) {
+/// Give `cargo` to `buyer`: units to its capital, ships to its main harbour. Returns the
+/// units and ships it has no capital or main harbour for (none for a buyer the checks
+/// passed; a thief is not checked, RULINGS 42).
+fn give_goods(state: &mut GameState, buyer: &str, cargo: Cargo) -> (Vec<Unit>, Vec<Ship>) {
     let b = state.realm_mut(buyer).expect("checked");
     b.stock = b.stock.plus(&cargo.goods.resources);
     b.vp += cargo.goods.vp as i64;
     let (capital, harbour) = (b.capital, b.main_harbour);
+    let mut left = (Vec::new(), Vec::new());
+    if capital.is_none() {
+        left.0 = cargo.units.clone();
+    }
+    if harbour.is_none() {
+        left.1 = cargo.ships.clone();
+    }
     if let (false, Some(sq)) = (cargo.units.is_empty(), capital) {
         let pos = state
             .armies
@@ -732,6 +742,7 @@ fn give_goods(state: &mut GameState, buyer: &str, cargo: Cargo) {
             m.owner = Some(buyer.into());
         }
     }
+    left
 }
 
 fn receipt(
@@ -856,12 +867,20 @@ fn envoy(
     Ok(())
 }
 
-/// An invitation must name a land square of the inviting realm.
+/// An invitation names a land square of the inviting realm, or (for a fleet, R-INV-2:
+/// "fleets work in the same way") a sea square off its land: sea belongs to no realm.
 fn check_invitation(state: &GameState, inviter: &str, sq: Square) -> Decided {
-    let ok = state
-        .map
-        .get(sq)
-        .is_some_and(|m| m.terrain == Terrain::Land && m.owner.as_deref() == Some(inviter));
+    let own_land = |q: Square| {
+        state
+            .map
+            .get(q)
+            .is_some_and(|m| m.terrain == Terrain::Land && m.owner.as_deref() == Some(inviter))
+    };
+    let (w, h) = (state.map.width, state.map.height);
+    let diagonal = state.settings.adjacency == 8;
+    let ok = own_land(sq)
+        || state.map.get(sq).is_some_and(|m| m.terrain == Terrain::Sea)
+            && sq.neighbours(w, h, diagonal).into_iter().any(own_land);
     if ok {
         Ok(())
     } else {
@@ -894,7 +913,7 @@ fn send_envoy(
     if let Some(fx) = active_on(state, Spell::Isolering, &e.actual) {
         let caster = fx.caster.clone();
         if let Some(c) = e.cargo {
-            give_goods(state, &e.actual, c);
+            let _ = give_goods(state, &e.actual, c);
         }
         d.events.push(Event::Isolated {
             realm: e.actual.clone(),
@@ -917,9 +936,27 @@ fn send_envoy(
     d.events.push(Event::Contact(contact.clone()));
     ctx.contacts.push(contact);
     if let Some((thief, spy)) = try_intercept(state, dice, d, &e) {
-        let goods = e.cargo.as_ref().map(|c| c.goods.clone());
+        let mut goods = e.cargo.as_ref().map(|c| c.goods.clone());
         if let Some(c) = e.cargo {
-            give_goods(state, &thief, c);
+            // Troops or ships the thief has no capital or main harbour for go back to
+            // the sender, never out of the game; the thief is told only what it got.
+            let (units, ships) = give_goods(state, &thief, c);
+            if let Some(g) = goods.as_mut() {
+                if !units.is_empty() {
+                    g.units.clear();
+                }
+                if !ships.is_empty() {
+                    g.ships.clear();
+                }
+            }
+            if !units.is_empty() || !ships.is_empty() {
+                let back = Cargo {
+                    units,
+                    ships,
+                    ..Cargo::default()
+                };
+                let _ = give_goods(state, &e.actual, back);
+            }
             d.events.push(Event::GoodsMoved {
                 from: e.actual.clone(),
                 to: thief.clone(),
@@ -962,7 +999,7 @@ fn send_envoy(
     }
     let goods = e.cargo.as_ref().map(|c| c.goods.clone());
     if let Some(c) = e.cargo {
-        give_goods(state, &e.to, c);
+        let _ = give_goods(state, &e.to, c);
         d.events.push(Event::GoodsMoved {
             from: e.actual.clone(),
             to: e.to.clone(),
@@ -1125,7 +1162,7 @@ fn merchant(state: &mut GameState, m: &Queued, ctx: &mut Context, d: &mut Decisi
         left,
         Some(trailer.sends.clone()),
     ));
-    give_goods(state, &to, cargo);
+    let _ = give_goods(state, &to, cargo);
     d.events.push(Event::GoodsMoved {
         from: m.from.clone(),
         to: to.clone(),
@@ -1169,7 +1206,9 @@ fn free_spy_available(state: &GameState, ctx: &Context, realm: &str) -> bool {
     r.realm == realm
         && r.benefit == Some(RulerBenefit::FreeSpies)
         && r.from_round <= state.round
-        && state.round < r.until_round
+        // Up to, not including, the next voting weekend (Rulings 49): spies go on
+        // weekdays, so the voting round's weekdays still count.
+        && state.round <= r.until_round
         && ctx.ledger.free_spies.get(realm).copied().unwrap_or(0) < informator
 }
 
@@ -1474,13 +1513,20 @@ fn to_gm(
                     held: m.window,
                 });
             }
-            let exists = if army {
-                state.army(&m.from, id).is_some()
+            let at = if army {
+                state.army(&m.from, id).map(|a| a.square)
             } else {
-                state.fleets_of(&m.from).any(|f| f.id == id)
+                state
+                    .fleets_of(&m.from)
+                    .find(|f| f.id == id)
+                    .map(|f| f.square)
             };
-            if !exists {
+            let Some(at) = at else {
                 return Err(Refusal::NoSuchGroup { army, id });
+            };
+            // As on the form: only troops in other countries are called home.
+            if state.map.get(at).and_then(|q| q.owner.as_deref()) == Some(m.from.as_str()) {
+                return Err(Refusal::AlreadyHome { army, id });
             }
             let (price, free, left) = agent_price(state, &m.from, AgentKind::Sandebud);
             check_goods(

@@ -190,6 +190,12 @@ pub enum Refusal {
         army: bool,
         id: u32,
     },
+    /// A home-invitation for a group that stands in its own land (R-INV-8: troops in
+    /// other countries are called home).
+    AlreadyHome {
+        army: bool,
+        id: u32,
+    },
 }
 
 /// Decide what becomes of a player's mail at intake: the window check.
@@ -423,8 +429,8 @@ impl Refusal {
             ),
             Refusal::EvilCannotBeSpied => pick("Ondskan kan inte spioneras på.".into(), "The Evil cannot be spied on.".into()),
             Refusal::InvitationNotYourLand { square } => pick(
-                format!("Inbjudan till {square} gäller inte: rutan är inte avsändarens land."),
-                format!("The invitation to {square} is not valid: the square is not the sender's land."),
+                format!("Inbjudan till {square} gäller inte: rutan är varken avsändarens land eller havet vid det."),
+                format!("The invitation to {square} is not valid: the square is neither the sender's land nor the sea off it."),
             ),
             Refusal::RevealOutsideWindow { .. } => {
                 let w = window_text(Window::Weekday, lang);
@@ -441,6 +447,12 @@ impl Refusal {
                 (false, true) => format!("Du har ingen flotta {id}."),
                 (true, false) => format!("You have no army {id}."),
                 (false, false) => format!("You have no fleet {id}."),
+            },
+            Refusal::AlreadyHome { army, id } => match (army, sv) {
+                (true, true) => format!("Armé {id} står redan i ert eget land; hembjudan gäller trupper i andra länder (R-INV-8)."),
+                (false, true) => format!("Flotta {id} står redan i ert eget land; hembjudan gäller trupper i andra länder (R-INV-8)."),
+                (true, false) => format!("Army {id} already stands in your own land; a home-invitation calls troops home from other countries (R-INV-8)."),
+                (false, false) => format!("Fleet {id} already stands in your own land; a home-invitation calls troops home from other countries (R-INV-8)."),
             },
         };
         // A list ends with its own newline; a sentence needs a space before the next.

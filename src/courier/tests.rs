@@ -7,7 +7,7 @@ use chrono::{DateTime, TimeZone, Utc};
 use super::batch::{route_batch, Context, Decision, Dispatch, Outcome, Queued, SpyResult};
 use super::{Charge, Refusal, Shortage};
 use crate::game::dice::Dice;
-use crate::game::state::{Ruler, RulerBenefit, SpellEffect, SpellTarget, SpyState, Vote};
+use crate::game::state::{Ruler, RulerBenefit, SpellEffect, SpellTarget, SpyState, Terrain, Vote};
 use crate::game::text::MailKind;
 use crate::game::{
     load_scenario, GameState, Lang, Resource, Resources, ShipKind, Spell, Square, UnitKind,
@@ -609,6 +609,44 @@ fn r_inv_1_invitation_recorded_and_bad_square_refused() {
     );
 }
 
+/// R-INV-2: "fleets work in the same way" — an invitation may name the sea off the
+/// inviter's land (sea belongs to no realm), for a fleet; sea away from it is refused.
+#[test]
+fn r_inv_2_an_invitation_may_name_the_sea_off_the_inviters_land_for_a_fleet() {
+    let mut s = demo();
+    let (w, h, diagonal) = (s.map.width, s.map.height, s.settings.adjacency == 8);
+    let own = |s: &GameState, q: Square| {
+        s.map
+            .get(q)
+            .is_some_and(|m| m.terrain == Terrain::Land && m.owner.as_deref() == Some("Genogien"))
+    };
+    let sea: Vec<Square> = s
+        .map
+        .squares
+        .iter()
+        .filter(|(_, m)| m.terrain == Terrain::Sea)
+        .map(|(q, _)| *q)
+        .collect();
+    let off = *sea
+        .iter()
+        .find(|q| q.neighbours(w, h, diagonal).into_iter().any(|n| own(&s, n)))
+        .expect("sea off Genogien's coast");
+    let far = *sea
+        .iter()
+        .find(|q| !q.neighbours(w, h, diagonal).into_iter().any(|n| own(&s, n)))
+        .expect("sea away from Genogien");
+    let ok = envoy(1, "Genogien", "Afani", &format!("Inbjudan: {off}"));
+    let bad = envoy(2, "Genogien", "Afani", &format!("Inbjudan: {far}"));
+    let (d, _) = run(&mut s, &[ok, bad], &[]);
+    assert_eq!(d[0].outcome, Outcome::Delivered);
+    assert_eq!(
+        refusal(&d[1]),
+        &Refusal::InvitationNotYourLand { square: far }
+    );
+    let inv = &s.realm("Afani").unwrap().invitations;
+    assert_eq!(inv.iter().map(|i| i.square).collect::<Vec<_>>(), [off]);
+}
+
 /// R-SPY-4 / README, Decisions — a mission rolls, uses the spy either way, and a
 /// success reports the data; contacts come from history plus this batch.
 #[test]
@@ -1009,6 +1047,58 @@ fn r_envoy_6_gift_arrives_or_goes_to_the_thief() {
     assert_eq!(s.realm("Genogien").unwrap().stock.jarn, 5);
     assert_eq!(s.realm("Afani").unwrap().stock.jarn, afani_jarn + 2);
     assert_eq!(s.realm("Kaldor").unwrap().stock.jarn, kaldor_jarn + 3);
+}
+
+/// Rulings 42: a stolen gift is the thief's — but ships a thief without a main harbour
+/// cannot take go back to the sender, never out of the game, and the thief is told only
+/// of what it got.
+#[test]
+fn rulings_42_ships_a_thief_cannot_harbour_go_back_to_the_sender() {
+    let mut s = demo();
+    s.realm_mut("Kaldor").unwrap().main_harbour = None;
+    let ships_of = |s: &GameState, realm: &str| {
+        s.fleets_of(realm)
+            .flat_map(|f| f.ships.iter())
+            .filter(|x| x.kind == ShipKind::LattKrigsskepp)
+            .count()
+    };
+    s.realm_mut("Genogien").unwrap().stock = Resources::from_pairs(&[(Resource::Jarn, 10)]);
+    let (genogien, kaldor) = (ships_of(&s, "Genogien"), ships_of(&s, "Kaldor"));
+    assert!(genogien >= 1, "Genogien has a warship to give");
+    let kaldor_jarn = s.realm("Kaldor").unwrap().stock.jarn;
+    let station = mail(1, MailKind::Spy, "Kaldor", Some("Afani"), "Uppdrag: stjäl");
+    let gift = envoy(
+        2,
+        "Genogien",
+        "Afani",
+        "En gåva\n***\nSkickar: 1 lätt krigsskepp, 2 järn",
+    );
+    let (d, _) = run(&mut s, &[station, gift], &[10]);
+    assert!(
+        matches!(d[1].outcome, Outcome::Intercepted { .. }),
+        "{:?}",
+        d[1].outcome
+    );
+    assert_eq!(ships_of(&s, "Genogien"), genogien, "the ship came back");
+    assert_eq!(
+        ships_of(&s, "Kaldor"),
+        kaldor,
+        "the thief has no harbour for it"
+    );
+    assert_eq!(
+        s.realm("Kaldor").unwrap().stock.jarn,
+        kaldor_jarn + 2,
+        "the iron is its"
+    );
+    let told = d[1].dispatches.iter().find_map(|x| match x {
+        Dispatch::Stolen { gift, .. } => gift.clone(),
+        _ => None,
+    });
+    let told = told.expect("the thief's gift");
+    assert!(
+        told.ships.is_empty() && told.resources.jarn == 2,
+        "{told:?}"
+    );
 }
 
 /// R-SPY-12: the Evil cannot be spied on; unknown spy missions are refused

@@ -83,6 +83,10 @@ pub struct Weekend<'a> {
     /// a group between the steps: each group moves through the index).
     pub(crate) index: Option<military::index::Index>,
     keep_index: bool,
+    /// Where each group that met enemy troops in step 3 came from (step 4 withdraws it
+    /// there at the round limit, Rulings 31).
+    pub(crate) entered_from:
+        std::collections::BTreeMap<(Name, super::orders::Group), military::Entered>,
     /// Each realm's one shared name, by its place in `state.realms`; the owners in
     /// `state` point at these (`share_names`), so copying one is a count and comparing
     /// two looks at their address first.
@@ -125,6 +129,7 @@ impl<'a> Weekend<'a> {
             rolls: Vec::with_capacity(groups(state)),
             index: None,
             keep_index: false,
+            entered_from: Default::default(),
             names,
         }
     }

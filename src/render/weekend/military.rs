@@ -473,6 +473,12 @@ fn move_refusal(r: MoveRefusal, lang: Lang) -> &'static str {
         (MoveRefusal::NotTogether, false) => "the groups are not on the same square",
         (MoveRefusal::NotThoseUnits, true) => "gruppen har inte de enheterna",
         (MoveRefusal::NotThoseUnits, false) => "the group does not hold those units",
+        (MoveRefusal::Engaged, true) => {
+            "gruppen har mött fientliga trupper och strider i helgen; den flyttar inte mer"
+        }
+        (MoveRefusal::Engaged, false) => {
+            "the group has met enemy troops and fights this weekend; it moves no more"
+        }
     }
 }
 
@@ -526,5 +532,11 @@ fn invitation_refusal(r: InvitationRefusal, lang: Lang) -> &'static str {
             "det finns ingen huvudstad eller huvudhamn att komma hem till"
         }
         (InvitationRefusal::NoSeat, false) => "there is no capital or main harbour to come home to",
+        (InvitationRefusal::CannotPay, true) => {
+            "hembjudan kostar ett sändebud utöver de fria, och förrådet räcker inte"
+        }
+        (InvitationRefusal::CannotPay, false) => {
+            "a home-invitation costs an envoy beyond the free ones, and the stock does not cover it"
+        }
     }
 }

@@ -13,25 +13,30 @@ use super::super::military::army_index;
 use super::super::Weekend;
 use super::{around, emit, is_evil, EvilEvent};
 
-/// True (and told) when the Evil's army `army` may not enter `to`: it holds demons,
-/// walks the normal dimension, and `to` is beyond the leash of every open portal.
-pub(super) fn leashed(w: &mut Weekend, realm: &str, army: u32, to: Square) -> bool {
+/// True when the Evil's army `army`, holding demons, would stand on `to` in the normal
+/// dimension beyond the leash of every open portal (R-EVIL-11, R-EVIL-17): how far
+/// Teleport may put it, as how far it may walk.
+pub fn beyond_leash(w: &Weekend, realm: &str, army: u32, to: Square) -> bool {
     let Some(a) = army_index(&w.state, realm, army).map(|i| &w.state.armies[i]) else {
         return false;
     };
-    if a.dimension != Dimension::Normal || !a.units.iter().any(|u| u.kind.is_demon()) {
-        return false;
-    }
-    if !is_evil(&w.state, realm) {
+    if !a.units.iter().any(|u| u.kind.is_demon()) || !is_evil(&w.state, realm) {
         return false;
     }
     let leash = w.state.evil.as_ref().map_or(5, |e| e.leash);
     // Only the squares within the leash are looked at, not the whole map.
-    let near = around(&w.state, to, leash)
-        .any(|sq| w.state.map.get(sq).is_some_and(|m| m.portal.is_some()));
-    if near {
+    !around(&w.state, to, leash).any(|sq| w.state.map.get(sq).is_some_and(|m| m.portal.is_some()))
+}
+
+/// True (and told) when the Evil's army `army` may not enter `to`: it holds demons,
+/// walks the normal dimension, and `to` is beyond the leash of every open portal.
+pub(super) fn leashed(w: &mut Weekend, realm: &str, army: u32, to: Square) -> bool {
+    let normal = army_index(&w.state, realm, army)
+        .is_some_and(|i| w.state.armies[i].dimension == Dimension::Normal);
+    if !normal || !beyond_leash(w, realm, army, to) {
         return false;
     }
+    let leash = w.state.evil.as_ref().map_or(5, |e| e.leash);
     let ev = EvilEvent::Leash {
         realm: realm.into(),
         army,
@@ -40,6 +45,26 @@ pub(super) fn leashed(w: &mut Weekend, realm: &str, army: u32, to: Square) -> bo
     };
     emit(w, Step::Movement, vec![realm.to_string()], ev);
     true
+}
+
+/// Take `n` units from the tail of `units` (R-COMBAT-9) as a battle does: a higher
+/// demon slain counts as one and stands on as two lower demons in its place (R-EVIL-10,
+/// Rulings 56), whatever slew it — a battle, Fireball or Armageddon. Returns the kind of
+/// each unit slain, in order.
+pub fn slay_from_tail(units: &mut Vec<Unit>, n: usize) -> Vec<UnitKind> {
+    let mut slain = Vec::with_capacity(n);
+    for _ in 0..n {
+        let Some(u) = units.pop() else { break };
+        if u.kind == UnitKind::HogreDemon {
+            let lower = Unit {
+                kind: UnitKind::LagreDemon,
+                built_round: u.built_round,
+            };
+            units.extend([lower, lower]);
+        }
+        slain.push(u.kind);
+    }
+    slain
 }
 
 /// The tagged units that survived, following the line the battle left (as

@@ -12,7 +12,7 @@ mod portals;
 mod sight;
 mod treasures;
 
-pub use demons::{kept_in_place, survivors};
+pub use demons::{beyond_leash, kept_in_place, slay_from_tail, survivors};
 pub use lava::lava_roll;
 pub use plunder::CityOutcome;
 pub use portals::lifetime_with;

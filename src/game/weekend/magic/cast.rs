@@ -52,6 +52,9 @@ pub(super) struct Cx {
     pub done: BTreeSet<(String, Spell)>,
     pub ix: Index,
     pub portals: BTreeSet<Name>,
+    /// The realms with a portal the Evil opened in their land: the Evil casts only on
+    /// these (R-EVIL-14, "where it has first opened a portal").
+    pub evil_portals: BTreeSet<Name>,
     /// Groups emptied this step, by (owner, number); removed once at its end.
     pub dead_armies: BTreeSet<(Name, u32)>,
     pub dead_fleets: BTreeSet<(Name, u32)>,
@@ -59,17 +62,23 @@ pub(super) struct Cx {
 
 impl Cx {
     pub fn new(gs: &mut GameState) -> Cx {
-        let portals = gs
-            .map
-            .squares
-            .values()
-            .filter(|m| m.portal.is_some())
-            .filter_map(|m| m.owner.clone())
-            .collect();
+        let evil = gs.realms.iter().find(|r| r.is_evil).map(|r| r.name.clone());
+        let mut portals = BTreeSet::new();
+        let mut evil_portals = BTreeSet::new();
+        for m in gs.map.squares.values() {
+            let (Some(p), Some(owner)) = (&m.portal, &m.owner) else {
+                continue;
+            };
+            portals.insert(owner.clone());
+            if evil.as_deref() == Some(p.opened_by.as_str()) {
+                evil_portals.insert(owner.clone());
+            }
+        }
         Cx {
             done: BTreeSet::new(),
             ix: military::indexed(gs),
             portals,
+            evil_portals,
             dead_armies: BTreeSet::new(),
             dead_fleets: BTreeSet::new(),
         }
@@ -259,7 +268,7 @@ fn allowed(gs: &GameState, cx: &Cx, l: &Line, aim: &Aim) -> Result<(), Why> {
         return Ok(());
     };
     let evil = |r: &str| cx.ix.realm(gs, r).is_some_and(|x| x.is_evil);
-    if evil(&l.realm) && !evil(&v) && !cx.portals.contains(v.as_str()) {
+    if evil(&l.realm) && !evil(&v) && !cx.evil_portals.contains(v.as_str()) {
         return Err(Why::NoPortal { realm: v });
     }
     if !evil(&l.realm) && evil(&v) && !cx.portals.contains(l.realm.as_str()) {

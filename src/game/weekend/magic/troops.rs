@@ -101,7 +101,8 @@ fn bless(w: &mut Weekend, l: &Line, aim: &Aim, conjurer: u32) -> Effect {
 /// Fireball: the last unit of the army's line dies (R-SPELL-10).
 fn fireball(w: &mut Weekend, cx: &mut Cx, caster: &str, i: usize) -> Effect {
     let a = &mut w.state.armies[i];
-    let Some(unit) = a.units.pop() else {
+    // A slain higher demon stands on as two lower ones (R-EVIL-10).
+    let Some(&slain) = crate::game::weekend::evil::slay_from_tail(&mut a.units, 1).first() else {
         return Effect::Nothing;
     };
     let (owner, square, id) = (a.owner.clone(), a.square, a.id);
@@ -116,7 +117,7 @@ fn fireball(w: &mut Weekend, cx: &mut Cx, caster: &str, i: usize) -> Effect {
     Effect::Killed {
         owner,
         square,
-        piece: Piece::Unit(unit.kind),
+        piece: Piece::Unit(slain),
         drowned: 0,
     }
 }
@@ -184,6 +185,8 @@ pub(super) fn sweep(gs: &mut GameState, cx: &mut Cx) {
 
 /// Teleport: the army stands on `to` before step 3 (Rulings 22): any land square but
 /// another realm's city; it leaves a fleet it was aboard; met enemies fight in step 4.
+/// It stays in the normal dimension: an army in the Evil's is not moved (troops cross
+/// only by a portal, Rulings 53), nor the Evil's demons beyond their leash (R-EVIL-17).
 fn teleport(w: &mut Weekend, cx: &mut Cx, caster: &str, i: usize, to: Square) -> Effect {
     let gs = &w.state;
     let land = gs.map.get(to).is_some_and(|m| m.terrain == Terrain::Land);
@@ -192,6 +195,11 @@ fn teleport(w: &mut Weekend, cx: &mut Cx, caster: &str, i: usize, to: Square) ->
         gs.armies[i].id,
         gs.armies[i].square,
     );
+    if gs.armies[i].dimension != Dimension::Normal
+        || crate::game::weekend::evil::beyond_leash(w, &owner, id, to)
+    {
+        return Effect::Nothing;
+    }
     let foreign_city = cx.ix.cities_on(gs, to).into_iter().any(|c| {
         let c = &gs.cities[c];
         c.dimension == Dimension::Normal && !friends(gs, &owner, &c.owner)
@@ -257,7 +265,8 @@ fn armageddon(w: &mut Weekend, cx: &mut Cx, caster: &str) -> Effect {
             continue;
         }
         let dead = a.units.len().div_ceil(2);
-        a.units.truncate(a.units.len() - dead);
+        // A slain higher demon stands on as two lower ones (R-EVIL-10).
+        crate::game::weekend::evil::slay_from_tail(&mut a.units, dead);
         lost.entry(a.owner.clone()).or_default().0 += dead as u64;
         if a.units.is_empty() {
             cx.dead_armies.insert((a.owner.clone(), a.id));

@@ -18,7 +18,7 @@ use crate::game::Square;
 use super::super::{evil, magic, Weekend};
 use super::forces::{self, Tagged};
 use super::index::{self, Index};
-use super::{cities, AttackRefusal, BattleReport, MilitaryEvent, MoveStop};
+use super::{cities, AttackRefusal, BattleReport, Entered, MilitaryEvent, MoveStop};
 use crate::game::Name;
 
 /// One attack order, with the index of its form (earliest first).
@@ -68,6 +68,9 @@ pub(super) fn arrival(
 struct Ctx {
     support: BTreeMap<(Name, Square), u64>,
     fought: BTreeSet<(Name, Group)>,
+    /// Cities whose Mountain Wall a siege tower brought down this weekend: later
+    /// battles there meet the city as the first left it (Rulings 34, 36).
+    spell_walls_down: BTreeSet<Square>,
 }
 
 pub fn run(w: &mut Weekend, dice: &mut Dice) {
@@ -314,21 +317,22 @@ fn target(w: &mut Weekend, ix: &mut Index, dice: &mut Dice, on: &[&Attack], ctx:
 }
 
 /// One realm's attacks on one target: the 2nd attacker fights only when the 1st was
-/// destroyed, and joins it when it won (R-COMBAT-12).
+/// destroyed, and joins it when it won and moved in (R-COMBAT-12: into the conquered
+/// city; a plundered city stays its owner's and the 1st goes back, so the 2nd stays).
 fn realm_waves(w: &mut Weekend, ix: &mut Index, dice: &mut Dice, mine: &[&Attack], ctx: &mut Ctx) {
-    let mut first: Option<Winner> = None;
+    let mut first: Option<(Winner, bool)> = None;
     for a in mine {
         if a.wave == Some(Wave::Second) {
             match first {
-                Some(Winner::Attacker) => {
+                Some((Winner::Attacker, true)) => {
                     join(w, ix, a);
                     continue;
                 }
-                Some(Winner::None) => {
+                Some((Winner::Attacker, false) | (Winner::None, _)) => {
                     refuse(w, a, AttackRefusal::SecondStoodDown);
                     continue;
                 }
-                Some(Winner::Defender) | None => {}
+                Some((Winner::Defender, _)) | None => {}
             }
         }
         let result = land(w, ix, dice, a, ctx);
@@ -435,14 +439,15 @@ fn ready<T: Clone>(
     Some((from, fit))
 }
 
-/// One land attack. Returns the winner, or None when the attack was refused.
+/// One land attack. Returns the winner and whether the attacker moved in, or None when
+/// the attack was refused.
 fn land(
     w: &mut Weekend,
     ix: &mut Index,
     dice: &mut Dice,
     a: &Attack,
     ctx: &mut Ctx,
-) -> Option<Winner> {
+) -> Option<(Winner, bool)> {
     if ctx.fought.contains(&(a.realm.clone(), a.group)) {
         refuse(w, a, AttackRefusal::AlreadyFought);
         return None;
@@ -493,7 +498,7 @@ fn land(
             0
         },
         walls: city.as_ref().map_or(0, |c| {
-            u64::from(c.walls).saturating_add(magic::reads::extra_walls(&w.magic, c.square))
+            u64::from(c.walls).saturating_add(spell_walls(w, ctx, c.square))
         }),
         city_population: city.as_ref().map(|c| u64::from(c.population)),
         naval: false,
@@ -513,6 +518,9 @@ fn land(
             // Mountain Wall's wall is the first a siege tower takes (Rulings 36).
             let real = result.walls_left.min(u64::from(c.walls));
             cm.walls = u32::try_from(real).unwrap_or(cm.walls);
+        }
+        if result.walls_left < battle.walls && spell_walls(w, ctx, c.square) > 0 {
+            ctx.spell_walls_down.insert(c.square);
         }
     }
     let shown = if defended || city.is_none() {
@@ -539,7 +547,16 @@ fn land(
     let moves_in = winner == Winner::Attacker
         && (city.is_none() || cities::settle(w, ix, &a.realm, a.square, a.outcome));
     after_attack(w, ix, a, &kept, moves_in);
-    Some(winner)
+    Some((winner, moves_in))
+}
+
+/// The Mountain Wall a city on `sq` has this weekend (Rulings 36), unless a siege tower
+/// already brought it down in an earlier battle.
+fn spell_walls(w: &Weekend, ctx: &Ctx, sq: Square) -> u64 {
+    if ctx.spell_walls_down.contains(&sq) {
+        return 0;
+    }
+    magic::reads::extra_walls(&w.magic, sq)
 }
 
 /// The units of `realm`'s groups `ids`, in order, tagged with their group's place.
@@ -600,6 +617,7 @@ fn after_attack(
             forces::lose_army(&mut w.state, &a.realm, id);
         } else {
             w.state.armies[i].units = all;
+            withdraw(w, ix, a);
         }
         return;
     }
@@ -737,6 +755,37 @@ fn naval(w: &mut Weekend, ix: &mut Index, dice: &mut Dice, a: &Attack, ctx: &mut
     drown(w, &a.realm, a.group.id());
     if winner == Winner::Attacker {
         back_landing(w, ix, a, survivors_attack, ctx);
+    } else if forces::fleet_at(&w.state, &a.realm, a.group.id()).is_some() {
+        withdraw(w, ix, a);
+    }
+}
+
+/// A group that met enemy troops in step 3 and did not win its battle (the round limit,
+/// or units that could not attack) goes back where it came from, as an attacker
+/// withdraws (Rulings 31): to the square before the one it stopped on, or aboard the
+/// fleet it landed from while that fleet is there; enemies never share a square
+/// (R-CITY-12). Other attacks are fought from the attacker's own square and stay.
+fn withdraw(w: &mut Weekend, ix: &mut Index, a: &Attack) {
+    if a.against.is_none() {
+        return;
+    }
+    let Some(back) = w.entered_from.get(&(a.realm.clone(), a.group)).copied() else {
+        return;
+    };
+    match (back, a.group) {
+        (Entered::Square(sq), Group::Army(id)) => move_army(&mut w.state, ix, &a.realm, id, sq),
+        (Entered::Square(sq), g @ Group::Fleet(_)) => {
+            index::relocate(&mut w.state, ix, &a.realm, g, sq)
+        }
+        (Entered::Fleet(f), Group::Army(id)) => {
+            let Some(fi) = forces::fleet_at(&w.state, &a.realm, f) else {
+                return;
+            };
+            let fsq = w.state.fleets[fi].square;
+            w.state.fleets[fi].cargo.push(id);
+            index::relocate(&mut w.state, ix, &a.realm, Group::Army(id), fsq);
+        }
+        (Entered::Fleet(_), Group::Fleet(_)) => {}
     }
 }
 

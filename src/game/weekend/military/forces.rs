@@ -4,7 +4,7 @@
 
 use crate::game::combat::Line;
 use crate::game::orders::Piece;
-use crate::game::state::{ArmyGroup, Fleet, GameState, RuleSettings, Ship, Unit};
+use crate::game::state::{ArmyGroup, Dimension, Fleet, GameState, RuleSettings, Ship, Unit};
 use crate::game::Name;
 use crate::game::Square;
 
@@ -279,12 +279,23 @@ pub fn drown_excess(gs: &mut GameState, settings: &RuleSettings, owner: &str, id
     lost
 }
 
-/// Merge every army group `realm` has on `square` into the lowest-numbered one
-/// (R-MOVE-8), keeping each group's units in order. Returns `(kept, merged)` pairs.
+/// Merge every army group `realm` has on `square` into the lowest-numbered one of its
+/// dimension (R-MOVE-8; groups in the two dimensions never meet, R-EVIL-2), keeping
+/// each group's units in order. Returns `(kept, merged)` pairs.
 pub fn merge_on(gs: &mut GameState, realm: &str, square: Square) -> Vec<(u32, u32)> {
+    let mut merged = Vec::new();
+    for dim in [Dimension::Normal, Dimension::Evil] {
+        merged.extend(merge_in(gs, realm, square, dim));
+    }
+    merged
+}
+
+fn merge_in(gs: &mut GameState, realm: &str, square: Square, dim: Dimension) -> Vec<(u32, u32)> {
     let mut ids: Vec<u32> = gs.armies[armies_of(gs, realm)]
         .iter()
-        .filter(|a| a.square == square && !gone(a) && !aboard(gs, realm, a.id))
+        .filter(|a| {
+            a.square == square && a.dimension == dim && !gone(a) && !aboard(gs, realm, a.id)
+        })
         .map(|a| a.id)
         .collect();
     ids.sort_unstable();

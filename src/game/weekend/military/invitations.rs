@@ -10,6 +10,7 @@ use crate::game::event::{Step, What};
 use crate::game::orders::{Group, Order};
 use crate::game::state::GroupRef;
 use crate::game::text::fold;
+use crate::game::units::AgentKind;
 use crate::game::Square;
 
 use super::super::{evil, Weekend};
@@ -119,28 +120,29 @@ fn bring(w: &mut Weekend, ix: &mut Index, realm: &str, group: Group, square: Squ
 pub fn home(w: &mut Weekend) {
     forces::sort(&mut w.state);
     let round = w.round();
-    let mut calls: Vec<(String, Group)> = w
+    // (realm, group, sent on the form): the courier charged those sent by mail.
+    let mut calls: Vec<(String, Group, bool)> = w
         .state
         .home_invitations
         .iter()
         .filter(|h| h.valid_until_round >= round)
         .map(|h| match &h.target {
-            GroupRef::Army { owner, id } => (owner.to_string(), Group::Army(*id)),
-            GroupRef::Fleet { owner, id } => (owner.to_string(), Group::Fleet(*id)),
+            GroupRef::Army { owner, id } => (owner.to_string(), Group::Army(*id), false),
+            GroupRef::Fleet { owner, id } => (owner.to_string(), Group::Fleet(*id), false),
         })
         .collect();
     for f in &w.orders.forms {
         for o in &f.orders {
             if let Order::HomeInvitation { group } = o {
-                calls.push((f.realm.clone(), *group));
+                calls.push((f.realm.clone(), *group, true));
             }
         }
     }
-    calls.dedup();
+    calls.dedup_by(|a, b| (&a.0, a.1) == (&b.0, b.1));
     if !calls.is_empty() {
         let mut ix = Index::build(&w.state);
-        for (realm, group) in calls {
-            come_home(w, &mut ix, &realm, group);
+        for (realm, group, on_form) in calls {
+            come_home(w, &mut ix, &realm, group, on_form);
         }
         ix.check(&w.state);
         forces::compact(&mut w.state);
@@ -150,7 +152,25 @@ pub fn home(w: &mut Weekend) {
         .retain(|h| h.valid_until_round > round);
 }
 
-fn come_home(w: &mut Weekend, ix: &mut Index, realm: &str, group: Group) {
+/// A home-invitation on the form is an envoy (R-INV-8): beyond the realm's free
+/// Språkrör envoys it costs an envoy's price, as the receipt charged it (Rulings 15),
+/// and counts as sent. False when the realm cannot pay (nothing is taken).
+fn pay_envoy(w: &mut Weekend, realm: &str) -> bool {
+    let Some(r) = w.state.realm_mut(realm) else {
+        return false;
+    };
+    let free = r.sent.envoys < r.positions.sprakror;
+    if !free {
+        match r.stock.checked_sub(&AgentKind::Sandebud.cost()) {
+            Some(left) => r.stock = left,
+            None => return false,
+        }
+    }
+    r.sent.envoys = r.sent.envoys.saturating_add(1);
+    true
+}
+
+fn come_home(w: &mut Weekend, ix: &mut Index, realm: &str, group: Group, on_form: bool) {
     let Some(r) = ix.realm(&w.state, realm) else {
         return;
     };
@@ -168,6 +188,9 @@ fn come_home(w: &mut Weekend, ix: &mut Index, realm: &str, group: Group) {
         (false, _) => return home_refused(w, realm, group, InvitationRefusal::NoSuchGroup),
         (true, None) => return home_refused(w, realm, group, InvitationRefusal::NoSeat),
     };
+    if on_form && !pay_envoy(w, realm) {
+        return home_refused(w, realm, group, InvitationRefusal::CannotPay);
+    }
     bring(w, ix, realm, group, square);
     w.emit(
         Step::HomeInvitations,

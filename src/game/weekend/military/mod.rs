@@ -236,6 +236,18 @@ pub enum MoveRefusal {
     NotTogether,
     /// The group does not hold the units listed.
     NotThoseUnits,
+    /// It met troops that are not a friend's, or they met it, this step: an army that
+    /// is attacked cannot move that round (R-MOVE-6).
+    Engaged,
+}
+
+/// Where a group that met troops that are not a friend's in step 3 came from, for the
+/// withdrawal at the round limit (Rulings 31): the square before the one it stopped on,
+/// or the fleet it landed from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entered {
+    Square(Square),
+    Fleet(u32),
 }
 
 impl MoveRefusal {
@@ -250,6 +262,7 @@ impl MoveRefusal {
             MoveRefusal::NoRoom => "R-NAV-3",
             MoveRefusal::NotTogether => "R-MOVE-8",
             MoveRefusal::NotThoseUnits => "R-COMBAT-9",
+            MoveRefusal::Engaged => "R-MOVE-6",
         }
     }
 }
@@ -284,6 +297,9 @@ pub enum InvitationRefusal {
     WrongGround,
     /// The realm has no capital (armies) or main harbour (fleets) to come home to.
     NoSeat,
+    /// A home-invitation on the form beyond the free envoys the realm cannot pay for
+    /// (an envoy's price, Rulings 15).
+    CannotPay,
 }
 
 impl InvitationRefusal {
@@ -292,6 +308,7 @@ impl InvitationRefusal {
             InvitationRefusal::NoValidInvitation => "R-INV-3",
             InvitationRefusal::NoSuchGroup | InvitationRefusal::WrongGround => "R-INV-2",
             InvitationRefusal::NoSeat => "R-INV-8",
+            InvitationRefusal::CannotPay => "RULINGS 15",
         }
     }
 }

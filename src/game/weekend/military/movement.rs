@@ -7,7 +7,7 @@
 //! (RULINGS 37). Armies walk on land (a water elemental carries them over water, air
 //! elementals cross alone, R-MOVE-10); ships sail the sea and into own cities.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::game::event::{Step, What};
 use crate::game::orders::{Group, Order, Piece};
@@ -17,11 +17,17 @@ use crate::game::{Square, UnitKind};
 use super::super::{evil, magic, Weekend};
 use super::forces;
 use super::index::{self, Index};
-use super::{MilitaryEvent, MoveRefusal};
+use super::{Entered, MilitaryEvent, MoveRefusal};
 use crate::game::Name;
 
-/// Points each group has spent this step.
-type Spent = BTreeMap<(String, Group), u32>;
+/// What step 3 remembers between orders: the points each group has spent, and the
+/// groups that met troops that are not a friend's (the mover and those it met): an army
+/// that is attacked cannot move that round (R-MOVE-6), nor can one that attacked.
+#[derive(Default)]
+struct Moves {
+    spent: BTreeMap<(String, Group), u32>,
+    engaged: BTreeSet<(String, Group)>,
+}
 
 pub fn run(w: &mut Weekend) {
     forces::sort(&mut w.state);
@@ -40,7 +46,7 @@ pub fn run(w: &mut Weekend) {
     // RULINGS 26), then everyone by when the form arrived.
     let first = mover_first(&w.state, round);
     forms.sort_by_key(|f| (first.as_deref() != Some(f.0), f.2));
-    let mut spent = Spent::new();
+    let mut spent = Moves::default();
     let mut done: std::collections::BTreeSet<(usize, usize)> = Default::default();
     for (k, (realm, orders, _)) in forms.iter().enumerate() {
         for (i, o) in orders.iter().enumerate() {
@@ -150,13 +156,13 @@ fn next_fleet_id(gs: &GameState, realm: &str) -> u32 {
         .saturating_add(1)
 }
 
-fn one(w: &mut Weekend, ix: &mut Index, spent: &mut Spent, realm: &str, o: &Order) {
+fn one(w: &mut Weekend, ix: &mut Index, spent: &mut Moves, realm: &str, o: &Order) {
     match o {
         Order::Move { group, path } => move_group(w, ix, spent, realm, *group, path),
         Order::Embark { army, fleet } | Order::PickUp { fleet, army } => {
             board(w, ix, realm, *army, *fleet)
         }
-        Order::Disembark { army, square } => land(w, ix, realm, *army, *square),
+        Order::Disembark { army, square } => land(w, ix, spent, realm, *army, *square),
         Order::Merge { group, other } => merge(w, realm, *group, *other),
         Order::Split { group, pieces } => split(w, ix, realm, *group, pieces),
         Order::Reorder { group, pieces } => reorder(w, realm, *group, pieces),
@@ -286,7 +292,7 @@ fn points(w: &Weekend, realm: &str, group: Group) -> u32 {
 fn move_group(
     w: &mut Weekend,
     ix: &mut Index,
-    spent: &mut Spent,
+    spent: &mut Moves,
     realm: &str,
     group: Group,
     path: &[Square],
@@ -294,6 +300,9 @@ fn move_group(
     let Some(from) = square_of(&w.state, realm, group) else {
         return refuse(w, realm, group, MoveRefusal::NoSuchGroup);
     };
+    if spent.engaged.contains(&(realm.to_string(), group)) {
+        return refuse(w, realm, group, MoveRefusal::Engaged);
+    }
     if let Group::Army(id) = group {
         let i = forces::army_at(&w.state, realm, id).unwrap_or(0);
         if forces::carrier(&w.state, realm, id).is_some() {
@@ -307,7 +316,8 @@ fn move_group(
         }
     }
     let key = (realm.to_string(), group);
-    let budget = points(w, realm, group).saturating_sub(spent.get(&key).copied().unwrap_or(0));
+    let budget =
+        points(w, realm, group).saturating_sub(spent.spent.get(&key).copied().unwrap_or(0));
     let (w_, h_) = (w.state.map.width, w.state.map.height);
     let diagonal = w.settings.adjacency == 8;
     let mut at = from;
@@ -350,17 +360,21 @@ fn move_group(
                 }
             }
         }
+        let came_from = at;
         at = sq;
         steps += 1;
         if !evil::entered(w, realm, group, sq) {
             return; // the lava took the last unit (R-EVIL-3)
         }
         if let Some(enemy) = enemy_on_in(&w.state, ix, realm, (sq, dim), group.is_army()) {
+            engage(w, ix, spent, (realm, group), (sq, dim), &enemy);
+            w.entered_from
+                .insert((realm.into(), group), Entered::Square(came_from));
             stop = Some(MoveStop::Enemy { realm: enemy });
             break;
         }
     }
-    *spent.entry(key).or_insert(0) += steps;
+    *spent.spent.entry(key).or_insert(0) += steps;
     index::relocate(&mut w.state, ix, realm, group, at);
     emit(
         w,
@@ -373,6 +387,35 @@ fn move_group(
             stop,
         },
     );
+}
+
+/// `mover` met `enemy`'s troops on `sq` (R-MOVE-6): the mover and every group of the
+/// enemy's there (the kind the mover meets) move no more this step.
+fn engage(
+    w: &Weekend,
+    ix: &Index,
+    mv: &mut Moves,
+    (realm, group): (&str, Group),
+    (sq, dim): (Square, Dimension),
+    enemy: &str,
+) {
+    mv.engaged.insert((realm.to_string(), group));
+    let gs = &w.state;
+    if group.is_army() {
+        for i in ix.armies_on(gs, sq) {
+            let a = &gs.armies[i];
+            if a.owner == enemy && a.dimension == dim {
+                mv.engaged.insert((enemy.to_string(), Group::Army(a.id)));
+            }
+        }
+    } else {
+        for i in ix.fleets_on(gs, sq) {
+            let f = &gs.fleets[i];
+            if f.owner == enemy {
+                mv.engaged.insert((enemy.to_string(), Group::Fleet(f.id)));
+            }
+        }
+    }
 }
 
 /// Troops that are not a friend's on the far side of a portal stop the move (R-MOVE-6).
@@ -432,11 +475,22 @@ fn near(w: &Weekend, a: Square, b: Square) -> bool {
 
 /// Land an army on its fleet's square or a land square next to it (R-MOVE-3). Landing on
 /// enemy troops is a contact fought in step 4.
-fn land(w: &mut Weekend, ix: &mut Index, realm: &str, army: u32, square: Option<Square>) {
+fn land(
+    w: &mut Weekend,
+    ix: &mut Index,
+    mv: &mut Moves,
+    realm: &str,
+    army: u32,
+    square: Option<Square>,
+) {
     let g = Group::Army(army);
     let Some(fi) = forces::carrier(&w.state, realm, army) else {
         return refuse(w, realm, g, MoveRefusal::NotAboard);
     };
+    if mv.engaged.contains(&(realm.to_string(), g)) {
+        return refuse(w, realm, g, MoveRefusal::Engaged);
+    }
+    let fleet = w.state.fleets[fi].id;
     let fsq = w.state.fleets[fi].square;
     let to = square.unwrap_or(fsq);
     if !near(w, fsq, to) || is_sea(&w.state, to) {
@@ -446,6 +500,11 @@ fn land(w: &mut Weekend, ix: &mut Index, realm: &str, army: u32, square: Option<
     index::relocate(&mut w.state, ix, realm, g, to);
     let stop =
         enemy_on(&w.state, ix, realm, to, true).map(|enemy| MoveStop::Enemy { realm: enemy });
+    if let Some(MoveStop::Enemy { realm: enemy }) = &stop {
+        engage(w, ix, mv, (realm, g), (to, Dimension::Normal), enemy);
+        w.entered_from
+            .insert((realm.into(), g), Entered::Fleet(fleet));
+    }
     emit(
         w,
         realm,
@@ -471,7 +530,10 @@ fn merge(w: &mut Weekend, realm: &str, group: Group, other: u32) {
     ) else {
         return refuse(w, realm, o, MoveRefusal::NoSuchGroup);
     };
-    if a != b || group.id() == other {
+    // Groups in the two dimensions never meet (R-EVIL-2).
+    let apart =
+        evil::group_dimension(&w.state, realm, group) != evil::group_dimension(&w.state, realm, o);
+    if a != b || group.id() == other || apart {
         return refuse(w, realm, o, MoveRefusal::NotTogether);
     }
     match group {
