@@ -285,9 +285,11 @@ fn form_refusal_index(r: &FR) -> usize {
         FR::NoSpiesForTheEvil => 61,
         FR::EvilBuildsOnlyDemons => 62,
         FR::RevealUsedByMail => 63,
+        FR::CalledHome => 64,
+        FR::NoSeat { .. } => 65,
     }
 }
-const FORM_REFUSALS: usize = 64;
+const FORM_REFUSALS: usize = 66;
 
 fn arg_index(a: Arg) -> usize {
     match a {
@@ -721,6 +723,9 @@ fn rule_refusals() -> Vec<FR> {
             from: "Afani".into(),
         },
         FR::AlreadyHome,
+        FR::CalledHome,
+        FR::NoSeat { army: true },
+        FR::NoSeat { army: false },
         FR::NoFreeMerchant,
         FR::BidTooLow { value: 3, min: 10 },
         FR::HasEngineers,

@@ -15,7 +15,8 @@ use pbemd::forms::refusal::{Capped, Refusal};
 use pbemd::game::event::What;
 use pbemd::game::orders::Order;
 use pbemd::game::state::{
-    ArmyGroup, Dimension, Fleet, FreeMerchantOffer, Ledger, Lot, Ruler, RulerBenefit, Ship, Unit,
+    ArmyGroup, Dimension, Fleet, FreeMerchantOffer, GroupRef, HomeInvitation, Ledger, Lot, Ruler,
+    RulerBenefit, Ship, Unit,
 };
 use pbemd::game::weekend::economy::EconomyEvent;
 use pbemd::game::weekend::magic::MagicEvent;
@@ -469,6 +470,88 @@ fn r_inv_8_a_forms_home_invitation_beyond_the_free_envoys_is_charged_as_on_the_r
     let (c, res) = receipt_and_weekend(&gs, "Alfa", &["HEMBJUDAN armé 2"]);
     assert_eq!(c.lines[0].cost, of(&[(Mat, 1), (Tyg, 1), (Guld, 3)]));
     assert_eq!(res.state.army("Alfa", 2).unwrap().square, sq("B2"));
+}
+
+/// Step 9 brings a group home once, so an envoy is paid for it once: a second line
+/// for the same group, or a line for a group the courier already has a home-invitation
+/// for this round, is refused on the receipt and costs nothing.
+#[test]
+fn r_inv_8_a_group_called_home_twice_is_charged_once_on_the_receipt_as_at_the_weekend() {
+    let mut gs = quiet();
+    rich(&mut gs, "Alfa");
+    gs.armies.push(army(2, "Alfa", "E3", 1));
+    gs.armies.push(army(3, "Alfa", "E4", 1));
+    gs.realm_mut("Alfa").unwrap().sent.envoys = 1;
+    let envoy = of(&[(Mat, 1), (Tyg, 1), (Guld, 3)]);
+    let (c, _) = receipt_and_weekend(
+        &gs,
+        "Alfa",
+        &["HEMBJUDAN armé 2", "HEMBJUDAN armé 2", "HEMBJUDAN armé 3"],
+    );
+    assert_eq!(verdicts(&c), vec![None, Some(Refusal::CalledHome), None]);
+    assert_eq!(
+        c.stock_before.checked_sub(&c.stock_after),
+        Some(envoy.plus(&envoy))
+    );
+    // Army 2 called home by mail on Tuesday (the courier charged it).
+    gs.home_invitations.push(HomeInvitation {
+        id: 1,
+        realm: "Alfa".into(),
+        target: GroupRef::Army {
+            owner: "Alfa".into(),
+            id: 2,
+        },
+        sent_round: gs.round,
+        valid_until_round: gs.round,
+    });
+    let (c, res) = receipt_and_weekend(&gs, "Alfa", &["HEMBJUDAN armé 2", "HEMBJUDAN armé 3"]);
+    assert_eq!(verdicts(&c), vec![Some(Refusal::CalledHome), None]);
+    assert_eq!(c.stock_before.checked_sub(&c.stock_after), Some(envoy));
+    assert_eq!(res.state.army("Alfa", 2).unwrap().square, sq("B2"));
+}
+
+/// Step 9 refuses a home-invitation for an army when the realm has no capital (it
+/// holds no city), and for a fleet without a main harbour: so does the receipt,
+/// before it charges an envoy.
+#[test]
+fn r_inv_8_a_home_invitation_with_no_capital_to_come_to_is_refused_on_the_receipt() {
+    let mut gs = quiet();
+    rich(&mut gs, "Alfa");
+    gs.armies.push(army(2, "Alfa", "E3", 1));
+    gs.realm_mut("Alfa").unwrap().sent.envoys = 1;
+    let (c, _) = receipt_and_weekend(&gs, "Alfa", &["HEMBJUDAN armé 2"]);
+    assert_eq!(verdicts(&c), vec![None], "with a capital");
+    gs.cities.retain(|c| c.owner != "Alfa");
+    let alfa = gs.realm_mut("Alfa").unwrap();
+    alfa.capital = None;
+    alfa.main_harbour = None;
+    let (c, res) = receipt_and_weekend(&gs, "Alfa", &["HEMBJUDAN armé 2"]);
+    assert_eq!(verdicts(&c), vec![Some(Refusal::NoSeat { army: true })]);
+    assert_eq!(c.stock_after, c.stock_before);
+    assert_eq!(res.state.army("Alfa", 2).unwrap().square, sq("E3"));
+}
+
+/// Step 9 counts the free envoys after step 1, so a Språkrör upgrade on the form frees
+/// a home-invitation wherever the two lines stand; the receipt charges none either.
+#[test]
+fn r_inv_8_a_sprakror_upgrade_on_the_form_frees_a_home_invitation_wherever_it_stands() {
+    let mut gs = quiet();
+    rich(&mut gs, "Alfa");
+    gs.armies.push(army(2, "Alfa", "E3", 1));
+    // Språkrör 1, and the free envoy was sent on Tuesday.
+    gs.realm_mut("Alfa").unwrap().sent.envoys = 1;
+    for lines in [
+        ["HEMBJUDAN armé 2", "UPPGRADERA språkrör 5 eld"],
+        ["UPPGRADERA språkrör 5 eld", "HEMBJUDAN armé 2"],
+    ] {
+        let (c, _) = receipt_and_weekend(&gs, "Alfa", &lines);
+        assert_eq!(verdicts(&c), vec![None, None], "{lines:?}");
+        let home = lines
+            .iter()
+            .position(|l| l.starts_with("HEMBJUDAN"))
+            .unwrap();
+        assert_eq!(c.lines[home].cost, Resources::ZERO, "{lines:?}");
+    }
 }
 
 // ---- A7: lines the receipt refused that the weekend carries out -------------------

@@ -30,7 +30,7 @@ use crate::game::caps::{Cap, Over, Room};
 use crate::game::hash::FastMap;
 use crate::game::orders::{Amount, Group, GroupSel, Order, Piece, Reward, Target, Wave};
 use crate::game::state::{
-    wall_cap, ArmyGroup, Fleet, Lot, Positions, Researched, Ruler, RulerBenefit, Terrain,
+    wall_cap, ArmyGroup, Fleet, GroupRef, Lot, Positions, Researched, Ruler, RulerBenefit, Terrain,
 };
 use crate::game::text::fold;
 use crate::game::units::{build_cost, AgentKind};
@@ -158,6 +158,8 @@ struct Run<'a> {
     once: BTreeSet<Once>,
     invitations: BTreeSet<u64>,
     envoys: u32,
+    /// Groups the lines above call home (R-INV-8).
+    called_home: BTreeSet<Group>,
     /// VP-threshold rewards claimed by the lines above (R-VP-4).
     rewards: u32,
     /// Free-merchant troops placed by the lines above (R-FREE-9).
@@ -270,6 +272,7 @@ fn check_parsed(
         placed: BTreeMap::new(),
         engineers: false,
         double_bids: false,
+        called_home: BTreeSet::new(),
         settled: None,
     };
     // The claims first, as the weekend applies them before step 1; then every other
@@ -1007,10 +1010,40 @@ impl<'a> Run<'a> {
         Ok(())
     }
 
+    /// R-INV-8: step 9 brings the group home once (after the courier's call, or on the
+    /// form's first line for it), to the capital or the main harbour as the form finds
+    /// them, and charges an envoy beyond the free ones (Rulings 15; the free ones are
+    /// counted again after the last line, as step 9 counts them after step 1).
     fn home_invitation(&mut self, group: Group) -> Res<Resources> {
         let (sq, _) = self.group(group)?;
         if self.s.map.get(sq).and_then(|m| m.owner.as_deref()) == Some(self.realm) {
             return Err(Refusal::AlreadyHome);
+        }
+        let round = self.s.round;
+        let by_mail = self.s.home_invitations.iter().any(|h| {
+            h.valid_until_round >= round
+                && match &h.target {
+                    GroupRef::Army { owner, id } => {
+                        *owner == self.realm && group == Group::Army(*id)
+                    }
+                    GroupRef::Fleet { owner, id } => {
+                        *owner == self.realm && group == Group::Fleet(*id)
+                    }
+                }
+        });
+        if by_mail || self.called_home.contains(&group) {
+            return Err(Refusal::CalledHome);
+        }
+        let realm = self.s.realm(self.realm).expect("checked");
+        let seat = if group.is_army() {
+            realm.capital
+        } else {
+            realm.main_harbour
+        };
+        if seat.is_none() {
+            return Err(Refusal::NoSeat {
+                army: group.is_army(),
+            });
         }
         let free = self.positions.sprakror;
         self.envoys += 1;
@@ -1020,6 +1053,7 @@ impl<'a> Run<'a> {
             Resources::ZERO
         };
         let cost = self.pay(cost).inspect_err(|_| self.envoys -= 1)?;
+        self.called_home.insert(group);
         self.plan(group, "kallas hem".into(), "is called home".into());
         Ok(cost)
     }
@@ -1120,11 +1154,23 @@ impl<'a> Run<'a> {
                 Lot::Units { count, .. } => Some(count),
                 _ => None,
             });
+        // Step 9 counts the free envoys with Språkrör after step 1, so an upgrade below
+        // a home-invitation frees it too (R-INV-8, Rulings 15).
+        let mut envoys = realm.sent.envoys;
         for ((_, _, p), verdict) in parsed.iter().zip(verdicts.iter_mut()) {
             let Some((res @ Ok(_), _)) = verdict else {
                 continue;
             };
             match p {
+                Ok(Order::HomeInvitation { .. }) => {
+                    envoys = envoys.saturating_add(1);
+                    if envoys <= self.positions.sprakror {
+                        if let Ok(cost) = res {
+                            self.stock = self.stock.plus(cost);
+                            *cost = Resources::ZERO;
+                        }
+                    }
+                }
                 Ok(Order::Research { .. }) if !realm.engineers && !self.engineers => {
                     *res = Err(Refusal::NeedsEngineers);
                 }

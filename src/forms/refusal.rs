@@ -177,6 +177,13 @@ pub enum Refusal {
         from: String,
     },
     AlreadyHome,
+    /// Step 9 brings a group home once: the courier or a line above already called it
+    /// home this round (R-INV-8).
+    CalledHome,
+    /// No capital (an army) or main harbour (a fleet) to come home to (R-INV-8).
+    NoSeat {
+        army: bool,
+    },
     // --- economy
     NoFreeMerchant,
     BidTooLow {
@@ -325,7 +332,7 @@ impl Refusal {
             OwnCityAttacked { .. } | ChooseOutcome | NoCityToTake { .. } => "R-CITY-4",
             Waves => "R-COMBAT-12",
             NoInvitation { .. } => "R-INV-3",
-            AlreadyHome => "R-INV-8",
+            AlreadyHome | CalledHome | NoSeat { .. } => "R-INV-8",
             NoFreeMerchant => "R-FREE-1",
             BidTooLow { .. } => "R-FREE-4",
             HasEngineers | EngineersPrice { .. } => "R-FREE-7",
@@ -622,6 +629,18 @@ impl Refusal {
             AlreadyHome => s(
                 "gruppen är redan i ditt land",
                 "the group is already in your land",
+            ),
+            CalledHome => s(
+                "gruppen är redan hembjuden denna runda",
+                "the group is already called home this round",
+            ),
+            NoSeat { army: true } => s(
+                "du har ingen huvudstad att kalla hem armén till",
+                "you have no capital to call the army home to",
+            ),
+            NoSeat { army: false } => s(
+                "du har ingen huvudhamn att kalla hem flottan till",
+                "you have no main harbour to call the fleet home to",
             ),
             NoFreeMerchant => s(
                 "de fria köpmännen säljer inget denna runda",
