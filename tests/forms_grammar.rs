@@ -1045,7 +1045,24 @@ proptest! {
         for realm in ["Genogien", "Afani", "Ondskan"] {
             let c = pbemd::forms::check_orders(&st, realm, &os);
             prop_assert_eq!(c.lines.len(), os.len());
-            prop_assert!(st.realm(realm).unwrap().stock.covers(&c.stock_after));
+            // The stock after is the stock before, plus what accepted lines give
+            // (converted slaves, a reward's resources), less what each line costs.
+            let mut given = pbemd::game::Resources::ZERO;
+            for o in c.orders() {
+                match o {
+                    Order::ConvertSlaves { count, resource } => {
+                        given = given.plus(&pbemd::game::Resources::from_pairs(&[(*resource, *count)]));
+                    }
+                    Order::VpReward { reward: Reward::Resources(v) } => {
+                        for a in v {
+                            given = given.plus(&pbemd::game::Resources::from_pairs(&[(a.resource, a.count)]));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let spent = c.lines.iter().fold(pbemd::game::Resources::ZERO, |acc, l| acc.plus(&l.cost));
+            prop_assert_eq!(st.realm(realm).unwrap().stock.plus(&given).checked_sub(&spent), Some(c.stock_after));
         }
     }
 }

@@ -284,9 +284,12 @@ fn form_refusal_index(r: &FR) -> usize {
         FR::NotRead { .. } => 60,
         FR::NoSpiesForTheEvil => 61,
         FR::EvilBuildsOnlyDemons => 62,
+        FR::RevealUsedByMail => 63,
+        FR::CalledHome => 64,
+        FR::NoSeat { .. } => 65,
     }
 }
-const FORM_REFUSALS: usize = 63;
+const FORM_REFUSALS: usize = 66;
 
 fn arg_index(a: Arg) -> usize {
     match a {
@@ -691,6 +694,7 @@ fn rule_refusals() -> Vec<FR> {
         },
         FR::NoCityToCastOn { square: sq("C3") },
         FR::TeleportToLand { square: sq("A1") },
+        FR::RevealUsedByMail,
         FR::CameByInvitation,
         FR::TooFar {
             steps: 1,
@@ -719,6 +723,9 @@ fn rule_refusals() -> Vec<FR> {
             from: "Afani".into(),
         },
         FR::AlreadyHome,
+        FR::CalledHome,
+        FR::NoSeat { army: true },
+        FR::NoSeat { army: false },
         FR::NoFreeMerchant,
         FR::BidTooLow { value: 3, min: 10 },
         FR::HasEngineers,

@@ -217,6 +217,49 @@ fn r_inv_8_a_forms_home_invitation_beyond_the_free_envoys_costs_an_envoy() {
     );
 }
 
+/// A group called home twice (twice on the form, or by mail and on the form) comes
+/// home once and costs one envoy at most: the courier's call is paid by mail, a form's
+/// first line for it in step 9.
+#[test]
+fn r_inv_8_a_group_called_home_twice_comes_home_once_and_pays_one_envoy_at_most() {
+    use pbemd::game::units::AgentKind;
+    let recall = |id| Order::HomeInvitation {
+        group: Group::Army(id),
+    };
+    let mut gs = game();
+    army(&mut gs, "Genogien", 1, "I7", units(&[(2, Veteran)], false));
+    army(&mut gs, "Genogien", 2, "I8", units(&[(2, Veteran)], false));
+    let g = gs.realm_mut("Genogien").unwrap();
+    g.positions.sprakror = 1;
+    g.sent.envoys = 1;
+    let envoy = AgentKind::Sandebud.cost();
+    g.stock = envoy.plus(&envoy).plus(&envoy);
+    let o = orders(&[("Genogien", vec![recall(1), recall(2), recall(1)])]);
+    let (after, _) = invitations(&gs, &o, &[]);
+    let capital = gs.realm("Genogien").unwrap().capital.unwrap();
+    assert_eq!(group_of(&after, "Genogien", 1).unwrap().square, capital);
+    assert_eq!(group_of(&after, "Genogien", 2).unwrap().square, capital);
+    let r = after.realm("Genogien").unwrap();
+    assert_eq!(r.stock, envoy, "two envoys paid, not three");
+    assert_eq!(r.sent.envoys, 3);
+    // Army 1 called home by mail too: the form's line for it is not paid again.
+    gs.home_invitations.push(HomeInvitation {
+        id: 99,
+        realm: "Genogien".into(),
+        target: GroupRef::Army {
+            owner: "Genogien".into(),
+            id: 1,
+        },
+        sent_round: ROUND,
+        valid_until_round: ROUND,
+    });
+    let o = orders(&[("Genogien", vec![recall(2), recall(1)])]);
+    let (after, _) = invitations(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Genogien", 1).unwrap().square, capital);
+    let r = after.realm("Genogien").unwrap();
+    assert_eq!(r.stock, envoy.plus(&envoy), "army 2's envoy alone");
+}
+
 #[test]
 fn r_inv_8_a_home_invitation_brings_an_army_to_the_capital_and_a_fleet_to_the_harbour() {
     let mut gs = game();

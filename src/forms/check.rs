@@ -6,8 +6,18 @@
 //! the engine's. Pure: reads `GameState`, never changes it.
 //!
 //! Step-1 purchases resolve in form order, so an accepted order's effects
-//! (stock spent, +1 position, new units) count for the lines below it; an
-//! order that fails is refused whole and later ones still get their turn.
+//! (stock spent, +1 position, new units, a new city, more population, slaves
+//! converted) count for the lines below it; an order that fails is refused whole
+//! and later ones still get their turn. Where the weekend does things in an order
+//! of its own, the receipt follows it: the claims (the ruler's benefit, VP rewards)
+//! count before every line, as they apply before step 1, and research may use
+//! engineers bought anywhere on the form, as they are bought before research.
+//!
+//! What the weekend would decide from the same state is decided here by the same
+//! code where it can be: the caps (`game::caps`), the crystals of an upgrade
+//! (`build_cost::position_crystals`, written into the accepted order so the weekend
+//! charges the crystals the receipt showed), a bid's value (`weekend::market::
+//! bid_worth`) and the weekday Reveal (`GameState::revealed_by_mail`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -16,11 +26,16 @@ use serde::{Deserialize, Serialize};
 use super::extract::Source;
 use super::grammar::{parse_line, LineError, OrderKind};
 use super::refusal::{Capped, Once, Refusal};
+use crate::game::caps::{Cap, Over, Room};
 use crate::game::hash::FastMap;
 use crate::game::orders::{Amount, Group, GroupSel, Order, Piece, Reward, Target, Wave};
-use crate::game::state::{ArmyGroup, Fleet, Positions, Researched, Ruler, Terrain};
+use crate::game::state::{
+    wall_cap, ArmyGroup, Fleet, GroupRef, Lot, Positions, Researched, Ruler, RulerBenefit, Terrain,
+};
 use crate::game::text::fold;
 use crate::game::units::{build_cost, AgentKind};
+use crate::game::weekend::market::{bid_worth, double_bids};
+use crate::game::weekend::politics::BENEFIT_POPULATION;
 use crate::game::{GameState, Lang, Position, Resource, Resources, Spell, Square, UnitKind};
 
 /// One line of the form after checking.
@@ -103,6 +118,15 @@ fn total_of(it: impl IntoIterator<Item = u32>) -> u32 {
     it.into_iter().fold(0, u32::saturating_add)
 }
 
+/// One of the realm's cities as the lines above left it.
+#[derive(Debug, Clone, Copy)]
+struct OwnCity {
+    population: u32,
+    walls: u32,
+    coastal: bool,
+    production: Resources,
+}
+
 /// Running state while walking down the form.
 struct Run<'a> {
     s: &'a GameState,
@@ -111,18 +135,21 @@ struct Run<'a> {
     /// that an order line never scans every realm's groups.
     armies: FastMap<u32, &'a ArmyGroup>,
     fleets: Vec<&'a Fleet>,
+    /// Own army groups aboard own fleets: new troops never join them (the weekend
+    /// forms a new group in the city, under the army-group cap).
+    aboard: BTreeSet<u32>,
     stock: Resources,
     positions: Positions,
     upgraded: BTreeSet<Position>,
     steps: u32,
+    /// Forskare as the claims left it: the upgrade-step limit (Rulings 9).
+    step_limit: u32,
     prod_upgraded: BTreeSet<(Square, Resource)>,
-    counted: u32,
-    cap: u32,
-    ships: u32,
-    elementals: u32,
-    spies: u32,
-    groups: u32,
+    /// Counted units, elementals, groups, ships, spies and population (R-POP, R-POS-4).
+    room: Room,
     new_group_at: BTreeSet<Square>,
+    /// The realm's cities, those bought above included.
+    cities: BTreeMap<Square, OwnCity>,
     spells: BTreeSet<Spell>,
     plans: BTreeMap<Group, (String, String)>,
     moved: BTreeSet<Group>,
@@ -130,13 +157,25 @@ struct Run<'a> {
     whirlwind: BTreeSet<Group>,
     once: BTreeSet<Once>,
     invitations: BTreeSet<u64>,
-    new_cities: BTreeSet<Square>,
-    walls: BTreeMap<Square, u32>,
     envoys: u32,
+    /// Groups the lines above call home (R-INV-8).
+    called_home: BTreeSet<Group>,
     /// VP-threshold rewards claimed by the lines above (R-VP-4).
     rewards: u32,
     /// Free-merchant troops placed by the lines above (R-FREE-9).
     placed: BTreeMap<UnitKind, u32>,
+    /// Engineers bought on the form (R-FREE-7).
+    engineers: bool,
+    /// The ruler chose double bids on the form (R-VOTE-5).
+    double_bids: bool,
+    /// The order as the weekend gets it, when the receipt settled a choice the line
+    /// left open (the crystals of an upgrade).
+    settled: Option<Order>,
+}
+
+/// The claims, applied before step 1 at the weekend (README, The weekend).
+fn is_claim(o: &Order) -> bool {
+    matches!(o, Order::RulerBenefit { .. } | Order::VpReward { .. })
 }
 
 /// Check lines as extracted (parsing each one first).
@@ -190,24 +229,37 @@ fn check_parsed(
     let r = state.realm(realm);
     let lang = r.map_or(Lang::Sv, |r| r.language);
     let stock = r.map_or(Resources::ZERO, |r| r.stock);
-    let count = state.counted_units(realm);
+    let fleets: Vec<&Fleet> = state.fleets_of(realm).collect();
+    let positions = r.map(|r| r.positions).unwrap_or_default();
     let mut run = Run {
         s: state,
         realm,
         armies: state.armies_of(realm).map(|a| (a.id, a)).collect(),
-        fleets: state.fleets_of(realm).collect(),
+        aboard: fleets
+            .iter()
+            .flat_map(|f| f.cargo.iter().copied())
+            .collect(),
+        fleets,
         stock,
-        positions: r.map(|r| r.positions).unwrap_or_default(),
+        positions,
         upgraded: BTreeSet::new(),
         steps: 0,
+        step_limit: positions.forskare,
         prod_upgraded: BTreeSet::new(),
-        counted: count.counted(),
-        cap: state.population(realm) / 10,
-        ships: count.ships,
-        elementals: count.elementals,
-        spies: count.spies,
-        groups: count.army_groups,
+        room: Room::of(&state.counted_units(realm), state.population(realm)),
         new_group_at: BTreeSet::new(),
+        cities: state
+            .cities_of(realm)
+            .map(|c| {
+                let own = OwnCity {
+                    population: c.population,
+                    walls: c.walls,
+                    coastal: c.coastal,
+                    production: c.production,
+                };
+                (c.square, own)
+            })
+            .collect(),
         spells: BTreeSet::new(),
         plans: BTreeMap::new(),
         moved: BTreeSet::new(),
@@ -215,27 +267,42 @@ fn check_parsed(
         whirlwind: BTreeSet::new(),
         once: BTreeSet::new(),
         invitations: BTreeSet::new(),
-        new_cities: BTreeSet::new(),
-        walls: BTreeMap::new(),
         envoys: r.map_or(0, |r| r.sent.envoys),
         rewards: 0,
         placed: BTreeMap::new(),
+        engineers: false,
+        double_bids: false,
+        called_home: BTreeSet::new(),
+        settled: None,
     };
-    let mut lines = Vec::new();
-    for (line_no, text, p) in parsed {
-        let (order, refusal, cost) = match p {
-            Err(e) => (None, Some(Refusal::Syntax(e)), Resources::ZERO),
-            Ok(o) => {
-                let res = if r.is_none() {
-                    Err(Refusal::NotInGame)
-                } else {
-                    run.order(&o)
-                };
-                match res {
-                    Ok(cost) => (Some(o), None, cost),
-                    Err(why) => (Some(o), Some(why), Resources::ZERO),
-                }
+    // The claims first, as the weekend applies them before step 1; then every other
+    // line in form order.
+    let mut verdicts: Vec<Option<(Res<Resources>, Option<Order>)>> = vec![None; parsed.len()];
+    for claims in [true, false] {
+        for (i, (_, _, p)) in parsed.iter().enumerate() {
+            let Ok(o) = p else { continue };
+            if is_claim(o) != claims {
+                continue;
             }
+            let res = if r.is_none() {
+                Err(Refusal::NotInGame)
+            } else {
+                run.order(o)
+            };
+            verdicts[i] = Some((res, run.settled.take()));
+        }
+        if claims {
+            run.step_limit = run.positions.forskare;
+        }
+    }
+    run.after_the_last_line(&parsed, &mut verdicts);
+    let mut lines = Vec::new();
+    for ((line_no, text, p), verdict) in parsed.into_iter().zip(verdicts) {
+        let (order, refusal, cost) = match (p, verdict) {
+            (Err(e), _) => (None, Some(Refusal::Syntax(e)), Resources::ZERO),
+            (Ok(o), Some((Ok(cost), settled))) => (Some(settled.unwrap_or(o)), None, cost),
+            (Ok(o), Some((Err(why), _))) => (Some(o), Some(why), Resources::ZERO),
+            (Ok(o), None) => (Some(o), Some(Refusal::NotInGame), Resources::ZERO),
         };
         lines.push(CheckedLine {
             line_no,
@@ -288,11 +355,26 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn own_city(&self, sq: Square) -> Res<&'a crate::game::state::City> {
-        self.s
-            .cities_of(self.realm)
-            .find(|c| c.square == sq)
+    /// An own city, one bought above included, as the lines above left it.
+    fn own_city(&self, sq: Square) -> Res<OwnCity> {
+        self.cities
+            .get(&sq)
+            .copied()
             .ok_or(Refusal::NotOwnCity { square: sq })
+    }
+
+    fn city_mut(&mut self, sq: Square) -> Option<&mut OwnCity> {
+        self.cities.get_mut(&sq)
+    }
+
+    /// Whether new army units in `sq` join a group there: an own group on the square
+    /// that is not aboard a fleet, or one formed by a line above.
+    fn group_at(&self, sq: Square) -> bool {
+        self.new_group_at.contains(&sq)
+            || self
+                .armies
+                .values()
+                .any(|a| a.square == sq && !self.aboard.contains(&a.id))
     }
 
     fn square(&self, sq: Square) -> Res<&'a crate::game::state::MapSquare> {
@@ -341,20 +423,16 @@ impl<'a> Run<'a> {
         found.ok_or(Refusal::NoSuchGroup { group: g })
     }
 
-    fn pop_cap(&self, n: u32) -> Res<()> {
-        if self.counted.saturating_add(n) > self.cap {
-            return Err(Refusal::PopulationCap {
-                counted: self.counted,
-                n,
-                cap: self.cap,
-            });
-        }
-        Ok(())
-    }
-
-    fn pos_cap(&self, what: Capped, have: u32, n: u32, cap: u32) -> Res<()> {
-        if have.saturating_add(n) > cap {
-            return Err(Refusal::PositionCap { what, have, n, cap });
+    /// `n` army units of `kind` in `sq` (R-POS-4, R-UNIT-6, R-POP-2), counted when
+    /// they fit.
+    fn troops(&mut self, n: u32, kind: UnitKind, sq: Square) -> Res<()> {
+        let new_group = !self.group_at(sq);
+        self.room
+            .troops(&self.positions, n, kind, new_group)
+            .map_err(refusal)?;
+        self.room.add_troops(n, kind, new_group);
+        if new_group {
+            self.new_group_at.insert(sq);
         }
         Ok(())
     }
@@ -406,19 +484,23 @@ impl<'a> Run<'a> {
                 if self.s.realm(self.realm).is_some_and(|r| r.is_evil) {
                     return Err(Refusal::NoSpiesForTheEvil);
                 }
-                let cap = self.positions.informator;
-                self.pos_cap(Capped::Spies, self.spies, *count, cap)?;
-                self.pop_cap(*count)?;
+                self.room.spies(&self.positions, *count).map_err(refusal)?;
                 let cost = self.pay(AgentKind::Spion.cost().times(*count))?;
-                self.spies += count;
-                self.counted += count;
+                self.room.add_spies(*count);
                 Ok(cost)
             }
             Order::BuyWalls { count, city } => self.buy_walls(*count, *city),
             Order::BuyCity { square, production } => self.buy_city(*square, production),
             Order::BuyPopulation { count, city } => {
                 self.own_city(*city)?;
-                self.pay(build_cost::population().times(*count))
+                let cost = self.pay(build_cost::population().times(*count))?;
+                // Ten a purchase, in the city and under the caps (R-POP-4).
+                let add = count.saturating_mul(10);
+                self.room.population = self.room.population.saturating_add(add);
+                if let Some(c) = self.city_mut(*city) {
+                    c.population = c.population.saturating_add(add);
+                }
+                Ok(cost)
             }
             _ => Ok(Resources::ZERO),
         }
@@ -438,24 +520,13 @@ impl<'a> Run<'a> {
             Some(c) => c,
             None => self.researched_cost(Researched::BeridnaBagskyttar)?,
         };
-        if kind.is_elemental() {
-            let cap = 3 * self.positions.besvarjare;
-            self.pos_cap(Capped::Elementals, self.elementals, count, cap)?;
-        }
-        let new_group = !self.armies.values().copied().any(|a| a.square == sq)
-            && !self.new_group_at.contains(&sq);
-        if new_group {
-            let cap = 2 * self.positions.befalhavare;
-            self.pos_cap(Capped::ArmyGroups, self.groups, 1, cap)?;
-        }
-        self.pop_cap(count)?;
+        let new_group = !self.group_at(sq);
+        self.room
+            .troops(&self.positions, count, kind, new_group)
+            .map_err(refusal)?;
         let cost = self.pay(unit.times(count))?;
-        self.counted += count;
-        if kind.is_elemental() {
-            self.elementals += count;
-        }
+        self.room.add_troops(count, kind, new_group);
         if new_group {
-            self.groups += 1;
             self.new_group_at.insert(sq);
         }
         Ok(cost)
@@ -493,28 +564,27 @@ impl<'a> Run<'a> {
             Some(c) => c,
             None => self.researched_cost(Researched::Fregatt)?,
         };
-        let cap = 5 * self.positions.amiral;
-        self.pos_cap(Capped::Ships, self.ships, count, cap)?;
-        self.pop_cap(count)?;
+        self.room.ships(&self.positions, count).map_err(refusal)?;
         let cost = self.pay(unit.times(count))?;
-        self.ships += count;
-        self.counted += count;
+        self.room.add_ships(count);
         Ok(cost)
     }
 
     fn buy_walls(&mut self, count: u32, city: Square) -> Res<Resources> {
         let c = self.own_city(city)?;
-        let have = c.walls + self.walls.get(&city).copied().unwrap_or(0);
-        if have.saturating_add(count) > c.wall_cap() {
+        let cap = wall_cap(c.population);
+        if c.walls.saturating_add(count) > cap {
             return Err(Refusal::WallCap {
                 city,
-                have,
+                have: c.walls,
                 count,
-                cap: c.wall_cap(),
+                cap,
             });
         }
         let cost = self.pay(build_cost::wall().times(count))?;
-        *self.walls.entry(city).or_insert(0) += count;
+        if let Some(c) = self.city_mut(city) {
+            c.walls = c.walls.saturating_add(count);
+        }
         Ok(cost)
     }
 
@@ -523,7 +593,7 @@ impl<'a> Run<'a> {
         if m.terrain != Terrain::Land || m.owner.as_deref() != Some(self.realm) {
             return Err(Refusal::NotOwnLand { square });
         }
-        if self.s.cities.iter().any(|c| c.square == square) || !self.new_cities.insert(square) {
+        if self.s.cities.iter().any(|c| c.square == square) || self.cities.contains_key(&square) {
             return Err(Refusal::CityExists { square });
         }
         let p = sum(production);
@@ -532,14 +602,22 @@ impl<'a> Run<'a> {
             || p.total() != 10
             || p.iter().any(|(r, n)| n > 0 && !standard.contains(&r))
         {
-            self.new_cities.remove(&square);
             return Err(Refusal::CityProduction {
                 standard: standard.clone(),
             });
         }
-        self.pay(build_cost::new_city()).inspect_err(|_| {
-            self.new_cities.remove(&square);
-        })
+        let cost = self.pay(build_cost::new_city())?;
+        // A new city of population 10 (R-CITY-2): an own city for the lines below, and
+        // ten more under the population cap, as at the weekend.
+        let city = OwnCity {
+            population: 10,
+            walls: 0,
+            coastal: self.s.map.touches_sea(square),
+            production: p,
+        };
+        self.cities.insert(square, city);
+        self.room.population = self.room.population.saturating_add(city.population);
+        Ok(cost)
     }
 
     // ------------------------------------------------- upgrades and production
@@ -553,11 +631,18 @@ impl<'a> Run<'a> {
                 self.upgrade_production(*city, *resource)
             }
             Order::ConvertSlaves { count, resource } => {
-                let realm = self.s.realm(self.realm).expect("checked");
-                if !resource.is_ordinary() || realm.production(self.s).get(*resource) == 0 {
+                let produced = self
+                    .cities
+                    .values()
+                    .any(|c| c.production.get(*resource) > 0);
+                if !resource.is_ordinary() || !produced {
                     return Err(Refusal::ConvertToProduced);
                 }
-                self.pay(Resources::from_pairs(&[(Resource::Slavar, *count)]))
+                let cost = self.pay(Resources::from_pairs(&[(Resource::Slavar, *count)]))?;
+                // The slaves become the resource at once, for the lines below (RULINGS 2).
+                let n = self.stock.get(*resource).saturating_add(*count);
+                self.stock.set(*resource, n);
+                Ok(cost)
             }
             _ => Ok(Resources::ZERO),
         }
@@ -569,14 +654,7 @@ impl<'a> Run<'a> {
         }
         self.step_limit()?;
         let chosen = if crystals.is_empty() {
-            let mut left = build_cost::POSITION_CRYSTALS;
-            let mut c = Resources::ZERO;
-            for r in Resource::CRYSTALS {
-                let take = left.min(self.stock.get(r));
-                c.set(r, take);
-                left -= take;
-            }
-            c
+            build_cost::position_crystals(&self.stock).unwrap_or(Resources::ZERO)
         } else {
             let c = sum(crystals);
             if total_of(c.iter().map(|(_, n)| n)) != build_cost::POSITION_CRYSTALS
@@ -593,6 +671,19 @@ impl<'a> Run<'a> {
             cost = build_cost::position_fixed().plus(&Resources::from_pairs(&[(Resource::Eld, 5)]));
         }
         let cost = self.pay(cost)?;
+        if crystals.is_empty() {
+            // The receipt's choice becomes the order the weekend gets, so step 1
+            // charges these crystals whatever the lines above spend first.
+            let crystals = Resource::CRYSTALS
+                .into_iter()
+                .filter(|r| chosen.get(*r) > 0)
+                .map(|resource| Amount {
+                    count: chosen.get(resource),
+                    resource,
+                })
+                .collect();
+            self.settled = Some(Order::UpgradePosition { position, crystals });
+        }
         self.upgraded.insert(position);
         self.steps += 1;
         *self.positions.get_mut(position) += 1;
@@ -613,16 +704,15 @@ impl<'a> Run<'a> {
         let cost = self.pay(cost)?;
         self.prod_upgraded.insert((city, resource));
         self.steps += 1;
+        if let Some(c) = self.city_mut(city) {
+            let v = c.production.get(resource).saturating_add(1);
+            c.production.set(resource, v);
+        }
         Ok(cost)
     }
 
     fn step_limit(&self) -> Res<()> {
-        let max = self
-            .s
-            .realm(self.realm)
-            .expect("checked")
-            .positions
-            .forskare;
+        let max = self.step_limit;
         if self.steps >= max {
             return Err(Refusal::StepLimit { max });
         }
@@ -634,6 +724,9 @@ impl<'a> Run<'a> {
     fn cast(&mut self, spell: Spell, target: &Target) -> Res<Resources> {
         if self.spells.contains(&spell) {
             return Err(Refusal::SpellCast { spell });
+        }
+        if spell == Spell::Avsloja && self.s.revealed_by_mail(self.realm) {
+            return Err(Refusal::RevealUsedByMail);
         }
         match target {
             // Reveal may name the spell it looks for (the grammar gives no other spell one).
@@ -808,9 +901,8 @@ impl<'a> Run<'a> {
             return Err(Refusal::SplitPieces);
         }
         if group.is_army() {
-            let cap = 2 * self.positions.befalhavare;
-            self.pos_cap(Capped::ArmyGroups, self.groups, 1, cap)?;
-            self.groups += 1;
+            self.room.new_group(&self.positions).map_err(refusal)?;
+            self.room.army_groups += 1;
         }
         Ok(())
     }
@@ -918,10 +1010,40 @@ impl<'a> Run<'a> {
         Ok(())
     }
 
+    /// R-INV-8: step 9 brings the group home once (after the courier's call, or on the
+    /// form's first line for it), to the capital or the main harbour as the form finds
+    /// them, and charges an envoy beyond the free ones (Rulings 15; the free ones are
+    /// counted again after the last line, as step 9 counts them after step 1).
     fn home_invitation(&mut self, group: Group) -> Res<Resources> {
         let (sq, _) = self.group(group)?;
         if self.s.map.get(sq).and_then(|m| m.owner.as_deref()) == Some(self.realm) {
             return Err(Refusal::AlreadyHome);
+        }
+        let round = self.s.round;
+        let by_mail = self.s.home_invitations.iter().any(|h| {
+            h.valid_until_round >= round
+                && match &h.target {
+                    GroupRef::Army { owner, id } => {
+                        *owner == self.realm && group == Group::Army(*id)
+                    }
+                    GroupRef::Fleet { owner, id } => {
+                        *owner == self.realm && group == Group::Fleet(*id)
+                    }
+                }
+        });
+        if by_mail || self.called_home.contains(&group) {
+            return Err(Refusal::CalledHome);
+        }
+        let realm = self.s.realm(self.realm).expect("checked");
+        let seat = if group.is_army() {
+            realm.capital
+        } else {
+            realm.main_harbour
+        };
+        if seat.is_none() {
+            return Err(Refusal::NoSeat {
+                army: group.is_army(),
+            });
         }
         let free = self.positions.sprakror;
         self.envoys += 1;
@@ -931,6 +1053,7 @@ impl<'a> Run<'a> {
             Resources::ZERO
         };
         let cost = self.pay(cost).inspect_err(|_| self.envoys -= 1)?;
+        self.called_home.insert(group);
         self.plan(group, "kallas hem".into(), "is called home".into());
         Ok(cost)
     }
@@ -942,10 +1065,9 @@ impl<'a> Run<'a> {
             Order::Bid { offer } => self.bid(offer),
             Order::Engineers { pay } => self.engineers(pay),
             Order::Research { kind } => {
+                // Engineers bought on this form, on any line, count: the weekend buys
+                // them before the research roll (after the last line, below).
                 let realm = self.s.realm(self.realm).expect("checked");
-                if !realm.engineers {
-                    return Err(Refusal::NeedsEngineers);
-                }
                 if realm.researched.contains(kind) {
                     return Err(Refusal::AlreadyResearched);
                 }
@@ -966,18 +1088,24 @@ impl<'a> Run<'a> {
             return Err(Refusal::NoFreeMerchant);
         };
         let b = sum(offer);
-        let value = total_of(b.iter().map(|(r, n)| {
-            if r.is_crystal() {
-                n.saturating_mul(2)
-            } else {
-                n
-            }
-        }));
-        if value < fm.min_bid {
+        // The weekend's own valuation (R-FREE-3, Rulings 40): crystals double, the
+        // ruler's double bids (chosen before or on this form), the conflict penalty
+        // after a battle last weekend.
+        let doubled = double_bids(self.s, self.realm) || self.double_bids;
+        let fought = self
+            .s
+            .realm(self.realm)
+            .is_some_and(|r| r.fought_last_weekend);
+        let value = bid_worth(&b, doubled, fought, self.s.settings.conflict_penalty);
+        if value < u64::from(fm.min_bid) {
             return Err(Refusal::BidTooLow {
-                value,
+                value: u32::try_from(value).unwrap_or(u32::MAX),
                 min: fm.min_bid,
             });
+        }
+        let evil = self.s.realm(self.realm).is_some_and(|r| r.is_evil);
+        if matches!(fm.lot, Lot::Units { kind, .. } if kind.is_demon() && !evil) {
+            return Err(Refusal::DemonsOnlyForTheEvil);
         }
         self.once(Once::Bid)?;
         self.pay(b).inspect_err(|_| {
@@ -995,9 +1123,73 @@ impl<'a> Run<'a> {
             return Err(Refusal::EngineersPrice { price });
         }
         self.once(Once::Engineers)?;
-        self.pay(b).inspect_err(|_| {
+        let cost = self.pay(b).inspect_err(|_| {
             self.once.remove(&Once::Engineers);
-        })
+        })?;
+        self.engineers = true;
+        Ok(cost)
+    }
+
+    /// What the weekend decides after the lines of step 1, whatever their place on
+    /// the form: research needs engineers held or bought on the form (R-ENG-1), and a
+    /// lot of troops must fit under the population cap the purchases and placements
+    /// left, with the troops still waiting (Rulings 8). A bid refused here gives its
+    /// price back to the stock left.
+    fn after_the_last_line(
+        &mut self,
+        parsed: &[(usize, String, Result<Order, LineError>)],
+        verdicts: &mut [Option<(Res<Resources>, Option<Order>)>],
+    ) {
+        let Some(realm) = self.s.realm(self.realm) else {
+            return;
+        };
+        let waiting = total_of(realm.unplaced_troops.iter().map(|(_, n)| *n))
+            .saturating_sub(total_of(self.placed.values().copied()));
+        let lot = self
+            .s
+            .free_merchant
+            .as_ref()
+            .filter(|f| f.round == self.s.round)
+            .and_then(|f| match f.lot {
+                Lot::Units { count, .. } => Some(count),
+                _ => None,
+            });
+        // Step 9 counts the free envoys with Språkrör after step 1, so an upgrade below
+        // a home-invitation frees it too (R-INV-8, Rulings 15).
+        let mut envoys = realm.sent.envoys;
+        for ((_, _, p), verdict) in parsed.iter().zip(verdicts.iter_mut()) {
+            let Some((res @ Ok(_), _)) = verdict else {
+                continue;
+            };
+            match p {
+                Ok(Order::HomeInvitation { .. }) => {
+                    envoys = envoys.saturating_add(1);
+                    if envoys <= self.positions.sprakror {
+                        if let Ok(cost) = res {
+                            self.stock = self.stock.plus(cost);
+                            *cost = Resources::ZERO;
+                        }
+                    }
+                }
+                Ok(Order::Research { .. }) if !realm.engineers && !self.engineers => {
+                    *res = Err(Refusal::NeedsEngineers);
+                }
+                Ok(Order::Bid { .. }) => {
+                    let Some(n) = lot else { continue };
+                    let room = Room {
+                        counted: self.room.counted.saturating_add(waiting),
+                        ..self.room
+                    };
+                    if let Err(over) = room.population_cap(n) {
+                        if let Ok(cost) = res {
+                            self.stock = self.stock.plus(cost);
+                        }
+                        *res = Err(refusal(over));
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     // --------------------------------------------------- diplomacy and realm
@@ -1020,7 +1212,7 @@ impl<'a> Run<'a> {
                 Ok(())
             }
             Order::TradeWishes { .. } => self.once(Once::Wishes),
-            Order::RulerBenefit { .. } => {
+            Order::RulerBenefit { benefit } => {
                 // The ruler in its term (R-VOTE-5, Rulings 49): the weekend refuses the
                 // same choice from a ruler whose term has ended, so the receipt does too.
                 let round = self.s.round;
@@ -1033,7 +1225,17 @@ impl<'a> Run<'a> {
                 if ruler.benefit.is_some() {
                     return Err(Refusal::BenefitChosen);
                 }
-                self.once(Once::Benefit)
+                self.once(Once::Benefit)?;
+                self.double_bids = *benefit == RulerBenefit::DoubleBids;
+                if *benefit == RulerBenefit::Population {
+                    // Ten more in every city held, before step 1 (R-VOTE-5).
+                    for c in self.cities.values_mut() {
+                        c.population = c.population.saturating_add(BENEFIT_POPULATION);
+                        self.room.population =
+                            self.room.population.saturating_add(BENEFIT_POPULATION);
+                    }
+                }
+                Ok(())
             }
             _ => Ok(()),
         }
@@ -1107,20 +1309,40 @@ impl<'a> Run<'a> {
                     .map(|(_, n)| *n),
             )
         };
+        // The whole line or nothing: the counts as they were, if a placement fails.
+        let before = (self.room, self.new_group_at.clone());
         let mut placed = self.placed.clone();
         for (n, kind, city) in placements {
-            self.own_city(*city)?;
-            let total = placed.entry(*kind).or_default();
-            *total = total.saturating_add(*n);
-            if *total > waiting(*kind) {
-                return Err(Refusal::TooManyPlaced {
-                    kind: *kind,
-                    waiting: waiting(*kind),
-                });
+            let checked = self.place_one(&mut placed, *n, *kind, *city, &waiting);
+            if let Err(why) = checked {
+                (self.room, self.new_group_at) = before;
+                return Err(why);
             }
         }
         self.placed = placed;
         Ok(())
+    }
+
+    /// One placement: an own city, no more than wait, and the caps of buying the same
+    /// troops (R-FREE-9), checked as the weekend checks them.
+    fn place_one(
+        &mut self,
+        placed: &mut BTreeMap<UnitKind, u32>,
+        n: u32,
+        kind: UnitKind,
+        city: Square,
+        waiting: &dyn Fn(UnitKind) -> u32,
+    ) -> Res<()> {
+        self.own_city(city)?;
+        let total = placed.entry(kind).or_default();
+        *total = total.saturating_add(n);
+        if *total > waiting(kind) {
+            return Err(Refusal::TooManyPlaced {
+                kind,
+                waiting: waiting(kind),
+            });
+        }
+        self.troops(n, kind, city)
     }
 
     // ------------------------------------------------------ standing orders
@@ -1154,6 +1376,30 @@ impl<'a> Run<'a> {
             });
         }
         out
+    }
+}
+
+/// A cap passed (`game::caps`, as the weekend checks it), as the receipt's refusal.
+fn refusal(o: Over) -> Refusal {
+    let what = match o.cap {
+        Cap::Population => {
+            return Refusal::PopulationCap {
+                counted: o.have,
+                n: o.add,
+                cap: o.limit,
+            }
+        }
+        Cap::Ships => Capped::Ships,
+        Cap::Spies => Capped::Spies,
+        Cap::Elementals => Capped::Elementals,
+        // `Room` never reports the wall cap (walls are checked per city, below).
+        Cap::ArmyGroups | Cap::Walls => Capped::ArmyGroups,
+    };
+    Refusal::PositionCap {
+        what,
+        have: o.have,
+        n: o.add,
+        cap: o.limit,
     }
 }
 

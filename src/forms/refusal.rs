@@ -140,6 +140,8 @@ pub enum Refusal {
     TeleportToLand {
         square: Square,
     },
+    /// Rulings 18: the realm cast Reveal by mail this round, and the two count once.
+    RevealUsedByMail,
     // --- movement and groups
     CameByInvitation,
     TooFar {
@@ -175,6 +177,13 @@ pub enum Refusal {
         from: String,
     },
     AlreadyHome,
+    /// Step 9 brings a group home once: the courier or a line above already called it
+    /// home this round (R-INV-8).
+    CalledHome,
+    /// No capital (an army) or main harbour (a fleet) to come home to (R-INV-8).
+    NoSeat {
+        army: bool,
+    },
     // --- economy
     NoFreeMerchant,
     BidTooLow {
@@ -313,6 +322,7 @@ impl Refusal {
             SpellCast { .. } => "R-SPELL-1",
             NoCityToCastOn { .. } => "R-SPELL-11",
             TeleportToLand { .. } => "RULINGS 22",
+            RevealUsedByMail => "RULINGS 18",
             CameByInvitation => "R-INV-2",
             NotAdjacent { .. } => "RULINGS 26",
             FleetFull { .. } => "R-NAV-3",
@@ -322,7 +332,7 @@ impl Refusal {
             OwnCityAttacked { .. } | ChooseOutcome | NoCityToTake { .. } => "R-CITY-4",
             Waves => "R-COMBAT-12",
             NoInvitation { .. } => "R-INV-3",
-            AlreadyHome => "R-INV-8",
+            AlreadyHome | CalledHome | NoSeat { .. } => "R-INV-8",
             NoFreeMerchant => "R-FREE-1",
             BidTooLow { .. } => "R-FREE-4",
             HasEngineers | EngineersPrice { .. } => "R-FREE-7",
@@ -538,6 +548,10 @@ impl Refusal {
                 format!("teleport landar bara på land, inte {square}"),
                 format!("teleport lands on land only, not {square}"),
             ),
+            RevealUsedByMail => s(
+                "du har redan kastat Avslöja med post denna runda (högst en gång per runda)",
+                "you already cast Reveal by mail this round (once a round in all)",
+            ),
             CameByInvitation => s(
                 "gruppen kom med inbjudan och får inte flytta",
                 "the group came by invitation and may not move",
@@ -615,6 +629,18 @@ impl Refusal {
             AlreadyHome => s(
                 "gruppen är redan i ditt land",
                 "the group is already in your land",
+            ),
+            CalledHome => s(
+                "gruppen är redan hembjuden denna runda",
+                "the group is already called home this round",
+            ),
+            NoSeat { army: true } => s(
+                "du har ingen huvudstad att kalla hem armén till",
+                "you have no capital to call the army home to",
+            ),
+            NoSeat { army: false } => s(
+                "du har ingen huvudhamn att kalla hem flottan till",
+                "you have no main harbour to call the fleet home to",
             ),
             NoFreeMerchant => s(
                 "de fria köpmännen säljer inget denna runda",

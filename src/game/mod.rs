@@ -2,6 +2,7 @@
 //! per-realm views. No I/O, no clock, no global RNG — callers hand in text
 //! and get data back.
 
+pub mod caps;
 pub mod combat;
 pub mod dice;
 pub mod event;

@@ -775,8 +775,13 @@ pub struct City {
 impl City {
     /// Wall cap `floor(population / 10)` (README, Decisions).
     pub fn wall_cap(&self) -> u32 {
-        self.population / 10
+        wall_cap(self.population)
     }
+}
+
+/// The walls a city of `population` may hold: a tenth of it, rounded down (Rulings 36).
+pub fn wall_cap(population: u32) -> u32 {
+    population / 10
 }
 
 /// One army unit; `built_round` stops it attacking that round (R-UNIT-7).
@@ -1182,6 +1187,12 @@ impl GameState {
     /// Total population of a realm's cities.
     pub fn population(&self, realm: &str) -> u32 {
         self.cities_of(realm).map(|c| c.population).sum()
+    }
+
+    /// Rulings 18: whether `realm` cast Reveal by mail this round (a weekday and a
+    /// weekend Reveal together count once a round). The receipt and step 2 both ask.
+    pub fn revealed_by_mail(&self, realm: &str) -> bool {
+        self.courier.round == self.round && self.courier.reveals.iter().any(|r| r == realm)
     }
 
     /// Units counted against the population cap (R-POP-1; README, Decisions).

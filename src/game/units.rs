@@ -450,6 +450,20 @@ pub mod build_cost {
     }
     /// Number of crystals (any mix) an upgrade of a position value costs.
     pub const POSITION_CRYSTALS: u32 = 5;
+    /// The crystals of an upgrade that names none: the five taken from `stock` in
+    /// resource order (eld, jord, luft, vatten), or `None` when it holds fewer. The
+    /// receipt makes this choice and writes it into the accepted order, so the
+    /// weekend charges the crystals the receipt showed.
+    pub fn position_crystals(stock: &Resources) -> Option<Resources> {
+        let mut left = POSITION_CRYSTALS;
+        let mut chosen = Resources::ZERO;
+        for r in super::Resource::CRYSTALS {
+            let take = left.min(stock.get(r));
+            chosen.set(r, take);
+            left -= take;
+        }
+        (left == 0).then_some(chosen)
+    }
     pub fn production_ordinary() -> Resources {
         Resources::from_pairs(&[(Timmer, 4), (Jarn, 4), (Slavar, 4), (Sten, 4), (Hastar, 6)])
     }

@@ -193,17 +193,8 @@ pub enum Why {
     DemonsOnly,
 }
 
-/// The caps of units (R-POP-1, R-POS-4, R-WALL-3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Cap {
-    Population,
-    Ships,
-    ArmyGroups,
-    Elementals,
-    Spies,
-    Walls,
-}
+/// The caps of units (R-POP-1, R-POS-4, R-WALL-3), shared with the receipt.
+pub use crate::game::caps::Cap;
 
 impl EconomyEvent {
     /// The realm the event is about.

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::tally::{populations, unit_counts};
 use super::{tell, Cap, EconomyEvent, Purchase, Why};
+use crate::game::caps::{Over, Room};
 use crate::game::event::Step;
 use crate::game::hash::FastMap;
 use crate::game::orders::{Amount, Order};
@@ -132,8 +133,7 @@ struct Run {
     positions: BTreeSet<Position>,
     production: BTreeSet<(Square, Resource)>,
     /// Counted units and population as the lines above left them.
-    count: UnitCount,
-    population: u32,
+    room: Room,
     book: Book,
 }
 
@@ -154,14 +154,16 @@ pub(super) fn run(w: &mut Weekend) {
             steps: 0,
             positions: BTreeSet::new(),
             production: BTreeSet::new(),
-            count: book.counts.get(&r.name).copied().unwrap_or(UnitCount {
-                army_units: 0,
-                elementals: 0,
-                ships: 0,
-                spies: 0,
-                army_groups: 0,
-            }),
-            population: book.population.get(&r.name).copied().unwrap_or(0),
+            room: Room::of(
+                &book.counts.get(&r.name).copied().unwrap_or(UnitCount {
+                    army_units: 0,
+                    elementals: 0,
+                    ships: 0,
+                    spies: 0,
+                    army_groups: 0,
+                }),
+                book.population.get(&r.name).copied().unwrap_or(0),
+            ),
             book,
         };
         for order in form.orders.iter().filter(|o| is_purchase(o)) {
@@ -293,10 +295,15 @@ fn cap(rule: &'static str, cap: Cap, have: u32, add: u32, limit: u32) -> Res<()>
     Ok(())
 }
 
-/// R-POP-2: the counted units (army units, ships, spies) and `add` more.
-fn population_cap(run: &Run, add: u32) -> Res<()> {
-    let have = run.count.counted();
-    cap("R-POP-2", Cap::Population, have, add, run.population / 10)
+/// A cap passed (`game::caps`, shared with the receipt), as a refusal.
+fn over(o: Over) -> (&'static str, Why) {
+    let why = Why::Over {
+        cap: o.cap,
+        have: o.have,
+        add: o.add,
+        limit: o.limit,
+    };
+    (o.cap.rule(), why)
 }
 
 fn positions(gs: &GameState, run: &Run) -> Positions {
@@ -329,22 +336,10 @@ fn units(
     };
     own_city(gs, run, sq)?;
     let pos = positions(gs, run);
-    if kind.is_elemental() {
-        let limit = pos.besvarjare.saturating_mul(3);
-        cap(
-            "R-UNIT-6",
-            Cap::Elementals,
-            run.count.elementals,
-            count,
-            limit,
-        )?;
-    }
     let group = place(&run.book.armies, &run.realm, sq);
-    if group.is_none() {
-        let limit = pos.befalhavare.saturating_mul(2);
-        cap("R-POS-4", Cap::ArmyGroups, run.count.army_groups, 1, limit)?;
-    }
-    population_cap(run, count)?;
+    run.room
+        .troops(&pos, count, kind, group.is_none())
+        .map_err(over)?;
     let cost = pay(gs, run, times(unit, count)?)?;
     let new = Unit {
         kind,
@@ -358,7 +353,6 @@ fn units(
         None => {
             let id = next_id(&mut run.book.army_ids, &run.realm);
             note(&mut run.book.armies, &run.realm, sq, gs.armies.len());
-            run.count.army_groups += 1;
             gs.armies.push(ArmyGroup {
                 id,
                 owner: run.realm.as_str().into(),
@@ -371,10 +365,7 @@ fn units(
             id
         }
     };
-    run.count.army_units = run.count.army_units.saturating_add(count);
-    if kind.is_elemental() {
-        run.count.elementals = run.count.elementals.saturating_add(count);
-    }
+    run.room.add_troops(count, kind, group.is_none());
     let purchase = Purchase::Units {
         count,
         unit: kind,
@@ -418,9 +409,7 @@ fn ships(
     if !gs.cities[i].coastal {
         return Err(("RULINGS 13", Why::NotCoastal { city: sq }));
     }
-    let limit = positions(gs, run).amiral.saturating_mul(5);
-    cap("R-NAV-5", Cap::Ships, run.count.ships, count, limit)?;
-    population_cap(run, count)?;
+    run.room.ships(&positions(gs, run), count).map_err(over)?;
     let cost = pay(gs, run, times(unit, count)?)?;
     let new = Ship {
         kind,
@@ -446,7 +435,7 @@ fn ships(
             id
         }
     };
-    run.count.ships = run.count.ships.saturating_add(count);
+    run.room.add_ships(count);
     let purchase = Purchase::Ships {
         count,
         ship: kind,
@@ -460,13 +449,11 @@ fn spies(gs: &mut GameState, run: &mut Run, count: u32) -> Res<(Purchase, Resour
     if gs.realms[run.idx].is_evil {
         return Err(("R-EVIL-19", Why::NotAvailable));
     }
-    let limit = positions(gs, run).informator;
-    cap("RULINGS 43", Cap::Spies, run.count.spies, count, limit)?;
-    population_cap(run, count)?;
+    run.room.spies(&positions(gs, run), count).map_err(over)?;
     let cost = pay(gs, run, times(AgentKind::Spion.cost(), count)?)?;
     let r = &mut gs.realms[run.idx];
     r.spies = r.spies.saturating_add(count);
-    run.count.spies = run.count.spies.saturating_add(count);
+    run.room.add_spies(count);
     Ok((Purchase::Spies { count }, cost))
 }
 
@@ -524,7 +511,7 @@ fn new_city(
         .entry(run.realm.clone())
         .or_default()
         .push(i);
-    run.population = run.population.saturating_add(10);
+    run.room.population = run.room.population.saturating_add(10);
     gs.cities.push(City {
         square: sq,
         name: sq.to_string(),
@@ -554,7 +541,7 @@ fn population(
     own_city(gs, run, sq)?;
     let add = count.checked_mul(10).ok_or(("R-BUILD-1", Why::TooMany))?;
     let cost = pay(gs, run, times(build_cost::population(), count)?)?;
-    run.population = run.population.saturating_add(add);
+    run.room.population = run.room.population.saturating_add(add);
     let c = city_mut(gs, run, sq)?;
     c.population = c.population.saturating_add(add);
     let purchase = Purchase::Population {
@@ -588,19 +575,10 @@ fn crystals(gs: &GameState, run: &Run, chosen: &[Amount]) -> Res<Resources> {
         }
         return Ok(c);
     }
-    let stock = gs.realms[run.idx].stock;
-    let mut left = want;
-    let mut c = Resources::ZERO;
-    for r in Resource::CRYSTALS {
-        let take = left.min(stock.get(r));
-        c.set(r, take);
-        left -= take;
-    }
-    if left > 0 {
-        // Short of crystals: name the whole five as the first kind, as the receipt does.
-        return Ok(Resources::from_pairs(&[(Resource::Eld, want)]));
-    }
-    Ok(c)
+    // Only a form stored before the receipt wrote its choice into the order (or
+    // orders given without a receipt) names none: the same choice, from this stock.
+    Ok(build_cost::position_crystals(&gs.realms[run.idx].stock)
+        .unwrap_or_else(|| Resources::from_pairs(&[(Resource::Eld, want)])))
 }
 
 fn upgrade_position(

@@ -97,7 +97,7 @@ pub(super) fn one(w: &mut Weekend, dice: &mut Dice, cx: &mut Cx, l: &Line) {
     if cx.done.contains(&(l.realm.clone(), l.spell)) {
         return refuse(w, Why::AlreadyCast);
     }
-    if l.spell == Spell::Avsloja && revealed_by_mail(w, &l.realm) {
+    if l.spell == Spell::Avsloja && w.start.revealed_by_mail(&l.realm) {
         return refuse(w, Why::RevealUsed);
     }
     let aim = match aim(&w.state, cx, l).and_then(|a| allowed(&w.state, cx, l, &a).map(|_| a)) {
@@ -171,12 +171,6 @@ fn shortfall(stock: &Resources, cost: &Resources) -> Resources {
         short.set(r, n.saturating_sub(stock.get(r)));
     }
     short
-}
-
-/// Rulings 18: the weekday Reveal and the weekend one share the once-a-round limit.
-fn revealed_by_mail(w: &Weekend, realm: &str) -> bool {
-    let ledger = &w.start.courier;
-    ledger.round == w.round() && ledger.reveals.iter().any(|r| r == realm)
 }
 
 /// The form's target, found in the state (R-SPELL-11).

@@ -23,20 +23,33 @@ struct Bid {
 }
 
 /// R-FREE-3, Rulings 40: what the free merchants think `offer` is worth from `realm`
-/// in the state `gs` (as the forms found it).
+/// in the state `gs` (as the claims left it: a ruler who chooses double bids on the
+/// form has them for that form's bid).
 pub fn bid_value(gs: &GameState, settings: &RuleSettings, realm: &str, offer: &Resources) -> u64 {
+    let fought = gs.realm(realm).is_some_and(|r| r.fought_last_weekend);
+    bid_worth(
+        offer,
+        double_bids(gs, realm),
+        fought,
+        settings.conflict_penalty,
+    )
+}
+
+/// R-FREE-3, Rulings 40: `offer` with crystals counted double, doubled again for the
+/// ruler's double bids, then `penalty` less after a battle last weekend. The receipt
+/// values a bid with this too.
+pub fn bid_worth(offer: &Resources, doubled: bool, fought: bool, penalty: u32) -> u64 {
     let base: u64 = offer
         .iter()
         .map(|(r, n)| u64::from(n) * if r.is_crystal() { 2 } else { 1 })
         .sum();
-    let doubled = if double_bids(gs, realm) {
+    let doubled = if doubled {
         base.saturating_mul(2)
     } else {
         base
     };
-    let fought = gs.realm(realm).is_some_and(|r| r.fought_last_weekend);
     if fought {
-        doubled.saturating_sub(u64::from(settings.conflict_penalty))
+        doubled.saturating_sub(u64::from(penalty))
     } else {
         doubled
     }
@@ -44,7 +57,7 @@ pub fn bid_value(gs: &GameState, settings: &RuleSettings, realm: &str, offer: &R
 
 /// The voting winner's double bids (R-VOTE-5), from the round after the vote up to,
 /// not including, the next voting weekend (Rulings 49).
-fn double_bids(gs: &GameState, realm: &str) -> bool {
+pub fn double_bids(gs: &GameState, realm: &str) -> bool {
     gs.ruler.as_ref().is_some_and(|r| {
         r.realm == realm
             && r.benefit == Some(RulerBenefit::DoubleBids)
@@ -135,7 +148,9 @@ fn valid(
 ) -> Res<(u64, Resources)> {
     let o = offer.ok_or(("R-FREE-1", Why::NoOffer))?;
     let sum = summed(amounts).map_err(|why| ("R-FREE-2", why))?;
-    let value = bid_value(w.start, w.settings, realm, &sum);
+    // After the claims, so a double-bids benefit chosen on the form counts (README,
+    // The weekend); nothing before the auction changes the conflict mark.
+    let value = bid_value(&w.state, w.settings, realm, &sum);
     if value < u64::from(o.min_bid) {
         let why = Why::BelowMinimum {
             value,

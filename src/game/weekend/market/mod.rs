@@ -20,7 +20,7 @@ use crate::game::state::{GameState, Lot, Researched, SpyState};
 use crate::game::weekend::economy::Cap;
 use crate::game::{Resources, Square, UnitKind};
 
-pub use bids::bid_value;
+pub use bids::{bid_value, bid_worth, double_bids};
 
 /// What the free merchants and the engineers did, as data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

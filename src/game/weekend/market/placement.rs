@@ -8,9 +8,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{playing, tally, tell, MarketEvent, Tally, Why};
+use crate::game::caps::Room;
 use crate::game::orders::Order;
 use crate::game::state::{ArmyGroup, Dimension, GameState, Unit};
-use crate::game::weekend::economy::Cap;
 use crate::game::weekend::Weekend;
 use crate::game::{Resources, Square, UnitKind};
 
@@ -156,7 +156,8 @@ fn place(
     Ok(id)
 }
 
-/// The caps a purchase of the same troops would meet.
+/// The caps a purchase of the same troops would meet (`game::caps`, which the receipt
+/// checks too).
 fn check_caps(
     gs: &GameState,
     book: &Book,
@@ -167,37 +168,23 @@ fn check_caps(
 ) -> Res<()> {
     let r = &gs.realms[idx];
     let t = book.tally.get(&r.name).copied().unwrap_or_default();
-    let pos = r.positions;
-    if unit.is_elemental() {
-        let limit = pos.besvarjare.saturating_mul(3);
-        over("R-UNIT-6", Cap::Elementals, t.elementals, count, limit)?;
-    }
-    if new_group {
-        let limit = pos.befalhavare.saturating_mul(2);
-        over("R-POS-4", Cap::ArmyGroups, t.army_groups, 1, limit)?;
-    }
-    over(
-        "R-POP-2",
-        Cap::Population,
-        t.counted,
-        count,
-        t.population / 10,
-    )
-}
-
-fn over(rule: &'static str, cap: Cap, have: u32, add: u32, limit: u32) -> Res<()> {
-    if have.saturating_add(add) > limit {
-        return Err((
-            rule,
-            Why::Over {
-                cap,
-                have,
-                add,
-                limit,
-            },
-        ));
-    }
-    Ok(())
+    let room = Room {
+        counted: t.counted,
+        elementals: t.elementals,
+        army_groups: t.army_groups,
+        population: t.population,
+        ..Room::default()
+    };
+    room.troops(&r.positions, count, unit, new_group)
+        .map_err(|o| {
+            let why = Why::Over {
+                cap: o.cap,
+                have: o.have,
+                add: o.add,
+                limit: o.limit,
+            };
+            (o.cap.rule(), why)
+        })
 }
 
 /// Take `count` of `unit` off the waiting list (the caller checked there are enough).

@@ -2,8 +2,11 @@
 //! `INBJUDAN`/`INVITATION` arrives on the square the inviting realm chose, may not move
 //! this round (R-INV-2), and attacks troops there that are neither a friend's nor the
 //! inviter's (R-INV-5). Step 9, home-invitations (R-INV-8/9): armies come home to the
-//! capital, fleets to the main harbour; nothing stops them. Used and expired
+//! capital, fleets to the main harbour, once a group; nothing stops them, but a form's
+//! call past the free Språkrör envoys pays an envoy (Rulings 15). Used and expired
 //! invitations are pruned.
+
+use std::collections::BTreeSet;
 
 use crate::game::dice::Dice;
 use crate::game::event::{Step, What};
@@ -138,7 +141,10 @@ pub fn home(w: &mut Weekend) {
             }
         }
     }
-    calls.dedup_by(|a, b| (&a.0, a.1) == (&b.0, b.1));
+    // A group comes home once, on its first call: the courier's (paid by mail), else
+    // the form's first line for it, so a form pays one envoy a group at most.
+    let mut called = BTreeSet::new();
+    calls.retain(|(realm, group, _)| called.insert((realm.clone(), *group)));
     if !calls.is_empty() {
         let mut ix = Index::build(&w.state);
         for (realm, group, on_form) in calls {

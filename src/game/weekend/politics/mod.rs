@@ -9,6 +9,8 @@ mod random;
 mod rewards;
 mod vote;
 
+pub use vote::BENEFIT_POPULATION;
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
