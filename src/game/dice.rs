@@ -7,11 +7,15 @@ use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
 
+use super::name::Name;
+
 /// One recorded roll.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Roll {
-    /// The purpose the source was made for (`courier/2026-11-24T17:00Z` …).
-    pub purpose: String,
+    /// The purpose the source was made for (`courier/2026-11-24T17:00Z` …), shared by
+    /// every roll of the source (a count, not a copy of the text; it compares, prints
+    /// and serializes as the text).
+    pub purpose: Name,
     /// 0-based position in this source's sequence.
     pub index: u32,
     /// Sides of the die (4, 10, 20 …).
@@ -25,7 +29,7 @@ pub struct Roll {
 /// A dice source seeded per (game seed, round, purpose).
 #[derive(Debug, Clone)]
 pub struct Dice {
-    purpose: String,
+    purpose: Name,
     rng: ChaCha20Rng,
     /// Faces still to be played before the seeded stream (front first).
     script: Vec<u32>,
@@ -45,7 +49,7 @@ impl Dice {
             .copy_from_slice(&fnv1a(purpose.as_bytes(), 0x8422_2325_cbf2_9ce4).to_le_bytes());
         key[28..32].copy_from_slice(&(purpose.len() as u32).to_le_bytes());
         Dice {
-            purpose: purpose.to_string(),
+            purpose: Name::from(purpose),
             rng: ChaCha20Rng::from_seed(key),
             script: Vec::new(),
             rolls: Vec::new(),
