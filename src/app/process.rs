@@ -980,7 +980,6 @@ async fn refuse_stale_form(
     made_for: u32,
 ) -> Result<()> {
     let round = gs.round as i64;
-    let now = app.now();
     let mailed = current_form_mailed(app, conn).await?;
     let mailed_local = mailed.map(|t| app.local(t, form.lang));
     let already = mailed.is_none_or(|t| t <= from_ms(form.received_ms));
@@ -992,14 +991,27 @@ async fn refuse_stale_form(
         already,
     );
     let id = reply.refuse(app, conn, base, &text).await?;
-    let detail = json!({"made_for": made_for, "round": round}).to_string();
-    let at = clock::to_ms(now);
+    let detail = json!({"made_for": made_for, "round": round});
+    log_stale_form(app, conn, form.realm, round, id, detail).await
+}
+
+/// Log the refusal `id` of a form not for the current round as `form_stale`.
+async fn log_stale_form(
+    app: &App,
+    conn: &mut Conn,
+    realm: &str,
+    round: i64,
+    id: i64,
+    detail: serde_json::Value,
+) -> Result<()> {
+    let at = clock::to_ms(app.now());
+    let detail = detail.to_string();
     events::log(
         conn,
         at,
         round,
         "form_stale",
-        Some(form.realm),
+        Some(realm),
         Some(id),
         &detail,
     )
@@ -1038,20 +1050,10 @@ async fn refuse_form_ahead(
              were written for a state the correction may change."
         ),
     };
-    let id = reply.refuse(app, conn, base, &text).await?;
-    let detail = json!({"made_for": made_for, "round": round, "rolled_back": true}).to_string();
-    let at = clock::to_ms(app.now());
     let realm = form.realm;
-    events::log(
-        conn,
-        at,
-        i64::from(round),
-        "form_stale",
-        Some(realm),
-        Some(id),
-        &detail,
-    )
-    .await?;
+    let detail = json!({"made_for": made_for, "round": round, "rolled_back": true});
+    let id = reply.refuse(app, conn, base, &text).await?;
+    log_stale_form(app, conn, realm, i64::from(round), id, detail).await?;
     let subject = format!(
         "Formulär för runda {made_for} avvisat / form for round {made_for} refused: {realm}"
     );
