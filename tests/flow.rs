@@ -418,3 +418,45 @@ async fn reminders_go_only_to_realms_without_a_form_and_the_gm_learns_who_sent_n
     // 8 reminders, the missing-forms notice and the GM's report of the resolution.
     assert_eq!(all.len(), before + 10);
 }
+
+/// SQLite: what a `tick` wrote is copied from the write-ahead log into the database
+/// file before it ends (as the daemon does when it runs out of work), so a game run by
+/// cron does not keep its changes in a log that grows toward SQLite's own limit.
+#[tokio::test]
+async fn a_tick_copies_what_it_wrote_from_the_log_into_the_database_file() {
+    let g = Game::start("2026-11-23T12:30:00+01:00").await;
+    let file = g.dir.path().join("g").join("pbemd.db");
+    // Mail enough to add pages: 40 envoys of 20 KB.
+    let body = "Vi föreslår handel med järn och timmer. ".repeat(500);
+    for _ in 0..40 {
+        g.send(
+            "genogien@game.test",
+            "Genogien skickar ett sändebud till Afani",
+            &body,
+        );
+    }
+    assert!(
+        !settled(&g, &file).await,
+        "before the tick, the new game's pages are still in the log"
+    );
+    g.tick("2026-11-24T09:00:00+01:00").await;
+    assert!(
+        settled(&g, &file).await,
+        "after the tick, the file holds every page"
+    );
+}
+
+/// Whether the database file holds every page the database has (its write-ahead log
+/// copied back).
+async fn settled(g: &Game, file: &std::path::Path) -> bool {
+    let mut c = g.app.store.conn().await.unwrap();
+    let pages: i64 = sqlx::query_scalar("PRAGMA page_count")
+        .fetch_one(&mut *c)
+        .await
+        .unwrap();
+    let size: i64 = sqlx::query_scalar("PRAGMA page_size")
+        .fetch_one(&mut *c)
+        .await
+        .unwrap();
+    std::fs::metadata(file).unwrap().len() == (pages * size) as u64
+}

@@ -560,7 +560,7 @@ async fn sqlite_writes_wait_in_the_log_until_the_idle_checkpoint_copies_them() {
     // What the migrations wrote is copied first, so the file starts settled.
     store.checkpoint().await.unwrap();
     let settled = size();
-    // 12 MB: past SQLite's own default of copying (1,000 pages), under pbemd's 32 MB.
+    // 12 MB: past SQLite's own default of copying (1,000 pages), under pbemd's 1 GB.
     let raw = vec![b'x'; 40_000];
     let keys: Vec<String> = (0..300).map(|i| format!("mid:{i}@x")).collect();
     let mails: Vec<_> = keys.iter().map(|k| mail(k, &raw, 1)).collect();

@@ -194,6 +194,9 @@ pub async fn tick_with(app: &App, force: bool) -> Result<TickReport> {
     report.sent = sent;
     report.send_failures = send_failures;
     report.parked = parked(app).await?.saturating_sub(parked_before);
+    // The pass is over: the write-ahead log goes back into the file now (SQLite), as
+    // the daemon does when it runs out of work.
+    app.store.checkpoint().await?;
     Ok(report)
 }
 

@@ -254,9 +254,13 @@ const SQLITE_PRAGMAS: &[&str] = &[
     // pages in memory, not in a temporary file.
     "PRAGMA temp_store = MEMORY",
     // The write-ahead log is copied back into the file when the worker runs out of
-    // work (`Store::checkpoint`), so a burst of mail does not stop for it; past 128 MB
-    // (some 18,000 envoys with their replies) SQLite copies it anyway.
-    "PRAGMA wal_autocheckpoint = 16384",
+    // work and at the end of `pbemd tick` (`Store::checkpoint`), so neither a burst of
+    // mail nor a weekend stops for it; past 1 GB SQLite copies it anyway. (At 128 MB, a
+    // weekend of 1,000 realms copied it in the commits of its resolution and of its
+    // Monday forms: 0.4 of its 5 s.)
+    "PRAGMA wal_autocheckpoint = 131072",
+    // A log that grew large for a weekend is cut back to 64 MB once copied.
+    "PRAGMA journal_size_limit = 67108864",
     // A batch of 500 mails writes some 4 MB of pages in one transaction: with SQLite's
     // 2 MB cache it wrote pages to the log in the middle of the transaction, and again
     // at its commit. An 8 MB cache holds the pages being written (reads are mapped).
