@@ -86,6 +86,7 @@ on_both_backends!(
             from_addr: "sl@game.test",
             subject: "s",
             raw: b"bytes",
+            kept: None,
             at: 100,
         };
         let id = outbox::enqueue(&mut c, &m).await.unwrap();
@@ -141,6 +142,7 @@ on_both_backends!(
                 from_addr: "sl@game.test",
                 subject: "s",
                 raw: b"bytes",
+                kept: None,
                 at: 100,
             };
             ids.push(outbox::enqueue(&mut c, &m).await.unwrap());
@@ -460,6 +462,7 @@ on_both_backends!(
             from_addr: "sl@x",
             subject: "s",
             raw: b"raw",
+            kept: None,
             at: 1,
         };
         let before = outbox::enqueue(&mut c, &row("k2")).await.unwrap();
