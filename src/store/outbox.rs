@@ -108,8 +108,9 @@ pub async fn queue_many(conn: &mut Conn, ms: &[NewOutgoing<'_>]) -> Result<(), S
 /// existing row's when its key was queued before).
 pub async fn enqueue_many(conn: &mut Conn, ms: &[NewOutgoing<'_>]) -> Result<Vec<i64>, StoreError> {
     let shape = (INSERT, 11, ", 0, 'pending'");
-    let mut ids =
-        super::insert_new_by_key(conn, ms, shape, "queue outgoing mails", bind_row).await?;
+    let key = |m: &NewOutgoing<'_>| m.dedup_key.to_string();
+    let what = "queue outgoing mails";
+    let mut ids = super::insert_new_by_key(conn, "outbox", ms, shape, what, bind_row, key).await?;
     let missing: Vec<&str> = ms
         .iter()
         .map(|m| m.dedup_key)
