@@ -100,8 +100,11 @@ pub(crate) async fn insert_rows<T>(
 /// the driver hands every returned row over from its database thread on its own, which
 /// cost as much as writing the row. A statement that inserted all of its rows gave them
 /// the ids up to `last_insert_rowid()`, one after another in the order of its VALUES
-/// ([`sqlite_ids`]); one that left some out (their keys were there) is read back by the
-/// keys of its rows that were not there before it.
+/// ([`sqlite_ids`]); one that left some out (their keys were there) reads back the rows
+/// with its keys past the largest id before it. Those are its own when no other writer
+/// came between the read and the insert: a batch of several rows (the only one that can
+/// leave some out and keep others) is written in a writing transaction, which holds
+/// SQLite's write lock throughout.
 pub(crate) async fn insert_new_by_key<T>(
     conn: &mut Conn,
     table: &str,
