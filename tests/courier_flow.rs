@@ -650,15 +650,11 @@ async fn written(
         .iter()
         .map(|r| (r.get(0), r.get(1), r.get(2)))
         .collect();
-    let out = sqlx::query("SELECT kind, subject, raw FROM outbox ORDER BY id")
-        .fetch_all(&mut *c)
+    let out = pbemd::store::outbox::all_mail(&mut c)
         .await
         .unwrap()
-        .iter()
-        .map(|r| {
-            let raw: Vec<u8> = r.get(2);
-            (r.get(0), r.get(1), common::Sent::parse(&raw).text)
-        })
+        .into_iter()
+        .map(|(kind, subject, raw)| (kind, subject, common::Sent::parse(&raw).text))
         .collect();
     (ms, out)
 }

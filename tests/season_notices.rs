@@ -467,6 +467,7 @@ on_both_backends!(
             from_addr: "sl@game.test",
             subject: "s",
             raw: key.as_bytes(),
+            kept: None,
             at: 5,
         };
         let a1 = outbox::enqueue(&mut c, &form("result:1:0:Afani"))

@@ -548,6 +548,7 @@ async fn queued_mail(d: &Desk, n: u32, to: &str) -> (i64, Vec<u8>) {
         from_addr: "sl@game.test",
         subject: "Prov",
         raw: &raw,
+        kept: None,
         at: 1,
     };
     let mut c = d.app.store.conn().await.unwrap();

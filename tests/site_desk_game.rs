@@ -337,6 +337,7 @@ async fn failed_mail(d: &Desk) -> i64 {
         from_addr: "sl@game.test",
         subject: "Re: x",
         raw: b"Subject: Re: x\r\n\r\nx\r\n",
+        kept: None,
         at: 1,
     };
     let mut c = d.app.store.conn().await.unwrap();
@@ -742,6 +743,7 @@ async fn held_rows_lists_the_held_replies_on_sqlite_and_postgres() {
                 from_addr: "sl@game.test",
                 subject: "Re: x",
                 raw: b"raw",
+                kept: None,
                 at: 1,
             };
             ids.push(pbemd::store::outbox::enqueue(&mut c, &m).await.unwrap());

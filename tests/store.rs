@@ -86,6 +86,7 @@ on_both_backends!(
             from_addr: "sl@game.test",
             subject: "s",
             raw: b"bytes",
+            kept: None,
             at: 100,
         };
         let id = outbox::enqueue(&mut c, &m).await.unwrap();
@@ -141,6 +142,7 @@ on_both_backends!(
                 from_addr: "sl@game.test",
                 subject: "s",
                 raw: b"bytes",
+                kept: None,
                 at: 100,
             };
             ids.push(outbox::enqueue(&mut c, &m).await.unwrap());
@@ -460,6 +462,7 @@ on_both_backends!(
             from_addr: "sl@x",
             subject: "s",
             raw: b"raw",
+            kept: None,
             at: 1,
         };
         let before = outbox::enqueue(&mut c, &row("k2")).await.unwrap();
@@ -518,6 +521,100 @@ on_both_backends!(
         let logged = events::of_kind(&mut c, "courier_queued").await.unwrap();
         let refs: Vec<Option<i64>> = logged.iter().map(|e| e.ref_id).collect();
         assert_eq!(refs, ids.iter().map(|i| Some(*i)).collect::<Vec<_>>());
+    }
+);
+
+on_both_backends!(
+    the_ids_a_batch_is_given_back_are_the_rows_it_wrote_across_statements,
+    |store: Store| async move {
+        use sqlx::Row;
+        let mut c = store.conn().await.unwrap();
+        // 1,200 mails (three statements of 500), some stored before, one key twice in
+        // a statement and one twice across statements: what SQLite is not asked to read
+        // back must be what PostgreSQL returns.
+        let keys: Vec<String> = (0..1200).map(|i| format!("mid:{i}")).collect();
+        let mut batch: Vec<&str> = keys.iter().map(String::as_str).collect();
+        batch[7] = "mid:3";
+        batch[900] = "mid:20";
+        for before in ["mid:5", "mid:600", "mid:1199"] {
+            inbox::insert(&mut c, &mail(before, b"r", 1)).await.unwrap();
+        }
+        let mails: Vec<_> = batch.iter().map(|k| mail(k, b"r", 2)).collect();
+        let stored = inbox::insert_many(&mut c, &mails).await.unwrap();
+        let mut seen = std::collections::HashSet::new();
+        let mut new_ids = Vec::new();
+        for (k, s) in batch.iter().zip(&stored) {
+            let first = seen.insert(*k) && !["mid:5", "mid:600", "mid:1199"].contains(k);
+            match s {
+                inbox::Stored::New(id) => {
+                    assert!(first, "{k} is new");
+                    let row = sqlx::query("SELECT dedup_key FROM inbox WHERE id = $1")
+                        .bind(*id)
+                        .fetch_one(&mut *c)
+                        .await
+                        .unwrap();
+                    assert_eq!(row.get::<String, _>(0), *k, "the row of {k}");
+                    new_ids.push(*id);
+                }
+                inbox::Stored::Duplicate => assert!(!first, "{k} is a duplicate"),
+            }
+        }
+        assert_eq!(new_ids.len(), 1200 - 2 - 3);
+        // Their messages, and outgoing mail keyed like the courier's, the same way.
+        let new: Vec<messages::NewMessage> = new_ids
+            .iter()
+            .map(|&inbox_id| messages::NewMessage {
+                inbox_id,
+                kind: "envoy",
+                subject: "s",
+                body: "b",
+                state: "queued",
+                round: 1,
+                at: 1,
+                ..Default::default()
+            })
+            .collect();
+        let ids = messages::insert_many(&mut c, &new).await.unwrap();
+        for (id, inbox_id) in ids.iter().zip(&new_ids) {
+            assert_eq!(
+                messages::get(&mut c, *id).await.unwrap().unwrap().inbox_id,
+                *inbox_id
+            );
+        }
+        let to = vec!["a@x".to_string()];
+        let out_keys: Vec<String> = ids.iter().map(|i| format!("receipt:{i}")).collect();
+        fn row<'a>(k: &'a str, to: &'a [String]) -> outbox::NewOutgoing<'a> {
+            outbox::NewOutgoing {
+                dedup_key: k,
+                message_id: "<m@x>",
+                kind: "test",
+                to_addrs: to,
+                from_addr: "sl@x",
+                subject: "s",
+                raw: b"raw",
+                kept: None,
+                at: 1,
+            }
+        }
+        let early = outbox::enqueue(&mut c, &row(&out_keys[700], &to))
+            .await
+            .unwrap();
+        let mut rows: Vec<_> = out_keys.iter().map(|k| row(k, &to)).collect();
+        rows.push(row(&out_keys[0], &to));
+        let out_ids = outbox::enqueue_many(&mut c, &rows).await.unwrap();
+        assert_eq!(out_ids[700], early);
+        assert_eq!(out_ids[out_keys.len()], out_ids[0]);
+        let found: std::collections::HashMap<String, i64> = outbox::ids_of(
+            &mut c,
+            &out_keys.iter().map(String::as_str).collect::<Vec<_>>(),
+        )
+        .await
+        .unwrap()
+        .into_iter()
+        .collect();
+        for (k, id) in out_keys.iter().zip(&out_ids) {
+            assert_eq!(found[k], *id, "{k}");
+        }
     }
 );
 

@@ -6,6 +6,8 @@
 
 use std::sync::Arc;
 
+use chrono::{DateTime, Utc};
+
 use super::{App, Result};
 use crate::clock;
 use crate::game::state::{Dimension, Realm};
@@ -103,13 +105,22 @@ impl App {
         Ok(ids[0])
     }
 
-    /// Format many mails and queue them in the outbox in few statements (inside the
-    /// caller's transaction); returns their row ids in order.
+    /// Queue many mails in the outbox in few statements (inside the caller's
+    /// transaction); returns their row ids in order.
     pub async fn enqueue_many(&self, conn: &mut Conn, os: &[&Outgoing]) -> Result<Vec<i64>> {
         self.enqueue_all(conn, os, &[]).await
     }
 
-    /// Format `os`, each with `files` after its text, and queue them.
+    /// [`App::enqueue_many`] without reading the row ids back.
+    pub async fn queue_many(&self, conn: &mut Conn, os: &[&Outgoing]) -> Result<()> {
+        let now = self.now();
+        let made = self.made(os, &[], now)?;
+        Ok(outbox::queue_many(conn, &self.rows(os, &made, now)).await?)
+    }
+
+    /// Queue `os`, each with `files` after its text: a plain mail as its text and
+    /// head (formatted when it is sent, into the bytes it would be formatted as now),
+    /// any other formatted now.
     async fn enqueue_all(
         &self,
         conn: &mut Conn,
@@ -117,41 +128,95 @@ impl App {
         files: &[Attachment],
     ) -> Result<Vec<i64>> {
         let now = self.now();
+        let made = self.made(os, files, now)?;
+        Ok(outbox::enqueue_many(conn, &self.rows(os, &made, now)).await?)
+    }
+
+    /// `os` made ready for the outbox at `now`, each with `files` after its text.
+    fn made(
+        &self,
+        os: &[&Outgoing],
+        files: &[Attachment],
+        now: DateTime<Utc>,
+    ) -> Result<Vec<Made>> {
         let date = now.with_timezone(&self.schedule.timezone());
-        // Formatted on the machine's cores at once (a courier batch queues hundreds).
-        let composed = super::par::map_runs(os, |run| {
+        let (game, name, from) = (
+            &self.cfg.game_name,
+            &self.cfg.display_name,
+            &self.cfg.game_address,
+        );
+        // Made on the machine's cores at once (a courier batch queues hundreds).
+        let made = super::par::map_runs(os, |run| {
             run.iter()
                 .map(|o| {
-                    compose::compose_with(
-                        o,
-                        files,
-                        &self.cfg.game_name,
-                        &self.cfg.display_name,
-                        &self.cfg.game_address,
-                        date,
-                    )
+                    if files.is_empty() {
+                        if let Some(head) = compose::head_to_keep(o, name, from, date)? {
+                            let message_id = compose::message_id_for(game, &o.dedup_key, from);
+                            let head = serde_json::to_string(&head).map_err(|e| {
+                                compose::ComposeError::Build(format!("a mail's head: {e}"))
+                            })?;
+                            return Ok(Made::Kept { message_id, head });
+                        }
+                    }
+                    let c = compose::compose_with(o, files, game, name, from, date)?;
+                    Ok(Made::Formatted(c))
                 })
-                .collect::<std::result::Result<Vec<_>, _>>()
+                .collect::<std::result::Result<Vec<_>, compose::ComposeError>>()
         })
         .into_iter()
         .collect::<std::result::Result<Vec<_>, _>>()?
-        .concat();
-        let rows: Vec<outbox::NewOutgoing> = os
-            .iter()
-            .zip(&composed)
-            .map(|(o, c)| outbox::NewOutgoing {
-                dedup_key: &o.dedup_key,
-                message_id: &c.message_id,
-                kind: o.kind,
-                to_addrs: &o.to,
-                from_addr: &self.cfg.game_address,
-                subject: &o.subject,
-                raw: &c.raw,
-                at: clock::to_ms(now),
-            })
-            .collect();
-        Ok(outbox::enqueue_many(conn, &rows).await?)
+        .into_iter()
+        .flatten()
+        .collect::<Vec<Made>>();
+        Ok(made)
     }
+
+    /// The outbox rows of `os` as `made`, queued at `now`.
+    fn rows<'a>(
+        &'a self,
+        os: &[&'a Outgoing],
+        made: &'a [Made],
+        now: DateTime<Utc>,
+    ) -> Vec<outbox::NewOutgoing<'a>> {
+        let at = clock::to_ms(now);
+        os.iter()
+            .zip(made)
+            .map(|(o, m)| {
+                let (message_id, raw, kept) = match m {
+                    Made::Kept { message_id, head } => (
+                        message_id.as_str(),
+                        &[][..],
+                        Some(outbox::Kept {
+                            head: head.as_str(),
+                            body: &o.body,
+                        }),
+                    ),
+                    Made::Formatted(c) => (c.message_id.as_str(), &c.raw[..], None),
+                };
+                outbox::NewOutgoing {
+                    dedup_key: &o.dedup_key,
+                    message_id,
+                    kind: o.kind,
+                    to_addrs: &o.to,
+                    from_addr: &self.cfg.game_address,
+                    subject: &o.subject,
+                    raw,
+                    kept,
+                    at,
+                }
+            })
+            .collect()
+    }
+}
+
+/// A mail made ready for the outbox.
+enum Made {
+    /// Kept as its text and this head (JSON), formatted when it is read.
+    Kept {
+        message_id: String,
+        head: String,
+    },
+    Formatted(compose::Composed),
 }
 
 #[cfg(test)]

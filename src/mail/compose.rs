@@ -93,24 +93,119 @@ pub fn compose_with<Z: TimeZone>(
 where
     Z::Offset: std::fmt::Display,
 {
-    let from = address(from_addr)?;
-    let to =
-        o.to.iter()
-            .map(|t| address(t))
-            .collect::<Result<Vec<_>, _>>()?;
+    let (head, checked) = head_of(o, from_name, from_addr, date)?;
     let message_id = message_id_for(game, &o.dedup_key, from_addr);
-    let body = crlf_body(&o.body);
+    let raw = format(
+        &Fields {
+            head: &head,
+            from_addr: &checked.from,
+            to: &checked.to,
+            subject: &o.subject,
+            message_id: &message_id,
+            body: &o.body,
+        },
+        attachments,
+    )?;
+    Ok(Composed { message_id, raw })
+}
+
+/// What a plain mail (no files) is made of beyond the outbox row's own columns (its
+/// sender's address, recipients, subject, Message-ID): the outbox keeps this and the
+/// text, and formats the mail when it is read ([`format`]), into the very bytes
+/// [`compose`] gives at the moment it was queued.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Head {
+    /// The sender's display name.
+    pub from_name: String,
+    /// The `Date:` header's value, fixed when the mail is queued.
+    pub date: String,
+    /// The Message-ID (without `<>`) of the mail this answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_reply_to: Option<String>,
+}
+
+/// The checked addresses of a mail, as its headers carry them.
+struct Checked {
+    from: String,
+    to: Vec<String>,
+}
+
+/// `o`'s [`Head`] as sent by `from_name <from_addr>` at `date`, and its checked
+/// addresses (an address that is not one is refused here, when the mail is queued).
+fn head_of<Z: TimeZone>(
+    o: &Outgoing,
+    from_name: &str,
+    from_addr: &str,
+    date: DateTime<Z>,
+) -> Result<(Head, Checked), ComposeError>
+where
+    Z::Offset: std::fmt::Display,
+{
+    let checked = Checked {
+        from: address(from_addr)?,
+        to: o.to.iter().map(|t| address(t)).collect::<Result<_, _>>()?,
+    };
+    let head = Head {
+        from_name: from_name.to_string(),
+        date: date.to_rfc2822(),
+        in_reply_to: o.in_reply_to.clone(),
+    };
+    Ok((head, checked))
+}
+
+/// [`compose`]'s mail kept as its [`Head`] and text instead of its bytes: `None` when
+/// the outbox's columns would not give its input back exactly (an address that its
+/// check rewrites or that holds the `, ` joining the row's recipients, a NUL the
+/// subject column drops), so it is queued formatted.
+pub fn head_to_keep<Z: TimeZone>(
+    o: &Outgoing,
+    from_name: &str,
+    from_addr: &str,
+    date: DateTime<Z>,
+) -> Result<Option<Head>, ComposeError>
+where
+    Z::Offset: std::fmt::Display,
+{
+    let (head, checked) = head_of(o, from_name, from_addr, date)?;
+    let kept = checked.from == from_addr
+        && checked.to == o.to
+        && o.to.iter().all(|t| !t.is_empty() && !t.contains(", "))
+        && !o.subject.contains('\0');
+    Ok(kept.then_some(head))
+}
+
+/// Everything a formatted mail is made of.
+pub struct Fields<'a> {
+    pub head: &'a Head,
+    /// The sender's address, checked.
+    pub from_addr: &'a str,
+    /// The recipients' addresses, checked.
+    pub to: &'a [String],
+    pub subject: &'a str,
+    /// With angle brackets, as in the header.
+    pub message_id: &'a str,
+    pub body: &'a str,
+}
+
+/// The mail of `f`, with files after its text.
+pub fn format(f: &Fields<'_>, attachments: &[Attachment]) -> Result<Vec<u8>, ComposeError> {
+    let body = crlf_body(f.body);
     let files: usize = attachments
         .iter()
         .map(|a| a.bytes.len() / 3 * 4 + 256)
         .sum();
     let mut out = String::with_capacity(body.len() + body.len() / 4 + files + 640);
-    mime::mailbox_header(&mut out, "From", &header_text(from_name), &from);
-    mime::address_list_header(&mut out, "To", &to);
-    mime::text_header(&mut out, "Subject", &header_text(&o.subject));
-    mime::raw_header(&mut out, "Message-ID", &message_id);
-    mime::raw_header(&mut out, "Date", &date.to_rfc2822());
-    if let Some(parent) = &o.in_reply_to {
+    mime::mailbox_header(
+        &mut out,
+        "From",
+        &header_text(&f.head.from_name),
+        f.from_addr,
+    );
+    mime::address_list_header(&mut out, "To", f.to);
+    mime::text_header(&mut out, "Subject", &header_text(f.subject));
+    mime::raw_header(&mut out, "Message-ID", f.message_id);
+    mime::raw_header(&mut out, "Date", &f.head.date);
+    if let Some(parent) = &f.head.in_reply_to {
         let parent = format!("<{}>", header_text(parent.trim_matches(['<', '>'])));
         mime::raw_header(&mut out, "In-Reply-To", &parent);
         mime::raw_header(&mut out, "References", &parent);
@@ -121,7 +216,9 @@ where
     } else {
         let boundary = format!(
             "pbemd-{}",
-            message_id.trim_matches(['<', '>']).replace(['@', '.'], "-")
+            f.message_id
+                .trim_matches(['<', '>'])
+                .replace(['@', '.'], "-")
         );
         mime::raw_header(
             &mut out,
@@ -137,10 +234,7 @@ where
         }
         out.push_str(&format!("\r\n--{boundary}--\r\n"));
     }
-    Ok(Composed {
-        message_id,
-        raw: out.into_bytes(),
-    })
+    Ok(out.into_bytes())
 }
 
 /// `addr` as a checked mail address (never a display name, never a line break).

@@ -85,6 +85,7 @@ pub async fn insert_many_as(
     };
     let mut ids = super::insert_new_by_key(
         conn,
+        "inbox",
         mails,
         (head, 11, state),
         "store received mails",
@@ -101,6 +102,7 @@ pub async fn insert_many_as(
                 .bind(i64::from(m.truncated()))
                 .bind(done_at)
         },
+        |m| super::db_text(m.dedup_key),
     )
     .await?;
     Ok(mails

@@ -53,33 +53,35 @@ pub async fn insert(conn: &mut Conn, m: &NewMessage<'_>) -> Result<i64, StoreErr
 }
 
 /// Record many messages, each of another stored mail, in few statements; returns each
-/// one's id in `ms`' order.
+/// one's id in `ms`' order (on SQLite without reading rows back: see
+/// [`super::sqlite_ids`]).
 pub async fn insert_many(conn: &mut Conn, ms: &[NewMessage<'_>]) -> Result<Vec<i64>, StoreError> {
     let head = "INSERT INTO messages (inbox_id, kind, realm, to_realm, lang, from_addr, \
                 subject, body, state, reason, round, created_at, updated_at)";
+    let what = "record classified mails";
+    if super::Params::of(conn) == super::Params::InOrder {
+        let mut ids = Vec::with_capacity(ms.len());
+        for chunk in ms.chunks(super::rows_per_statement(13)) {
+            let sql = format!(
+                "{head} VALUES {}",
+                super::Params::InOrder.values(1, chunk.len(), 13, "")
+            );
+            let mut q = sqlx::query(&sql);
+            for m in chunk {
+                q = bind(q, m);
+            }
+            let done = q.execute(&mut *conn).await.ctx(what)?.rows_affected();
+            let first = super::sqlite_ids(conn, done, chunk.len())
+                .await?
+                .ok_or_else(|| {
+                    StoreError::Corrupt(format!("{done} of {} messages recorded", chunk.len()))
+                })?;
+            ids.extend((first..).take(chunk.len()));
+        }
+        return Ok(ids);
+    }
     let after = " RETURNING id, inbox_id";
-    let rows = super::insert_rows(
-        conn,
-        ms,
-        (head, 13, "", after),
-        "record classified mails",
-        |q, m| {
-            q.bind(m.inbox_id)
-                .bind(m.kind)
-                .bind(m.realm)
-                .bind(m.to_realm)
-                .bind(m.lang)
-                .bind(m.from_addr.map(super::db_text))
-                .bind(super::db_text(m.subject))
-                .bind(super::db_text(m.body))
-                .bind(m.state)
-                .bind(m.reason.map(super::db_text))
-                .bind(m.round)
-                .bind(m.at)
-                .bind(m.at)
-        },
-    )
-    .await?;
+    let rows = super::insert_rows(conn, ms, (head, 13, "", after), what, bind).await?;
     let by_inbox: std::collections::HashMap<i64, i64> = rows
         .iter()
         .map(|r| (r.get::<i64, _>(1), r.get::<i64, _>(0)))
@@ -91,6 +93,23 @@ pub async fn insert_many(conn: &mut Conn, ms: &[NewMessage<'_>]) -> Result<Vec<i
             })
         })
         .collect()
+}
+
+/// Bind one row of a messages INSERT (13 values).
+fn bind<'q>(q: super::AnyQuery<'q>, m: &'q NewMessage<'_>) -> super::AnyQuery<'q> {
+    q.bind(m.inbox_id)
+        .bind(m.kind)
+        .bind(m.realm)
+        .bind(m.to_realm)
+        .bind(m.lang)
+        .bind(m.from_addr.map(super::db_text))
+        .bind(super::db_text(m.subject))
+        .bind(super::db_text(m.body))
+        .bind(m.state)
+        .bind(m.reason.map(super::db_text))
+        .bind(m.round)
+        .bind(m.at)
+        .bind(m.at)
 }
 
 /// A message as the GM sees it.

@@ -92,22 +92,114 @@ pub(crate) async fn insert_rows<T>(
     Ok(out)
 }
 
-/// [`insert_rows`] into a table with a unique `dedup_key`, leaving rows whose key is
-/// there already; returns the ids of the rows it inserted, by key.
+/// [`insert_rows`] into `table`, a table with a unique `dedup_key`, leaving rows whose
+/// key is there already; returns the ids of the rows it inserted, by key (`key` gives
+/// a row's key as stored).
+///
+/// On PostgreSQL the statement returns them (`RETURNING`). On SQLite it returns no rows:
+/// the driver hands every returned row over from its database thread on its own, which
+/// cost as much as writing the row. A statement that inserted all of its rows gave them
+/// the ids up to `last_insert_rowid()`, one after another in the order of its VALUES
+/// ([`sqlite_ids`]); one that left some out (their keys were there) reads back the rows
+/// with its keys past the largest id before it. Those are its own when no other writer
+/// came between the read and the insert: a batch of several rows (the only one that can
+/// leave some out and keep others) is written in a writing transaction, which holds
+/// SQLite's write lock throughout.
 pub(crate) async fn insert_new_by_key<T>(
     conn: &mut Conn,
+    table: &str,
     rows: &[T],
     (head, columns, tail): (&str, usize, &str),
     what: &'static str,
     bind: impl for<'q> Fn(AnyQuery<'q>, &'q T) -> AnyQuery<'q>,
+    key: impl Fn(&T) -> String,
 ) -> Result<std::collections::HashMap<String, i64>, StoreError> {
     use sqlx::Row;
-    let after = " ON CONFLICT (dedup_key) DO NOTHING RETURNING id, dedup_key";
-    let inserted = insert_rows(conn, rows, (head, columns, tail, after), what, bind).await?;
-    Ok(inserted
-        .iter()
-        .map(|r| (r.get::<String, _>(1), r.get::<i64, _>(0)))
-        .collect())
+    if Params::of(conn) == Params::Numbered {
+        let after = " ON CONFLICT (dedup_key) DO NOTHING RETURNING id, dedup_key";
+        let inserted = insert_rows(conn, rows, (head, columns, tail, after), what, bind).await?;
+        return Ok(inserted
+            .iter()
+            .map(|r| (r.get::<String, _>(1), r.get::<i64, _>(0)))
+            .collect());
+    }
+    let mut ids = std::collections::HashMap::new();
+    for chunk in rows.chunks(rows_per_statement(columns)) {
+        let sql = format!(
+            "{head} VALUES {} ON CONFLICT (dedup_key) DO NOTHING",
+            Params::InOrder.values(1, chunk.len(), columns, tail)
+        );
+        let mut q = sqlx::query(&sql);
+        for row in chunk {
+            q = bind(q, row);
+        }
+        let (before, done) = sqlite_insert(conn, table, q, what).await?;
+        if let Some(first) = sqlite_ids(conn, done, chunk.len()).await? {
+            ids.extend((first..).zip(chunk).map(|(id, row)| (key(row), id)));
+            continue;
+        }
+        if done == 0 {
+            continue;
+        }
+        let keys: Vec<String> = chunk.iter().map(&key).collect();
+        let sql = format!(
+            "SELECT id, dedup_key FROM {table} WHERE id > ? AND dedup_key IN ({})",
+            Params::InOrder.list(2, keys.len())
+        );
+        let mut q = sqlx::query(&sql).bind(before);
+        for k in &keys {
+            q = q.bind(k.as_str());
+        }
+        let found = q.fetch_all(&mut *conn).await.ctx(what)?;
+        ids.extend(
+            found
+                .iter()
+                .map(|r| (r.get::<String, _>(1), r.get::<i64, _>(0))),
+        );
+    }
+    Ok(ids)
+}
+
+/// Run `insert` into `table` on SQLite: the largest id before it, and how many rows it
+/// inserted.
+async fn sqlite_insert<'q>(
+    conn: &mut Conn,
+    table: &str,
+    insert: AnyQuery<'q>,
+    what: &'static str,
+) -> Result<(i64, u64), StoreError> {
+    use sqlx::Row;
+    let sql = format!("SELECT COALESCE(MAX(id), 0) FROM {table}");
+    let before: i64 = sqlx::query(&sql)
+        .fetch_one(&mut *conn)
+        .await
+        .ctx(what)?
+        .get(0);
+    let done = insert.execute(&mut *conn).await.ctx(what)?.rows_affected();
+    Ok((before, done))
+}
+
+/// The id SQLite gave the first row of the INSERT it just ran on `conn`, which inserted
+/// `done` of its `rows` rows, when it inserted all of them (`None` otherwise). SQLite
+/// numbers the rows of one INSERT one after another in the order of its VALUES: each
+/// new row's id is one more than the one before (the largest in the table, or ever in
+/// it for AUTOINCREMENT), and the statement holds the write lock throughout; a row left
+/// out by a conflict may leave a gap, so then the ids are not known this way.
+pub(crate) async fn sqlite_ids(
+    conn: &mut Conn,
+    done: u64,
+    rows: usize,
+) -> Result<Option<i64>, StoreError> {
+    use sqlx::Row;
+    if done != rows as u64 || rows == 0 {
+        return Ok(None);
+    }
+    let last: i64 = sqlx::query("SELECT last_insert_rowid()")
+        .fetch_one(&mut *conn)
+        .await
+        .ctx("read the ids of inserted rows")?
+        .get(0);
+    Ok(Some(last - rows as i64 + 1))
 }
 
 /// How a statement for `conn` names its bound values: `$1, $2 …` on PostgreSQL, `?`

@@ -223,13 +223,16 @@ pub async fn latest_form(
             c => vec![c],
         })
         .collect();
-    let r = sqlx::query(
-        "SELECT id, created_at, raw FROM outbox WHERE kind = 'result_form' \
+    let sql = format!(
+        "SELECT id, created_at, {} FROM outbox WHERE kind = 'result_form' \
          AND dedup_key LIKE $1 ESCAPE '\\' ORDER BY id DESC LIMIT 1",
-    )
-    .bind(format!("%:{}", super::db_text(&escaped)))
-    .fetch_optional(&mut *conn)
-    .await
-    .ctx("find a realm's latest form")?;
-    Ok(r.map(|r| (r.get(0), r.get(1), r.get(2))))
+        super::outbox::MAIL
+    );
+    let r = sqlx::query(&sql)
+        .bind(format!("%:{}", super::db_text(&escaped)))
+        .fetch_optional(&mut *conn)
+        .await
+        .ctx("find a realm's latest form")?;
+    r.map(|r| Ok((r.get(0), r.get(1), super::outbox::mail_of(&r, 2)?)))
+        .transpose()
 }

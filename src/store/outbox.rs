@@ -1,9 +1,49 @@
-//! The outbox: every mail pbemd sends is a row first, rendered in full, so a retry
-//! sends the very same bytes (and Message-ID) and a crash loses nothing.
+//! The outbox: every mail pbemd sends is a row first, rendered, so a retry sends the
+//! very same bytes (and Message-ID) and a crash loses nothing. A plain mail (no files)
+//! is kept as its text and the header fields its row's columns do not hold (`head`:
+//! its sender's name, its `Date:`, what it answers), and formatted when it is read
+//! ([`mail_of`]) into the bytes it would have been queued as; other mail, and every
+//! mail queued before that, is kept formatted (`raw`).
 
 use sqlx::Row;
 
 use super::{Conn, Ctx, Store, StoreError};
+use crate::mail::compose;
+
+/// The columns [`mail_of`] reads a queued mail's bytes from, in this order.
+pub(crate) const MAIL: &str = "raw, head, body, from_addr, to_addrs, subject, message_id";
+
+/// The bytes of the queued mail whose [`MAIL`] columns start at column `at` of `r`:
+/// its `raw`, or for a mail kept as its text, the text and head formatted as they
+/// were when it was queued.
+pub(crate) fn mail_of(r: &sqlx::any::AnyRow, at: usize) -> Result<Vec<u8>, StoreError> {
+    let Some(head) = r.get::<Option<String>, _>(at + 1) else {
+        return Ok(r.get(at));
+    };
+    let corrupt = |what: String| StoreError::Corrupt(format!("an outbox row's {what}"));
+    let head: compose::Head =
+        serde_json::from_str(&head).map_err(|e| corrupt(format!("head: {e}")))?;
+    let body = String::from_utf8(r.get::<Option<Vec<u8>>, _>(at + 2).unwrap_or_default())
+        .map_err(|e| corrupt(format!("text: {e}")))?;
+    let fields = compose::Fields {
+        head: &head,
+        from_addr: &r.get::<String, _>(at + 3),
+        to: &recipients(&r.get::<String, _>(at + 4)),
+        subject: &r.get::<String, _>(at + 5),
+        message_id: &r.get::<String, _>(at + 6),
+        body: &body,
+    };
+    compose::format(&fields, &[]).map_err(|e| corrupt(format!("mail: {e}")))
+}
+
+/// A row's recipients (`to_addrs`, joined by `, `).
+fn recipients(to_addrs: &str) -> Vec<String> {
+    to_addrs
+        .split(", ")
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
 
 /// A rendered mail to queue.
 #[derive(Debug, Clone)]
@@ -16,8 +56,18 @@ pub struct NewOutgoing<'a> {
     pub to_addrs: &'a [String],
     pub from_addr: &'a str,
     pub subject: &'a str,
+    /// The formatted mail; empty when it is `kept` as its text.
     pub raw: &'a [u8],
+    /// The mail as its head and text, formatted when it is read.
+    pub kept: Option<Kept<'a>>,
     pub at: i64,
+}
+
+/// A plain mail kept as its text: `head` is its [`compose::Head`] as JSON.
+#[derive(Debug, Clone, Copy)]
+pub struct Kept<'a> {
+    pub head: &'a str,
+    pub body: &'a str,
 }
 
 /// Queue a mail; returns its row id (the existing one if the key was queued before).
@@ -26,29 +76,41 @@ pub async fn enqueue(conn: &mut Conn, m: &NewOutgoing<'_>) -> Result<i64, StoreE
     Ok(ids[0])
 }
 
+const INSERT: &str = "INSERT INTO outbox (dedup_key, message_id, kind, to_addrs, from_addr, \
+                      subject, raw, head, body, created_at, next_attempt_at, attempts, state)";
+
+/// Bind one row of [`INSERT`] (its 11 bound values; `attempts` and `state` follow).
+fn bind_row<'q>(q: super::AnyQuery<'q>, m: &'q NewOutgoing<'_>) -> super::AnyQuery<'q> {
+    q.bind(m.dedup_key)
+        .bind(m.message_id)
+        .bind(m.kind)
+        .bind(m.to_addrs.join(", "))
+        .bind(m.from_addr)
+        .bind(super::db_text(m.subject))
+        .bind(m.raw)
+        .bind(m.kept.map(|k| k.head))
+        .bind(m.kept.map(|k| k.body.as_bytes()))
+        .bind(m.at)
+        .bind(m.at)
+}
+
+/// Queue many mails in few statements, without reading their row ids back (a courier
+/// batch queues a thousand and needs none); a mail whose key was queued before is left
+/// as it is.
+pub async fn queue_many(conn: &mut Conn, ms: &[NewOutgoing<'_>]) -> Result<(), StoreError> {
+    let after = " ON CONFLICT (dedup_key) DO NOTHING";
+    let shape = (INSERT, 11, ", 0, 'pending'", after);
+    super::insert_rows(conn, ms, shape, "queue outgoing mails", bind_row).await?;
+    Ok(())
+}
+
 /// Queue many mails in few statements; returns each one's row id in `ms`' order (the
 /// existing row's when its key was queued before).
 pub async fn enqueue_many(conn: &mut Conn, ms: &[NewOutgoing<'_>]) -> Result<Vec<i64>, StoreError> {
-    let head = "INSERT INTO outbox (dedup_key, message_id, kind, to_addrs, from_addr, subject, \
-                raw, created_at, next_attempt_at, attempts, state)";
-    let mut ids = super::insert_new_by_key(
-        conn,
-        ms,
-        (head, 9, ", 0, 'pending'"),
-        "queue outgoing mails",
-        |q, m| {
-            q.bind(m.dedup_key)
-                .bind(m.message_id)
-                .bind(m.kind)
-                .bind(m.to_addrs.join(", "))
-                .bind(m.from_addr)
-                .bind(super::db_text(m.subject))
-                .bind(m.raw)
-                .bind(m.at)
-                .bind(m.at)
-        },
-    )
-    .await?;
+    let shape = (INSERT, 11, ", 0, 'pending'");
+    let key = |m: &NewOutgoing<'_>| m.dedup_key.to_string();
+    let what = "queue outgoing mails";
+    let mut ids = super::insert_new_by_key(conn, "outbox", ms, shape, what, bind_row, key).await?;
     let missing: Vec<&str> = ms
         .iter()
         .map(|m| m.dedup_key)
@@ -108,7 +170,7 @@ pub async fn claim_due(
     lease_until: i64,
 ) -> Result<Vec<Pending>, StoreError> {
     let sql = format!(
-        "SELECT id, message_id, kind, to_addrs, from_addr, raw, attempts FROM outbox \
+        "SELECT id, message_id, kind, to_addrs, from_addr, attempts, {MAIL} FROM outbox \
          WHERE state = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at, id LIMIT $2{}",
         store.skip_locked()
     );
@@ -126,23 +188,19 @@ pub async fn claim_due(
             .await
             .ctx("lease outgoing mail")?;
     }
-    Ok(rows
-        .into_iter()
-        .map(|r| Pending {
-            id: r.get(0),
-            message_id: r.get(1),
-            kind: r.get(2),
-            to_addrs: r
-                .get::<String, _>(3)
-                .split(", ")
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
-                .collect(),
-            from_addr: r.get(4),
-            raw: r.get(5),
-            attempts: r.get(6),
+    rows.iter()
+        .map(|r| {
+            Ok(Pending {
+                id: r.get(0),
+                message_id: r.get(1),
+                kind: r.get(2),
+                to_addrs: recipients(&r.get::<String, _>(3)),
+                from_addr: r.get(4),
+                attempts: r.get(5),
+                raw: mail_of(r, 6)?,
+            })
         })
-        .collect())
+        .collect()
 }
 
 pub async fn mark_sent(conn: &mut Conn, id: i64, at: i64) -> Result<(), StoreError> {
@@ -292,10 +350,25 @@ pub async fn raw_of_kind(
     conn: &mut Conn,
     kind: &str,
 ) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
-    let rows = sqlx::query("SELECT to_addrs, raw FROM outbox WHERE kind = $1 ORDER BY id")
+    let sql = format!("SELECT to_addrs, {MAIL} FROM outbox WHERE kind = $1 ORDER BY id");
+    let rows = sqlx::query(&sql)
         .bind(kind)
         .fetch_all(&mut *conn)
         .await
         .ctx("read queued mail")?;
-    Ok(rows.into_iter().map(|r| (r.get(0), r.get(1))).collect())
+    rows.iter()
+        .map(|r| Ok((r.get(0), mail_of(r, 1)?)))
+        .collect()
+}
+
+/// Every queued mail, oldest first: (kind, subject, bytes) (tests).
+pub async fn all_mail(conn: &mut Conn) -> Result<Vec<(String, String, Vec<u8>)>, StoreError> {
+    let sql = format!("SELECT kind, subject, {MAIL} FROM outbox ORDER BY id");
+    let rows = sqlx::query(&sql)
+        .fetch_all(&mut *conn)
+        .await
+        .ctx("read queued mail")?;
+    rows.iter()
+        .map(|r| Ok((r.get(0), r.get(1), mail_of(r, 2)?)))
+        .collect()
 }

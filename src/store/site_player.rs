@@ -23,16 +23,19 @@ pub async fn latest_sent_form(
     conn: &mut Conn,
     realm: &str,
 ) -> Result<Option<(i64, i64, Vec<u8>)>, StoreError> {
-    let r = sqlx::query(
-        "SELECT id, COALESCE(sent_at, created_at), raw FROM outbox \
+    let sql = format!(
+        "SELECT id, COALESCE(sent_at, created_at), {} FROM outbox \
          WHERE kind = 'result_form' AND state = 'sent' \
          AND dedup_key LIKE $1 ESCAPE '\\' ORDER BY id DESC LIMIT 1",
-    )
-    .bind(format!("%:{}", super::db_text(&like_escaped(realm))))
-    .fetch_optional(&mut *conn)
-    .await
-    .ctx("find a realm's latest mailed form")?;
-    Ok(r.map(|r| (r.get(0), r.get(1), r.get(2))))
+        super::outbox::MAIL
+    );
+    let r = sqlx::query(&sql)
+        .bind(format!("%:{}", super::db_text(&like_escaped(realm))))
+        .fetch_optional(&mut *conn)
+        .await
+        .ctx("find a realm's latest mailed form")?;
+    r.map(|r| Ok((r.get(0), r.get(1), super::outbox::mail_of(&r, 2)?)))
+        .transpose()
 }
 
 /// One weekend form of a realm as its receipts page shows it.
@@ -65,12 +68,17 @@ pub async fn forms_with_receipts(
     let mut out = Vec::with_capacity(rows.len());
     for r in rows {
         let inbox_id: i64 = r.get(3);
-        let receipt = sqlx::query("SELECT raw FROM outbox WHERE dedup_key = $1")
+        let sql = format!(
+            "SELECT {} FROM outbox WHERE dedup_key = $1",
+            super::outbox::MAIL
+        );
+        let receipt = sqlx::query(&sql)
             .bind(format!("receipt:{inbox_id}"))
             .fetch_optional(&mut *conn)
             .await
             .ctx("read a form's receipt")?
-            .map(|row| row.get::<Vec<u8>, _>(0));
+            .map(|row| super::outbox::mail_of(&row, 0))
+            .transpose()?;
         out.push(FormRow {
             id: r.get(0),
             received_at: r.get(1),
