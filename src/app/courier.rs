@@ -350,7 +350,7 @@ fn apply(
                 dedup_key: format!("refusal:{}", m.inbox_id),
                 to: addresses(gs, &d.sender),
                 subject: reply_subject.clone(),
-                body: app.renderer.render("refusal", sender_lang, &data)?,
+                body: app.renderer.render_owned("refusal", sender_lang, data)?,
                 in_reply_to: q.mail_message_id.clone(),
             };
             w.refused.push((m.id, text));
@@ -366,10 +366,10 @@ fn apply(
             dedup_key: format!("courier_receipt:{}", m.id),
             to: addresses(gs, &d.sender),
             subject: reply_subject.clone(),
-            body: app.renderer.render(
+            body: app.renderer.render_owned(
                 "courier_receipt",
                 sender_lang,
-                &receipt_data(r, &d.sender, sender_lang),
+                receipt_data(r, &d.sender, sender_lang),
             )?,
             in_reply_to: q.mail_message_id.clone(),
         };
@@ -548,7 +548,7 @@ fn dispatch_mail(
         dedup_key: key,
         to: addresses(gs, &to),
         subject,
-        body: app.renderer.render(template, lang, &data)?,
+        body: app.renderer.render_owned(template, lang, data)?,
         in_reply_to: None,
     }))
 }

@@ -4,6 +4,7 @@
 //! Reads no files at run time; sends nothing.
 
 pub mod battle;
+mod direct;
 pub mod map;
 pub mod season_calendar;
 pub mod season_realms;
@@ -183,6 +184,9 @@ pub enum RenderError {
 /// The template registry.
 pub struct Renderer {
     hb: Handlebars<'static>,
+    /// Templates registered over the embedded ones (`"<lang>/<name>"`): these are
+    /// rendered by handlebars even where `direct` writes the embedded one.
+    replaced: Vec<String>,
 }
 
 impl Renderer {
@@ -194,9 +198,12 @@ impl Renderer {
         hb.register_escape_fn(handlebars::no_escape);
         hb.register_helper("wrap", Box::new(WrapHelper));
         hb.register_helper("count", Box::new(CountHelper));
-        let mut r = Renderer { hb };
+        let mut r = Renderer {
+            hb,
+            replaced: Vec::new(),
+        };
         for (name, lang, src) in TEMPLATES {
-            r.register(name, *lang, src)?;
+            r.add(key(name, *lang), src)?;
         }
         Ok(r)
     }
@@ -204,6 +211,11 @@ impl Renderer {
     /// Add (or replace) template `name` for `lang` as `"<lang>/<name>"`.
     pub fn register(&mut self, name: &str, lang: Lang, source: &str) -> Result<(), RenderError> {
         let key = key(name, lang);
+        self.replaced.push(key.clone());
+        self.add(key, source)
+    }
+
+    fn add(&mut self, key: String, source: &str) -> Result<(), RenderError> {
         self.hb
             .register_template_string(&key, source)
             .map_err(|e| RenderError::Template {
@@ -219,7 +231,36 @@ impl Renderer {
         lang: Lang,
         data: &serde_json::Value,
     ) -> Result<String, RenderError> {
+        // handlebars would copy `data` into its context all the same.
+        self.render_owned(name, lang, data.clone())
+    }
+
+    /// As [`Renderer::render`], with data the caller no longer needs: it becomes the
+    /// template's context as it is, where `render` copies it (the courier renders two
+    /// texts an envoy, one holding the envoy's whole text).
+    pub fn render_owned(
+        &self,
+        name: &str,
+        lang: Lang,
+        data: serde_json::Value,
+    ) -> Result<String, RenderError> {
         let key = key(name, lang);
+        if !self.replaced.contains(&key) {
+            if let Some(text) = direct::render(name, lang, &data) {
+                return Ok(text);
+            }
+        }
+        self.through_handlebars(key, name, lang, data)
+    }
+
+    /// Template `key` (`name` in `lang`) rendered by handlebars.
+    fn through_handlebars(
+        &self,
+        key: String,
+        name: &str,
+        lang: Lang,
+        data: serde_json::Value,
+    ) -> Result<String, RenderError> {
         if !self.hb.has_template(&key) {
             return Err(RenderError::NoTemplate {
                 name: name.to_string(),
@@ -229,13 +270,13 @@ impl Renderer {
         // Into a buffer of our own: handlebars' own starts every text at 8 KiB and keeps
         // that, which is many times a reply's size when thousands are held at once.
         let mut out = Vec::with_capacity(2048);
-        let rendered =
-            self.hb
-                .render_to_write(&key, data, &mut out)
-                .map_err(|e| RenderError::Render {
-                    name: key.clone(),
-                    source: Box::new(e),
-                });
+        let rendered = self
+            .hb
+            .render_with_context_to_write(&key, &Context::from(data), &mut out)
+            .map_err(|e| RenderError::Render {
+                name: key.clone(),
+                source: Box::new(e),
+            });
         rendered?;
         String::from_utf8(out).map_err(|e| RenderError::Render {
             name: key,
@@ -374,6 +415,127 @@ fn tidy(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `"<lang>/<name>"` through handlebars alone, and written directly.
+    fn both_ways(
+        r: &Renderer,
+        name: &str,
+        lang: Lang,
+        data: &serde_json::Value,
+    ) -> (String, Option<String>) {
+        let hb = r
+            .through_handlebars(key(name, lang), name, lang, data.clone())
+            .unwrap();
+        (hb, direct::render(name, lang, data))
+    }
+
+    fn receipts(texts: &[&str]) -> Vec<serde_json::Value> {
+        let mut all = Vec::new();
+        for to in ["", texts[0]] {
+            for free in [true, false] {
+                for goods in ["", texts[1]] {
+                    for spies in ["", "3"] {
+                        for left in [0, 7] {
+                            all.push(serde_json::json!({
+                                "realm": texts[2], "kind": "ett sändebud", "to": to,
+                                "free": free, "charged": texts[3], "allowance_left": left,
+                                "stock_after": texts[4], "goods": goods, "spies_left": spies,
+                            }));
+                        }
+                    }
+                }
+            }
+        }
+        all
+    }
+
+    fn deliveries(texts: &[&str]) -> Vec<serde_json::Value> {
+        let mut all = Vec::new();
+        for gift in ["", texts[0]] {
+            for invitation in ["", "C4"] {
+                all.push(serde_json::json!({
+                    "from": texts[1], "to": texts[2], "text": texts[3],
+                    "sent": texts[4], "gift": gift, "invitation": invitation,
+                }));
+            }
+        }
+        all
+    }
+
+    /// The courier's receipt and delivery written directly are byte for byte what
+    /// their templates give, in both languages and every branch of each (receiver or
+    /// not, free or charged, goods, spies, a gift, an invitation), with text that holds
+    /// line ends, braces, backslashes and non-ASCII letters.
+    #[test]
+    fn the_direct_texts_are_the_templates_texts() {
+        let plain = ["Afani", "2 järn", "Genogien", "1 guld", "5 guld, 3 järn"];
+        let odd = [
+            "Nya Östvik",
+            "{{gift}} \\ \"x\"",
+            "a\n\nb",
+            "Hej!\r\n\n  indented\n{{to}}\n",
+            "måndag 3 mars 12:00",
+        ];
+        let r = Renderer::new().unwrap();
+        let mut checked = 0;
+        for texts in [plain, odd] {
+            for lang in [Lang::Sv, Lang::En] {
+                for (name, all) in [
+                    ("courier_receipt", receipts(&texts)),
+                    ("envoy_delivery", deliveries(&texts)),
+                ] {
+                    for data in all {
+                        let (hb, direct) = both_ways(&r, name, lang, &data);
+                        assert_eq!(
+                            direct.as_deref(),
+                            Some(hb.as_str()),
+                            "{name} {lang:?} {data}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 2 * 2 * (32 + 4));
+        proptest::proptest!(|(t in proptest::collection::vec(".{0,30}", 5), sv: bool)| {
+            let texts: Vec<&str> = t.iter().map(String::as_str).collect();
+            let lang = if sv { Lang::Sv } else { Lang::En };
+            for (name, all) in [
+                ("courier_receipt", receipts(&texts)),
+                ("envoy_delivery", deliveries(&texts)),
+            ] {
+                for data in all {
+                    let (hb, direct) = both_ways(&r, name, lang, &data);
+                    proptest::prop_assert_eq!(direct, Some(hb));
+                }
+            }
+        });
+    }
+
+    /// Data of another shape than the courier's (a field missing, a value of another
+    /// type), and a template registered over an embedded one, go through handlebars: a
+    /// missing field is still the strict mode's error, a replaced text is used.
+    #[test]
+    fn only_the_couriers_data_for_the_embedded_templates_is_written_directly() {
+        let mut data = deliveries(&["x", "Afani", "Genogien", "t", "now"]).remove(0);
+        data.as_object_mut().unwrap().remove("sent");
+        assert!(direct::render("envoy_delivery", Lang::En, &data).is_none());
+        let mut r = Renderer::new().unwrap();
+        assert!(r.render("envoy_delivery", Lang::En, &data).is_err());
+        data["sent"] = serde_json::json!(["a list"]);
+        assert!(direct::render("envoy_delivery", Lang::En, &data).is_none());
+        data["sent"] = serde_json::json!("now");
+        assert!(direct::render("envoy_delivery", Lang::En, &data).is_some());
+        r.register("envoy_delivery", Lang::En, "to {{to}}").unwrap();
+        assert_eq!(
+            r.render("envoy_delivery", Lang::En, &data).unwrap(),
+            "to Genogien"
+        );
+        assert_ne!(
+            r.render("envoy_delivery", Lang::Sv, &data).unwrap(),
+            "to Genogien"
+        );
+    }
 
     #[test]
     fn the_count_helper_makes_the_noun_agree_with_its_number() {
