@@ -484,19 +484,7 @@ on_both_backends!(
                 inbox::Stored::Duplicate => unreachable!("a new key"),
             }
         }
-        let new: Vec<messages::NewMessage> = inbox_ids
-            .iter()
-            .map(|&inbox_id| messages::NewMessage {
-                inbox_id,
-                kind: "envoy",
-                subject: "s",
-                body: "b",
-                state: "queued",
-                round: 1,
-                at: 1,
-                ..Default::default()
-            })
-            .collect();
+        let new = queued_envoys(&inbox_ids);
         let ids = messages::insert_many(&mut c, &new).await.unwrap();
         assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
         messages::set_state_many(&mut c, &ids[..2], "routed", 2)
@@ -561,19 +549,7 @@ on_both_backends!(
         }
         assert_eq!(new_ids.len(), 1200 - 2 - 3);
         // Their messages, and outgoing mail keyed like the courier's, the same way.
-        let new: Vec<messages::NewMessage> = new_ids
-            .iter()
-            .map(|&inbox_id| messages::NewMessage {
-                inbox_id,
-                kind: "envoy",
-                subject: "s",
-                body: "b",
-                state: "queued",
-                round: 1,
-                at: 1,
-                ..Default::default()
-            })
-            .collect();
+        let new = queued_envoys(&new_ids);
         let ids = messages::insert_many(&mut c, &new).await.unwrap();
         for (id, inbox_id) in ids.iter().zip(&new_ids) {
             assert_eq!(
@@ -672,4 +648,21 @@ async fn sqlite_writes_wait_in_the_log_until_the_idle_checkpoint_copies_them() {
         settled,
         size()
     );
+}
+
+/// A queued envoy message for each stored mail of `inbox_ids`.
+fn queued_envoys(inbox_ids: &[i64]) -> Vec<messages::NewMessage<'static>> {
+    inbox_ids
+        .iter()
+        .map(|&inbox_id| messages::NewMessage {
+            inbox_id,
+            kind: "envoy",
+            subject: "s",
+            body: "b",
+            state: "queued",
+            round: 1,
+            at: 1,
+            ..Default::default()
+        })
+        .collect()
 }
