@@ -267,25 +267,6 @@ fn last_word(s: &str) -> &str {
 
 /// One word of the subject: its byte range in the original and its folded form.
 /// A colon is always a token of its own.
-/// [`fold`] of a word or a realm's name, with ASCII text (most subjects' words and
-/// names) folded without the Unicode decomposition: lower-cased, white space collapsed
-/// to single spaces and trimmed, which is all `fold` does to ASCII
-/// (`fold_word_is_fold` proves it). Every subject and every realm name of a directory
-/// is folded for each mail read.
-fn fold_word(s: &str) -> String {
-    if !s.is_ascii() {
-        return fold(s);
-    }
-    let mut out = String::with_capacity(s.len());
-    for word in s.split(char::is_whitespace).filter(|w| !w.is_empty()) {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.extend(word.chars().map(|c| c.to_ascii_lowercase()));
-    }
-    out
-}
-
 struct Token {
     start: usize,
     end: usize,
@@ -299,7 +280,7 @@ fn tokenize(s: &str) -> Vec<Token> {
         tokens.push(Token {
             start: a,
             end: b,
-            folded: fold_word(&s[a..b]),
+            folded: fold(&s[a..b]),
         })
     };
     for (i, c) in s.char_indices() {
@@ -355,7 +336,7 @@ impl<'a> RealmNames<'a> {
     fn new(realms: &[&'a str]) -> Self {
         let mut names: Vec<(&str, Vec<String>)> = realms
             .iter()
-            .map(|r| (*r, fold_word(r).split(' ').map(str::to_string).collect()))
+            .map(|r| (*r, fold(r).split(' ').map(str::to_string).collect()))
             .filter(|(_, words): &(&str, Vec<String>)| words.iter().all(|w| !w.is_empty()))
             .collect();
         names.sort_by_key(|(_, words)| std::cmp::Reverse(words.len()));
@@ -413,23 +394,6 @@ mod tests {
     /// The ASCII shortcut folds as `fold` does: every ASCII character (controls, the
     /// vertical tab and form feed among the white space, upper and lower case), and
     /// text that is not ASCII, which goes to `fold` itself.
-    #[test]
-    fn fold_word_is_fold() {
-        for s in [
-            "",
-            " ",
-            "Nya  Ostvik ",
-            "\x0bA\x0cB\rC\n",
-            "Stora Öar",
-            "ÆØ x",
-        ] {
-            assert_eq!(fold_word(s), fold(s), "{s:?}");
-        }
-        proptest::proptest!(|(s in "[\\x00-\\x7f]{0,24}|[ -~éÖø\u{3000}\u{85}]{0,12}")| {
-            proptest::prop_assert_eq!(fold_word(&s), fold(&s));
-        });
-    }
-
     fn ok(s: &str) -> Subject {
         parse_subject(s, REALMS).unwrap_or_else(|e| panic!("{s:?}: {e}"))
     }

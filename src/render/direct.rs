@@ -104,16 +104,8 @@ fn receipt(lang: Lang, data: &Map<String, Value>) -> Option<String> {
         shown(data, "charged")?.push_to(&mut out);
         out.push_str(".\n");
     }
-    if truthy(data, "goods")? {
-        out.push_str(goods);
-        shown(data, "goods")?.push_to(&mut out);
-        out.push_str(".\n");
-    }
-    if truthy(data, "spies_left")? {
-        out.push_str(spies);
-        shown(data, "spies_left")?.push_to(&mut out);
-        out.push_str(".\n");
-    }
+    line_if(&mut out, data, "goods", goods)?;
+    line_if(&mut out, data, "spies_left", spies)?;
     out.push_str(stock);
     shown(data, "stock_after")?.push_to(&mut out);
     out.push_str(".\n\n");
@@ -122,6 +114,16 @@ fn receipt(lang: Lang, data: &Map<String, Value>) -> Option<String> {
 }
 
 const RULE: &str = "----------------------------------------------------------------------\n";
+
+/// The line `{{#if name}}<label>{{name}}.{{/if}}`.
+fn line_if(out: &mut String, data: &Map<String, Value>, name: &str, label: &str) -> Option<()> {
+    if truthy(data, name)? {
+        out.push_str(label);
+        shown(data, name)?.push_to(out);
+        out.push_str(".\n");
+    }
+    Some(())
+}
 
 /// `templates/{en,sv}/envoy_delivery.hbs`.
 fn delivery(lang: Lang, data: &Map<String, Value>) -> Option<String> {

@@ -62,14 +62,8 @@ pub async fn insert_many(conn: &mut Conn, ms: &[NewMessage<'_>]) -> Result<Vec<i
     if super::Params::of(conn) == super::Params::InOrder {
         let mut ids = Vec::with_capacity(ms.len());
         for chunk in ms.chunks(super::rows_per_statement(13)) {
-            let sql = format!(
-                "{head} VALUES {}",
-                super::Params::InOrder.values(1, chunk.len(), 13, "")
-            );
-            let mut q = sqlx::query(&sql);
-            for m in chunk {
-                q = bind(q, m);
-            }
+            let sql = super::insert_sql(conn, chunk.len(), (head, 13, "", ""));
+            let q = super::bound(&sql, chunk, &bind);
             let done = q.execute(&mut *conn).await.ctx(what)?.rows_affected();
             let first = super::sqlite_ids(conn, done, chunk.len())
                 .await?

@@ -79,17 +79,30 @@ pub(crate) async fn insert_rows<T>(
 ) -> Result<Vec<sqlx::any::AnyRow>, StoreError> {
     let mut out = Vec::new();
     for chunk in rows.chunks(rows_per_statement(columns)) {
-        let sql = format!(
-            "{head} VALUES {}{after}",
-            Params::of(conn).values(1, chunk.len(), columns, tail)
-        );
-        let mut q = sqlx::query(&sql);
-        for row in chunk {
-            q = bind(q, row);
-        }
+        let sql = insert_sql(conn, chunk.len(), (head, columns, tail, after));
+        let q = bound(&sql, chunk, &bind);
         out.extend(q.fetch_all(&mut *conn).await.ctx(what)?);
     }
     Ok(out)
+}
+
+/// The statement inserting `rows` rows (see [`insert_rows`] for the parts).
+pub(crate) fn insert_sql(
+    conn: &Conn,
+    rows: usize,
+    (head, columns, tail, after): (&str, usize, &str, &str),
+) -> String {
+    let values = Params::of(conn).values(1, rows, columns, tail);
+    format!("{head} VALUES {values}{after}")
+}
+
+/// `sql` with the values of every row of `chunk` bound in order.
+pub(crate) fn bound<'q, T>(
+    sql: &'q str,
+    chunk: &'q [T],
+    bind: &impl for<'a> Fn(AnyQuery<'a>, &'a T) -> AnyQuery<'a>,
+) -> AnyQuery<'q> {
+    chunk.iter().fold(sqlx::query(sql), bind)
 }
 
 /// [`insert_rows`] into `table`, a table with a unique `dedup_key`, leaving rows whose
@@ -125,14 +138,9 @@ pub(crate) async fn insert_new_by_key<T>(
     }
     let mut ids = std::collections::HashMap::new();
     for chunk in rows.chunks(rows_per_statement(columns)) {
-        let sql = format!(
-            "{head} VALUES {} ON CONFLICT (dedup_key) DO NOTHING",
-            Params::InOrder.values(1, chunk.len(), columns, tail)
-        );
-        let mut q = sqlx::query(&sql);
-        for row in chunk {
-            q = bind(q, row);
-        }
+        let after = " ON CONFLICT (dedup_key) DO NOTHING";
+        let sql = insert_sql(conn, chunk.len(), (head, columns, tail, after));
+        let q = bound(&sql, chunk, &bind);
         let (before, done) = sqlite_insert(conn, table, q, what).await?;
         if let Some(first) = sqlite_ids(conn, done, chunk.len()).await? {
             ids.extend((first..).zip(chunk).map(|(id, row)| (key(row), id)));
