@@ -77,6 +77,33 @@ fn json_round_trip_is_lossless() {
 }
 
 #[test]
+fn a_state_read_back_keeps_one_name_a_realm_in_its_groups_cities_and_squares() {
+    let s = demo();
+    let back: GameState = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+    let realm = "Kaldor";
+    let mut mentions = back
+        .armies
+        .iter()
+        .map(|a| &a.owner)
+        .chain(back.cities.iter().map(|c| &c.owner))
+        .chain(back.map.squares.values().filter_map(|m| m.owner.as_ref()))
+        .filter(|n| **n == realm);
+    let first = mentions.next().expect("Kaldor is mentioned");
+    let rest: Vec<_> = mentions.collect();
+    assert!(rest.len() > 10, "{} mentions", rest.len() + 1);
+    assert!(
+        rest.iter().all(|n| n.same(first)),
+        "every mention is one name"
+    );
+    let other = back
+        .armies
+        .iter()
+        .find(|a| a.owner != realm)
+        .expect("another realm");
+    assert!(!other.owner.same(first));
+}
+
+#[test]
 fn realm_view_of_afani_shows_nothing_of_kaldor() {
     let s = demo();
     let v = s.realm_view("Afani").unwrap();

@@ -38,11 +38,11 @@ fn game() -> GameState {
 }
 
 fn portal(gs: &mut GameState, at: &str, opened_round: u32) {
-    gs.map.squares.get_mut(&sq(at)).expect("square").portal = Some(Portal {
+    gs.map.squares.get_mut(&sq(at)).expect("square").portal = Some(Box::new(Portal {
         opened_by: EVIL.to_string(),
         opened_round,
         closes_after_round: None,
-    });
+    }));
 }
 
 fn units(list: &[(u32, UnitKind)]) -> Vec<Unit> {

@@ -1067,11 +1067,11 @@ fn r_evil_14_the_evil_casts_only_on_realms_with_a_portal() {
             realm: "Genogien".into()
         }]
     );
-    gs.map.squares.get_mut(&sq("C3")).unwrap().portal = Some(Portal {
+    gs.map.squares.get_mut(&sq("C3")).unwrap().portal = Some(Box::new(Portal {
         opened_by: "Ostvik".into(),
         opened_round: ROUND - 1,
         closes_after_round: None,
-    });
+    }));
     let (_, ev) = magic_with(&gs, &forms, &[6]);
     assert!(casts(&ev)[0].1);
 }
@@ -1088,7 +1088,7 @@ fn r_evil_14_a_portal_another_realm_opened_does_not_open_a_realm_to_the_evils_sp
         opened_round: ROUND - 1,
         closes_after_round: None,
     };
-    gs.map.squares.get_mut(&sq("C3")).unwrap().portal = Some(portal("Fugandri"));
+    gs.map.squares.get_mut(&sq("C3")).unwrap().portal = Some(Box::new(portal("Fugandri")));
     let forms = [("Ostvik", vec![cast(Spell::Svalt, on("Genogien"))])];
     let (_, ev) = magic_with(&gs, &forms, &[6]);
     assert_eq!(
@@ -1097,7 +1097,7 @@ fn r_evil_14_a_portal_another_realm_opened_does_not_open_a_realm_to_the_evils_sp
             realm: "Genogien".into()
         }]
     );
-    gs.map.squares.get_mut(&sq("C3")).unwrap().portal = Some(portal("Ostvik"));
+    gs.map.squares.get_mut(&sq("C3")).unwrap().portal = Some(Box::new(portal("Ostvik")));
     let (_, ev) = magic_with(&gs, &forms, &[6]);
     assert!(casts(&ev)[0].1, "its own portal");
 }
@@ -1172,11 +1172,11 @@ fn r_evil_15_the_evils_portals_are_at_most_half_its_conjurer() {
     let mut gs = game();
     evil_ostvik(&mut gs);
     mage(&mut gs, "Ostvik", 3);
-    gs.map.squares.get_mut(&sq("D4")).unwrap().portal = Some(Portal {
+    gs.map.squares.get_mut(&sq("D4")).unwrap().portal = Some(Box::new(Portal {
         opened_by: "Ostvik".into(),
         opened_round: ROUND - 1,
         closes_after_round: None,
-    });
+    }));
     let t = Target::Square(sq("E4"));
     let (_, ev) = magic_with(&gs, &[("Ostvik", vec![cast(Spell::OppnaPortal, t)])], &[9]);
     assert_eq!(refused(&ev), vec![Why::PortalCap { limit: 1 }]);
@@ -1387,11 +1387,11 @@ mod hostile {
             };
         }
         gs.realm_mut("Ostvik").unwrap().is_evil = true;
-        gs.map.squares.get_mut(&sq("E4")).unwrap().portal = Some(Portal {
+        gs.map.squares.get_mut(&sq("E4")).unwrap().portal = Some(Box::new(Portal {
             opened_by: "Ostvik".into(),
             opened_round: ROUND - 1,
             closes_after_round: None,
-        });
+        }));
         army(
             &mut gs,
             "Genogien",
@@ -1480,11 +1480,11 @@ fn r_evil_17_teleport_does_not_put_the_evils_demons_beyond_the_leash() {
         leash: 5,
     });
     mage(&mut gs, "Ostvik", 5);
-    gs.map.squares.get_mut(&sq("I11")).unwrap().portal = Some(Portal {
+    gs.map.squares.get_mut(&sq("I11")).unwrap().portal = Some(Box::new(Portal {
         opened_by: "Ostvik".into(),
         opened_round: ROUND - 1,
         closes_after_round: None,
-    });
+    }));
     army(
         &mut gs,
         "Ostvik",

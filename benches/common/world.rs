@@ -16,7 +16,7 @@ use pbemd::game::state::{
     Portal, Positions, Terrain, Unit,
 };
 use pbemd::game::weekend::{FormOrders, Orders};
-use pbemd::game::{GameState, Lang, Position, Resource, Resources, Spell, Square, UnitKind};
+use pbemd::game::{GameState, Lang, Name, Position, Resource, Resources, Spell, Square, UnitKind};
 
 /// Army groups per realm stand on a 10 × 10 block; the block's 11th row is free land
 /// for the moves (with the main harbour), its 12th is sea.
@@ -96,11 +96,14 @@ pub fn world(n: usize) -> GameState {
     let mut armies = Vec::new();
     for k in 0..n {
         let realm = name(k);
+        // One name a realm, mentioned by each of its squares, cities and groups: a
+        // state read from the store shares its names so (`name::sharing`).
+        let shared: Name = realm.as_str().into();
         let (c0, r0) = origin(k, pr);
         for dr in 0..=SIDE {
             for dc in 0..SIDE {
                 if let Some(m) = map.squares.get_mut(&sq(c0 + dc, r0 + dr)) {
-                    m.owner = Some(realm.as_str().into());
+                    m.owner = Some(shared.clone());
                 }
             }
         }
@@ -110,7 +113,7 @@ pub fn world(n: usize) -> GameState {
             cities.push(City {
                 square: sq(c0 + dc, r0 + dr),
                 name: format!("{realm}-{i}"),
-                owner: realm.as_str().into(),
+                owner: shared.clone(),
                 dimension: Dimension::Normal,
                 population: 1500,
                 production: Resources::from_pairs(&[
@@ -129,11 +132,11 @@ pub fn world(n: usize) -> GameState {
         let evil = is_evil(k, n);
         if n >= 3 && !evil {
             if let Some(m) = map.squares.get_mut(&portal_square(k, pr)) {
-                m.portal = Some(Portal {
+                m.portal = Some(Box::new(Portal {
                     opened_by: name(n - 1),
                     opened_round: 0,
                     closes_after_round: None,
-                });
+                }));
             }
             if let Some(m) = map.squares.get_mut(&sq(c0 + SIDE - 1, r0 + SIDE + 1)) {
                 m.treasure = true;
@@ -156,7 +159,7 @@ pub fn world(n: usize) -> GameState {
             let i = (id - 1) as u16;
             armies.push(ArmyGroup {
                 id,
-                owner: realm.as_str().into(),
+                owner: shared.clone(),
                 square: sq(c0 + i % SIDE, r0 + i / SIDE),
                 dimension: if evil {
                     Dimension::Evil

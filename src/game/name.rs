@@ -6,7 +6,9 @@
 //! owners in a state point at their realm's one name).
 
 use std::borrow::Borrow;
+use std::cell::RefCell;
 use std::cmp::Ordering;
+use std::collections::HashSet;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::Deref;
@@ -175,8 +177,70 @@ impl Serialize for Name {
 
 impl<'de> Deserialize<'de> for Name {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        String::deserialize(d).map(Name::from)
+        d.deserialize_str(NameVisitor)
     }
+}
+
+struct NameVisitor;
+
+impl serde::de::Visitor<'_> for NameVisitor {
+    type Value = Name;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a realm's name")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Name, E> {
+        Ok(shared(s))
+    }
+}
+
+thread_local! {
+    /// The names read so far by the reading in [`sharing`] on this thread, if one is
+    /// running (a reading is synchronous, so it never leaves its thread).
+    static READ: RefCell<Option<HashSet<Arc<str>, foldhash::fast::FixedState>>> =
+        const { RefCell::new(None) };
+}
+
+/// `s` as the name read before with the same text, while a reading in [`sharing`]
+/// runs; a new name otherwise.
+fn shared(s: &str) -> Name {
+    READ.with(|read| match read.borrow_mut().as_mut() {
+        Some(set) => match set.get(s) {
+            Some(known) => Name(Arc::clone(known)),
+            None => {
+                let new: Arc<str> = Arc::from(s);
+                set.insert(Arc::clone(&new));
+                Name(new)
+            }
+        },
+        None => Name::from(s),
+    })
+}
+
+/// Runs `read` (a deserialization) so that every name it reads with one text is one
+/// shared name: a state read from the store names its realm in every army group,
+/// fleet, city and map square, and keeps one copy of each name instead of one a
+/// mention. Nested calls share the outermost reading's names; they are forgotten when
+/// it ends (also by a panic).
+pub fn sharing<T>(read: impl FnOnce() -> T) -> T {
+    struct Outermost;
+    impl Drop for Outermost {
+        fn drop(&mut self) {
+            READ.with(|r| *r.borrow_mut() = None);
+        }
+    }
+    let outermost = READ.with(|r| {
+        let mut r = r.borrow_mut();
+        let first = r.is_none();
+        if first {
+            *r = Some(HashSet::default());
+        }
+        first
+    });
+    // Built only when this call is the outermost: dropping one ends the sharing.
+    let _end = if outermost { Some(Outermost) } else { None };
+    read()
 }
 
 #[cfg(test)]
@@ -207,5 +271,41 @@ mod tests {
         let c = a.clone();
         assert!(a.same(&c));
         assert_eq!(a.cmp(&c), Ordering::Equal);
+    }
+
+    #[test]
+    fn names_read_while_sharing_are_one_name_a_text_and_forgotten_after() {
+        let read = || -> Vec<Name> { serde_json::from_str(r#"["Alfa", "Beta", "Alfa"]"#).unwrap() };
+        let apart = read();
+        assert!(!apart[0].same(&apart[2]), "outside sharing, each its own");
+        let (outer, inner) = sharing(|| (read(), sharing(read)));
+        assert!(outer[0].same(&outer[2]) && !outer[0].same(&outer[1]));
+        assert!(
+            inner[0].same(&outer[0]),
+            "a nested reading shares the outer one's"
+        );
+        assert_eq!(outer, apart, "the same texts");
+        let after = read();
+        assert!(!after[0].same(&outer[0]) && !after[0].same(&after[2]));
+    }
+
+    #[test]
+    fn a_reading_that_panics_forgets_its_names() {
+        let caught = std::panic::catch_unwind(|| {
+            sharing(|| {
+                let _: Name = serde_json::from_str("\"Alfa\"").unwrap();
+                panic!("a reading that fails");
+            })
+        });
+        assert!(caught.is_err());
+        let a: Name = serde_json::from_str("\"Alfa\"").unwrap();
+        let b: Name = serde_json::from_str("\"Alfa\"").unwrap();
+        assert!(!a.same(&b), "no reading runs: nothing shared");
+    }
+
+    #[test]
+    fn a_name_is_read_only_from_text() {
+        let e = serde_json::from_str::<Name>("7").unwrap_err().to_string();
+        assert!(e.contains("a realm's name"), "{e}");
     }
 }

@@ -404,11 +404,11 @@ pub fn load_scenario(yaml: &str) -> Result<GameState, ScenarioError> {
         for (i, p) in ed.portals.iter().enumerate() {
             let s = sq(&format!("evil.portals[{i}].square"), &p.square)?;
             if let Some(m) = state.map.squares.get_mut(&s) {
-                m.portal = Some(Portal {
+                m.portal = Some(Box::new(Portal {
                     opened_by: ed.realm.clone(),
                     opened_round: p.opened_round,
                     closes_after_round: None,
-                });
+                }));
             }
         }
         for (i, t) in ed.treasures.iter().enumerate() {

@@ -16,9 +16,9 @@ use super::{Lang, Name};
 /// Version of the stored document layout; bump with a migration.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// The whole game.
+/// The whole game. It is read with every realm's name shared (see `Deserialize` below).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct GameState {
     pub schema_version: u32,
     pub game: GameInfo,
@@ -81,6 +81,20 @@ pub struct GameState {
     /// document (a hint for the weekend's lookups, see `ArmyPlaces`).
     #[serde(skip)]
     pub army_places: ArmyPlaces,
+}
+
+impl Serialize for GameState {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        GameState::serialize(self, s)
+    }
+}
+
+/// A state is read with one copy of each realm's name, however often it is mentioned
+/// (`name::sharing`): 100 army groups and 120 map squares a realm are 220 mentions.
+impl<'de> Deserialize<'de> for GameState {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::game::name::sharing(|| GameState::deserialize(d))
+    }
 }
 
 /// A hint where each realm's army groups begin in `GameState::armies` (sorted by owner
@@ -697,7 +711,7 @@ pub struct MapSquare {
     #[serde(default)]
     pub evil_owner: Option<Name>,
     #[serde(default)]
-    pub portal: Option<Portal>,
+    pub portal: Option<Box<Portal>>,
     /// A treasure cross in the Evil dimension (R-EVIL-5).
     #[serde(default)]
     pub treasure: bool,

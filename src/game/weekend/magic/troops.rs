@@ -388,11 +388,11 @@ fn portal(w: &mut Weekend, cx: &mut Cx, caster: &str, sq: Square) -> Effect {
         return Effect::Nothing;
     }
     cx.portals.extend(m.owner.clone());
-    m.portal = Some(Portal {
+    m.portal = Some(Box::new(Portal {
         opened_by: caster.to_string(),
         opened_round: round,
         closes_after_round: None,
-    });
+    }));
     record(w, Spell::OppnaPortal, caster, SpellTarget::Square(sq));
     Effect::Portal { square: sq }
 }
