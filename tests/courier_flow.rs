@@ -427,12 +427,12 @@ async fn r_inv_8_a_home_invitation_to_the_gm_is_recorded_and_shown_on_the_form()
     let g = Game::start("2026-11-27T09:00:00+01:00").await;
     // Army 1 stands abroad, on a square of Afani's land without a city.
     g.edit_state(|s| {
-        let abroad = *s
+        let abroad = s
             .map
             .squares
             .iter()
             .find(|(sq, m)| {
-                m.owner.as_deref() == Some("Afani") && s.cities.iter().all(|c| c.square != **sq)
+                m.owner.as_deref() == Some("Afani") && s.cities.iter().all(|c| c.square != *sq)
             })
             .expect("Afani's land")
             .0;

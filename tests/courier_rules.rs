@@ -112,13 +112,13 @@ fn intake(kind: MailKind, window: Window) -> Route {
 /// Put `realm`'s army `id` abroad, on a square of another realm's land without a city
 /// (a home-invitation calls home only troops in other countries, R-INV-8).
 fn abroad(s: &mut GameState, realm: &str, id: u32) {
-    let sq = *s
+    let sq = s
         .map
         .squares
         .iter()
         .find(|(sq, m)| {
             m.owner.as_deref().is_some_and(|o| o != realm)
-                && s.cities.iter().all(|c| c.square != **sq)
+                && s.cities.iter().all(|c| c.square != *sq)
         })
         .expect("another realm's land")
         .0;

@@ -660,7 +660,7 @@ fn r_evil_7_rulings_55_a_taken_treasure_reappears_on_another_rock_square() {
         .squares
         .iter()
         .filter(|(_, m)| m.treasure)
-        .map(|(s, _)| *s)
+        .map(|(s, _)| s)
         .collect();
     assert_eq!(now.len(), before);
     let new = evil_events(&w.events)

@@ -51,7 +51,7 @@ fn r_inv_2_an_invited_fleet_arrives_on_the_sea_named() {
         &[],
     );
     army(&mut gs, "Fugandri", 1, "B7", units(&[(2, Veteran)], false));
-    let sea = *gs
+    let sea = gs
         .map
         .squares
         .iter()

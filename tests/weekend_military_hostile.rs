@@ -74,7 +74,7 @@ fn troops() -> pbemd::game::GameState {
         .squares
         .iter()
         .filter(|(_, m)| m.terrain == pbemd::game::state::Terrain::Land)
-        .map(|(s, _)| *s)
+        .map(|(s, _)| s)
         .collect();
     for (i, r) in REALMS.iter().enumerate() {
         for id in 1..4u32 {

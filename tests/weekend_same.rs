@@ -71,7 +71,7 @@ fn squares(gs: &GameState, sea: bool) -> Vec<Square> {
         .squares
         .iter()
         .filter(|(_, m)| (m.terrain == Terrain::Sea) == sea)
-        .map(|(s, _)| *s)
+        .map(|(s, _)| s)
         .collect()
 }
 

@@ -625,7 +625,7 @@ fn r_inv_2_an_invitation_may_name_the_sea_off_the_inviters_land_for_a_fleet() {
         .squares
         .iter()
         .filter(|(_, m)| m.terrain == Terrain::Sea)
-        .map(|(q, _)| *q)
+        .map(|(q, _)| q)
         .collect();
     let off = *sea
         .iter()

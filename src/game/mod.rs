@@ -6,6 +6,7 @@ pub mod caps;
 pub mod combat;
 pub mod dice;
 pub mod event;
+pub mod grid;
 pub mod hash;
 pub mod lang;
 pub mod name;

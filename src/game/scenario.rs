@@ -496,7 +496,7 @@ fn build_map(doc: &MapDoc, names: &BTreeSet<String>) -> Result<Map, ScenarioErro
             ),
         ));
     }
-    let mut squares = BTreeMap::new();
+    let mut squares = crate::game::grid::Squares::default();
     for (ri, row) in doc.rows.iter().enumerate() {
         let cells: Vec<char> = row.chars().filter(|c| !c.is_whitespace()).collect();
         if cells.len() != doc.width as usize {

@@ -680,7 +680,7 @@ pub struct Map {
     pub width: u16,
     /// Rows `1..`, count.
     pub height: u16,
-    pub squares: BTreeMap<Square, MapSquare>,
+    pub squares: super::grid::Squares,
 }
 
 impl Map {
@@ -1376,7 +1376,7 @@ impl GameState {
                         p.opened_by
                     ));
                 }
-                if self.cities.iter().any(|c| c.square == *sq) {
+                if self.cities.iter().any(|c| c.square == sq) {
                     errs.push(format!(
                         "portal on {sq}: a portal cannot be on a city square"
                     ));

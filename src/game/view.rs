@@ -66,7 +66,7 @@ impl GameState {
                 m.owner.as_deref() == Some(name) || m.evil_owner.as_deref() == Some(name)
             })
             .map(|(sq, m)| OwnSquare {
-                square: *sq,
+                square: sq,
                 terrain: m.terrain,
                 portal: m.portal.is_some(),
             })

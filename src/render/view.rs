@@ -230,7 +230,7 @@ impl<'a> FormIndex<'a> {
             home_invitations: group_by(&state.home_invitations, |h| h.realm.as_str()),
             portals: portals
                 .filter(|(_, m)| m.portal.is_some())
-                .map(|(sq, m)| (*sq, m))
+                .map(|(sq, m)| (sq, m))
                 .collect(),
             seen: crate::render::weekend::seen_by_realm(events),
         }

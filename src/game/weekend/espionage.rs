@@ -162,7 +162,7 @@ impl<'g> Owners<'g> {
         // up once per run of squares with the same owner.
         let mut last: Option<(&str, &'g str)> = None;
         for (sq, m) in &gs.map.squares {
-            if let Some(c) = Self::cell(height, cells.len(), *sq) {
+            if let Some(c) = Self::cell(height, cells.len(), sq) {
                 cells[c] = m.owner.as_deref().map(|o| match last {
                     Some((seen, name)) if seen == o => name,
                     _ => {
@@ -253,7 +253,7 @@ fn land_of(gs: &GameState) -> BTreeMap<String, Vec<Square>> {
             last = owner;
         }
         if owner.is_some() {
-            run.push(*sq);
+            run.push(sq);
         }
     }
     add_run(&mut out, last, &mut run);

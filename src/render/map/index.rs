@@ -90,10 +90,10 @@ impl<'g> MapIndex<'g> {
         }
         for (sq, m) in &gs.map.squares {
             if let Some(o) = &m.owner {
-                push(&mut ix.land, (false, o.as_str()), *sq);
+                push(&mut ix.land, (false, o.as_str()), sq);
             }
             if let Some(o) = &m.evil_owner {
-                push(&mut ix.land, (true, o.as_str()), *sq);
+                push(&mut ix.land, (true, o.as_str()), sq);
             }
         }
         ix
@@ -127,7 +127,7 @@ impl<'g> MapIndex<'g> {
             .map
             .squares
             .iter()
-            .map(|(sq, m)| square_view(*sq, m, dim, true))
+            .map(|(sq, m)| square_view(sq, m, dim, true))
             .collect();
         v.cities = gs
             .cities

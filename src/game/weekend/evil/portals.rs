@@ -97,7 +97,7 @@ pub fn lifetime_with(w: &mut Weekend, mut dice: Dice) -> Vec<Square> {
         .map
         .squares
         .iter()
-        .filter_map(|(sq, m)| m.portal.as_ref().map(|p| (*sq, p.closes_after_round)))
+        .filter_map(|(sq, m)| m.portal.as_ref().map(|p| (sq, p.closes_after_round)))
         .collect();
     let mut open = Vec::with_capacity(portals.len());
     for (sq, closes) in portals {

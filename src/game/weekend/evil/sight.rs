@@ -184,7 +184,7 @@ fn portals(gs: &GameState) -> Vec<Square> {
         .squares
         .iter()
         .filter(|(_, m)| m.portal.is_some())
-        .map(|(sq, _)| *sq)
+        .map(|(sq, _)| sq)
         .collect()
 }
 

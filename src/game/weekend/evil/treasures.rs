@@ -112,10 +112,10 @@ fn free_rock(gs: &GameState, taken: Square) -> Vec<Square> {
             m.evil_terrain == EvilTerrain::Rock
                 && !m.treasure
                 && m.portal.is_none()
-                && **sq != taken
+                && *sq != taken
                 && !cities.contains(sq)
         })
-        .map(|(sq, _)| *sq)
+        .map(|(sq, _)| sq)
         .collect()
 }
 
