@@ -109,12 +109,7 @@ impl<'a> Weekend<'a> {
         seed: u64,
     ) -> Self {
         let mut own = state.clone();
-        let names: Vec<Name> = own
-            .realms
-            .iter()
-            .map(|r| Name::from(r.name.as_str()))
-            .collect();
-        share_names(&mut own, &names);
+        let names = share_names(&mut own);
         Weekend {
             state: own,
             start: state,
@@ -206,19 +201,27 @@ impl<'a> Weekend<'a> {
 }
 
 /// Point every owner in `gs` (army groups, fleets, cities, map squares) at its realm's
-/// one name in `names` (by place in `gs.realms`). Owners of one realm mostly follow
-/// each other, so the last one found is tried first.
-fn share_names(gs: &mut GameState, names: &[Name]) {
+/// one name, and give those names back by the realm's place in `gs.realms`. Owners of
+/// one realm mostly follow each other, so the last one found is tried first.
+fn share_names(gs: &mut GameState) -> Vec<Name> {
     let (places, realms) = (&gs.realm_places, &gs.realms);
-    let mut last: Option<&Name> = None;
+    // The first mention of each realm's name is adopted as its one name, so a state
+    // whose names are already shared (every state read from the store) is only read.
+    let mut names: Vec<Option<Name>> = vec![None; realms.len()];
+    let mut last: Option<usize> = None;
     let mut share = |owner: &mut Name| {
-        if let Some(n) = last.filter(|n| **n == *owner) {
-            *owner = n.clone();
-            return;
-        }
-        if let Some(n) = places.place(realms, owner).and_then(|k| names.get(k)) {
-            *owner = n.clone();
-            last = Some(n);
+        let k = match last {
+            Some(k) if names[k].as_ref().is_some_and(|n| n == owner) => k,
+            _ => match places.place(realms, owner) {
+                Some(k) => k,
+                None => return,
+            },
+        };
+        last = Some(k);
+        match &names[k] {
+            Some(n) if n.same(owner) => {}
+            Some(n) => *owner = n.clone(),
+            None => names[k] = Some(owner.clone()),
         }
     };
     gs.armies.iter_mut().for_each(|a| share(&mut a.owner));
@@ -230,6 +233,10 @@ fn share_names(gs: &mut GameState, names: &[Name]) {
             .chain(m.evil_owner.iter_mut())
             .for_each(&mut share);
     }
+    let named = names.into_iter().zip(&gs.realms);
+    named
+        .map(|(n, r)| n.unwrap_or_else(|| Name::from(r.name.as_str())))
+        .collect()
 }
 
 /// Resolve the weekend of `state.round`.
@@ -268,6 +275,50 @@ mod tests {
 
     fn demo() -> GameState {
         crate::game::load_scenario(include_str!("../../../scenarios/demo.yaml")).expect("demo")
+    }
+
+    /// Every owner of a realm in the weekend's state is that realm's one name, whether
+    /// the state came with one copy a mention (made by hand) or shared names (read).
+    fn names_shared(gs: &GameState) {
+        let orders = Orders::default();
+        let w = Weekend::new(gs, &orders, &gs.settings, 1);
+        let owners = w.state.armies.iter().map(|a| &a.owner);
+        let owners = owners.chain(w.state.cities.iter().map(|c| &c.owner));
+        let squares = w.state.map.squares.values();
+        let owners = owners.chain(squares.filter_map(|m| m.owner.as_ref()));
+        let mut seen = 0;
+        for o in owners {
+            let place = w.state.realm_index(o).expect("a realm");
+            assert!(o.same(&w.names[place]), "{o}");
+            seen += 1;
+        }
+        assert!(seen > 20, "{seen} owners");
+        assert_eq!(w.names.len(), gs.realms.len());
+        for (n, r) in w.names.iter().zip(&gs.realms) {
+            assert_eq!(n.as_str(), r.name);
+        }
+    }
+
+    #[test]
+    fn the_weekend_shares_each_realms_name_in_a_state_made_by_hand() {
+        let mut gs = demo();
+        // One copy a mention.
+        for a in &mut gs.armies {
+            a.owner = Name::from(a.owner.as_str());
+        }
+        for m in gs.map.squares.values_mut() {
+            m.owner = m.owner.as_deref().map(Name::from);
+        }
+        assert!(!gs.armies[0].owner.same(&gs.armies[1].owner));
+        names_shared(&gs);
+    }
+
+    #[test]
+    fn the_weekend_shares_each_realms_name_in_a_state_read_back() {
+        let gs = demo();
+        let read: GameState =
+            serde_json::from_str(&serde_json::to_string(&gs).expect("json")).expect("read");
+        names_shared(&read);
     }
 
     #[test]

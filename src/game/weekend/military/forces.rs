@@ -56,6 +56,17 @@ pub fn army_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
     placed_at(gs, realm, id).filter(|&i| !gone(&gs.armies[i]))
 }
 
+/// As `army_at`, with the realm's place in `gs.realms` already found (see
+/// `placed_at_in`).
+pub(crate) fn army_at_in(
+    gs: &GameState,
+    place: Option<usize>,
+    realm: &str,
+    id: u32,
+) -> Option<usize> {
+    placed_at_in(gs, place, realm, id).filter(|&i| !gone(&gs.armies[i]))
+}
+
 /// Index of realm's army group `id`, gone or not. The search starts where the state's
 /// hint (`ArmyPlaces`) says the group should be and widens from there, so it reads a
 /// few neighbouring groups instead of halving the whole list.

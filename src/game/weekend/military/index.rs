@@ -63,9 +63,55 @@ fn room<K, V>(n: usize) -> FastMap<K, V> {
     FastMap::with_capacity_and_hasher(n, Default::default())
 }
 
+/// The army groups noted by square: one cell a square of the map, in one array by
+/// column and row, so that noting the groups realm by realm writes near where it
+/// wrote last (a hash map would scatter them over a table as large as the game).
+/// Squares outside the map's stated size go to a hash map.
+struct Cells {
+    height: usize,
+    cells: Vec<Option<Slot>>,
+    outside: FastMap<Square, Slot>,
+}
+
+impl Cells {
+    fn of(gs: &GameState) -> Cells {
+        let height = usize::from(gs.map.height);
+        let mut cells = Vec::new();
+        cells.resize_with(usize::from(gs.map.width) * height, || None);
+        Cells {
+            height,
+            cells,
+            outside: FastMap::default(),
+        }
+    }
+
+    fn cell(&self, sq: Square) -> Option<usize> {
+        let row = usize::from(sq.row()).checked_sub(1)?;
+        let c = usize::from(sq.col()) * self.height + row;
+        (row < self.height && c < self.cells.len()).then_some(c)
+    }
+
+    fn get(&self, sq: &Square) -> Option<&Slot> {
+        match self.cell(*sq) {
+            Some(c) => self.cells[c].as_ref(),
+            None => self.outside.get(sq),
+        }
+    }
+
+    fn note(&mut self, square: Square, k: Key) {
+        match self.cell(square) {
+            Some(c) => match &mut self.cells[c] {
+                Some(slot) => slot.push(k),
+                empty => *empty = Some(Slot::One(k)),
+            },
+            None => note(&mut self.outside, square, k),
+        }
+    }
+}
+
 /// The index of one step. See the module text for how to keep it true.
 pub struct Index {
-    armies: FastMap<Square, Slot>,
+    armies: Cells,
     fleets: FastMap<Square, Slot>,
     cities: FastMap<Square, Vec<usize>>,
     /// `cities.len()` when the city index was built: cities never move, but razing
@@ -74,6 +120,9 @@ pub struct Index {
     /// Owners of noted groups by name, and their names by place.
     owners: FastMap<String, u32>,
     names: Vec<String>,
+    /// Each owner's place in `GameState::realms` when first noted: where a lookup of
+    /// its groups starts (a place gone stale only makes that search longer).
+    places: Vec<Option<usize>>,
     /// The owner noted last.
     last: Option<u32>,
 }
@@ -84,25 +133,26 @@ impl Index {
         // Room for every group at once: a map grown by doubling rehashes itself
         // over and over on a large game.
         let mut ix = Index {
-            armies: room(gs.armies.len()),
+            armies: Cells::of(gs),
             fleets: room(gs.fleets.len()),
             cities: room(gs.cities.len()),
             city_count: 0,
             owners: FastMap::default(),
             names: Vec::new(),
+            places: Vec::new(),
             last: None,
         };
         for a in &gs.armies {
-            ix.note_army(&a.owner, a.id, a.square);
+            ix.note_army(gs, &a.owner, a.id, a.square);
         }
         for f in &gs.fleets {
-            ix.note_fleet(&f.owner, f.id, f.square);
+            ix.note_fleet(gs, &f.owner, f.id, f.square);
         }
         ix.cities_changed(gs);
         ix
     }
 
-    fn key(&mut self, owner: &str, id: u32) -> Key {
+    fn key(&mut self, gs: &GameState, owner: &str, id: u32) -> Key {
         // The groups come owner by owner: the last owner's number, without a lookup.
         if let Some(o) = self.last.filter(|&o| self.names[o as usize] == owner) {
             return (o, id);
@@ -112,6 +162,7 @@ impl Index {
             None => {
                 let o = self.names.len() as u32;
                 self.names.push(owner.to_string());
+                self.places.push(gs.realm_index(owner));
                 self.owners.insert(owner.to_string(), o);
                 o
             }
@@ -120,13 +171,13 @@ impl Index {
         (o, id)
     }
 
-    fn note_army(&mut self, owner: &str, id: u32, square: Square) {
-        let k = self.key(owner, id);
-        note(&mut self.armies, square, k);
+    fn note_army(&mut self, gs: &GameState, owner: &str, id: u32, square: Square) {
+        let k = self.key(gs, owner, id);
+        self.armies.note(square, k);
     }
 
-    fn note_fleet(&mut self, owner: &str, id: u32, square: Square) {
-        let k = self.key(owner, id);
+    fn note_fleet(&mut self, gs: &GameState, owner: &str, id: u32, square: Square) {
+        let k = self.key(gs, owner, id);
         note(&mut self.fleets, square, k);
     }
 
@@ -145,7 +196,10 @@ impl Index {
         let found = self.armies.get(&square).map_or(&[][..], Slot::keys);
         let mut out: Vec<usize> = found
             .iter()
-            .filter_map(|&(o, id)| forces::army_at(gs, &self.names[o as usize], id))
+            .filter_map(|&(o, id)| {
+                let (name, place) = (&self.names[o as usize], self.places[o as usize]);
+                forces::army_at_in(gs, place, name, id)
+            })
             .filter(|&i| gs.armies[i].square == square)
             .collect();
         out.sort_unstable();
@@ -257,7 +311,7 @@ pub fn relocate(gs: &mut GameState, ix: &mut Index, realm: &str, group: Group, s
         Group::Army(id) => {
             if let Some(i) = forces::army_at(gs, realm, id) {
                 gs.armies[i].square = square;
-                ix.note_army(realm, id, square);
+                ix.note_army(gs, realm, id, square);
             }
         }
         Group::Fleet(id) => {
@@ -265,11 +319,11 @@ pub fn relocate(gs: &mut GameState, ix: &mut Index, realm: &str, group: Group, s
                 return;
             };
             gs.fleets[i].square = square;
-            ix.note_fleet(realm, id, square);
+            ix.note_fleet(gs, realm, id, square);
             for a in gs.fleets[i].cargo.clone() {
                 if let Some(ai) = forces::army_at(gs, realm, a) {
                     gs.armies[ai].square = square;
-                    ix.note_army(realm, a, square);
+                    ix.note_army(gs, realm, a, square);
                 }
             }
         }
@@ -278,7 +332,7 @@ pub fn relocate(gs: &mut GameState, ix: &mut Index, realm: &str, group: Group, s
 
 /// Add an army group in its sorted place, where it stands.
 pub fn insert_army(gs: &mut GameState, ix: &mut Index, g: ArmyGroup) {
-    ix.note_army(&g.owner, g.id, g.square);
+    ix.note_army(gs, &g.owner, g.id, g.square);
     let at = gs
         .armies
         .partition_point(|a| (a.owner.as_str(), a.id) < (g.owner.as_str(), g.id));
@@ -291,7 +345,7 @@ pub fn insert_army(gs: &mut GameState, ix: &mut Index, g: ArmyGroup) {
 
 /// Add a fleet in its sorted place, where it stands.
 pub fn insert_fleet(gs: &mut GameState, ix: &mut Index, f: Fleet) {
-    ix.note_fleet(&f.owner, f.id, f.square);
+    ix.note_fleet(gs, &f.owner, f.id, f.square);
     let at = gs
         .fleets
         .partition_point(|x| (x.owner.as_str(), x.id) < (f.owner.as_str(), f.id));
