@@ -228,10 +228,7 @@ impl<'a> FormIndex<'a> {
             aboard,
             spies: group_by(&state.spies, |s| s.owner.as_str()),
             home_invitations: group_by(&state.home_invitations, |h| h.realm.as_str()),
-            portals: portals
-                .filter(|(_, m)| m.portal.is_some())
-                .map(|(sq, m)| (sq, m))
-                .collect(),
+            portals: portals.filter(|(_, m)| m.portal.is_some()).collect(),
             seen: crate::render::weekend::seen_by_realm(events),
         }
     }
