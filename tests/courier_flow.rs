@@ -1054,3 +1054,66 @@ async fn on_postgres_a_batch_handled_as_it_is_stored_writes_what_storing_then_ha
     assert_eq!(x.1, y.1, "the same mails out");
     assert_eq!(*one.state().await, *two.state().await);
 }
+
+/// The state version a courier batch writes is kept as the cached state once its
+/// transaction has committed (so the next batch does not read back and parse the
+/// document it has just written), never before; and it is the state the store holds,
+/// the same as that version read and parsed afresh.
+#[tokio::test]
+async fn the_state_a_courier_batch_wrote_is_kept_once_committed_and_is_the_stored_one() {
+    let g = Game::start(TUESDAY).await;
+    send_mixed(&g);
+    store_waiting(&g).await;
+    pbemd::app::process::process_batch_before(&g.app, None)
+        .await
+        .unwrap();
+    let before = g.state().await;
+    // A batch rolled back: what it wrote is not kept.
+    let mut tx = g.app.store.begin_write().await.unwrap();
+    let r = pbemd::app::courier::run_batch(&g.app, &mut tx, g.app.now())
+        .await
+        .unwrap();
+    let saved = r.saved.expect("the batch wrote a version");
+    tx.rollback().await.unwrap();
+    assert!(std::sync::Arc::ptr_eq(&g.state().await, &before));
+    // Committed (as `batch_now` does it): kept, and no longer in the report.
+    let r = pbemd::app::courier::batch_now(&g.app).await.unwrap();
+    assert!(r.decided > 0 && r.saved.is_none(), "{r:?}");
+    let kept = g.state().await;
+    assert_eq!(kept.contacts.len(), saved.state.contacts.len());
+    assert!(kept.contacts.len() > before.contacts.len());
+    // The same as read afresh from the store.
+    g.app.forget_state();
+    let read = g.state().await;
+    assert!(!std::sync::Arc::ptr_eq(&kept, &read), "read afresh");
+    assert_eq!(*kept, *read);
+    assert_eq!(
+        serde_json::to_string(&*kept).unwrap(),
+        serde_json::to_string(&*read).unwrap()
+    );
+}
+
+/// Handled and routed in one transaction, by the worker and by the IMAP intake's
+/// path: the courier's version is kept once the batch has committed.
+#[tokio::test]
+async fn a_handled_batchs_courier_state_is_kept_once_committed() {
+    let g = Game::start(TUESDAY).await;
+    send_mixed(&g);
+    store_waiting(&g).await;
+    let (_, routed) = pbemd::app::process::process_and_route_before(&g.app, None)
+        .await
+        .unwrap();
+    assert!(
+        routed.expect("routed").saved.is_none(),
+        "handed to the cache"
+    );
+    let kept = g.state().await;
+    let mut c = g.app.store.conn().await.unwrap();
+    let (version, _) = g.app.state(&mut c).await.unwrap();
+    assert_eq!(
+        Some(version),
+        pbemd::store::state::latest_version(&mut c).await.unwrap()
+    );
+    g.app.forget_state();
+    assert_eq!(*kept, *g.state().await);
+}

@@ -666,3 +666,100 @@ fn queued_envoys(inbox_ids: &[i64]) -> Vec<messages::NewMessage<'static>> {
         })
         .collect()
 }
+
+on_both_backends!(
+    texts_are_bound_as_given_and_without_their_nuls,
+    |store: Store| async move {
+        use sqlx::Row;
+        let mut c = store.conn().await.unwrap();
+        // Each text twice: plain (bound as it is) and with NULs (bound without them);
+        // two recipients (joined) and one (bound as it is).
+        for (n, text) in ["plain: å, \"quoted\", 'single'", "with\0 a\0 NUL\0"]
+            .into_iter()
+            .enumerate()
+        {
+            let key = format!("mid:{n}{text}");
+            let stored = inbox::insert(&mut c, &mail(&key, b"raw", 1)).await.unwrap();
+            let inbox::Stored::New(inbox_id) = stored else {
+                panic!("stored")
+            };
+            let mid: String = sqlx::query("SELECT dedup_key, message_id FROM inbox WHERE id = $1")
+                .bind(inbox_id)
+                .fetch_one(&mut *c)
+                .await
+                .unwrap()
+                .get(1);
+            assert_eq!(mid, key.replace('\0', ""), "inbox message id");
+            let id = messages::insert(
+                &mut c,
+                &messages::NewMessage {
+                    inbox_id,
+                    kind: "envoy",
+                    from_addr: Some(text),
+                    subject: text,
+                    body: text,
+                    state: "queued",
+                    reason: Some(text),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+            let m = messages::get(&mut c, id).await.unwrap().unwrap();
+            let clean = text.replace('\0', "");
+            assert_eq!(
+                (
+                    m.from_addr.as_deref(),
+                    &m.subject,
+                    &m.body,
+                    m.reason.as_deref()
+                ),
+                (Some(clean.as_str()), &clean, &clean, Some(clean.as_str()))
+            );
+            events::log_many(
+                &mut c,
+                &[events::NewEvent {
+                    at: 1,
+                    round: 1,
+                    kind: "bind_test",
+                    realm: None,
+                    ref_id: Some(id),
+                    detail: text.to_string(),
+                }],
+            )
+            .await
+            .unwrap();
+            let e = events::of_kind(&mut c, "bind_test").await.unwrap();
+            assert_eq!(e.last().unwrap().detail, clean, "event detail");
+            for to in [
+                vec![format!("a{n}@x.test")],
+                vec![format!("a{n}@x.test"), "b@x.test".into()],
+            ] {
+                let dedup = format!("bind:{n}:{}", to.len());
+                outbox::queue_many(
+                    &mut c,
+                    &[outbox::NewOutgoing {
+                        dedup_key: &dedup,
+                        message_id: "<m@x>",
+                        kind: "bind_test",
+                        to_addrs: &to,
+                        from_addr: "game@x.test",
+                        subject: text,
+                        raw: b"raw",
+                        kept: None,
+                        at: 1,
+                    }],
+                )
+                .await
+                .unwrap();
+                let r = sqlx::query("SELECT to_addrs, subject FROM outbox WHERE dedup_key = $1")
+                    .bind(dedup.as_str())
+                    .fetch_one(&mut *c)
+                    .await
+                    .unwrap();
+                assert_eq!(r.get::<String, _>(0), to.join(", "), "recipients");
+                assert_eq!(r.get::<String, _>(1), clean, "outbox subject");
+            }
+        }
+    }
+);

@@ -21,11 +21,14 @@ use crate::store::messages::{self, state, QueuedMessage};
 use crate::store::{events, Conn, StoreError};
 
 /// What one batch did.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct BatchReport {
     pub decided: usize,
     pub delivered: usize,
     pub refused: usize,
+    /// The state version the batch wrote, if it wrote one: whoever commits the
+    /// batch's transaction hands it to [`App::remember_state`].
+    pub saved: Option<super::SavedState>,
 }
 
 fn kind_of(s: &str) -> Option<MailKind> {
@@ -43,6 +46,9 @@ impl BatchReport {
         self.decided += other.decided;
         self.delivered += other.delivered;
         self.refused += other.refused;
+        if other.saved.is_some() {
+            self.saved = other.saved;
+        }
     }
 }
 
@@ -185,7 +191,7 @@ async fn decide_items(
     let mut dice = Dice::new(gs.game.seed, gs.round, &purpose);
     let decisions = batch::route_batch(&mut gs, &queued, &mut ctx, &mut dice);
 
-    let report = apply_all(app, conn, &gs, waiting, &decisions).await?;
+    let mut report = apply_all(app, conn, &gs, waiting, &decisions).await?;
     let now = clock::to_ms(app.now());
     let round = gs.round as i64;
     let rolls = serde_json::to_string(dice.rolls()).unwrap_or_default();
@@ -195,13 +201,10 @@ async fn decide_items(
     // A batch that changed nothing (every mail refused: a flood) writes no new version,
     // so handling a mail stays a few small rows, not a copy of the whole state.
     if gs != *before {
-        app.save_state(
-            conn,
-            version,
-            &gs,
-            &format!("courier batch at {}", at.to_rfc3339()),
-        )
-        .await?;
+        let reason = format!("courier batch at {}", at.to_rfc3339());
+        let version = app.save_state(conn, version, &gs, &reason).await?;
+        let state = std::sync::Arc::new(gs);
+        report.saved = Some(super::SavedState { version, state });
     }
     Ok(report)
 }
@@ -306,11 +309,14 @@ pub async fn batch_now(app: &App) -> Result<BatchReport> {
     if super::season_calendar::stands_still(app, &mut tx).await? {
         return Ok(BatchReport::default());
     }
-    let r = run_batch(app, &mut tx, app.now()).await?;
+    let mut r = run_batch(app, &mut tx, app.now()).await?;
     tx.commit().await.map_err(|e| StoreError::Query {
         what: "commit a courier batch",
         source: e,
     })?;
+    if let Some(saved) = r.saved.take() {
+        app.remember_state(saved);
+    }
     if r.decided > 0 {
         app.wake.notify_one();
     }

@@ -373,6 +373,8 @@ async fn store_keyed(
             .count(),
         ..Taken::default()
     };
+    // The state version the batch's courier wrote, remembered once committed.
+    let mut saved = None;
     if handle {
         let new: Vec<inbox::Waiting> = stored
             .iter()
@@ -391,7 +393,10 @@ async fn store_keyed(
         match super::process::handle_in_store(app, &mut tx, new).await {
             Ok((handled, report)) => {
                 taken.handled = handled;
-                taken.delivered = report.map_or(0, |r| r.delivered);
+                if let Some(r) = report {
+                    taken.delivered = r.delivered;
+                    saved = r.saved;
+                }
             }
             Err(failed) => {
                 let _ = tx.rollback().await;
@@ -409,6 +414,9 @@ async fn store_keyed(
             what: "commit fetched mail",
             source: e,
         })?;
+    if let Some(saved) = saved {
+        app.remember_state(saved);
+    }
     if !handle {
         let raws: Vec<&[u8]> = keyed.iter().map(|(raw, _)| *raw).collect();
         notices_if_still(app, &stored, &raws).await?;

@@ -51,6 +51,14 @@ use crate::transport::maildir::Maildir;
 use crate::transport::smtp::SmtpSender;
 use crate::transport::TransportError;
 
+/// A state version written in a transaction not yet committed, with the state it
+/// holds: handed to [`App::remember_state`] by whoever commits that transaction.
+#[derive(Debug, Clone)]
+pub struct SavedState {
+    pub version: i64,
+    pub state: Arc<GameState>,
+}
+
 /// Why a unit of work could not be done (the machine broke, or the game is not set up).
 /// Rule outcomes are never errors: they are replies and audit events.
 #[derive(Debug, thiserror::Error)]
@@ -198,6 +206,19 @@ impl App {
     /// wrote may be written again with other content.
     pub fn forget_state(&self) {
         *self.cache() = None;
+    }
+
+    /// Keep a state version this process wrote as the cached state, once the
+    /// transaction that wrote it has committed (never before: a version rolled back
+    /// may be written again with other content), so the next unit of work does not
+    /// read back and parse the document it has just written (a courier batch writes
+    /// one after every batch of mail). A stored version is never changed, and the
+    /// state is what its document parses to. A newer version cached meanwhile stays.
+    pub fn remember_state(&self, saved: SavedState) {
+        let mut cache = self.cache();
+        if cache.as_ref().is_none_or(|(v, _)| *v <= saved.version) {
+            *cache = Some((saved.version, saved.state));
+        }
     }
 
     /// Write a new state version with its audit event (inside the caller's transaction).

@@ -61,12 +61,13 @@ pub async fn log_many(conn: &mut Conn, events: &[NewEvent]) -> Result<(), StoreE
         (head, 6, "", ""),
         "write audit events",
         |q, e| {
-            q.bind(e.at)
+            let q = q
+                .bind(e.at)
                 .bind(e.round)
                 .bind(e.kind)
                 .bind(e.realm.as_deref())
-                .bind(e.ref_id)
-                .bind(super::db_text(&e.detail))
+                .bind(e.ref_id);
+            super::bind_text(q, &e.detail)
         },
     )
     .await?;

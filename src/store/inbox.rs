@@ -90,8 +90,8 @@ pub async fn insert_many_as(
         (head, 11, state),
         "store received mails",
         |q, m| {
-            q.bind(super::db_text(m.dedup_key))
-                .bind(m.message_id.map(super::db_text))
+            let q = super::bind_text(q, m.dedup_key);
+            super::bind_opt_text(q, m.message_id)
                 .bind(m.sha256)
                 .bind(m.source.as_str())
                 .bind(m.raw)

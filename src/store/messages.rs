@@ -91,16 +91,16 @@ pub async fn insert_many(conn: &mut Conn, ms: &[NewMessage<'_>]) -> Result<Vec<i
 
 /// Bind one row of a messages INSERT (13 values).
 fn bind<'q>(q: super::AnyQuery<'q>, m: &'q NewMessage<'_>) -> super::AnyQuery<'q> {
-    q.bind(m.inbox_id)
+    let q = q
+        .bind(m.inbox_id)
         .bind(m.kind)
         .bind(m.realm)
         .bind(m.to_realm)
-        .bind(m.lang)
-        .bind(m.from_addr.map(super::db_text))
-        .bind(super::db_text(m.subject))
-        .bind(super::db_text(m.body))
-        .bind(m.state)
-        .bind(m.reason.map(super::db_text))
+        .bind(m.lang);
+    let q = super::bind_opt_text(q, m.from_addr);
+    let q = super::bind_text(q, m.subject);
+    let q = super::bind_text(q, m.body).bind(m.state);
+    super::bind_opt_text(q, m.reason)
         .bind(m.round)
         .bind(m.at)
         .bind(m.at)

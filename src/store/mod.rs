@@ -49,6 +49,24 @@ pub fn db_text(s: &str) -> String {
     s.replace('\0', "")
 }
 
+/// Bind `s` as [`db_text`] would give it: the text itself, borrowed, when it holds no
+/// NUL (the common case: binding an owned `String` copies it once more into the
+/// statement's arguments), else a copy without the NULs.
+pub(crate) fn bind_text<'q>(q: AnyQuery<'q>, s: &'q str) -> AnyQuery<'q> {
+    match s.contains('\0') {
+        true => q.bind(db_text(s)),
+        false => q.bind(s),
+    }
+}
+
+/// [`bind_text`] of a text that may be missing (bound as NULL).
+pub(crate) fn bind_opt_text<'q>(q: AnyQuery<'q>, s: Option<&'q str>) -> AnyQuery<'q> {
+    match s {
+        Some(s) => bind_text(q, s),
+        None => q.bind(None::<&str>),
+    }
+}
+
 /// [`db_text`] of an owned text, kept as it is (not copied) when it has no NUL.
 pub fn into_db_text(s: String) -> String {
     match s.contains('\0') {

@@ -81,12 +81,13 @@ const INSERT: &str = "INSERT INTO outbox (dedup_key, message_id, kind, to_addrs,
 
 /// Bind one row of [`INSERT`] (its 11 bound values; `attempts` and `state` follow).
 fn bind_row<'q>(q: super::AnyQuery<'q>, m: &'q NewOutgoing<'_>) -> super::AnyQuery<'q> {
-    q.bind(m.dedup_key)
-        .bind(m.message_id)
-        .bind(m.kind)
-        .bind(m.to_addrs.join(", "))
-        .bind(m.from_addr)
-        .bind(super::db_text(m.subject))
+    let q = q.bind(m.dedup_key).bind(m.message_id).bind(m.kind);
+    // One recipient (the common case) is the joined list itself, bound without a copy.
+    let q = match m.to_addrs {
+        [one] => q.bind(one.as_str()),
+        all => q.bind(all.join(", ")),
+    };
+    super::bind_text(q.bind(m.from_addr), m.subject)
         .bind(m.raw)
         .bind(m.kept.map(|k| k.head))
         .bind(m.kept.map(|k| k.body.as_bytes()))

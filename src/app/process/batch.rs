@@ -76,11 +76,14 @@ async fn batch_before(
         Err(failed) => Err(failed),
     };
     match routed {
-        Ok(report) => {
+        Ok(mut report) => {
             tx.commit().await.map_err(|e| StoreError::Query {
                 what: "commit a batch of handled mail",
                 source: e,
             })?;
+            if let Some(saved) = report.as_mut().and_then(|r| r.saved.take()) {
+                app.remember_state(saved);
+            }
             tracing::info!(mails = waiting.len(), "batch of mail handled");
             app.wake.notify_one();
             Ok((waiting.len(), report))
