@@ -115,7 +115,8 @@ fn entered(start: &GameState, end: &GameState) -> BTreeMap<String, BTreeSet<Squa
         .map(|r| r.name.as_str())
         .collect();
     let before = Before::of(start);
-    let land = Owners::of(end);
+    // Whose land a square is: the map is an array, so a look at one square is cheap.
+    let land = |sq| end.map.get(sq).and_then(|m| m.owner.as_deref());
     let mut out: BTreeMap<String, BTreeSet<Square>> = BTreeMap::new();
     // The groups come owner by owner: each owner's place in `start` found once per run.
     let mut run: Option<(&str, Option<usize>)> = None;
@@ -127,7 +128,7 @@ fn entered(start: &GameState, end: &GameState) -> BTreeMap<String, BTreeSet<Squa
         if evil.contains(a.owner.as_str()) {
             continue;
         }
-        let Some(owner) = land.of_square(a.square).filter(|o| *o != a.owner) else {
+        let Some(owner) = land(a.square).filter(|o| *o != a.owner) else {
             continue;
         };
         let place = match run {
@@ -143,59 +144,6 @@ fn entered(start: &GameState, end: &GameState) -> BTreeMap<String, BTreeSet<Squa
         }
     }
     out
-}
-
-/// Whose land each square of the map is, in one array by column and row: read once in
-/// the map's order, then looked up without a search for every army group.
-struct Owners<'g> {
-    map: &'g crate::game::state::Map,
-    height: usize,
-    cells: Vec<Option<&'g str>>,
-}
-
-impl<'g> Owners<'g> {
-    fn of(gs: &'g GameState) -> Self {
-        let height = usize::from(gs.map.height);
-        let mut cells = vec![None; usize::from(gs.map.width) * height];
-        // Each owner as the realm's own name (few, read often) rather than the
-        // square's copy of it (one per square, spread over the heap); the realm looked
-        // up once per run of squares with the same owner.
-        let mut last: Option<(&str, &'g str)> = None;
-        for (sq, m) in &gs.map.squares {
-            if let Some(c) = Self::cell(height, cells.len(), sq) {
-                cells[c] = m.owner.as_deref().map(|o| match last {
-                    Some((seen, name)) if seen == o => name,
-                    _ => {
-                        let name = gs.realm(o).map_or(o, |r| r.name.as_str());
-                        last = Some((o, name));
-                        name
-                    }
-                });
-            }
-        }
-        Owners {
-            map: &gs.map,
-            height,
-            cells,
-        }
-    }
-
-    fn cell(height: usize, len: usize, sq: Square) -> Option<usize> {
-        let row = usize::from(sq.row())
-            .checked_sub(1)
-            .filter(|r| *r < height)?;
-        let c = usize::from(sq.col()) * height + row;
-        (c < len).then_some(c)
-    }
-
-    /// The owner of `sq`'s land (none for unowned squares); a square outside the map's
-    /// stated size is looked up in the map itself.
-    fn of_square(&self, sq: Square) -> Option<&'g str> {
-        match Self::cell(self.height, self.cells.len(), sq) {
-            Some(c) => self.cells[c],
-            None => self.map.get(sq)?.owner.as_deref(),
-        }
-    }
 }
 
 /// Finds an army group as the forms found it. The stored state keeps its groups sorted
