@@ -45,7 +45,7 @@ pub enum Step {
 pub struct Event {
     pub step: Step,
     /// The realms whose report tells this (canonical names).
-    pub seen_by: Vec<Name>,
+    pub seen_by: SeenBy,
     pub what: What,
 }
 
@@ -53,6 +53,114 @@ impl Event {
     /// True when `realm`'s report tells this event.
     pub fn seen_by(&self, realm: &str) -> bool {
         self.seen_by.iter().any(|r| r == realm)
+    }
+}
+
+/// The realms an event is told to: most events are told to one realm, kept in place
+/// (no list of its own on the heap); more are kept in a list. It reads as a slice of
+/// names and is stored as a list of names, exactly as a `Vec<Name>` was.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SeenBy(Inner);
+
+#[derive(Clone, PartialEq, Eq)]
+enum Inner {
+    One(Name),
+    Many(Vec<Name>),
+}
+
+impl SeenBy {
+    /// Told to no realm (the GM's alone).
+    pub fn none() -> Self {
+        SeenBy(Inner::Many(Vec::new()))
+    }
+
+    /// Told to `realm` alone.
+    pub fn one(realm: Name) -> Self {
+        SeenBy(Inner::One(realm))
+    }
+}
+
+impl Default for SeenBy {
+    fn default() -> Self {
+        SeenBy::none()
+    }
+}
+
+impl std::ops::Deref for SeenBy {
+    type Target = [Name];
+    fn deref(&self) -> &[Name] {
+        match &self.0 {
+            Inner::One(n) => std::slice::from_ref(n),
+            Inner::Many(v) => v,
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a SeenBy {
+    type Item = &'a Name;
+    type IntoIter = std::slice::Iter<'a, Name>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl FromIterator<Name> for SeenBy {
+    fn from_iter<I: IntoIterator<Item = Name>>(iter: I) -> Self {
+        let mut it = iter.into_iter();
+        let Some(first) = it.next() else {
+            return SeenBy::none();
+        };
+        match it.next() {
+            None => SeenBy::one(first),
+            Some(second) => {
+                let mut v = Vec::with_capacity(2 + it.size_hint().0);
+                v.extend([first, second]);
+                v.extend(it);
+                SeenBy(Inner::Many(v))
+            }
+        }
+    }
+}
+
+impl From<Vec<Name>> for SeenBy {
+    fn from(v: Vec<Name>) -> Self {
+        v.into_iter().collect()
+    }
+}
+
+impl<T, const N: usize> PartialEq<[T; N]> for SeenBy
+where
+    Name: PartialEq<T>,
+{
+    fn eq(&self, other: &[T; N]) -> bool {
+        **self == other[..]
+    }
+}
+
+impl<T> PartialEq<Vec<T>> for SeenBy
+where
+    Name: PartialEq<T>,
+{
+    fn eq(&self, other: &Vec<T>) -> bool {
+        **self == other[..]
+    }
+}
+
+impl std::fmt::Debug for SeenBy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for SeenBy {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for SeenBy {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Vec::<Name>::deserialize(d).map(SeenBy::from)
     }
 }
 
@@ -70,4 +178,43 @@ pub enum What {
     Politics(PoliticsEvent),
     /// Spells cast in step 2 and what they did.
     Magic(MagicEvent),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(n: &[&str]) -> Vec<Name> {
+        n.iter().map(|s| Name::from(*s)).collect()
+    }
+
+    #[test]
+    fn seen_by_is_stored_and_read_as_the_list_of_names_it_replaced() {
+        for list in [
+            names(&[]),
+            names(&["Alfa"]),
+            names(&["Alfa", "Beta", "Gamma"]),
+        ] {
+            let seen: SeenBy = list.clone().into();
+            let json = serde_json::to_string(&seen).expect("json");
+            assert_eq!(json, serde_json::to_string(&list).expect("json"));
+            let back: SeenBy = serde_json::from_str(&json).expect("read");
+            assert_eq!(back, seen);
+            assert_eq!(back, list);
+            assert_eq!(format!("{back:?}"), format!("{list:?}"));
+        }
+    }
+
+    #[test]
+    fn seen_by_keeps_one_realm_in_place_and_more_in_a_list_in_their_order() {
+        let one: SeenBy = names(&["Alfa"]).into_iter().collect();
+        assert!(matches!(one.0, Inner::One(_)));
+        assert_eq!(one, ["Alfa"]);
+        let two: SeenBy = names(&["Beta", "Alfa"]).into_iter().collect();
+        assert!(matches!(two.0, Inner::Many(_)));
+        assert_eq!(two, ["Beta", "Alfa"]);
+        assert_ne!(two, ["Alfa", "Beta"]);
+        assert!(SeenBy::none().is_empty());
+        assert_eq!(SeenBy::default(), SeenBy::none());
+    }
 }

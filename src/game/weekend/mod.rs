@@ -23,7 +23,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::dice::{Dice, Roll};
-use super::event::{Event, Step, What};
+use super::event::{Event, SeenBy, Step, What};
 use super::name::Name;
 use super::orders::Order;
 use super::square::Square;
@@ -183,10 +183,25 @@ impl<'a> Weekend<'a> {
     }
 
     /// Record what happened; `seen_by` are the realms whose report tells it.
-    pub fn emit<S: Into<Name>>(&mut self, step: Step, seen_by: Vec<S>, what: What) {
+    pub fn emit<S: Into<Name>>(
+        &mut self,
+        step: Step,
+        seen_by: impl IntoIterator<Item = S>,
+        what: What,
+    ) {
         self.events.push(Event {
             step,
             seen_by: seen_by.into_iter().map(Into::into).collect(),
+            what,
+        });
+    }
+
+    /// Record what happened, told to `realm` alone (by its shared name).
+    pub fn tell_one(&mut self, step: Step, realm: &str, what: What) {
+        let seen_by = SeenBy::one(self.name(realm));
+        self.events.push(Event {
+            step,
+            seen_by,
             what,
         });
     }

@@ -217,8 +217,8 @@ impl EconomyEvent {
 
 /// Tell `realm` alone what happened to it.
 fn tell(w: &mut Weekend, step: Step, ev: EconomyEvent) {
-    let realm = ev.realm().to_string();
-    w.emit(step, vec![realm], What::Economy(ev));
+    let realm = w.name(ev.realm());
+    w.emit(step, [realm], What::Economy(ev));
 }
 
 /// Realms that play: not eliminated, in scenario order.

@@ -277,7 +277,7 @@ fn victory(w: &mut Weekend) {
         return;
     };
     w.state.phase = Phase::Finished;
-    let everyone = w.state.realms.iter().map(|r| r.name.clone()).collect();
+    let everyone: Vec<String> = w.state.realms.iter().map(|r| r.name.clone()).collect();
     let ev = EconomyEvent::Victory { realm, vp };
     w.emit(Step::WrapUp, everyone, What::Economy(ev));
 }

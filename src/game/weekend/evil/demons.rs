@@ -43,7 +43,7 @@ pub(super) fn leashed(w: &mut Weekend, realm: &str, army: u32, to: Square) -> bo
         square: to,
         leash,
     };
-    emit(w, Step::Movement, vec![realm.to_string()], ev);
+    emit(w, Step::Movement, [realm.to_string()], ev);
     true
 }
 

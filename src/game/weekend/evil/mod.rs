@@ -151,7 +151,12 @@ pub enum EvilEvent {
 }
 
 /// Record an Evil event seen by `seen_by`.
-fn emit<S: Into<Name>>(w: &mut Weekend, step: Step, seen_by: Vec<S>, ev: EvilEvent) {
+fn emit<S: Into<Name>>(
+    w: &mut Weekend,
+    step: Step,
+    seen_by: impl IntoIterator<Item = S>,
+    ev: EvilEvent,
+) {
     w.emit(step, seen_by, What::Evil(ev));
 }
 

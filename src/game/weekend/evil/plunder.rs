@@ -59,7 +59,7 @@ fn pay_raze(w: &mut Weekend, attacker: &str, square: Square) -> bool {
         cost,
         paid,
     };
-    emit(w, Step::Combat, vec![attacker.to_string()], ev);
+    emit(w, Step::Combat, [attacker.to_string()], ev);
     paid
 }
 

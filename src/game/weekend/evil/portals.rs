@@ -27,7 +27,7 @@ pub(super) fn pass(w: &mut Weekend, realm: &str, army: u32, sq: Square) -> bool 
             army,
             square: sq,
         };
-        emit(w, Step::Movement, vec![realm.to_string()], ev);
+        emit(w, Step::Movement, [realm.to_string()], ev);
         return false;
     }
     let Some(i) = army_index(&w.state, realm, army) else {
@@ -44,7 +44,7 @@ pub(super) fn pass(w: &mut Weekend, realm: &str, army: u32, sq: Square) -> bool 
         square: sq,
         to,
     };
-    emit(w, Step::Movement, vec![realm.to_string()], ev);
+    emit(w, Step::Movement, [realm.to_string()], ev);
     lava::entered(w, realm, army, sq)
 }
 

@@ -270,7 +270,7 @@ fn tell_portals(w: &mut Weekend, portals: &[Square]) {
                 square: *p,
                 closes_after_round: closes,
             };
-            emit(w, Step::WrapUp, vec![realm], ev);
+            emit(w, Step::WrapUp, [realm], ev);
         }
     }
 }
@@ -299,7 +299,7 @@ fn tell(w: &mut Weekend, seen: Vec<(u32, usize)>, cities: BTreeSet<(Name, Square
             dimension: a.dimension,
             units: runs(&a.units),
         };
-        emit(w, Step::WrapUp, vec![realm], ev);
+        emit(w, Step::WrapUp, [realm], ev);
     }
     for (realm, sq) in cities {
         let Some(c) = w.state.city_at(sq, Dimension::Evil) else {
@@ -311,6 +311,6 @@ fn tell(w: &mut Weekend, seen: Vec<(u32, usize)>, cities: BTreeSet<(Name, Square
             square: sq,
             name: c.name.clone(),
         };
-        emit(w, Step::WrapUp, vec![realm], ev);
+        emit(w, Step::WrapUp, [realm], ev);
     }
 }

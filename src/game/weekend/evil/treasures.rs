@@ -68,7 +68,7 @@ fn take(w: &mut Weekend, dice: &mut Dice, realm: &str, army: u32, square: Square
         roll,
         found,
     };
-    emit(w, Step::Combat, vec![realm.to_string()], ev);
+    emit(w, Step::Combat, [realm.to_string()], ev);
     if table(roll).is_none() {
         let ev = EvilEvent::TreasureForGm {
             realm: realm.into(),
@@ -151,7 +151,7 @@ pub fn credit(w: &mut Weekend) {
             city,
             resources,
         };
-        emit(w, Step::WrapUp, vec![realm], ev);
+        emit(w, Step::WrapUp, [realm], ev);
     }
 }
 
@@ -171,6 +171,6 @@ pub(super) fn lost(w: &mut Weekend) {
             army,
             resources,
         };
-        emit(w, Step::WrapUp, vec![realm], ev);
+        emit(w, Step::WrapUp, [realm], ev);
     }
 }

@@ -92,7 +92,7 @@ pub(super) fn one(w: &mut Weekend, dice: &mut Dice, cx: &mut Cx, l: &Line) {
             spell: l.spell,
             why,
         };
-        tell(w, vec![l.realm.clone()], ev);
+        tell(w, [l.realm.clone()], ev);
     };
     if cx.done.contains(&(l.realm.clone(), l.spell)) {
         return refuse(w, Why::AlreadyCast);
@@ -140,7 +140,7 @@ pub(super) fn one(w: &mut Weekend, dice: &mut Dice, cx: &mut Cx, l: &Line) {
         cost: paid,
         effect: effect.clone(),
     };
-    tell(w, vec![l.realm.clone()], ev);
+    tell(w, [l.realm.clone()], ev);
     if let Some(e) = effect {
         tell_victim(w, l, hit, e);
     }
@@ -162,7 +162,7 @@ fn tell_victim(w: &mut Weekend, l: &Line, hit: Option<String>, effect: Effect) {
         spell: l.spell,
         effect,
     };
-    tell(w, vec![v], ev);
+    tell(w, [v], ev);
 }
 
 fn shortfall(stock: &Resources, cost: &Resources) -> Resources {

@@ -218,7 +218,11 @@ fn lines(w: &Weekend) -> Vec<Line> {
     out
 }
 
-pub(crate) fn tell<S: Into<Name>>(w: &mut Weekend, seen_by: Vec<S>, ev: MagicEvent) {
+pub(crate) fn tell<S: Into<Name>>(
+    w: &mut Weekend,
+    seen_by: impl IntoIterator<Item = S>,
+    ev: MagicEvent,
+) {
     w.emit(Step::Magic, seen_by, What::Magic(ev));
 }
 

@@ -312,7 +312,7 @@ fn armageddon(w: &mut Weekend, cx: &mut Cx, caster: &str) -> Effect {
             spell: Spell::Armageddon,
             effect: Effect::Armageddon { units: u, ships: s },
         };
-        tell(w, vec![realm], ev);
+        tell(w, [realm], ev);
     }
     Effect::Armageddon { units, ships }
 }

@@ -155,7 +155,7 @@ impl MarketEvent {
 
 /// Tell the realm the event is about, alone.
 fn tell(w: &mut Weekend, ev: MarketEvent) {
-    let seen_by = ev.realm().map(|r| vec![r.to_string()]).unwrap_or_default();
+    let seen_by = ev.realm().map(|r| w.name(r));
     w.emit(Step::FreeMerchants, seen_by, What::Market(ev));
 }
 

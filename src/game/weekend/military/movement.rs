@@ -171,7 +171,7 @@ fn one(w: &mut Weekend, ix: &mut Index, spent: &mut Moves, realm: &str, o: &Orde
 }
 
 fn emit(w: &mut Weekend, realm: &str, ev: MilitaryEvent) {
-    w.emit(Step::Movement, vec![realm.to_string()], What::Military(ev));
+    w.tell_one(Step::Movement, realm, What::Military(ev));
 }
 
 fn refuse(w: &mut Weekend, realm: &str, group: Group, reason: MoveRefusal) {

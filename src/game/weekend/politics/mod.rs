@@ -120,8 +120,8 @@ impl PoliticsEvent {
 
 /// Tell `realm` alone what happened to it.
 fn tell(w: &mut Weekend, step: Step, ev: PoliticsEvent) {
-    let realm = ev.realm().to_string();
-    w.emit(step, vec![realm], What::Politics(ev));
+    let realm = w.name(ev.realm());
+    w.emit(step, [realm], What::Politics(ev));
 }
 
 /// A claim refused at the weekend.
