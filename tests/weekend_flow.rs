@@ -201,6 +201,37 @@ fn r_combat_3_an_ordered_attack_is_fought_and_told_only_to_those_in_it() {
     }
 }
 
+/// The next week's reminders carry each realm's current form with its own report of
+/// the last weekend: the battle on H7 only to the two realms in it (the forms of all
+/// the reminded realms are written from one index of the state and the events).
+#[test]
+fn next_weeks_reminders_tell_each_realm_only_its_own_last_weekend() {
+    let g = Game::start();
+    g.play_the_demo_weekend();
+    g.tick("2026-12-06T09:00:00+01:00");
+    let reminders: Vec<_> = g
+        .outbox()
+        .into_iter()
+        .filter(|m| m.text.starts_with("Påminnelse") || m.text.starts_with("Reminder"))
+        .collect();
+    for (addr, in_it) in [
+        ("kaldor@game.test", true),
+        ("ostvik@game.test", true),
+        ("afani@game.test", false),
+        ("fugandri@game.test", false),
+        ("genogien@game.test", false),
+        ("mirandel@game.test", false),
+    ] {
+        let mine: Vec<_> = reminders.iter().filter(|m| m.to_is(addr)).collect();
+        assert_eq!(mine.len(), 1, "{addr}: one reminder in round 2");
+        assert!(mine[0].text.contains("runda 2") || mine[0].text.contains("round 2"));
+        let section = last_weekend(&mine[0].text);
+        assert!(!nothing_happened(&section), "{addr}: {section}");
+        assert_eq!(section.contains("H7"), in_it, "{addr}: {section}");
+        assert_eq!(section, last_weekend(&g.monday_form(addr)), "{addr}");
+    }
+}
+
 #[test]
 fn r_mail_11_a_form_after_the_deadline_changes_nothing() {
     let g = Game::start();

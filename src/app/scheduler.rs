@@ -185,6 +185,9 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
                 .await?;
             }
             let last_events = super::weekend::last_events(conn, &gs).await?;
+            // The state and the weekend's events indexed once for every realm's form,
+            // not once a realm (which grew with the game's size squared).
+            let index = crate::render::view::FormIndex::new(&gs, &last_events);
             let mut reminded = Vec::new();
             for realm in gs
                 .realms
@@ -203,9 +206,7 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
                     deadline_local: deadline_local.clone(),
                     game_address: app.cfg.game_address.clone(),
                 };
-                let form = app
-                    .renderer
-                    .result_form_with(&gs, &realm.name, &ctx, &last_events)?;
+                let form = app.renderer.result_form_in(&index, &realm.name, &ctx)?;
                 let data = json!({"realm": realm.name, "round": round, "deadline": deadline_local, "form": form});
                 let o = Outgoing {
                     kind: "reminder",

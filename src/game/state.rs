@@ -1211,12 +1211,14 @@ impl GameState {
 
     /// Units counted against the population cap (R-POP-1; README, Decisions).
     pub fn counted_units(&self, realm: &str) -> UnitCount {
-        let army_units = self.armies_of(realm).map(|a| a.units.len() as u32).sum();
-        let elementals = self
-            .armies_of(realm)
-            .flat_map(|a| a.units.iter())
-            .filter(|u| u.kind.is_elemental())
-            .count() as u32;
+        // One pass over the army groups (a form's check reads this for its realm).
+        let (mut army_units, mut elementals, mut army_groups) = (0u32, 0u32, 0u32);
+        for a in self.armies_of(realm) {
+            army_groups = army_groups.saturating_add(1);
+            army_units = army_units.saturating_add(a.units.len() as u32);
+            let e = a.units.iter().filter(|u| u.kind.is_elemental()).count();
+            elementals = elementals.saturating_add(e as u32);
+        }
         let ships = self.fleets_of(realm).map(|f| f.ships.len() as u32).sum();
         let held = self.realm(realm).map_or(0, |r| r.spies);
         let out = self
@@ -1228,8 +1230,8 @@ impl GameState {
             army_units,
             elementals,
             ships,
-            spies: held + out,
-            army_groups: self.armies_of(realm).count() as u32,
+            spies: held.saturating_add(out),
+            army_groups,
         }
     }
 
