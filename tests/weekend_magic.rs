@@ -1504,3 +1504,115 @@ fn r_evil_17_teleport_does_not_put_the_evils_demons_beyond_the_leash() {
     let (near, _) = magic_with(&gs, &teleport("H8"), &[6]);
     assert_eq!(group_of(&near, "Ostvik", 1).unwrap().square, sq("H8"));
 }
+
+// ---- Rules pinned by their own ID (docs/rules.md) ----------------------------
+
+#[test]
+fn r_wall_8_mountain_wall_passes_the_population_cap_and_needs_defenders() {
+    let mut gs = game();
+    mage(&mut gs, "Genogien", 5);
+    let pop = city(&mut gs, "D2").population;
+    // Nordhamn already has all the walls its population allows (RULINGS 36).
+    city(&mut gs, "D2").walls = pop / 10;
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "D3",
+        units(&[(5, LattInfanteri)], false),
+    );
+    let forms = |defended: bool| {
+        let mut gs = gs.clone();
+        if defended {
+            army(
+                &mut gs,
+                "Genogien",
+                1,
+                "D2",
+                units(&[(1, LattInfanteri)], false),
+            );
+        }
+        let forms = [
+            (
+                "Genogien",
+                vec![cast(Spell::Bergvagg, Target::City(sq("D2")))],
+            ),
+            ("Fugandri", vec![attack(Group::Army(1), "D2", None, None)]),
+        ];
+        let o = orders(&forms);
+        let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
+        magic::run_with(&mut w, Dice::scripted("test", &[6]));
+        military::combat_with(&mut w, Dice::scripted("fight", &[10; 200]));
+        first_battle(&w.events).unwrap().clone()
+    };
+    let b = forms(true);
+    assert_eq!(b.battle.walls, u64::from(pop / 10) + 1, "one over the cap");
+    assert_eq!(
+        b.result.rounds[0].defender_value,
+        u64::from(LattInfanteri.stats().defence) + 10 * (u64::from(pop / 10) + 1)
+    );
+    // Without army units in the city no wall counts, the spell's neither.
+    let b = forms(false);
+    assert!(b.result.undefended_city);
+    assert_eq!(b.result.rounds[0].defender_value, u64::from(pop) / 10);
+}
+
+#[test]
+fn r_spell_9_armageddon_cuts_from_the_tail_sinks_cargo_with_its_fleet_and_spares_antimagic() {
+    use UnitKind::Veteran;
+    let mut gs = game();
+    mage(&mut gs, "Fugandri", 5);
+    mage(&mut gs, "Genogien", 5);
+    army(
+        &mut gs,
+        "Kaldor",
+        1,
+        "I8",
+        units(&[(2, Veteran), (2, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "C3",
+        units(&[(2, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Afani",
+        1,
+        "L2",
+        units(&[(4, LattInfanteri)], false),
+    );
+    fleet(
+        &mut gs,
+        "Afani",
+        1,
+        "L2",
+        ships(&[(1, ShipKind::Transportskepp)], false),
+        &[1],
+    );
+    let forms = [
+        ("Fugandri", vec![cast(Spell::Armageddon, Target::None)]),
+        ("Genogien", vec![cast(Spell::Antimagi, on("Genogien"))]),
+    ];
+    let (after, _) = magic_with(&gs, &forms, &[6, 6]);
+    assert_eq!(
+        kinds(group_of(&after, "Kaldor", 1).unwrap()),
+        [Veteran, Veteran],
+        "the two at the tail fell"
+    );
+    assert_eq!(
+        group_of(&after, "Genogien", 1).unwrap().units.len(),
+        2,
+        "Antimagic spares Genogien's army"
+    );
+    assert!(
+        after.fleets.iter().all(|f| f.owner != "Afani"),
+        "one ship, half rounded up: sunk"
+    );
+    assert!(
+        group_of(&after, "Afani", 1).is_none(),
+        "the army aboard drowned with it"
+    );
+}

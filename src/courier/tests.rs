@@ -1286,3 +1286,25 @@ mod never_panics {
         }
     }
 }
+
+/// R-SPELL-7: Shield guards the realm it is on, and only while it lasts.
+#[test]
+fn r_spell_7_shield_stops_spies_only_to_its_realm_and_only_until_it_expires() {
+    let mut s = demo();
+    s.round = 5;
+    s.realm_mut("Kaldor").unwrap().spies = 3;
+    s.effects.push(effect(Spell::Skold, "Afani", "Afani", 5));
+    // Genogien's shield was for last round.
+    s.effects
+        .push(effect(Spell::Skold, "Genogien", "Genogien", 4));
+    let spy = |id, to| mail(id, MailKind::Spy, "Kaldor", Some(to), "Uppdrag: resurser");
+    let (d, _) = run(
+        &mut s,
+        &[spy(1, "Afani"), spy(2, "Genogien"), spy(3, "Mirandel")],
+        &[7, 7, 7],
+    );
+    assert!(matches!(d[0].outcome, Outcome::SpyBlocked { .. }), "{:?}", d[0]);
+    assert!(matches!(d[1].outcome, Outcome::SpyDone { .. }), "{:?}", d[1]);
+    assert!(matches!(d[2].outcome, Outcome::SpyDone { .. }), "{:?}", d[2]);
+    assert_eq!(s.realm("Kaldor").unwrap().spies, 0, "all three spent");
+}
