@@ -1616,3 +1616,41 @@ fn r_spell_9_armageddon_cuts_from_the_tail_sinks_cargo_with_its_fleet_and_spares
         "the army aboard drowned with it"
     );
 }
+
+/// R-EVIL-16 (RULINGS 58): the cap of floor(Besvärjare / 2) portals is the Evil's
+/// alone; a normal realm with Besvärjare 1 and a portal of its own opens another.
+#[test]
+fn r_evil_16_a_normal_realms_portals_are_not_capped_by_half_its_conjurer() {
+    let mut gs = game();
+    mage(&mut gs, "Fugandri", 1);
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "E4",
+        units(&[(1, LattInfanteri)], false),
+    );
+    gs.armies[0].dimension = Dimension::Evil;
+    gs.map.squares.get_mut(&sq("D4")).unwrap().portal = Some(Box::new(Portal {
+        opened_by: "Fugandri".into(),
+        opened_round: ROUND - 1,
+        closes_after_round: None,
+    }));
+    let t = Target::Square(sq("E4"));
+    // 1 + 10 > 10.
+    let (gs, ev) = magic_with(
+        &gs,
+        &[("Fugandri", vec![cast(Spell::OppnaPortal, t)])],
+        &[10],
+    );
+    assert!(refused(&ev).is_empty(), "{ev:?}");
+    assert_eq!(casts(&ev)[0].2, Some(Effect::Portal { square: sq("E4") }));
+    let opened: Vec<_> = gs
+        .map
+        .squares
+        .iter()
+        .filter(|(_, m)| m.portal.as_ref().is_some_and(|p| p.opened_by == "Fugandri"))
+        .map(|(s, _)| s)
+        .collect();
+    assert_eq!(opened.len(), 2);
+}
