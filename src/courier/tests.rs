@@ -1308,3 +1308,22 @@ fn r_spell_7_shield_stops_spies_only_to_its_realm_and_only_until_it_expires() {
     assert!(matches!(d[2].outcome, Outcome::SpyDone { .. }), "{:?}", d[2]);
     assert_eq!(s.realm("Kaldor").unwrap().spies, 0, "all three spent");
 }
+
+/// R-ALLY-3: anyone may invite anyone; the courier does not ask for friendship.
+#[test]
+fn r_ally_3_a_realm_invites_one_that_is_no_friend_of_it() {
+    let mut s = demo();
+    for (a, b) in [("Genogien", "Kaldor"), ("Kaldor", "Genogien")] {
+        assert!(!s.realm(a).unwrap().friends.iter().any(|f| f == b));
+    }
+    let inv = envoy(1, "Genogien", "Kaldor", "Inbjudan: C3");
+    let (d, _) = run(&mut s, &[inv], &[]);
+    assert_eq!(d[0].outcome, Outcome::Delivered);
+    let held = &s.realm("Kaldor").unwrap().invitations;
+    assert_eq!(
+        held.iter()
+            .map(|i| (i.from.as_str(), i.square))
+            .collect::<Vec<_>>(),
+        [("Genogien", sq("C3"))]
+    );
+}
