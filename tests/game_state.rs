@@ -231,3 +231,32 @@ fn the_demo_scenario_has_exactly_the_six_realms_of_the_design() {
     assert!(s.realms.iter().any(|r| r.language == pbemd::game::Lang::En));
     s.validate().expect("valid");
 }
+
+#[test]
+fn r_gen_1_every_realm_plays_by_mail_the_evil_only_where_the_scenario_has_it() {
+    let plain = load_scenario(include_str!("../scenarios/demo.yaml")).expect("demo");
+    assert!(plain.evil.is_none());
+    assert!(plain.realms.iter().all(|r| !r.is_evil));
+    assert_eq!(plain.game.gm.as_deref(), Some("gm@game.test"));
+    let evil = demo();
+    assert_eq!(evil.evil.as_ref().map(|e| e.realm.as_str()), Some("Ondskan"));
+    let evil_realms: Vec<&str> = evil
+        .realms
+        .iter()
+        .filter(|r| r.is_evil)
+        .map(|r| r.name.as_str())
+        .collect();
+    assert_eq!(evil_realms, ["Ondskan"]);
+    assert_eq!(evil.game.gm.as_deref(), Some("gm@game.test"));
+    for s in [&plain, &evil] {
+        for r in &s.realms {
+            assert!(!r.emails.is_empty(), "{}", r.name);
+            for e in &r.emails {
+                assert_eq!(
+                    s.realm_by_email(e).map(|x| x.name.as_str()),
+                    Some(r.name.as_str())
+                );
+            }
+        }
+    }
+}

@@ -1450,3 +1450,27 @@ fn r_res_9_the_loss_goes_round_the_ordinary_resources_one_at_a_time_skipping_emp
         of(&[(Timmer, 1), (Jarn, 2), (Eld, 2)])
     );
 }
+
+#[test]
+fn r_gen_3_the_victory_line_is_the_setting_shown_on_the_form_and_reaching_it_wins() {
+    let mut gs = game();
+    gs.settings.victory_vp = 700;
+    gs.realm_mut("Alfa").unwrap().vp = 700;
+    gs.realm_mut("Beta").unwrap().vp = 699;
+    let ctx = pbemd::render::FormContext {
+        deadline_local: "söndag 29 november 2026 15:00".into(),
+        game_address: "sl@game.test".into(),
+    };
+    let r = pbemd::render::Renderer::new().unwrap();
+    let sv = r.result_form(&gs, "Alfa", &ctx).unwrap();
+    assert!(sv.contains("Segerpoäng: 700 (seger vid 700,"), "{sv}");
+    let en = r.result_form(&gs, "Beta", &ctx).unwrap();
+    assert!(en.contains("Victory points: 699 (victory at 700,"), "{en}");
+    let res = weekend(&gs, &forms(vec![]));
+    let victory = EconomyEvent::Victory {
+        realm: "Alfa".into(),
+        vp: 700,
+    };
+    assert!(told(&res, "Beta").contains(&victory));
+    assert_eq!(res.state.phase, Phase::Finished);
+}

@@ -1183,3 +1183,66 @@ fn r_evil_13_the_plundered_population_goes_to_the_evils_most_populous_other_city
         "no 5 of the most-held resource"
     );
 }
+
+/// R-PHASE-3 (RULINGS 52): treasures are found right after the battles of step 4 and
+/// before production (step 6); a portal starts to fade after step 9.
+#[test]
+fn r_phase_3_treasure_after_the_battles_portal_fading_after_step_9() {
+    use pbemd::game::event::Step;
+    let mut gs = game();
+    on_treasure(&mut gs);
+    army(
+        &mut gs,
+        GEN,
+        2,
+        "C3",
+        Dimension::Normal,
+        units(&[(5, TungtInfanteri)]),
+    );
+    army(
+        &mut gs,
+        "Afani",
+        1,
+        "D3",
+        Dimension::Normal,
+        units(&[(1, LattInfanteri)]),
+    );
+    let o = orders(&[(
+        GEN,
+        vec![Order::Attack {
+            group: Group::Army(2),
+            square: sq("D3"),
+            outcome: None,
+            wave: None,
+        }],
+    )]);
+    let res = pbemd::game::weekend::resolve(&gs, &o, &gs.settings, 7);
+    let at = |f: &dyn Fn(&What) -> bool| {
+        res.events
+            .iter()
+            .position(|e| f(&e.what))
+            .expect("the event")
+    };
+    let battle = at(&|w| {
+        matches!(
+            w,
+            What::Military(pbemd::game::weekend::military::MilitaryEvent::Battle(_))
+        )
+    });
+    let treasure = at(&|w| {
+        matches!(
+            w,
+            What::Evil(
+                EvilEvent::TreasureFound { .. }
+                    | EvilEvent::TreasureForGm { .. }
+                    | EvilEvent::TreasureLost { .. }
+            )
+        )
+    });
+    let produced = at(&|w| matches!(w, What::Economy(EconomyEvent::Produced { .. })));
+    let fading = at(&|w| matches!(w, What::Evil(EvilEvent::PortalFading { .. })));
+    assert!(battle < treasure, "{battle} < {treasure}");
+    assert!(treasure < produced, "{treasure} < {produced}");
+    assert!(produced < fading, "{produced} < {fading}");
+    assert!(res.events[fading].step > Step::HomeInvitations);
+}

@@ -1192,3 +1192,48 @@ fn r_nav_4_a_fleet_with_an_army_aboard_still_takes_no_city_without_the_armys_att
     assert_eq!(after.fleets[0].cargo, [1], "the army stayed aboard");
     assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("E2"));
 }
+
+/// R-GEN-4: `resolve` runs the steps in the rulebook's order: every event it reports
+/// comes in step order, purchases before movement before combat before production.
+#[test]
+fn r_gen_4_resolve_reports_the_weekend_step_by_step_in_order() {
+    use pbemd::game::event::Step;
+    use pbemd::game::orders::Order;
+    let mut gs = field(&[(3, Veteran)], &[(1, LattInfanteri)]);
+    army(
+        &mut gs,
+        "Fugandri",
+        2,
+        "B8",
+        units(&[(1, LattInfanteri)], false),
+    );
+    gs.realm_mut("Fugandri").unwrap().stock =
+        Resources::from_pairs(&Resource::ALL.map(|r| (r, 50)));
+    let o = orders(&[(
+        "Fugandri",
+        vec![
+            Order::BuyWalls {
+                count: 1,
+                city: sq("B8"),
+            },
+            mv(Group::Army(2), &["C8"]),
+            attack(Group::Army(1), "D3", None, None),
+        ],
+    )]);
+    let res = pbemd::game::weekend::resolve(&gs, &o, &gs.settings, gs.game.seed);
+    let steps: Vec<Step> = res.events.iter().map(|e| e.step).collect();
+    assert!(
+        steps.windows(2).all(|p| p[0] <= p[1]),
+        "out of order: {steps:?}"
+    );
+    for s in [
+        Step::Purchases,
+        Step::Movement,
+        Step::Combat,
+        Step::Production,
+        Step::WrapUp,
+    ] {
+        assert!(steps.contains(&s), "{s:?} missing: {steps:?}");
+    }
+    assert_eq!(res.state.round, gs.round, "the app advances the round");
+}
