@@ -260,3 +260,42 @@ fn r_gen_1_every_realm_plays_by_mail_the_evil_only_where_the_scenario_has_it() {
         }
     }
 }
+
+#[test]
+fn r_pos_1_seven_values_from_the_scenario_with_no_upper_limit() {
+    use pbemd::game::orders::Order;
+    use pbemd::game::weekend::{resolve, FormOrders, Orders};
+    use pbemd::game::Position;
+    let yaml = include_str!("../scenarios/demo.yaml").replace(
+        "positions: {amiral: 3, befalhavare: 4, besvarjare: 2, informator: 5, forskare: 3, skattmastare: 4, sprakror: 6}",
+        "positions: {amiral: 30, befalhavare: 4, besvarjare: 2, informator: 5, forskare: 3, skattmastare: 4, sprakror: 6}",
+    );
+    let mut s = load_scenario(&yaml).expect("a value of 30 loads");
+    let p = s.realm("Genogien").unwrap().positions;
+    assert_eq!(
+        [
+            p.amiral,
+            p.befalhavare,
+            p.besvarjare,
+            p.informator,
+            p.forskare,
+            p.skattmastare,
+            p.sprakror
+        ],
+        [30, 4, 2, 5, 3, 4, 6]
+    );
+    s.realm_mut("Genogien").unwrap().stock =
+        pbemd::game::Resources::from_pairs(&Resource::ALL.map(|r| (r, 99)));
+    let orders = Orders {
+        forms: vec![FormOrders {
+            realm: "Genogien".into(),
+            received_at: chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap(),
+            orders: vec![Order::UpgradePosition {
+                position: Position::Amiral,
+                crystals: vec![],
+            }],
+        }],
+    };
+    let res = resolve(&s, &orders, &s.settings, 1);
+    assert_eq!(res.state.realm("Genogien").unwrap().positions.amiral, 31);
+}

@@ -1654,3 +1654,33 @@ fn r_evil_16_a_normal_realms_portals_are_not_capped_by_half_its_conjurer() {
         .collect();
     assert_eq!(opened.len(), 2);
 }
+
+/// R-POS-5: the Besvärjare roll is pbemd's own, from the game's seed: the d10 of the
+/// cast is the one logged, and it is the seeded source's first face.
+#[test]
+fn r_pos_5_the_casting_d10_comes_from_the_games_seed_and_is_logged() {
+    for seed in [1_u64, 2, 3, 20261122] {
+        let mut gs = game();
+        gs.game.seed = seed;
+        mage(&mut gs, "Fugandri", 4);
+        let o = orders(&[("Fugandri", vec![cast(Spell::Svalt, on("Genogien"))])]);
+        let res = resolve(&gs, &o, &gs.settings, gs.game.seed);
+        let logged: Vec<u32> = res
+            .rolls
+            .iter()
+            .filter(|r| r.purpose == "weekend/magic" && r.sides == 10)
+            .map(|r| r.value)
+            .collect();
+        let expected = Dice::new(seed, gs.round, "weekend/magic").d10();
+        assert_eq!(logged, [expected], "seed {seed}");
+        let (d10, success) = spells(&res.events)
+            .into_iter()
+            .find_map(|m| match m {
+                MagicEvent::Cast { d10, success, .. } => Some((*d10, *success)),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(d10, expected);
+        assert_eq!(success, expected != 1 && 4 + expected > 10);
+    }
+}

@@ -1327,3 +1327,23 @@ fn r_ally_3_a_realm_invites_one_that_is_no_friend_of_it() {
         [("Genogien", sq("C3"))]
     );
 }
+
+/// R-VP-2: VP go in a merchant's trailer like goods: the sender pays them, the
+/// recipient gets them, as the trailer says.
+#[test]
+fn r_vp_2_victory_points_in_a_trailer_move_from_sender_to_recipient() {
+    let mut s = demo();
+    let (gen, afani) = (
+        s.realm("Genogien").unwrap().vp,
+        s.realm("Afani").unwrap().vp,
+    );
+    let body = "Som avtalat.\n****\nSkickar: 100 segerpoäng\nVäntar: 3 guld";
+    let (d, _) = run(
+        &mut s,
+        &[mail(1, MailKind::Merchant, "Genogien", Some("Afani"), body)],
+        &[],
+    );
+    assert_eq!(d[0].outcome, Outcome::Delivered);
+    assert_eq!(s.realm("Genogien").unwrap().vp, gen - 100);
+    assert_eq!(s.realm("Afani").unwrap().vp, afani + 100);
+}
