@@ -850,13 +850,16 @@ fn r_city_3_a_new_city_may_stand_next_to_the_capital_and_next_to_another_new_one
         "no distance between cities is asked: {:?}",
         c.lines
     );
-    assert_eq!(c.stock_after.plus(&{
-        let mut three = Resources::ZERO;
-        for _ in 0..3 {
-            three = three.plus(&pbemd::game::units::build_cost::new_city());
-        }
-        three
-    }), c.stock_before);
+    assert_eq!(
+        c.stock_after.plus(&{
+            let mut three = Resources::ZERO;
+            for _ in 0..3 {
+                three = three.plus(&pbemd::game::units::build_cost::new_city());
+            }
+            three
+        }),
+        c.stock_before
+    );
 }
 
 #[test]
@@ -887,11 +890,7 @@ fn r_unit_6_elementals_held_of_every_kind_count_against_three_times_besvarjare()
     use pbemd::game::state::Unit;
     use pbemd::game::UnitKind;
     let mut s = genogien_stocked(); // Besvärjare 2: at most 6 elementals.
-    let army = s
-        .armies
-        .iter_mut()
-        .find(|a| a.owner == "Genogien")
-        .unwrap();
+    let army = s.armies.iter_mut().find(|a| a.owner == "Genogien").unwrap();
     for kind in [UnitKind::Jordelementar, UnitKind::Vattenelementar] {
         army.units.push(Unit {
             kind,

@@ -239,7 +239,10 @@ fn r_gen_1_every_realm_plays_by_mail_the_evil_only_where_the_scenario_has_it() {
     assert!(plain.realms.iter().all(|r| !r.is_evil));
     assert_eq!(plain.game.gm.as_deref(), Some("gm@game.test"));
     let evil = demo();
-    assert_eq!(evil.evil.as_ref().map(|e| e.realm.as_str()), Some("Ondskan"));
+    assert_eq!(
+        evil.evil.as_ref().map(|e| e.realm.as_str()),
+        Some("Ondskan")
+    );
     let evil_realms: Vec<&str> = evil
         .realms
         .iter()

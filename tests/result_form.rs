@@ -345,10 +345,10 @@ fn r_phase_2_the_form_marks_the_cap_a_realm_is_over_and_only_that_one() {
 fn r_pos_3_a_granted_secret_bonus_is_on_its_realms_form_only() {
     use pbemd::game::Position;
     let mut s = demo();
-    s.realm_mut("Genogien")
-        .unwrap()
-        .secret_bonuses
-        .insert(Position::Amiral, "Dina skepp seglar ett steg längre.".into());
+    s.realm_mut("Genogien").unwrap().secret_bonuses.insert(
+        Position::Amiral,
+        "Dina skepp seglar ett steg längre.".into(),
+    );
     let r = Renderer::new().unwrap();
     let gen = form(&r, &s, "Genogien");
     assert!(

@@ -1380,7 +1380,11 @@ fn r_res_2_slaves_converted_in_step_1_pay_for_a_purchase_below_them() {
     )]);
     let res = weekend(&gs, &with_convert);
     assert!(refusals(&told(&res, "Alfa")).is_empty());
-    assert_eq!(bought(&told(&res, "Alfa")).len(), 2, "the convert and the unit");
+    assert_eq!(
+        bought(&told(&res, "Alfa")).len(),
+        2,
+        "the convert and the unit"
+    );
     let army_units: usize = res
         .state
         .armies
@@ -1402,11 +1406,7 @@ fn r_res_2_slaves_converted_in_step_1_pay_for_a_purchase_below_them() {
 fn r_res_8_the_slaves_produced_that_weekend_go_too_and_count_in_the_loss() {
     let lost_with = |slaves_made: u32| {
         let mut gs = country_a();
-        let b2 = gs
-            .cities
-            .iter_mut()
-            .find(|c| c.square == sq("B2"))
-            .unwrap();
+        let b2 = gs.cities.iter_mut().find(|c| c.square == sq("B2")).unwrap();
         b2.production.set(Slavar, slaves_made);
         let res = weekend(&gs, &forms(vec![]));
         assert_eq!(res.state.realm("Alfa").unwrap().stock.get(Slavar), 0);

@@ -1110,7 +1110,9 @@ fn r_evil_5_treasures_stand_where_the_scenario_puts_them_and_never_on_lava() {
         "treasures: [B5, E6, H6, A12]",
         "treasures: [B5, E6, H6, A12, C3]",
     );
-    let err = load_scenario(&yaml).expect_err("a treasure on lava").to_string();
+    let err = load_scenario(&yaml)
+        .expect_err("a treasure on lava")
+        .to_string();
     assert!(err.contains("evil.treasures[4]"), "{err}");
     assert!(err.contains("C3 is lava"), "{err}");
 }

@@ -949,7 +949,11 @@ fn r_free_3_a_bid_is_worth_crystals_double_then_doubled_then_less_the_penalty() 
         9,
         "the penalty after the doubling"
     );
-    assert_eq!(bid_worth(&offer, true, true, 3), 11, "the setting's penalty");
+    assert_eq!(
+        bid_worth(&offer, true, true, 3),
+        11,
+        "the setting's penalty"
+    );
     assert_eq!(bid_worth(&offer, true, true, 20), 0, "never below nothing");
 }
 
@@ -962,7 +966,10 @@ fn r_eng_4_a_failure_is_tried_again_next_round_and_a_success_is_the_researchers_
     let (res, gs) = try_research(3, failed, true);
     let mut next = res.state.clone();
     next.round = gs.round + 1;
-    let again = forms(vec![("Alfa", vec![research(Researched::BeridnaBagskyttar)])]);
+    let again = forms(vec![(
+        "Alfa",
+        vec![research(Researched::BeridnaBagskyttar)],
+    )]);
     let res2 = resolve(&next, &again, &next.settings, 1);
     assert!(
         market(&res2, "Alfa")
@@ -978,8 +985,10 @@ fn r_eng_4_a_failure_is_tried_again_next_round_and_a_success_is_the_researchers_
     let (res, gs) = try_research(10, won, true);
     let mut next = res.state.clone();
     next.round = gs.round + 1;
-    next.settings.research_costs.beridna_bagskyttar =
-        Some(pbemd::game::Resources::from_pairs(&[(Guld, 4), (Hastar, 2)]));
+    next.settings.research_costs.beridna_bagskyttar = Some(pbemd::game::Resources::from_pairs(&[
+        (Guld, 4),
+        (Hastar, 2),
+    ]));
     let buy = Order::BuyUnits {
         count: 1,
         kind: UnitKind::BeridnaBagskyttar,

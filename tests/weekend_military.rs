@@ -1008,9 +1008,7 @@ fn r_combat_1_groups_are_numbered_per_realm_and_a_new_one_takes_its_realms_next_
     let splits: Vec<(String, Group, u32)> = military(&w.events)
         .into_iter()
         .filter_map(|m| match m {
-            MilitaryEvent::Split { realm, group, new } => {
-                Some((realm.to_string(), *group, *new))
-            }
+            MilitaryEvent::Split { realm, group, new } => Some((realm.to_string(), *group, *new)),
             _ => None,
         })
         .collect();
@@ -1065,7 +1063,13 @@ fn r_combat_4_archers_shoot_before_the_towers_act_and_both_before_the_rounds() {
         "C3",
         units(&[(2, Veteran), (1, Belagringstorn), (1, Bagskyttar)], false),
     );
-    army(&mut gs, "Genogien", 1, "C4", units(&[(3, Bagskyttar)], false));
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "C4",
+        units(&[(3, Bagskyttar)], false),
+    );
     let o = orders(&[(
         "Fugandri",
         vec![attack(Group::Army(1), "C4", Some(Outcome::Takeover), None)],

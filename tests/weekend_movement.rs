@@ -673,7 +673,11 @@ fn r_move_3_boarding_from_next_to_the_fleet_landing_only_on_or_next_to_its_squar
         move_refusals(&events),
         [MoveRefusal::NotAtTheFleet, MoveRefusal::NoLandingThere]
     );
-    assert_eq!(after.fleets[0].cargo, [1], "army 1 is aboard, army 2 is not");
+    assert_eq!(
+        after.fleets[0].cargo,
+        [1],
+        "army 1 is aboard, army 2 is not"
+    );
     assert_eq!(group_of(&after, "Fugandri", 2).unwrap().square, sq("C8"));
     // Landing on the square next to the fleet is allowed.
     let o = orders(&[(
@@ -713,10 +717,7 @@ fn r_move_9_a_merge_order_joins_groups_on_one_square_and_is_refused_apart() {
     assert_eq!(kinds(group_of(&after, "Fugandri", 1).unwrap()), [Veteran]);
     assert_eq!(group_of(&after, "Fugandri", 2).unwrap().units.len(), 2);
     // Army 1 walks to army 2 first: the merge then finds them together.
-    let o = orders(&[(
-        "Fugandri",
-        vec![mv(Group::Army(1), &["C7", "D7"]), merge],
-    )]);
+    let o = orders(&[("Fugandri", vec![mv(Group::Army(1), &["C7", "D7"]), merge])]);
     gs.armies[0].units = units(&[(1, LattKavalleri)], false);
     let (after, events) = move_and_fight(&gs, &o, &[]);
     assert!(move_refusals(&events).is_empty(), "{events:?}");

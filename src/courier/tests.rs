@@ -1303,9 +1303,21 @@ fn r_spell_7_shield_stops_spies_only_to_its_realm_and_only_until_it_expires() {
         &[spy(1, "Afani"), spy(2, "Genogien"), spy(3, "Mirandel")],
         &[7, 7, 7],
     );
-    assert!(matches!(d[0].outcome, Outcome::SpyBlocked { .. }), "{:?}", d[0]);
-    assert!(matches!(d[1].outcome, Outcome::SpyDone { .. }), "{:?}", d[1]);
-    assert!(matches!(d[2].outcome, Outcome::SpyDone { .. }), "{:?}", d[2]);
+    assert!(
+        matches!(d[0].outcome, Outcome::SpyBlocked { .. }),
+        "{:?}",
+        d[0]
+    );
+    assert!(
+        matches!(d[1].outcome, Outcome::SpyDone { .. }),
+        "{:?}",
+        d[1]
+    );
+    assert!(
+        matches!(d[2].outcome, Outcome::SpyDone { .. }),
+        "{:?}",
+        d[2]
+    );
     assert_eq!(s.realm("Kaldor").unwrap().spies, 0, "all three spent");
 }
 
