@@ -800,3 +800,237 @@ fn r_pop_1_army_units_ships_and_spies_count_against_the_cap_envoys_and_merchants
     sent.merchants += 5;
     assert_eq!(count(&s), before + 4, "envoys and merchants do not count");
 }
+
+// ---- Rules pinned by their own ID (docs/rules.md) ----------------------------
+
+fn genogien_stocked() -> GameState {
+    let mut s = genogien_rich();
+    let all: Vec<(Resource, u32)> = Resource::ALL.iter().map(|&r| (r, 99)).collect();
+    set_stock(&mut s, &all);
+    s
+}
+
+#[test]
+fn r_city_1_a_city_is_named_by_its_square_and_only_an_own_city_square_passes() {
+    let s = genogien_stocked();
+    let c = forms::check(
+        &s,
+        "Genogien",
+        &lines(&[
+            "PRODUKTION C4 järn",
+            "PRODUKTION Stenvik järn",
+            "PRODUKTION C3 järn",
+            "PRODUKTION I4 järn",
+        ]),
+    );
+    assert!(c.lines[0].accepted(), "{:?}", c.lines[0]);
+    assert!(
+        matches!(c.lines[1].refusal, Some(Refusal::Syntax(_))),
+        "a city's name is not its square: {:?}",
+        c.lines[1]
+    );
+    assert_eq!(rule(&c, 2), "R-CITY-1", "own land, no city");
+    assert_eq!(rule(&c, 3), "R-CITY-1", "Afani's city");
+}
+
+#[test]
+fn r_city_3_a_new_city_may_stand_next_to_the_capital_and_next_to_another_new_one() {
+    let s = genogien_stocked();
+    let c = forms::check(
+        &s,
+        "Genogien",
+        &lines(&[
+            "KÖP stad B3: 5 mat 5 järn",
+            "KÖP stad C3: 5 sten 5 eld",
+            "KÖP stad B4: 5 mat 5 sten",
+        ]),
+    );
+    assert!(
+        c.lines.iter().all(|l| l.accepted()),
+        "no distance between cities is asked: {:?}",
+        c.lines
+    );
+    assert_eq!(
+        c.stock_after.plus(&{
+            let mut three = Resources::ZERO;
+            for _ in 0..3 {
+                three = three.plus(&pbemd::game::units::build_cost::new_city());
+            }
+            three
+        }),
+        c.stock_before
+    );
+}
+
+#[test]
+fn r_city_4_an_attack_on_a_foreign_city_must_name_its_outcome_and_not_on_ones_own() {
+    let s = genogien_stocked();
+    let c = forms::check(
+        &s,
+        "Genogien",
+        &lines(&[
+            "ANFALL armé 1 I4",
+            "ANFALL armé 1 C4 överta",
+            "ANFALL armé 2 I4 rasera",
+        ]),
+    );
+    assert_eq!(rule(&c, 0), "R-CITY-4", "no outcome named");
+    assert!(matches!(c.lines[0].refusal, Some(Refusal::ChooseOutcome)));
+    assert_eq!(rule(&c, 1), "R-CITY-4", "Stenvik is Genogien's own");
+    assert!(
+        matches!(c.lines[1].refusal, Some(Refusal::OwnCityAttacked { .. })),
+        "{:?}",
+        c.lines[1]
+    );
+    assert!(c.lines[2].accepted(), "{:?}", c.lines[2]);
+}
+
+#[test]
+fn r_unit_6_elementals_held_of_every_kind_count_against_three_times_besvarjare() {
+    use pbemd::game::state::Unit;
+    use pbemd::game::UnitKind;
+    let mut s = genogien_stocked(); // Besvärjare 2: at most 6 elementals.
+    let army = s.armies.iter_mut().find(|a| a.owner == "Genogien").unwrap();
+    for kind in [UnitKind::Jordelementar, UnitKind::Vattenelementar] {
+        army.units.push(Unit {
+            kind,
+            built_round: 0,
+        });
+    }
+    let c = forms::check(
+        &s,
+        "Genogien",
+        &lines(&[
+            "KÖP 5 eldelementarer B2",
+            "KÖP 3 luftelementarer B2",
+            "KÖP 1 luftelementar B2",
+        ]),
+    );
+    assert_eq!(rule(&c, 0), "R-UNIT-6", "2 held + 5 = 7");
+    assert!(c.lines[1].accepted(), "2 held + 3 = 5: {:?}", c.lines[1]);
+    assert!(c.lines[2].accepted(), "6: at the cap: {:?}", c.lines[2]);
+}
+
+#[test]
+fn r_nav_5_ships_in_every_fleet_count_against_five_times_amiral() {
+    let mut s = genogien_stocked();
+    s.realm_mut("Genogien").unwrap().positions.amiral = 2; // at most 10 ships
+    let mut second = s
+        .fleets
+        .iter()
+        .find(|f| f.owner == "Genogien")
+        .unwrap()
+        .clone();
+    assert_eq!(second.ships.len(), 2);
+    second.id = 2;
+    second.cargo.clear();
+    s.fleets.push(second);
+    // 4 held in two fleets.
+    let c = forms::check(
+        &s,
+        "Genogien",
+        &lines(&["KÖP 7 transportskepp D2", "KÖP 6 transportskepp D2"]),
+    );
+    assert_eq!(rule(&c, 0), "R-NAV-5");
+    assert!(c.lines[1].accepted(), "{:?}", c.lines[1]);
+}
+
+#[test]
+fn r_pop_3_the_cap_is_a_tenth_of_the_realms_total_population_rounded_down() {
+    let with = |pops: [u32; 3]| {
+        let mut s = demo();
+        for (c, pop) in s
+            .cities
+            .iter_mut()
+            .filter(|c| c.owner == "Genogien")
+            .zip(pops)
+        {
+            c.population = pop;
+        }
+        let all: Vec<(Resource, u32)> = Resource::ALL.iter().map(|&r| (r, 99)).collect();
+        set_stock(&mut s, &all);
+        // Genogien holds 13 counted units.
+        assert_eq!(s.counted_units("Genogien").counted(), 13);
+        forms::check(
+            &s,
+            "Genogien",
+            &lines(&["KÖP 1 lätt infanteri B2", "KÖP 1 lätt infanteri B2"]),
+        )
+    };
+    // 65 + 45 + 30 = 140: cap 14, although each city's tenth rounded down makes 13.
+    let c = with([65, 45, 30]);
+    assert!(c.lines[0].accepted(), "{:?}", c.lines[0]);
+    assert_eq!(rule(&c, 1), "R-POP-2");
+    // 139 rounds down to 13.
+    let c = with([64, 45, 30]);
+    assert_eq!(rule(&c, 0), "R-POP-2");
+}
+
+#[test]
+fn r_pos_6_value_and_production_steps_share_the_forskare_allowance() {
+    let mut s = genogien_stocked();
+    s.realm_mut("Genogien").unwrap().positions.forskare = 1;
+    let ls = lines(&["UPPGRADERA amiral", "PRODUKTION B2 järn"]);
+    let c = forms::check(&s, "Genogien", &ls);
+    assert!(c.lines[0].accepted(), "{:?}", c.lines[0]);
+    assert_eq!(rule(&c, 1), "RULINGS 9", "the one step went to Amiral");
+    s.realm_mut("Genogien").unwrap().positions.forskare = 2;
+    let c = forms::check(&s, "Genogien", &ls);
+    assert_eq!(c.refused(), 0, "{:?}", c.lines);
+}
+
+#[test]
+fn r_res_5_a_new_citys_production_follows_the_scenarios_standard_resources() {
+    let mut s = genogien_stocked();
+    let ls = lines(&["KÖP stad C3: 5 mat 5 järn"]);
+    assert!(forms::check(&s, "Genogien", &ls).lines[0].accepted());
+    // The same line once the scenario's standard list has no iron.
+    s.realm_mut("Genogien").unwrap().standard = vec![Resource::Mat, Resource::Sten];
+    let c = forms::check(&s, "Genogien", &ls);
+    assert_eq!(rule(&c, 0), "R-CITY-2");
+    assert!(
+        matches!(&c.lines[0].refusal, Some(Refusal::CityProduction { standard }) if *standard == [Resource::Mat, Resource::Sten])
+    );
+}
+
+#[test]
+fn r_gen_5_the_weekend_charges_each_purchase_what_the_receipt_charged() {
+    use pbemd::game::weekend::economy::EconomyEvent;
+    use pbemd::game::weekend::{resolve, FormOrders, Orders};
+    let s = genogien_stocked();
+    let c = forms::check(
+        &s,
+        "Genogien",
+        &lines(&[
+            "KÖP 2 lätt infanteri B2",
+            "KÖP 1 mur D2",
+            "UPPGRADERA amiral",
+            "PRODUKTION C4 sten",
+            "KÖP 1 spion",
+        ]),
+    );
+    assert_eq!(c.refused(), 0, "{:?}", c.lines);
+    let receipt: Vec<Resources> = c.lines.iter().map(|l| l.cost).collect();
+    assert!(receipt.iter().all(|r| *r != Resources::ZERO));
+    let orders = Orders {
+        forms: vec![FormOrders {
+            realm: "Genogien".into(),
+            received_at: chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap(),
+            orders: c.lines.iter().filter_map(|l| l.order.clone()).collect(),
+        }],
+    };
+    let res = resolve(&s, &orders, &s.settings, 7);
+    let charged: Vec<Resources> = res
+        .events
+        .iter()
+        .filter_map(|e| match &e.what {
+            pbemd::game::event::What::Economy(EconomyEvent::Bought { realm, cost, .. })
+                if realm == "Genogien" =>
+            {
+                Some(*cost)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(charged, receipt);
+}

@@ -231,3 +231,74 @@ fn the_demo_scenario_has_exactly_the_six_realms_of_the_design() {
     assert!(s.realms.iter().any(|r| r.language == pbemd::game::Lang::En));
     s.validate().expect("valid");
 }
+
+#[test]
+fn r_gen_1_every_realm_plays_by_mail_the_evil_only_where_the_scenario_has_it() {
+    let plain = load_scenario(include_str!("../scenarios/demo.yaml")).expect("demo");
+    assert!(plain.evil.is_none());
+    assert!(plain.realms.iter().all(|r| !r.is_evil));
+    assert_eq!(plain.game.gm.as_deref(), Some("gm@game.test"));
+    let evil = demo();
+    assert_eq!(
+        evil.evil.as_ref().map(|e| e.realm.as_str()),
+        Some("Ondskan")
+    );
+    let evil_realms: Vec<&str> = evil
+        .realms
+        .iter()
+        .filter(|r| r.is_evil)
+        .map(|r| r.name.as_str())
+        .collect();
+    assert_eq!(evil_realms, ["Ondskan"]);
+    assert_eq!(evil.game.gm.as_deref(), Some("gm@game.test"));
+    for s in [&plain, &evil] {
+        for r in &s.realms {
+            assert!(!r.emails.is_empty(), "{}", r.name);
+            for e in &r.emails {
+                assert_eq!(
+                    s.realm_by_email(e).map(|x| x.name.as_str()),
+                    Some(r.name.as_str())
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn r_pos_1_seven_values_from_the_scenario_with_no_upper_limit() {
+    use pbemd::game::orders::Order;
+    use pbemd::game::weekend::{resolve, FormOrders, Orders};
+    use pbemd::game::Position;
+    let yaml = include_str!("../scenarios/demo.yaml").replace(
+        "positions: {amiral: 3, befalhavare: 4, besvarjare: 2, informator: 5, forskare: 3, skattmastare: 4, sprakror: 6}",
+        "positions: {amiral: 30, befalhavare: 4, besvarjare: 2, informator: 5, forskare: 3, skattmastare: 4, sprakror: 6}",
+    );
+    let mut s = load_scenario(&yaml).expect("a value of 30 loads");
+    let p = s.realm("Genogien").unwrap().positions;
+    assert_eq!(
+        [
+            p.amiral,
+            p.befalhavare,
+            p.besvarjare,
+            p.informator,
+            p.forskare,
+            p.skattmastare,
+            p.sprakror
+        ],
+        [30, 4, 2, 5, 3, 4, 6]
+    );
+    s.realm_mut("Genogien").unwrap().stock =
+        pbemd::game::Resources::from_pairs(&Resource::ALL.map(|r| (r, 99)));
+    let orders = Orders {
+        forms: vec![FormOrders {
+            realm: "Genogien".into(),
+            received_at: chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap(),
+            orders: vec![Order::UpgradePosition {
+                position: Position::Amiral,
+                crystals: vec![],
+            }],
+        }],
+    };
+    let res = resolve(&s, &orders, &s.settings, 1);
+    assert_eq!(res.state.realm("Genogien").unwrap().positions.amiral, 31);
+}

@@ -298,3 +298,67 @@ fn main_crate_can_add_templates() {
         .unwrap();
     assert_eq!(out, "Receipt for Afani\n");
 }
+
+#[test]
+fn r_mission_1_each_form_shows_its_own_mission_and_done_once_judged() {
+    let mut s = demo();
+    s.realm_mut("Genogien").unwrap().mission = "Bygg ett fyrtorn på Genogiens udde.".into();
+    s.realm_mut("Afani").unwrap().mission = "Hold the desert pass of Afani.".into();
+    let r = Renderer::new().unwrap();
+    let gen = form(&r, &s, "Genogien");
+    assert!(gen.contains("Uppdrag:\n"), "{gen}");
+    assert!(gen.contains("Bygg ett fyrtorn på Genogiens udde."), "{gen}");
+    assert!(!gen.contains("desert pass"), "Afani's mission stays hidden");
+    let afani = form(&r, &s, "Afani");
+    assert!(afani.contains("Hold the desert pass of Afani."), "{afani}");
+    assert!(!afani.contains("fyrtorn"));
+    s.realm_mut("Genogien").unwrap().mission_done = true;
+    let gen = form(&r, &s, "Genogien");
+    assert!(gen.contains("Uppdrag (klart):"), "{gen}");
+    assert!(!form(&r, &s, "Afani").contains("(done)"));
+}
+
+#[test]
+fn r_phase_2_the_form_marks_the_cap_a_realm_is_over_and_only_that_one() {
+    let mut s = demo();
+    let r = Renderer::new().unwrap();
+    let mark = "ÖVER GRÄNSEN: inga nya kan skaffas";
+    assert!(!form(&r, &s, "Genogien").contains(mark));
+    // Three army groups against Befälhavare 1 (at most 2).
+    s.realm_mut("Genogien").unwrap().positions.befalhavare = 1;
+    let text = form(&r, &s, "Genogien");
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("Befälhavare"))
+        .expect("the commander's line");
+    assert!(
+        lines[at].contains("högst 2 armégrupper (har 3)"),
+        "{}",
+        lines[at]
+    );
+    assert_eq!(lines[at + 1].trim(), mark);
+    assert_eq!(text.matches(mark).count(), 1, "{text}");
+}
+
+#[test]
+fn r_pos_3_a_granted_secret_bonus_is_on_its_realms_form_only() {
+    use pbemd::game::Position;
+    let mut s = demo();
+    s.realm_mut("Genogien").unwrap().secret_bonuses.insert(
+        Position::Amiral,
+        "Dina skepp seglar ett steg längre.".into(),
+    );
+    let r = Renderer::new().unwrap();
+    let gen = form(&r, &s, "Genogien");
+    assert!(
+        gen.contains("Hemliga fördelar:\n  Amiral 11+: Dina skepp seglar ett steg längre."),
+        "{gen}"
+    );
+    for other in ["Afani", "Kaldor"] {
+        let text = form(&r, &s, other);
+        assert!(!text.contains("Dina skepp seglar"), "{other}");
+        assert!(!text.contains("Secret advantages"), "{other}");
+        assert!(!text.contains("Hemliga fördelar"), "{other}");
+    }
+}

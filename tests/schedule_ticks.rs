@@ -147,3 +147,44 @@ async fn daylight_saving_begins_without_moving_or_skipping_the_deadline() {
     // Clocks go forward 02:00 → 03:00 on Sunday 29 March 2026; 15:00 is then CEST (UTC+2).
     dst_weekend("2026-03-28T12:00:00+01:00", "2026-03-29T13:00:00Z").await;
 }
+
+#[test]
+fn r_gen_2_a_round_is_a_week_weekday_mail_then_the_weekend_form_then_mondays_results() {
+    use chrono::TimeZone;
+    use chrono_tz::Europe::Stockholm;
+    use pbemd::schedule::{EventKind, Schedule, Window};
+    let local = |d, h, m| {
+        Stockholm
+            .with_ymd_and_hms(2026, 11, d, h, m, 0)
+            .single()
+            .unwrap()
+            .with_timezone(&Utc)
+    };
+    let week = Schedule::default_week();
+    // Monday 23 November 00:00 to Monday 30 November 12:00, both ends in.
+    let mut kinds: Vec<EventKind> = week
+        .due(local(22, 23, 59), local(30, 12, 0))
+        .into_iter()
+        .map(|d| d.kind)
+        .collect();
+    kinds.dedup();
+    assert_eq!(
+        kinds,
+        [
+            EventKind::Results,
+            EventKind::WeekdayOpen,
+            EventKind::CourierBatch,
+            EventKind::WeekdayClose,
+            EventKind::FormOpen,
+            EventKind::Reminder,
+            EventKind::FormClose,
+            EventKind::Resolve,
+            EventKind::Results,
+            EventKind::WeekdayOpen,
+        ]
+    );
+    assert_eq!(week.window_at(local(25, 12, 0)), Window::Weekday);
+    assert_eq!(week.window_at(local(28, 12, 0)), Window::Weekend);
+    assert_eq!(week.window_at(local(29, 16, 0)), Window::Closed);
+    assert_eq!(week.window_at(local(30, 12, 0)), Window::Weekday);
+}

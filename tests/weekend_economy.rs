@@ -1291,3 +1291,186 @@ fn r_build_4_a_count_of_nothing_buys_nothing_and_leaves_no_empty_group() {
     );
     assert!(res.state.validate().is_ok(), "{:?}", res.state.validate());
 }
+
+// ---- Rules pinned by their own ID (docs/rules.md) ----------------------------
+
+#[test]
+fn r_build_2_one_step_per_city_and_resource_a_second_city_may_take_the_same_resource() {
+    let mut gs = game();
+    rich(&mut gs, "Alfa");
+    slaves_kept_in_check(&mut gs);
+    let up = |city: &str, resource| Order::UpgradeProduction {
+        city: sq(city),
+        resource,
+    };
+    // Forskare 2: two steps in all; the second mat step in C3 is the refused one.
+    let orders = forms(vec![(
+        "Alfa",
+        vec![up("C3", Mat), up("C3", Mat), up("B2", Mat)],
+    )]);
+    let res = weekend(&gs, &orders);
+    let production = |s: &str| {
+        res.state
+            .city_at(sq(s), Default::default())
+            .unwrap()
+            .production
+            .get(Mat)
+    };
+    assert_eq!(production("C3"), 1, "one step in C3, not two");
+    assert_eq!(production("B2"), 3, "B2 may take a mat step of its own");
+    assert_eq!(
+        refusals(&told(&res, "Alfa")),
+        vec![("R-BUILD-2".to_string(), Why::OneStep)]
+    );
+}
+
+#[test]
+fn r_build_3_a_city_may_take_up_a_crystal_no_city_of_the_realm_makes() {
+    let mut gs = game();
+    rich(&mut gs, "Alfa");
+    slaves_kept_in_check(&mut gs);
+    assert!(gs
+        .cities
+        .iter()
+        .filter(|c| c.owner == "Alfa")
+        .all(|c| c.production.get(Luft) == 0));
+    let orders = forms(vec![(
+        "Alfa",
+        vec![Order::UpgradeProduction {
+            city: sq("C3"),
+            resource: Luft,
+        }],
+    )]);
+    let res = weekend(&gs, &orders);
+    assert!(refusals(&told(&res, "Alfa")).is_empty());
+    let c3 = res.state.city_at(sq("C3"), Default::default()).unwrap();
+    assert_eq!(c3.production, of(&[(Jarn, 1), (Luft, 1)]));
+    let cost = told(&res, "Alfa").into_iter().find_map(|e| match e {
+        EconomyEvent::Bought { cost, .. } => Some(cost),
+        _ => None,
+    });
+    assert_eq!(cost, Some(build_cost::production_slave_or_crystal()));
+}
+
+#[test]
+fn r_res_2_slaves_converted_in_step_1_pay_for_a_purchase_below_them() {
+    let price = UnitKind::LattInfanteri.cost().expect("a price");
+    let need = price.get(Mat);
+    assert!(need > 0, "light infantry costs food");
+    let base = |gs: &mut pbemd::game::GameState| {
+        // As many army units as slaves (no revolt), well under the population cap.
+        with_army(gs, need as usize);
+        let mut s = price;
+        s.set(Mat, 0);
+        s.set(Slavar, need);
+        gs.realm_mut("Alfa").unwrap().stock = s;
+    };
+    let mut gs = game();
+    base(&mut gs);
+    let buy = units(1, UnitKind::LattInfanteri, None);
+    let with_convert = forms(vec![(
+        "Alfa",
+        vec![
+            Order::ConvertSlaves {
+                count: need,
+                resource: Mat,
+            },
+            buy.clone(),
+        ],
+    )]);
+    let res = weekend(&gs, &with_convert);
+    assert!(refusals(&told(&res, "Alfa")).is_empty());
+    assert_eq!(
+        bought(&told(&res, "Alfa")).len(),
+        2,
+        "the convert and the unit"
+    );
+    let army_units: usize = res
+        .state
+        .armies
+        .iter()
+        .filter(|a| a.owner == "Alfa")
+        .map(|a| a.units.len())
+        .sum();
+    assert_eq!(army_units, need as usize + 1);
+    // Without the convert line the same purchase is short of food.
+    let res = weekend(&gs, &forms(vec![("Alfa", vec![buy])]));
+    let rules: Vec<String> = refusals(&told(&res, "Alfa"))
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect();
+    assert_eq!(rules, vec!["R-BUILD-4"]);
+}
+
+#[test]
+fn r_res_8_the_slaves_produced_that_weekend_go_too_and_count_in_the_loss() {
+    let lost_with = |slaves_made: u32| {
+        let mut gs = country_a();
+        let b2 = gs.cities.iter_mut().find(|c| c.square == sq("B2")).unwrap();
+        b2.production.set(Slavar, slaves_made);
+        let res = weekend(&gs, &forms(vec![]));
+        assert_eq!(res.state.realm("Alfa").unwrap().stock.get(Slavar), 0);
+        told(&res, "Alfa")
+            .into_iter()
+            .find_map(|e| match e {
+                EconomyEvent::SlaveRevolt { produced, lost, .. } => Some((produced, lost.total())),
+                _ => None,
+            })
+            .expect("the slaves revolt")
+    };
+    // 30 held against 22 army units: 30 + made − 22 are lost besides the slaves.
+    assert_eq!(lost_with(0), (0, 8));
+    assert_eq!(lost_with(3), (3, 11));
+    assert_eq!(lost_with(5), (5, 13));
+}
+
+#[test]
+fn r_res_9_the_loss_goes_round_the_ordinary_resources_one_at_a_time_skipping_empty_ones() {
+    let mut gs = game();
+    for c in gs.cities.iter_mut() {
+        c.production = Resources::ZERO;
+    }
+    with_army(&mut gs, 2);
+    stock(
+        &mut gs,
+        "Alfa",
+        &[
+            (Slavar, 7),
+            (Mat, 1),
+            (Timmer, 3),
+            (Jarn, 3),
+            (Hastar, 1),
+            (Eld, 2),
+        ],
+    );
+    let res = weekend(&gs, &forms(vec![]));
+    // 7 − 2 = 5: mat, timmer, järn, hästar; then timmer again (mat and hästar are out).
+    assert_eq!(
+        res.state.realm("Alfa").unwrap().stock,
+        of(&[(Timmer, 1), (Jarn, 2), (Eld, 2)])
+    );
+}
+
+#[test]
+fn r_gen_3_the_victory_line_is_the_setting_shown_on_the_form_and_reaching_it_wins() {
+    let mut gs = game();
+    gs.settings.victory_vp = 700;
+    gs.realm_mut("Alfa").unwrap().vp = 700;
+    gs.realm_mut("Beta").unwrap().vp = 699;
+    let ctx = pbemd::render::FormContext {
+        deadline_local: "söndag 29 november 2026 15:00".into(),
+        game_address: "sl@game.test".into(),
+    };
+    let r = pbemd::render::Renderer::new().unwrap();
+    let sv = r.result_form(&gs, "Alfa", &ctx).unwrap();
+    assert!(sv.contains("Segerpoäng: 700 (seger vid 700,"), "{sv}");
+    let en = r.result_form(&gs, "Beta", &ctx).unwrap();
+    assert!(en.contains("Victory points: 699 (victory at 700,"), "{en}");
+    let res = weekend(&gs, &forms(vec![]));
+    let victory = EconomyEvent::Victory {
+        realm: "Alfa".into(),
+        vp: 700,
+    };
+    assert!(told(&res, "Beta").contains(&victory));
+    assert_eq!(res.state.phase, Phase::Finished);
+}

@@ -1088,3 +1088,163 @@ fn r_evil_15_troops_on_the_far_side_of_a_portal_stop_the_move_and_fight() {
         })
     )));
 }
+
+// ---- Rules pinned by their own ID (docs/rules.md) ----------------------------
+
+#[test]
+fn r_evil_5_treasures_stand_where_the_scenario_puts_them_and_never_on_lava() {
+    let gs = game();
+    let mut marked: Vec<Square> = gs
+        .map
+        .squares
+        .iter()
+        .filter(|(_, m)| m.treasure)
+        .map(|(s, _)| s)
+        .collect();
+    marked.sort();
+    let mut want: Vec<Square> = ["B5", "E6", "H6", "A12"].iter().map(|s| sq(s)).collect();
+    want.sort();
+    assert_eq!(marked, want);
+    // C3 is land, so lava in the Evil's dimension: the scenario does not load.
+    let yaml = include_str!("../scenarios/evil.yaml").replace(
+        "treasures: [B5, E6, H6, A12]",
+        "treasures: [B5, E6, H6, A12, C3]",
+    );
+    let err = load_scenario(&yaml)
+        .expect_err("a treasure on lava")
+        .to_string();
+    assert!(err.contains("evil.treasures[4]"), "{err}");
+    assert!(err.contains("C3 is lava"), "{err}");
+}
+
+#[test]
+fn r_evil_11_the_leash_counts_from_every_open_portal_and_follows_the_state() {
+    let setup = || {
+        let mut gs = game();
+        army(
+            &mut gs,
+            EVIL,
+            1,
+            "F4",
+            Dimension::Normal,
+            units(&[(1, HogreDemon)]),
+        );
+        gs
+    };
+    let o = orders(&[(EVIL, vec![mv(1, &["G4", "H4"])])]);
+    // From B4 alone, H4 is 6 away: the demon stops on G4.
+    let (after, _) = movement(&setup(), &o);
+    assert_eq!(group(&after, EVIL, 1).square, sq("G4"));
+    // A second portal on H3 puts H4 within the leash.
+    let mut gs = setup();
+    portal(&mut gs, "H3", 1);
+    let (after, events) = movement(&gs, &o);
+    assert_eq!(group(&after, EVIL, 1).square, sq("H4"));
+    assert!(!evil_events(&events)
+        .iter()
+        .any(|e| matches!(e, EvilEvent::Leash { .. })));
+    // A longer leash in the state lets it go too.
+    let mut gs = setup();
+    gs.evil.as_mut().unwrap().leash = 6;
+    let (after, _) = movement(&gs, &o);
+    assert_eq!(group(&after, EVIL, 1).square, sq("H4"));
+}
+
+#[test]
+fn r_evil_13_the_plundered_population_goes_to_the_evils_most_populous_other_city() {
+    let mut gs = game();
+    let mut big = gs
+        .cities
+        .iter()
+        .find(|c| c.square == sq("F6"))
+        .unwrap()
+        .clone();
+    big.square = sq("G6");
+    big.name = "Svartborg".into();
+    big.population = 500;
+    big.capital = false;
+    big.harbour = false;
+    gs.cities.push(big);
+    let o = evil_attacks_stenvik(&mut gs, Outcome::Plunder);
+    let gen_stock = gs.realm(GEN).unwrap().stock;
+    let (after, _) = fight(&gs, &o, &[10, 1]);
+    let pop = |s: &str| {
+        after
+            .cities
+            .iter()
+            .find(|c| c.square == sq(s))
+            .unwrap()
+            .population
+    };
+    assert_eq!(pop("C4"), 0);
+    assert_eq!(pop("G6"), 530, "no limit on the taker's city");
+    assert_eq!(pop("F6"), 70);
+    assert_eq!(
+        after.realm(GEN).unwrap().stock,
+        gen_stock,
+        "no 5 of the most-held resource"
+    );
+}
+
+/// R-PHASE-3 (RULINGS 52): treasures are found right after the battles of step 4 and
+/// before production (step 6); a portal starts to fade after step 9.
+#[test]
+fn r_phase_3_treasure_after_the_battles_portal_fading_after_step_9() {
+    use pbemd::game::event::Step;
+    let mut gs = game();
+    on_treasure(&mut gs);
+    army(
+        &mut gs,
+        GEN,
+        2,
+        "C3",
+        Dimension::Normal,
+        units(&[(5, TungtInfanteri)]),
+    );
+    army(
+        &mut gs,
+        "Afani",
+        1,
+        "D3",
+        Dimension::Normal,
+        units(&[(1, LattInfanteri)]),
+    );
+    let o = orders(&[(
+        GEN,
+        vec![Order::Attack {
+            group: Group::Army(2),
+            square: sq("D3"),
+            outcome: None,
+            wave: None,
+        }],
+    )]);
+    let res = pbemd::game::weekend::resolve(&gs, &o, &gs.settings, 7);
+    let at = |f: &dyn Fn(&What) -> bool| {
+        res.events
+            .iter()
+            .position(|e| f(&e.what))
+            .expect("the event")
+    };
+    let battle = at(&|w| {
+        matches!(
+            w,
+            What::Military(pbemd::game::weekend::military::MilitaryEvent::Battle(_))
+        )
+    });
+    let treasure = at(&|w| {
+        matches!(
+            w,
+            What::Evil(
+                EvilEvent::TreasureFound { .. }
+                    | EvilEvent::TreasureForGm { .. }
+                    | EvilEvent::TreasureLost { .. }
+            )
+        )
+    });
+    let produced = at(&|w| matches!(w, What::Economy(EconomyEvent::Produced { .. })));
+    let fading = at(&|w| matches!(w, What::Evil(EvilEvent::PortalFading { .. })));
+    assert!(battle < treasure, "{battle} < {treasure}");
+    assert!(treasure < produced, "{treasure} < {produced}");
+    assert!(produced < fading, "{produced} < {fading}");
+    assert!(res.events[fading].step > Step::HomeInvitations);
+}

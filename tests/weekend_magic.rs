@@ -1504,3 +1504,183 @@ fn r_evil_17_teleport_does_not_put_the_evils_demons_beyond_the_leash() {
     let (near, _) = magic_with(&gs, &teleport("H8"), &[6]);
     assert_eq!(group_of(&near, "Ostvik", 1).unwrap().square, sq("H8"));
 }
+
+// ---- Rules pinned by their own ID (docs/rules.md) ----------------------------
+
+#[test]
+fn r_wall_8_mountain_wall_passes_the_population_cap_and_needs_defenders() {
+    let mut gs = game();
+    mage(&mut gs, "Genogien", 5);
+    let pop = city(&mut gs, "D2").population;
+    // Nordhamn already has all the walls its population allows (RULINGS 36).
+    city(&mut gs, "D2").walls = pop / 10;
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "D3",
+        units(&[(5, LattInfanteri)], false),
+    );
+    let forms = |defended: bool| {
+        let mut gs = gs.clone();
+        if defended {
+            army(
+                &mut gs,
+                "Genogien",
+                1,
+                "D2",
+                units(&[(1, LattInfanteri)], false),
+            );
+        }
+        let forms = [
+            (
+                "Genogien",
+                vec![cast(Spell::Bergvagg, Target::City(sq("D2")))],
+            ),
+            ("Fugandri", vec![attack(Group::Army(1), "D2", None, None)]),
+        ];
+        let o = orders(&forms);
+        let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
+        magic::run_with(&mut w, Dice::scripted("test", &[6]));
+        military::combat_with(&mut w, Dice::scripted("fight", &[10; 200]));
+        first_battle(&w.events).unwrap().clone()
+    };
+    let b = forms(true);
+    assert_eq!(b.battle.walls, u64::from(pop / 10) + 1, "one over the cap");
+    assert_eq!(
+        b.result.rounds[0].defender_value,
+        u64::from(LattInfanteri.stats().defence) + 10 * (u64::from(pop / 10) + 1)
+    );
+    // Without army units in the city no wall counts, the spell's neither.
+    let b = forms(false);
+    assert!(b.result.undefended_city);
+    assert_eq!(b.result.rounds[0].defender_value, u64::from(pop) / 10);
+}
+
+#[test]
+fn r_spell_9_armageddon_cuts_from_the_tail_sinks_cargo_with_its_fleet_and_spares_antimagic() {
+    use UnitKind::Veteran;
+    let mut gs = game();
+    mage(&mut gs, "Fugandri", 5);
+    mage(&mut gs, "Genogien", 5);
+    army(
+        &mut gs,
+        "Kaldor",
+        1,
+        "I8",
+        units(&[(2, Veteran), (2, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "C3",
+        units(&[(2, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Afani",
+        1,
+        "L2",
+        units(&[(4, LattInfanteri)], false),
+    );
+    fleet(
+        &mut gs,
+        "Afani",
+        1,
+        "L2",
+        ships(&[(1, ShipKind::Transportskepp)], false),
+        &[1],
+    );
+    let forms = [
+        ("Fugandri", vec![cast(Spell::Armageddon, Target::None)]),
+        ("Genogien", vec![cast(Spell::Antimagi, on("Genogien"))]),
+    ];
+    let (after, _) = magic_with(&gs, &forms, &[6, 6]);
+    assert_eq!(
+        kinds(group_of(&after, "Kaldor", 1).unwrap()),
+        [Veteran, Veteran],
+        "the two at the tail fell"
+    );
+    assert_eq!(
+        group_of(&after, "Genogien", 1).unwrap().units.len(),
+        2,
+        "Antimagic spares Genogien's army"
+    );
+    assert!(
+        after.fleets.iter().all(|f| f.owner != "Afani"),
+        "one ship, half rounded up: sunk"
+    );
+    assert!(
+        group_of(&after, "Afani", 1).is_none(),
+        "the army aboard drowned with it"
+    );
+}
+
+/// R-EVIL-16 (RULINGS 58): the cap of floor(Besvärjare / 2) portals is the Evil's
+/// alone; a normal realm with Besvärjare 1 and a portal of its own opens another.
+#[test]
+fn r_evil_16_a_normal_realms_portals_are_not_capped_by_half_its_conjurer() {
+    let mut gs = game();
+    mage(&mut gs, "Fugandri", 1);
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "E4",
+        units(&[(1, LattInfanteri)], false),
+    );
+    gs.armies[0].dimension = Dimension::Evil;
+    gs.map.squares.get_mut(&sq("D4")).unwrap().portal = Some(Box::new(Portal {
+        opened_by: "Fugandri".into(),
+        opened_round: ROUND - 1,
+        closes_after_round: None,
+    }));
+    let t = Target::Square(sq("E4"));
+    // 1 + 10 > 10.
+    let (gs, ev) = magic_with(
+        &gs,
+        &[("Fugandri", vec![cast(Spell::OppnaPortal, t)])],
+        &[10],
+    );
+    assert!(refused(&ev).is_empty(), "{ev:?}");
+    assert_eq!(casts(&ev)[0].2, Some(Effect::Portal { square: sq("E4") }));
+    let opened: Vec<_> = gs
+        .map
+        .squares
+        .iter()
+        .filter(|(_, m)| m.portal.as_ref().is_some_and(|p| p.opened_by == "Fugandri"))
+        .map(|(s, _)| s)
+        .collect();
+    assert_eq!(opened.len(), 2);
+}
+
+/// R-POS-5: the Besvärjare roll is pbemd's own, from the game's seed: the d10 of the
+/// cast is the one logged, and it is the seeded source's first face.
+#[test]
+fn r_pos_5_the_casting_d10_comes_from_the_games_seed_and_is_logged() {
+    for seed in [1_u64, 2, 3, 20261122] {
+        let mut gs = game();
+        gs.game.seed = seed;
+        mage(&mut gs, "Fugandri", 4);
+        let o = orders(&[("Fugandri", vec![cast(Spell::Svalt, on("Genogien"))])]);
+        let res = resolve(&gs, &o, &gs.settings, gs.game.seed);
+        let logged: Vec<u32> = res
+            .rolls
+            .iter()
+            .filter(|r| r.purpose == "weekend/magic" && r.sides == 10)
+            .map(|r| r.value)
+            .collect();
+        let expected = Dice::new(seed, gs.round, "weekend/magic").d10();
+        assert_eq!(logged, [expected], "seed {seed}");
+        let (d10, success) = spells(&res.events)
+            .into_iter()
+            .find_map(|m| match m {
+                MagicEvent::Cast { d10, success, .. } => Some((*d10, *success)),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(d10, expected);
+        assert_eq!(success, expected != 1 && 4 + expected > 10);
+    }
+}

@@ -932,3 +932,83 @@ fn r_free_2_a_bid_past_any_number_takes_no_part() {
         3 * u64::from(u32::MAX)
     );
 }
+
+// ---- Rules pinned by their own ID (docs/rules.md) ----------------------------
+
+/// R-FREE-3 (RULINGS 40): the bid's worth, step by step: crystals double, then the
+/// whole doubled for the ruler's double bids, then the conflict penalty, never below 0.
+#[test]
+fn r_free_3_a_bid_is_worth_crystals_double_then_doubled_then_less_the_penalty() {
+    use pbemd::game::weekend::market::bid_worth;
+    let offer = pbemd::game::Resources::from_pairs(&[(Mat, 3), (Eld, 2)]);
+    assert_eq!(bid_worth(&offer, false, false, 5), 3 + 2 * 2);
+    assert_eq!(bid_worth(&offer, true, false, 5), 14);
+    assert_eq!(bid_worth(&offer, false, true, 5), 2);
+    assert_eq!(
+        bid_worth(&offer, true, true, 5),
+        9,
+        "the penalty after the doubling"
+    );
+    assert_eq!(
+        bid_worth(&offer, true, true, 3),
+        11,
+        "the setting's penalty"
+    );
+    assert_eq!(bid_worth(&offer, true, true, 20), 0, "never below nothing");
+}
+
+#[test]
+fn r_eng_4_a_failure_is_tried_again_next_round_and_a_success_is_the_researchers_alone() {
+    // A failure (Forskare 3 needs more than 7) leaves the engineers for another try.
+    let failed = (0..200)
+        .find(|s| !research_roll(&try_research(3, *s, true).0).0)
+        .expect("a failing seed");
+    let (res, gs) = try_research(3, failed, true);
+    let mut next = res.state.clone();
+    next.round = gs.round + 1;
+    let again = forms(vec![(
+        "Alfa",
+        vec![research(Researched::BeridnaBagskyttar)],
+    )]);
+    let res2 = resolve(&next, &again, &next.settings, 1);
+    assert!(
+        market(&res2, "Alfa")
+            .iter()
+            .any(|e| matches!(e, MarketEvent::Research { .. })),
+        "a new attempt, not a refusal: {:?}",
+        market(&res2, "Alfa")
+    );
+    // A success makes the kind Alfa's; Beta, with the same price set, cannot buy it.
+    let won = (0..200)
+        .find(|s| research_roll(&try_research(10, *s, true).0).0)
+        .expect("a successful seed");
+    let (res, gs) = try_research(10, won, true);
+    let mut next = res.state.clone();
+    next.round = gs.round + 1;
+    next.settings.research_costs.beridna_bagskyttar = Some(pbemd::game::Resources::from_pairs(&[
+        (Guld, 4),
+        (Hastar, 2),
+    ]));
+    let buy = Order::BuyUnits {
+        count: 1,
+        kind: UnitKind::BeridnaBagskyttar,
+        city: None,
+    };
+    let after = resolve(
+        &next,
+        &forms(vec![("Alfa", vec![buy.clone()]), ("Beta", vec![buy])]),
+        &next.settings,
+        7,
+    );
+    let refused = |realm| {
+        told_economy(&after, realm)
+            .into_iter()
+            .filter_map(|e| match e {
+                EconomyEvent::Refused { rule, .. } => Some(rule),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    assert!(refused("Alfa").is_empty(), "{:?}", refused("Alfa"));
+    assert_eq!(refused("Beta"), ["R-ENG-3"]);
+}

@@ -901,3 +901,343 @@ fn r_move_6_an_attack_that_found_no_one_does_not_use_up_the_group() {
     assert_eq!(battles(&events).len(), 1);
     assert!(group_of(&after, "Genogien", 2).is_none());
 }
+
+// ---- Rules pinned by their own ID (docs/rules.md) ----------------------------
+
+/// R-ALLY-2 (RULINGS 35): only a *friend's* attack on a target already attacked is a
+/// joint attack; a realm that is no friend of the first attacker fights its own battle.
+#[test]
+fn r_ally_2_a_second_attack_by_a_realm_that_is_no_friend_is_fought_not_refused() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C3",
+        units(&[(1, LattInfanteri)], false),
+    );
+    army(&mut gs, "Kaldor", 1, "B4", units(&[(5, Veteran)], false));
+    let o = orders(&[
+        (
+            "Fugandri",
+            vec![attack(Group::Army(1), "C4", Some(Outcome::Takeover), None)],
+        ),
+        (
+            "Kaldor",
+            vec![attack(Group::Army(1), "C4", Some(Outcome::Takeover), None)],
+        ),
+    ]);
+    // Fugandri: 1 + 3 against 30/10 + 10, loses its unit; Kaldor: 20 + 20 against 3 + 1.
+    let (mut after, events) = fight(&gs, &o, &[3, 10, 20, 1]);
+    let b = battles(&events);
+    assert_eq!(b.len(), 2);
+    assert_eq!(
+        (b[0].attacker.as_str(), b[0].result.winner),
+        ("Fugandri", Winner::Defender)
+    );
+    assert_eq!(
+        (b[1].attacker.as_str(), b[1].result.winner),
+        ("Kaldor", Winner::Attacker)
+    );
+    assert!(refusals(&events).is_empty());
+    assert_eq!(city(&mut after, "C4").owner, "Kaldor");
+}
+
+#[test]
+fn r_combat_1_groups_are_numbered_per_realm_and_a_new_one_takes_its_realms_next_number() {
+    use pbemd::game::orders::{Order, Piece};
+    let mut gs = game();
+    for id in 1..=3 {
+        army(&mut gs, "Genogien", id, "B2", units(&[(2, Veteran)], false));
+    }
+    army(&mut gs, "Fugandri", 1, "B8", units(&[(2, Veteran)], false));
+    fleet(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C6",
+        ships(&[(2, ShipKind::Transportskepp)], false),
+        &[],
+    );
+    let o = orders(&[
+        (
+            "Fugandri",
+            vec![
+                Order::Split {
+                    group: Group::Army(1),
+                    pieces: vec![(1, Piece::Unit(Veteran))],
+                },
+                Order::Split {
+                    group: Group::Fleet(1),
+                    pieces: vec![(1, Piece::Ship(ShipKind::Transportskepp))],
+                },
+            ],
+        ),
+        (
+            "Genogien",
+            vec![Order::Split {
+                group: Group::Army(3),
+                pieces: vec![(1, Piece::Unit(Veteran))],
+            }],
+        ),
+    ]);
+    let mut w = pbemd::game::weekend::Weekend::new(&gs, &o, &gs.settings, gs.game.seed);
+    pbemd::game::weekend::military::movement(&mut w);
+    let ids = |owner: &str| {
+        let mut a: Vec<u32> = w
+            .state
+            .armies
+            .iter()
+            .filter(|g| g.owner == owner)
+            .map(|g| g.id)
+            .collect();
+        a.sort();
+        a
+    };
+    assert_eq!(ids("Fugandri"), [1, 2], "Fugandri's own next number");
+    assert_eq!(ids("Genogien"), [1, 2, 3, 4]);
+    let mut fleets: Vec<u32> = w
+        .state
+        .fleets
+        .iter()
+        .filter(|f| f.owner == "Fugandri")
+        .map(|f| f.id)
+        .collect();
+    fleets.sort();
+    assert_eq!(fleets, [1, 2], "fleets count apart from armies");
+    let splits: Vec<(String, Group, u32)> = military(&w.events)
+        .into_iter()
+        .filter_map(|m| match m {
+            MilitaryEvent::Split { realm, group, new } => Some((realm.to_string(), *group, *new)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        splits,
+        [
+            ("Fugandri".to_string(), Group::Army(1), 2),
+            ("Fugandri".to_string(), Group::Fleet(1), 2),
+            ("Genogien".to_string(), Group::Army(3), 4),
+        ]
+    );
+}
+
+#[test]
+fn r_combat_2_a_fleet_built_this_round_cannot_attack() {
+    let mut gs = game();
+    fleet(
+        &mut gs,
+        "Fugandri",
+        1,
+        "E2",
+        ships(&[(3, ShipKind::TungtKrigsskepp)], true),
+        &[],
+    );
+    fleet(
+        &mut gs,
+        "Genogien",
+        1,
+        "E2",
+        ships(&[(1, ShipKind::Transportskepp)], false),
+        &[],
+    );
+    let o = orders(&[("Fugandri", vec![attack(Group::Fleet(1), "E2", None, None)])]);
+    let (after, events) = fight(&gs, &o, &[20, 1]);
+    assert!(battles(&events).is_empty());
+    assert_eq!(refusals(&events), [AttackRefusal::BuiltThisRound]);
+    assert_eq!(after.fleets, gs.fleets);
+}
+
+/// R-COMBAT-4: archers first, then siege towers, then the d20 rounds. The defender's
+/// archers shoot the attacker's tower before it reaches the wall, so the wall still
+/// counts (10) in the first round.
+#[test]
+fn r_combat_4_archers_shoot_before_the_towers_act_and_both_before_the_rounds() {
+    use UnitKind::Bagskyttar;
+    let mut gs = game();
+    city(&mut gs, "C4").walls = 1;
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C3",
+        units(&[(2, Veteran), (1, Belagringstorn), (1, Bagskyttar)], false),
+    );
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "C4",
+        units(&[(3, Bagskyttar)], false),
+    );
+    let o = orders(&[(
+        "Fugandri",
+        vec![attack(Group::Army(1), "C4", Some(Outcome::Takeover), None)],
+    )]);
+    let (_, events) = fight(&gs, &o, &[10, 10]);
+    let b = battles(&events);
+    assert_eq!(b.len(), 1);
+    let pre = b[0].result.pre_battle;
+    assert_eq!((pre.attacker_archers, pre.defender_archers), (1, 3));
+    assert_eq!(
+        (pre.attacker_losses, pre.defender_losses),
+        (2, 0),
+        "the archer and the tower at the tail fell to the arrows"
+    );
+    assert_eq!((pre.siege_towers_used, pre.walls_removed), (0, 0));
+    let r = b[0].result.rounds[0];
+    assert_eq!(r.attacker_value, 2 * u64::from(Veteran.stats().attack));
+    assert_eq!(
+        r.defender_value,
+        3 * u64::from(Bagskyttar.stats().defence) + 10,
+        "the wall still stands in round 1"
+    );
+    assert_eq!(b[0].result.walls_left, 1);
+}
+
+#[test]
+fn r_combat_5_each_total_is_values_bonus_walls_and_the_d20_shown_on_the_report() {
+    let mut gs = game();
+    city(&mut gs, "C4").walls = 2;
+    gs.realm_mut("Fugandri").unwrap().positions.befalhavare = 3;
+    gs.realm_mut("Genogien").unwrap().positions.befalhavare = 2;
+    army(&mut gs, "Fugandri", 1, "C3", units(&[(5, Veteran)], false));
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "C4",
+        units(&[(1, TungtInfanteri)], false),
+    );
+    let o = orders(&[(
+        "Fugandri",
+        vec![attack(Group::Army(1), "C4", Some(Outcome::Takeover), None)],
+    )]);
+    let (after, events) = fight(&gs, &o, &[7, 4]);
+    let r = battles(&events)[0].result.rounds[0];
+    let att = 5 * u64::from(Veteran.stats().attack) + 3;
+    let def = u64::from(TungtInfanteri.stats().defence) + 2 + 2 * 10;
+    assert_eq!((r.attacker_value, r.defender_value), (att, def));
+    assert_eq!((r.attacker_roll, r.defender_roll), (7, 4));
+    assert_eq!((r.attacker_total, r.defender_total), (att + 7, def + 4));
+    let sv = pbemd::render::weekend::report(&events, &after, "Genogien", Lang::Sv).join("\n");
+    let line = format!(
+        "Runda 1: anfall {att} + 7 = {}, försvar {def} + 4 = {}",
+        att + 7,
+        def + 4
+    );
+    assert!(sv.contains(&line), "{line} in\n{sv}");
+}
+
+#[test]
+fn r_unit_3_a_siege_tower_is_spent_only_on_a_wall() {
+    // In the field the tower is just a unit of the line and comes home.
+    let gs = field(&[(3, Veteran), (1, Belagringstorn)], &[(1, LattInfanteri)]);
+    let o = orders(&[("Fugandri", vec![attack(Group::Army(1), "D3", None, None)])]);
+    let (after, events) = fight(&gs, &o, &[20, 1]);
+    assert_eq!(battles(&events)[0].result.pre_battle.siege_towers_used, 0);
+    assert_eq!(
+        kinds(group_of(&after, "Fugandri", 1).unwrap()),
+        [Veteran, Veteran, Veteran, Belagringstorn]
+    );
+    // Against one wall, one of two towers is spent and the other stays in the line.
+    let mut gs = game();
+    city(&mut gs, "C4").walls = 1;
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C3",
+        units(&[(3, Veteran), (2, Belagringstorn)], false),
+    );
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "C4",
+        units(&[(1, LattInfanteri)], false),
+    );
+    let o = orders(&[(
+        "Fugandri",
+        vec![attack(Group::Army(1), "C4", Some(Outcome::Takeover), None)],
+    )]);
+    let (after, events) = fight(&gs, &o, &[20, 1]);
+    let pre = battles(&events)[0].result.pre_battle;
+    assert_eq!((pre.siege_towers_used, pre.walls_removed), (1, 1));
+    assert_eq!(
+        kinds(group_of(&after, "Fugandri", 1).unwrap()),
+        [Veteran, Veteran, Veteran, Belagringstorn]
+    );
+}
+
+#[test]
+fn r_nav_4_a_fleet_with_an_army_aboard_still_takes_no_city_without_the_armys_attack() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "E2", units(&[(4, Veteran)], false));
+    fleet(
+        &mut gs,
+        "Fugandri",
+        1,
+        "E2",
+        ships(
+            &[
+                (2, ShipKind::TungtKrigsskepp),
+                (1, ShipKind::Transportskepp),
+            ],
+            false,
+        ),
+        &[1],
+    );
+    let o = orders(&[("Fugandri", vec![attack(Group::Fleet(1), "D2", None, None)])]);
+    let (mut after, events) = fight(&gs, &o, &[20, 1]);
+    assert_eq!(refusals(&events), [AttackRefusal::FleetCannotTakeCity]);
+    assert!(battles(&events).is_empty());
+    assert_eq!(city(&mut after, "D2").owner, "Genogien");
+    assert_eq!(after.fleets[0].cargo, [1], "the army stayed aboard");
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("E2"));
+}
+
+/// R-GEN-4: `resolve` runs the steps in the rulebook's order: every event it reports
+/// comes in step order, purchases before movement before combat before production.
+#[test]
+fn r_gen_4_resolve_reports_the_weekend_step_by_step_in_order() {
+    use pbemd::game::event::Step;
+    use pbemd::game::orders::Order;
+    let mut gs = field(&[(3, Veteran)], &[(1, LattInfanteri)]);
+    army(
+        &mut gs,
+        "Fugandri",
+        2,
+        "B8",
+        units(&[(1, LattInfanteri)], false),
+    );
+    gs.realm_mut("Fugandri").unwrap().stock =
+        Resources::from_pairs(&Resource::ALL.map(|r| (r, 50)));
+    let o = orders(&[(
+        "Fugandri",
+        vec![
+            Order::BuyWalls {
+                count: 1,
+                city: sq("B8"),
+            },
+            mv(Group::Army(2), &["C8"]),
+            attack(Group::Army(1), "D3", None, None),
+        ],
+    )]);
+    let res = pbemd::game::weekend::resolve(&gs, &o, &gs.settings, gs.game.seed);
+    let steps: Vec<Step> = res.events.iter().map(|e| e.step).collect();
+    assert!(
+        steps.windows(2).all(|p| p[0] <= p[1]),
+        "out of order: {steps:?}"
+    );
+    for s in [
+        Step::Purchases,
+        Step::Movement,
+        Step::Combat,
+        Step::Production,
+        Step::WrapUp,
+    ] {
+        assert!(steps.contains(&s), "{s:?} missing: {steps:?}");
+    }
+    assert_eq!(res.state.round, gs.round, "the app advances the round");
+}

@@ -617,3 +617,246 @@ fn r_move_6_meeting_enemies_in_a_friends_city_is_a_fight_with_them_alone() {
     );
     assert_eq!(vp(&after, "Fugandri"), vp(&gs, "Fugandri"));
 }
+
+// ---- Rules pinned by their own ID (docs/rules.md) ----------------------------
+
+fn move_refusals(events: &[pbemd::game::event::Event]) -> Vec<MoveRefusal> {
+    military(events)
+        .into_iter()
+        .filter_map(|m| match m {
+            MilitaryEvent::MoveRefused { reason, .. } => Some(*reason),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn r_move_3_boarding_from_next_to_the_fleet_landing_only_on_or_next_to_its_square() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C7",
+        units(&[(1, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Fugandri",
+        2,
+        "C8",
+        units(&[(1, LattInfanteri)], false),
+    );
+    fleet(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C6",
+        ships(&[(1, ShipKind::Transportskepp)], false),
+        &[],
+    );
+    let o = orders(&[(
+        "Fugandri",
+        vec![
+            // C7 touches C6: picked up. C8 is two squares off: it stays ashore.
+            Order::PickUp { fleet: 1, army: 1 },
+            Order::Embark { army: 2, fleet: 1 },
+            // E7 is two squares from the fleet: no landing there.
+            Order::Disembark {
+                army: 1,
+                square: Some(sq("E7")),
+            },
+        ],
+    )]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(
+        move_refusals(&events),
+        [MoveRefusal::NotAtTheFleet, MoveRefusal::NoLandingThere]
+    );
+    assert_eq!(
+        after.fleets[0].cargo,
+        [1],
+        "army 1 is aboard, army 2 is not"
+    );
+    assert_eq!(group_of(&after, "Fugandri", 2).unwrap().square, sq("C8"));
+    // Landing on the square next to the fleet is allowed.
+    let o = orders(&[(
+        "Fugandri",
+        vec![
+            Order::PickUp { fleet: 1, army: 1 },
+            Order::Disembark {
+                army: 1,
+                square: Some(sq("C7")),
+            },
+        ],
+    )]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert!(move_refusals(&events).is_empty(), "{events:?}");
+    assert!(after.fleets[0].cargo.is_empty());
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("C7"));
+}
+
+#[test]
+fn r_move_9_a_merge_order_joins_groups_on_one_square_and_is_refused_apart() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "B7", units(&[(1, Veteran)], false));
+    army(
+        &mut gs,
+        "Fugandri",
+        2,
+        "D7",
+        units(&[(2, LattInfanteri)], false),
+    );
+    let merge = Order::Merge {
+        group: Group::Army(1),
+        other: 2,
+    };
+    // Apart: refused, both groups stay as they were.
+    let (after, events) = move_and_fight(&gs, &orders(&[("Fugandri", vec![merge.clone()])]), &[]);
+    assert_eq!(move_refusals(&events), [MoveRefusal::NotTogether]);
+    assert_eq!(kinds(group_of(&after, "Fugandri", 1).unwrap()), [Veteran]);
+    assert_eq!(group_of(&after, "Fugandri", 2).unwrap().units.len(), 2);
+    // Army 1 walks to army 2 first: the merge then finds them together.
+    let o = orders(&[("Fugandri", vec![mv(Group::Army(1), &["C7", "D7"]), merge])]);
+    gs.armies[0].units = units(&[(1, LattKavalleri)], false);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert!(move_refusals(&events).is_empty(), "{events:?}");
+    assert!(group_of(&after, "Fugandri", 2).is_none());
+    let g = group_of(&after, "Fugandri", 1).unwrap();
+    assert_eq!(
+        (g.square, kinds(g)),
+        (sq("D7"), vec![LattKavalleri, LattInfanteri, LattInfanteri])
+    );
+}
+
+#[test]
+fn r_move_11_a_move_from_home_out_of_ones_land_waits_for_the_earlier_form() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "H8",
+        units(&[(1, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Kaldor",
+        1,
+        "I8",
+        units(&[(1, LattInfanteri)], false),
+    );
+    // As r_move_7, but Kaldor's army leaves its land (I7 is no one's): no priority, so
+    // Fugandri's earlier form moves first and meets it on I8.
+    let o = orders(&[
+        ("Fugandri", vec![mv(Group::Army(1), &["I8"])]),
+        ("Kaldor", vec![mv(Group::Army(1), &["I7"])]),
+    ]);
+    let mut w = pbemd::game::weekend::Weekend::new(&gs, &o, &gs.settings, gs.game.seed);
+    pbemd::game::weekend::military::movement(&mut w);
+    let (after, events) = (w.state, w.events);
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("I8"));
+    assert_eq!(group_of(&after, "Kaldor", 1).unwrap().square, sq("I8"));
+    assert!(matches!(
+        stops(&events).as_slice(),
+        [Some(MoveStop::Enemy { .. })]
+    ));
+    assert_eq!(move_refusals(&events), [MoveRefusal::Engaged]);
+}
+
+#[test]
+fn r_inv_4_an_invited_armys_move_inside_the_inviters_land_waits_its_turn() {
+    let setup = || {
+        let mut gs = game();
+        // No city on K7 here: J7 and K7 are plain Kaldor land.
+        gs.cities.retain(|c| c.square != sq("K7"));
+        // Fugandri's army came by Kaldor's invitation last round and stands on J7.
+        army(
+            &mut gs,
+            "Fugandri",
+            1,
+            "J7",
+            units(&[(1, LattInfanteri)], false),
+        );
+        gs.armies[0].no_move_until_round = Some(ROUND - 1);
+        army(
+            &mut gs,
+            "Genogien",
+            1,
+            "I7",
+            units(&[(1, LattInfanteri)], false),
+        );
+        gs
+    };
+    let fugandri = ("Fugandri", vec![mv(Group::Army(1), &["K7"])]);
+    let genogien = ("Genogien", vec![mv(Group::Army(1), &["J7"])]);
+    let step3 = |gs: &pbemd::game::GameState, o| {
+        let mut w = pbemd::game::weekend::Weekend::new(gs, &o, &gs.settings, gs.game.seed);
+        pbemd::game::weekend::military::movement(&mut w);
+        (w.state, w.events)
+    };
+    // Genogien's form came first: it moves first and meets the invited army on J7.
+    let gs = setup();
+    let (after, events) = step3(&gs, orders(&[genogien.clone(), fugandri.clone()]));
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("J7"));
+    assert_eq!(group_of(&after, "Genogien", 1).unwrap().square, sq("J7"));
+    assert_eq!(move_refusals(&events), [MoveRefusal::Engaged]);
+    // Fugandri's form first: the invited army leaves before Genogien comes.
+    let (after, events) = step3(&gs, orders(&[fugandri, genogien]));
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("K7"));
+    assert_eq!(group_of(&after, "Genogien", 1).unwrap().square, sq("J7"));
+    assert!(move_refusals(&events).is_empty());
+}
+
+#[test]
+fn r_move_12_a_diagonal_step_needs_the_eight_neighbour_setting() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "D7",
+        units(&[(1, LattInfanteri)], false),
+    );
+    let o = orders(&[("Fugandri", vec![mv(Group::Army(1), &["E8"])])]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("D7"));
+    assert_eq!(
+        stops(&events),
+        [Some(MoveStop::Blocked { square: sq("E8") })]
+    );
+    gs.settings.adjacency = 8;
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("E8"));
+    assert_eq!(stops(&events), [None]);
+}
+
+#[test]
+fn r_city_12_friends_share_a_city_square_only_when_both_list_each_other() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "C3", units(&[(2, Veteran)], false));
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "C4",
+        units(&[(1, LattInfanteri)], false),
+    );
+    gs.realm_mut("Fugandri").unwrap().friends = vec!["Genogien".into()];
+    let o = orders(&[("Fugandri", vec![mv(Group::Army(1), &["C4"])])]);
+    // Only Fugandri lists Genogien: Stenvik is not a friend's city, the move stops before it.
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("C3"));
+    assert_eq!(
+        stops(&events),
+        [Some(MoveStop::EnemyCity { square: sq("C4") })]
+    );
+    // Both list each other: Fugandri's army moves in and shares the square, no battle.
+    gs.realm_mut("Genogien").unwrap().friends = vec!["Fugandri".into()];
+    let (mut after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("C4"));
+    assert_eq!(group_of(&after, "Genogien", 1).unwrap().square, sq("C4"));
+    assert_eq!(stops(&events), [None]);
+    assert_eq!(battles(&events), 0);
+    assert_eq!(city(&mut after, "C4").owner, "Genogien");
+}

@@ -1286,3 +1286,76 @@ mod never_panics {
         }
     }
 }
+
+/// R-SPELL-7: Shield guards the realm it is on, and only while it lasts.
+#[test]
+fn r_spell_7_shield_stops_spies_only_to_its_realm_and_only_until_it_expires() {
+    let mut s = demo();
+    s.round = 5;
+    s.realm_mut("Kaldor").unwrap().spies = 3;
+    s.effects.push(effect(Spell::Skold, "Afani", "Afani", 5));
+    // Genogien's shield was for last round.
+    s.effects
+        .push(effect(Spell::Skold, "Genogien", "Genogien", 4));
+    let spy = |id, to| mail(id, MailKind::Spy, "Kaldor", Some(to), "Uppdrag: resurser");
+    let (d, _) = run(
+        &mut s,
+        &[spy(1, "Afani"), spy(2, "Genogien"), spy(3, "Mirandel")],
+        &[7, 7, 7],
+    );
+    assert!(
+        matches!(d[0].outcome, Outcome::SpyBlocked { .. }),
+        "{:?}",
+        d[0]
+    );
+    assert!(
+        matches!(d[1].outcome, Outcome::SpyDone { .. }),
+        "{:?}",
+        d[1]
+    );
+    assert!(
+        matches!(d[2].outcome, Outcome::SpyDone { .. }),
+        "{:?}",
+        d[2]
+    );
+    assert_eq!(s.realm("Kaldor").unwrap().spies, 0, "all three spent");
+}
+
+/// R-ALLY-3: anyone may invite anyone; the courier does not ask for friendship.
+#[test]
+fn r_ally_3_a_realm_invites_one_that_is_no_friend_of_it() {
+    let mut s = demo();
+    for (a, b) in [("Genogien", "Kaldor"), ("Kaldor", "Genogien")] {
+        assert!(!s.realm(a).unwrap().friends.iter().any(|f| f == b));
+    }
+    let inv = envoy(1, "Genogien", "Kaldor", "Inbjudan: C3");
+    let (d, _) = run(&mut s, &[inv], &[]);
+    assert_eq!(d[0].outcome, Outcome::Delivered);
+    let held = &s.realm("Kaldor").unwrap().invitations;
+    assert_eq!(
+        held.iter()
+            .map(|i| (i.from.as_str(), i.square))
+            .collect::<Vec<_>>(),
+        [("Genogien", sq("C3"))]
+    );
+}
+
+/// R-VP-2: VP go in a merchant's trailer like goods: the sender pays them, the
+/// recipient gets them, as the trailer says.
+#[test]
+fn r_vp_2_victory_points_in_a_trailer_move_from_sender_to_recipient() {
+    let mut s = demo();
+    let (gen, afani) = (
+        s.realm("Genogien").unwrap().vp,
+        s.realm("Afani").unwrap().vp,
+    );
+    let body = "Som avtalat.\n****\nSkickar: 100 segerpoäng\nVäntar: 3 guld";
+    let (d, _) = run(
+        &mut s,
+        &[mail(1, MailKind::Merchant, "Genogien", Some("Afani"), body)],
+        &[],
+    );
+    assert_eq!(d[0].outcome, Outcome::Delivered);
+    assert_eq!(s.realm("Genogien").unwrap().vp, gen - 100);
+    assert_eq!(s.realm("Afani").unwrap().vp, afani + 100);
+}
