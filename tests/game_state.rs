@@ -302,3 +302,25 @@ fn r_pos_1_seven_values_from_the_scenario_with_no_upper_limit() {
     let res = resolve(&s, &orders, &s.settings, 1);
     assert_eq!(res.state.realm("Genogien").unwrap().positions.amiral, 31);
 }
+
+#[test]
+fn r_pos_3_a_realm_that_starts_at_11_holds_its_secret_advantage_from_the_start() {
+    // Genogien starts at Amiral 11 (a text) and Besvärjare 12 (no text).
+    let yaml = DEMO.replacen(
+        "positions: {amiral: 3, befalhavare: 4, besvarjare: 2,",
+        "positions: {amiral: 11, befalhavare: 4, besvarjare: 12,",
+        1,
+    );
+    assert_ne!(yaml, DEMO, "the scenario's first realm changed");
+    let gs = load_scenario(&yaml).expect("loads");
+    let g = gs.realm("Genogien").unwrap();
+    let held: Vec<_> = g.secret_bonuses.iter().collect();
+    assert_eq!(
+        held,
+        vec![(
+            &pbemd::game::Position::Amiral,
+            &"Dina skepp seglar ett steg längre i egna vatten.".to_string()
+        )]
+    );
+    assert!(demo().realms.iter().all(|r| r.secret_bonuses.is_empty()));
+}

@@ -464,6 +464,96 @@ fn r_pos_2_one_step_per_position_and_rulings_9_at_most_forskare_steps_in_all() {
     assert_eq!(alfa.stock.get(Eld), 995);
 }
 
+fn secret_bonuses(res: &pbemd::game::weekend::Resolution, realm: &str) -> Vec<EconomyEvent> {
+    told(res, realm)
+        .into_iter()
+        .filter(|e| matches!(e, EconomyEvent::SecretBonus { .. }))
+        .collect()
+}
+
+/// Alfa at 10 in Amiral, with the GM's texts for Amiral and Informatör only.
+fn alfa_one_step_from_a_secret() -> pbemd::game::GameState {
+    let mut gs = game();
+    rich(&mut gs, "Alfa");
+    slaves_kept_in_check(&mut gs);
+    gs.realm_mut("Alfa").unwrap().positions.amiral = 10;
+    gs.realm_mut("Alfa").unwrap().positions.forskare = 3;
+    let texts = &mut gs.settings.secret_bonus_texts;
+    texts.insert(Position::Amiral, "Skeppen seglar längre.".into());
+    texts.insert(Position::Informator, "Spionerna ser mer.".into());
+    gs
+}
+
+#[test]
+fn r_pos_3_reaching_11_gives_the_gms_secret_text_and_tells_only_that_realm() {
+    let gs = alfa_one_step_from_a_secret();
+    let up = |position| Order::UpgradePosition {
+        position,
+        crystals: vec![],
+    };
+    let orders = forms(vec![("Alfa", vec![up(Position::Amiral)])]);
+    let res = weekend(&gs, &orders);
+    let alfa = res.state.realm("Alfa").unwrap();
+    assert_eq!(alfa.positions.amiral, 11);
+    assert_eq!(
+        alfa.secret_bonuses
+            .get(&Position::Amiral)
+            .map(String::as_str),
+        Some("Skeppen seglar längre.")
+    );
+    assert_eq!(alfa.secret_bonuses.len(), 1);
+    assert_eq!(
+        secret_bonuses(&res, "Alfa"),
+        vec![EconomyEvent::SecretBonus {
+            realm: "Alfa".into(),
+            position: Position::Amiral,
+            value: 11,
+            text: "Skeppen seglar längre.".into(),
+        }]
+    );
+    assert!(secret_bonuses(&res, "Beta").is_empty(), "only Alfa is told");
+}
+
+#[test]
+fn r_pos_3_a_secret_is_given_once_and_a_position_without_a_text_gives_none() {
+    let mut gs = alfa_one_step_from_a_secret();
+    gs.realm_mut("Alfa").unwrap().positions.amiral = 11;
+    gs.realm_mut("Alfa").unwrap().positions.besvarjare = 12;
+    gs.realm_mut("Alfa").unwrap().positions.informator = 10;
+    // Raised to 11 by the GM's edit of the state: told at the next weekend.
+    let res = weekend(&gs, &forms(vec![]));
+    let given: Vec<Position> = secret_bonuses(&res, "Alfa")
+        .iter()
+        .filter_map(|e| match e {
+            EconomyEvent::SecretBonus { position, .. } => Some(*position),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(given, vec![Position::Amiral], "Besvärjare has no text");
+    // The next weekend: Amiral to 12 and Informatör to 11; only the new one is told.
+    let up = |position| Order::UpgradePosition {
+        position,
+        crystals: vec![],
+    };
+    let orders = forms(vec![(
+        "Alfa",
+        vec![up(Position::Amiral), up(Position::Informator)],
+    )]);
+    let next = weekend(&res.state, &orders);
+    let alfa = next.state.realm("Alfa").unwrap();
+    assert_eq!((alfa.positions.amiral, alfa.positions.informator), (12, 11));
+    assert_eq!(
+        secret_bonuses(&next, "Alfa"),
+        vec![EconomyEvent::SecretBonus {
+            realm: "Alfa".into(),
+            position: Position::Informator,
+            value: 11,
+            text: "Spionerna ser mer.".into(),
+        }]
+    );
+    assert_eq!(alfa.secret_bonuses.len(), 2);
+}
+
 #[test]
 fn rulings_23_a_production_upgrade_may_add_a_resource_the_city_lacks() {
     let mut gs = game();

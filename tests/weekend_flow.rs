@@ -232,6 +232,60 @@ fn next_weeks_reminders_tell_each_realm_only_its_own_last_weekend() {
     }
 }
 
+/// R-POS-3 through the binary: the GM set Genogien's Befälhavare to 10 (edited state);
+/// its form raises it to 11; Monday's form tells Genogien the GM's secret text, and
+/// no other realm; the GM is mailed it to apply.
+#[test]
+fn r_pos_3_a_realm_at_11_reads_its_secret_advantage_and_the_gm_is_mailed_it() {
+    let g = Game::start();
+    let mut gs = g.state();
+    gs.realm_mut("Genogien").unwrap().positions.befalhavare = 10;
+    let file = g.dir.join("state.json");
+    std::fs::write(&file, serde_json::to_string(&gs).unwrap()).unwrap();
+    ok(&pbemd(&[
+        "--config",
+        &g.cfg,
+        "gm",
+        "import-state",
+        file.to_str().unwrap(),
+    ]));
+    g.play_the_demo_weekend();
+    let text = "En gång per runda får en armé flytta efter strid.";
+    let genogien = g.monday_form("genogien@game.test");
+    // The section is word-wrapped: read it as one line.
+    let section = last_weekend(&genogien)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        section.contains(&format!("Hemlig fördel (Befälhavare 11): {text}")),
+        "{genogien}"
+    );
+    assert!(
+        genogien.contains(&format!("Befälhavare 11+: {text}")),
+        "{genogien}"
+    );
+    for other in ["afani@game.test", "kaldor@game.test", "ostvik@game.test"] {
+        assert!(!g.monday_form(other).contains(text), "{other}");
+    }
+    let gm: Vec<_> = g
+        .outbox()
+        .into_iter()
+        .filter(|m| m.to_is("gm@game.test") && m.subject.contains("for the GM"))
+        .collect();
+    assert_eq!(gm.len(), 1, "one mail to the GM");
+    assert!(
+        gm[0].text.contains("Genogien har nått Befälhavare 11") && gm[0].text.contains(text),
+        "{}",
+        gm[0].text
+    );
+    assert_eq!(
+        g.state().realm("Genogien").unwrap().secret_bonuses.len(),
+        1,
+        "kept in the state"
+    );
+}
+
 #[test]
 fn r_mail_11_a_form_after_the_deadline_changes_nothing() {
     let g = Game::start();

@@ -454,6 +454,9 @@ pub fn load_scenario(yaml: &str) -> Result<GameState, ScenarioError> {
     }
 
     state.validate().map_err(ScenarioError::Invalid)?;
+    // A realm that starts at 11 or more in a position holds its secret bonus from its
+    // opening form on (R-POS-3).
+    state.grant_secret_bonuses();
     Ok(state)
 }
 

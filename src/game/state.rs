@@ -1209,6 +1209,32 @@ impl GameState {
         self.courier.round == self.round && self.courier.reveals.iter().any(|r| r == realm)
     }
 
+    /// The position value from which the GM's secret bonus text is the realm's
+    /// (R-POS-3, docs/rules.md Rulings 10).
+    pub const SECRET_BONUS_AT: u32 = 11;
+
+    /// Give every realm the GM's secret text (`settings.secret_bonus_texts`) of each
+    /// position it holds at 11 or more and was not given yet; each once, kept when the
+    /// value falls again. Returns what was given now, as (realm's place in `realms`,
+    /// position), in realm and position order; a position without a text gives nothing.
+    pub fn grant_secret_bonuses(&mut self) -> Vec<(usize, Position)> {
+        let texts = &self.settings.secret_bonus_texts;
+        let mut given = Vec::new();
+        for (i, r) in self.realms.iter_mut().enumerate() {
+            if r.eliminated {
+                continue;
+            }
+            for (&p, text) in texts {
+                let due = r.positions.get(p) >= Self::SECRET_BONUS_AT;
+                if due && !text.trim().is_empty() && !r.secret_bonuses.contains_key(&p) {
+                    r.secret_bonuses.insert(p, text.trim().to_string());
+                    given.push((i, p));
+                }
+            }
+        }
+        given
+    }
+
     /// Units counted against the population cap (R-POP-1; README, Decisions).
     pub fn counted_units(&self, realm: &str) -> UnitCount {
         // One pass over the army groups (a form's check reads this for its realm).

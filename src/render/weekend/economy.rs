@@ -90,6 +90,15 @@ pub fn lines(ev: &EconomyEvent, _gs: &GameState, realm: &str, lang: Lang) -> Vec
                 format!("Victory points: {before} → {after} ({diff:+})."),
             )
         }
+        EconomyEvent::SecretBonus {
+            position,
+            value,
+            text,
+            ..
+        } => pick(
+            format!("Hemlig fördel ({} {value}): {text}", position.name(lang)),
+            format!("Secret advantage ({} {value}): {text}", position.name(lang)),
+        ),
         EconomyEvent::Victory { realm: winner, vp } => match (sv, winner == realm) {
             (true, true) => format!("Seger! Du har {vp} segerpoäng och har vunnit spelet."),
             (true, false) => format!("{winner} har vunnit spelet med {vp} segerpoäng."),
@@ -98,6 +107,29 @@ pub fn lines(ev: &EconomyEvent, _gs: &GameState, realm: &str, lang: Lang) -> Vec
         },
     };
     vec![line]
+}
+
+/// The GM's line for what the weekend left to the GM (R-POS-3: a secret bonus whose
+/// effect the GM applies), or `None`.
+pub fn gm_line(ev: &EconomyEvent, lang: Lang) -> Option<String> {
+    match ev {
+        EconomyEvent::SecretBonus {
+            realm,
+            position,
+            value,
+            text,
+        } => Some(match lang {
+            Lang::Sv => format!(
+                "{realm} har nått {} {value} och har den hemliga fördelen: {text} (verkan tillämpas av spelledaren).",
+                position.name(lang)
+            ),
+            Lang::En => format!(
+                "{realm} has reached {} {value} and holds the secret advantage: {text} (its effect is the GM's to apply).",
+                position.name(lang)
+            ),
+        }),
+        _ => None,
+    }
 }
 
 fn purchase_text(p: &Purchase, lang: Lang) -> String {
@@ -530,6 +562,12 @@ mod tests {
                 realm: "Afani".into(),
                 vp: 2000,
             },
+            EconomyEvent::SecretBonus {
+                realm: r(),
+                position: crate::game::Position::Amiral,
+                value: 11,
+                text: "Dina skepp seglar ett steg längre i egna vatten.".into(),
+            },
         ]);
         out
     }
@@ -628,6 +666,31 @@ mod tests {
         );
         let en = one(&ev, Lang::En);
         assert!(en.contains("short of 3 gold"), "{en}");
+    }
+
+    #[test]
+    fn r_pos_3_the_realm_reads_its_secret_advantage_and_the_gm_what_to_apply() {
+        let ev = EconomyEvent::SecretBonus {
+            realm: "Genogien".into(),
+            position: crate::game::Position::Befalhavare,
+            value: 11,
+            text: "En gång per runda får en armé flytta efter strid.".into(),
+        };
+        assert_eq!(
+            one(&ev, Lang::Sv),
+            "Hemlig fördel (Befälhavare 11): En gång per runda får en armé flytta efter strid."
+        );
+        assert!(one(&ev, Lang::En).starts_with("Secret advantage (Commander 11): "));
+        let gm = gm_line(&ev, Lang::Sv).expect("the GM is told");
+        assert!(gm.starts_with("Genogien har nått Befälhavare 11"), "{gm}");
+        assert!(gm.contains("flytta efter strid"), "{gm}");
+        assert!(gm_line(&ev, Lang::En).is_some_and(|l| l.contains("the GM's to apply")));
+        let vp = EconomyEvent::Vp {
+            realm: "Genogien".into(),
+            before: 1,
+            after: 2,
+        };
+        assert_eq!(gm_line(&vp, Lang::Sv), None, "only what is the GM's to do");
     }
 
     #[test]

@@ -252,13 +252,15 @@ fn plundered(ev: &EvilEvent, lang: Lang) -> String {
     }
 }
 
-/// What the GM must decide from the weekend's events (R-EVIL-8 result 8), in `lang`.
+/// What the GM must decide or apply from the weekend's events (R-EVIL-8 result 8, a
+/// secret bonus of R-POS-3), in `lang`.
 pub fn gm_lines(events: &[crate::game::event::Event], lang: Lang) -> Vec<String> {
     use crate::game::event::What;
     events
         .iter()
         .filter_map(|e| match &e.what {
             What::Evil(ev @ EvilEvent::TreasureForGm { .. }) => Some(treasure(ev, lang)),
+            What::Economy(ev) => super::economy::gm_line(ev, lang),
             _ => None,
         })
         .collect()

@@ -90,6 +90,14 @@ pub enum EconomyEvent {
     },
     /// R-VP-1, Rulings 47: the game is won.
     Victory { realm: String, vp: i64 },
+    /// R-POS-3, Rulings 10: the realm reached 11 in `position` (now `value`) and holds
+    /// the GM's secret bonus `text`; its effect is the GM's to apply.
+    SecretBonus {
+        realm: String,
+        position: Position,
+        value: u32,
+        text: String,
+    },
 }
 
 /// What a step-1 order bought.
@@ -210,7 +218,8 @@ impl EconomyEvent {
             | EconomyEvent::MainHarbour { realm, .. }
             | EconomyEvent::TradeWishes { realm, .. }
             | EconomyEvent::Vp { realm, .. }
-            | EconomyEvent::Victory { realm, .. } => realm,
+            | EconomyEvent::Victory { realm, .. }
+            | EconomyEvent::SecretBonus { realm, .. } => realm,
         }
     }
 }

@@ -33,6 +33,7 @@ pub(super) fn run(w: &mut Weekend) {
     sync_city_flags(&mut w.state);
     let round = w.round();
     prune(&mut w.state, round);
+    secret_bonuses(w);
     ledger(w);
     victory(w);
 }
@@ -253,6 +254,22 @@ fn ledger(w: &mut Weekend) {
         })
         .collect();
     for ev in changed {
+        tell(w, Step::WrapUp, ev);
+    }
+}
+
+/// R-POS-3, Rulings 10: a realm that reached 11 in a position this weekend (by an
+/// upgrade, a reward, or the GM's edit of the state) is given the GM's secret text,
+/// and told; the GM is told too, with the results, to apply its effect.
+fn secret_bonuses(w: &mut Weekend) {
+    for (i, position) in w.state.grant_secret_bonuses() {
+        let r = &w.state.realms[i];
+        let ev = EconomyEvent::SecretBonus {
+            realm: r.name.clone(),
+            position,
+            value: r.positions.get(position),
+            text: r.secret_bonuses.get(&position).cloned().unwrap_or_default(),
+        };
         tell(w, Step::WrapUp, ev);
     }
 }
