@@ -184,40 +184,43 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
                 )
                 .await?;
             }
-            let last_events = super::weekend::last_events(conn, &gs).await?;
-            // The state and the weekend's events indexed once for every realm's form,
-            // not once a realm (which grew with the game's size squared).
-            let index = crate::render::view::FormIndex::new(&gs, &last_events);
-            let mut reminded = Vec::new();
-            for realm in gs
+            // The realms to remind, with their deadlines; the last weekend's events
+            // are read, and indexed with the state once for all their forms (not once a
+            // realm, which grew with the game's size squared), only when there are any.
+            let due: Vec<_> = gs
                 .realms
                 .iter()
                 .filter(|r| !r.emails.is_empty() && !r.eliminated)
                 // A realm away this weekend gets no reminder (README, Running a season).
                 .filter(|r| !super::season_realms::away(&gs, &r.name))
-            {
-                let deadline = deadline_of(Some(&realm.name));
-                if with_form.contains(&realm.name) || deadline.is_some_and(|d| d <= app.now()) {
-                    continue;
+                .filter(|r| !with_form.contains(&r.name))
+                .map(|r| (r, deadline_of(Some(&r.name))))
+                .filter(|(_, deadline)| deadline.is_none_or(|d| d > app.now()))
+                .collect();
+            let mut reminded = Vec::new();
+            if !due.is_empty() {
+                let last_events = super::weekend::last_events(conn, &gs).await?;
+                let index = crate::render::view::FormIndex::new(&gs, &last_events);
+                for (realm, deadline) in due {
+                    let lang = realm.language;
+                    let deadline_local = deadline.map(|t| app.local(t, lang)).unwrap_or_default();
+                    let ctx = FormContext {
+                        deadline_local: deadline_local.clone(),
+                        game_address: app.cfg.game_address.clone(),
+                    };
+                    let form = app.renderer.result_form_in(&index, &realm.name, &ctx)?;
+                    let data = json!({"realm": realm.name, "round": round, "deadline": deadline_local, "form": form});
+                    let o = Outgoing {
+                        kind: "reminder",
+                        dedup_key: format!("reminder:{round}:{at}:{}", realm.name),
+                        to: realm.emails.clone(),
+                        subject: form_subject(&realm.name, lang),
+                        body: app.renderer.render("reminder", lang, &data)?,
+                        in_reply_to: None,
+                    };
+                    app.enqueue(conn, &o).await?;
+                    reminded.push(realm.name.clone());
                 }
-                let lang = realm.language;
-                let deadline_local = deadline.map(|t| app.local(t, lang)).unwrap_or_default();
-                let ctx = FormContext {
-                    deadline_local: deadline_local.clone(),
-                    game_address: app.cfg.game_address.clone(),
-                };
-                let form = app.renderer.result_form_in(&index, &realm.name, &ctx)?;
-                let data = json!({"realm": realm.name, "round": round, "deadline": deadline_local, "form": form});
-                let o = Outgoing {
-                    kind: "reminder",
-                    dedup_key: format!("reminder:{round}:{at}:{}", realm.name),
-                    to: realm.emails.clone(),
-                    subject: form_subject(&realm.name, lang),
-                    body: app.renderer.render("reminder", lang, &data)?,
-                    in_reply_to: None,
-                };
-                app.enqueue(conn, &o).await?;
-                reminded.push(realm.name.clone());
             }
             detail["reminded"] = json!(reminded);
         }
