@@ -353,6 +353,91 @@ fn rulings_26_squares_exist_paths_connect_and_fit_the_movement() {
 }
 
 #[test]
+fn rulings_24_group_movement_min_limits_the_form_to_the_slowest_unit() {
+    let mut s = genogien_rich();
+    s.settings.group_movement = pbemd::game::state::GroupMovement::Min;
+    // Army 2 (D2): light cavalry (movement 3) and now a light infantry (movement 1).
+    let a = s
+        .armies
+        .iter_mut()
+        .find(|a| a.owner == "Genogien" && a.id == 2)
+        .unwrap();
+    let mut slow = a.units[0];
+    slow.kind = pbemd::game::UnitKind::LattInfanteri;
+    a.units.push(slow);
+    let c = forms::check(
+        &s,
+        "Genogien",
+        &lines(&["FLYTTA armé 2: D3 D4", "FLYTTA armé 2: D3"]),
+    );
+    assert_eq!(rule(&c, 0), "R-MOVE-1");
+    assert!(c.lines[1].accepted());
+}
+
+#[test]
+fn rulings_26_adjacency_8_lets_the_form_take_a_diagonal_step() {
+    let mut s = genogien_rich();
+    // Army 2 stands on D2; E3 touches it only at a corner.
+    let c = forms::check(&s, "Genogien", &lines(&["FLYTTA armé 2: E3"]));
+    assert_eq!(rule(&c, 0), "RULINGS 26");
+    s.settings.adjacency = 8;
+    let c = forms::check(&s, "Genogien", &lines(&["FLYTTA armé 2: E3"]));
+    assert!(c.lines[0].accepted());
+}
+
+#[test]
+fn rulings_40_the_form_checks_the_engineers_price_setting() {
+    let mut s = genogien_rich();
+    set_stock(&mut s, &[(Resource::Jarn, 99), (Resource::Sten, 99)]);
+    s.settings.engineers_price = 40;
+    let c = forms::check(
+        &s,
+        "Genogien",
+        &lines(&["INGENJÖRER 10 järn 20 sten", "INGENJÖRER 20 järn 20 sten"]),
+    );
+    assert_eq!(rule(&c, 0), "R-FREE-7");
+    assert!(c.lines[1].accepted());
+}
+
+#[test]
+fn rulings_47_the_form_counts_rewards_by_the_threshold_step_setting() {
+    let mut s = genogien_rich();
+    s.realm_mut("Genogien").unwrap().vp = 650;
+    s.realm_mut("Genogien").unwrap().vp_rewards_taken.clear();
+    s.settings.vp_threshold_step = 300;
+    // 650 VP: thresholds 300 and 600, two rewards.
+    let c = forms::check(
+        &s,
+        "Genogien",
+        &lines(&[
+            "BELÖNING befälhavare",
+            "BELÖNING amiral",
+            "BELÖNING informatör",
+        ]),
+    );
+    assert!(c.lines[0].accepted());
+    assert!(c.lines[1].accepted());
+    assert_eq!(rule(&c, 2), "R-VP-4");
+}
+
+#[test]
+fn rulings_9_the_form_lets_a_vp_reward_and_an_upgrade_raise_one_position() {
+    let mut s = genogien_rich();
+    let all: Vec<(Resource, u32)> = Resource::ALL.iter().map(|&r| (r, 99)).collect();
+    set_stock(&mut s, &all);
+    s.realm_mut("Genogien").unwrap().vp = 500;
+    s.realm_mut("Genogien").unwrap().vp_rewards_taken.clear();
+    let c = forms::check(
+        &s,
+        "Genogien",
+        &lines(&["BELÖNING amiral", "UPPGRADERA amiral", "UPPGRADERA amiral"]),
+    );
+    assert!(c.lines[0].accepted());
+    assert!(c.lines[1].accepted());
+    assert_eq!(rule(&c, 2), "R-POS-2");
+}
+
+#[test]
 fn ownership_and_city_outcomes_are_checked() {
     let s = genogien_rich();
     let c = forms::check(

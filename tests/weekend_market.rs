@@ -156,6 +156,23 @@ fn r_free_1_the_lot_is_drawn_from_the_scenarios_goods_and_a_troop_lot_keeps_its_
 }
 
 #[test]
+fn rulings_40_the_lot_size_is_a_setting_and_a_resource_lots_minimum_bid() {
+    let mut gs = game();
+    gs.settings.free_merchant_goods = vec![FreeMerchantGood::Resource { resource: Jarn }];
+    gs.settings.free_merchant_lot = 6;
+    let res = weekend(&gs, &forms(vec![]));
+    let offer = res.state.free_merchant.expect("a lot");
+    assert_eq!(
+        offer.lot,
+        Lot::Resource {
+            resource: Jarn,
+            amount: 6
+        }
+    );
+    assert_eq!(offer.min_bid, 6);
+}
+
+#[test]
 fn r_free_4_a_troop_lots_minimum_is_never_under_its_size() {
     let mut gs = game();
     gs.settings.free_merchant_goods = vec![FreeMerchantGood::Units {
@@ -702,6 +719,32 @@ fn rulings_40_engineers_cost_30_resources_with_crystals_counted_once() {
         }
     )));
     assert_eq!(stock_of(&res, "Alfa", Eld), 1000);
+}
+
+#[test]
+fn rulings_40_the_engineers_price_is_a_setting() {
+    let mut gs = auction();
+    gs.settings.engineers_price = 40;
+    let res = weekend(
+        &gs,
+        &forms(vec![
+            ("Alfa", vec![engineers(&[(Mat, 35)])]),
+            ("Beta", vec![engineers(&[(Guld, 40)])]),
+        ]),
+    );
+    assert!(!res.state.realm("Alfa").expect("Alfa").engineers);
+    assert!(market(&res, "Alfa").iter().any(|e| matches!(
+        e,
+        MarketEvent::EngineersRefused {
+            why: Why::EngineersPrice {
+                paid: 35,
+                price: 40
+            },
+            ..
+        }
+    )));
+    assert!(res.state.realm("Beta").expect("Beta").engineers);
+    assert_eq!(stock_of(&res, "Beta", Guld), 1000 - 40 + 2);
 }
 
 #[test]
