@@ -438,6 +438,27 @@ fn rulings_9_the_form_lets_a_vp_reward_and_an_upgrade_raise_one_position() {
 }
 
 #[test]
+fn rulings_40_the_receipt_takes_the_conflict_penalty_setting_off_a_bid() {
+    use pbemd::game::state::{FreeMerchantOffer, Lot};
+    let mut s = genogien_rich();
+    set_stock(&mut s, &[(Resource::Sten, 99)]);
+    s.free_merchant = Some(FreeMerchantOffer {
+        round: s.round,
+        lot: Lot::Resource {
+            resource: Resource::Jarn,
+            amount: 10,
+        },
+        min_bid: 10,
+    });
+    s.realm_mut("Genogien").unwrap().fought_last_weekend = true;
+    let bid = lines(&["BUD 12 sten"]);
+    // 12 less the default 5 after a battle: under the lot's 10.
+    assert_eq!(rule(&forms::check(&s, "Genogien", &bid), 0), "R-FREE-4");
+    s.settings.conflict_penalty = 2;
+    assert!(forms::check(&s, "Genogien", &bid).lines[0].accepted());
+}
+
+#[test]
 fn ownership_and_city_outcomes_are_checked() {
     let s = genogien_rich();
     let c = forms::check(
