@@ -459,6 +459,20 @@ fn rulings_40_the_receipt_takes_the_conflict_penalty_setting_off_a_bid() {
 }
 
 #[test]
+fn rulings_49_the_form_takes_a_vote_in_the_rounds_the_vote_every_setting_names() {
+    let mut s = genogien_rich();
+    s.settings.vote_every = 3;
+    let vote = lines(&["RÖST Afani"]);
+    for (round, votes) in [(3, true), (4, false), (6, true)] {
+        s.round = round;
+        let c = forms::check(&s, "Genogien", &vote);
+        assert_eq!(c.lines[0].accepted(), votes, "round {round}");
+    }
+    s.round = 4;
+    assert_eq!(rule(&forms::check(&s, "Genogien", &vote), 0), "R-VOTE-1");
+}
+
+#[test]
 fn ownership_and_city_outcomes_are_checked() {
     let s = genogien_rich();
     let c = forms::check(
