@@ -473,6 +473,21 @@ fn rulings_49_the_form_takes_a_vote_in_the_rounds_the_vote_every_setting_names()
 }
 
 #[test]
+fn rulings_41_the_form_prices_a_researched_frigate_by_the_setting() {
+    let mut s = genogien_rich();
+    let all: Vec<(Resource, u32)> = Resource::ALL.iter().map(|&r| (r, 99)).collect();
+    set_stock(&mut s, &all);
+    s.realm_mut("Genogien").unwrap().researched = vec![pbemd::game::state::Researched::Fregatt];
+    let buy = lines(&["KÖP 1 fregatt D2"]);
+    assert_eq!(rule(&forms::check(&s, "Genogien", &buy), 0), "RULINGS 41");
+    let price = Resources::from_pairs(&[(Resource::Timmer, 7), (Resource::Guld, 3)]);
+    s.settings.research_costs.fregatt = Some(price);
+    let c = forms::check(&s, "Genogien", &buy);
+    assert!(c.lines[0].accepted());
+    assert_eq!(c.lines[0].cost, price);
+}
+
+#[test]
 fn ownership_and_city_outcomes_are_checked() {
     let s = genogien_rich();
     let c = forms::check(

@@ -891,6 +891,41 @@ fn r_eng_3_a_researched_kind_is_bought_the_next_weekend_at_the_scenarios_cost() 
     );
 }
 
+#[test]
+fn rulings_41_a_researched_frigate_is_bought_at_the_scenarios_cost_and_refused_without_one() {
+    let mut gs = auction();
+    gs.realm_mut("Alfa").expect("Alfa").researched = vec![Researched::Fregatt];
+    let buy = Order::BuyShips {
+        count: 1,
+        kind: pbemd::game::ShipKind::Fregatt,
+        city: None,
+    };
+    let orders = forms(vec![("Alfa", vec![buy])]);
+    let res = weekend(&gs, &orders);
+    assert!(
+        told_economy(&res, "Alfa").iter().any(|e| matches!(
+            e,
+            EconomyEvent::Refused { rule, .. } if rule == "RULINGS 41"
+        )),
+        "no cost set: no frigate"
+    );
+    let price = pbemd::game::Resources::from_pairs(&[(Timmer, 7), (Guld, 3)]);
+    gs.settings.research_costs.fregatt = Some(price);
+    let res = weekend(&gs, &orders);
+    let bought = told_economy(&res, "Alfa");
+    assert!(
+        bought.iter().any(|e| matches!(
+            e,
+            EconomyEvent::Bought {
+                purchase: Purchase::Ships { count: 1, ship: pbemd::game::ShipKind::Fregatt, .. },
+                cost,
+                ..
+            } if *cost == price
+        )),
+        "{bought:?}"
+    );
+}
+
 fn told_economy(res: &Resolution, realm: &str) -> Vec<EconomyEvent> {
     told(res, realm)
 }
