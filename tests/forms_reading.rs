@@ -353,6 +353,141 @@ fn rulings_26_squares_exist_paths_connect_and_fit_the_movement() {
 }
 
 #[test]
+fn rulings_24_group_movement_min_limits_the_form_to_the_slowest_unit() {
+    let mut s = genogien_rich();
+    s.settings.group_movement = pbemd::game::state::GroupMovement::Min;
+    // Army 2 (D2): light cavalry (movement 3) and now a light infantry (movement 1).
+    let a = s
+        .armies
+        .iter_mut()
+        .find(|a| a.owner == "Genogien" && a.id == 2)
+        .unwrap();
+    let mut slow = a.units[0];
+    slow.kind = pbemd::game::UnitKind::LattInfanteri;
+    a.units.push(slow);
+    let c = forms::check(
+        &s,
+        "Genogien",
+        &lines(&["FLYTTA armé 2: D3 D4", "FLYTTA armé 2: D3"]),
+    );
+    assert_eq!(rule(&c, 0), "R-MOVE-1");
+    assert!(c.lines[1].accepted());
+}
+
+#[test]
+fn rulings_26_adjacency_8_lets_the_form_take_a_diagonal_step() {
+    let mut s = genogien_rich();
+    // Army 2 stands on D2; E3 touches it only at a corner.
+    let c = forms::check(&s, "Genogien", &lines(&["FLYTTA armé 2: E3"]));
+    assert_eq!(rule(&c, 0), "RULINGS 26");
+    s.settings.adjacency = 8;
+    let c = forms::check(&s, "Genogien", &lines(&["FLYTTA armé 2: E3"]));
+    assert!(c.lines[0].accepted());
+}
+
+#[test]
+fn rulings_40_the_form_checks_the_engineers_price_setting() {
+    let mut s = genogien_rich();
+    set_stock(&mut s, &[(Resource::Jarn, 99), (Resource::Sten, 99)]);
+    s.settings.engineers_price = 40;
+    let c = forms::check(
+        &s,
+        "Genogien",
+        &lines(&["INGENJÖRER 10 järn 20 sten", "INGENJÖRER 20 järn 20 sten"]),
+    );
+    assert_eq!(rule(&c, 0), "R-FREE-7");
+    assert!(c.lines[1].accepted());
+}
+
+#[test]
+fn rulings_47_the_form_counts_rewards_by_the_threshold_step_setting() {
+    let mut s = genogien_rich();
+    s.realm_mut("Genogien").unwrap().vp = 650;
+    s.realm_mut("Genogien").unwrap().vp_rewards_taken.clear();
+    s.settings.vp_threshold_step = 300;
+    // 650 VP: thresholds 300 and 600, two rewards.
+    let c = forms::check(
+        &s,
+        "Genogien",
+        &lines(&[
+            "BELÖNING befälhavare",
+            "BELÖNING amiral",
+            "BELÖNING informatör",
+        ]),
+    );
+    assert!(c.lines[0].accepted());
+    assert!(c.lines[1].accepted());
+    assert_eq!(rule(&c, 2), "R-VP-4");
+}
+
+#[test]
+fn rulings_9_the_form_lets_a_vp_reward_and_an_upgrade_raise_one_position() {
+    let mut s = genogien_rich();
+    let all: Vec<(Resource, u32)> = Resource::ALL.iter().map(|&r| (r, 99)).collect();
+    set_stock(&mut s, &all);
+    s.realm_mut("Genogien").unwrap().vp = 500;
+    s.realm_mut("Genogien").unwrap().vp_rewards_taken.clear();
+    let c = forms::check(
+        &s,
+        "Genogien",
+        &lines(&["BELÖNING amiral", "UPPGRADERA amiral", "UPPGRADERA amiral"]),
+    );
+    assert!(c.lines[0].accepted());
+    assert!(c.lines[1].accepted());
+    assert_eq!(rule(&c, 2), "R-POS-2");
+}
+
+#[test]
+fn rulings_40_the_receipt_takes_the_conflict_penalty_setting_off_a_bid() {
+    use pbemd::game::state::{FreeMerchantOffer, Lot};
+    let mut s = genogien_rich();
+    set_stock(&mut s, &[(Resource::Sten, 99)]);
+    s.free_merchant = Some(FreeMerchantOffer {
+        round: s.round,
+        lot: Lot::Resource {
+            resource: Resource::Jarn,
+            amount: 10,
+        },
+        min_bid: 10,
+    });
+    s.realm_mut("Genogien").unwrap().fought_last_weekend = true;
+    let bid = lines(&["BUD 12 sten"]);
+    // 12 less the default 5 after a battle: under the lot's 10.
+    assert_eq!(rule(&forms::check(&s, "Genogien", &bid), 0), "R-FREE-4");
+    s.settings.conflict_penalty = 2;
+    assert!(forms::check(&s, "Genogien", &bid).lines[0].accepted());
+}
+
+#[test]
+fn rulings_49_the_form_takes_a_vote_in_the_rounds_the_vote_every_setting_names() {
+    let mut s = genogien_rich();
+    s.settings.vote_every = 3;
+    let vote = lines(&["RÖST Afani"]);
+    for (round, votes) in [(3, true), (4, false), (6, true)] {
+        s.round = round;
+        let c = forms::check(&s, "Genogien", &vote);
+        assert_eq!(c.lines[0].accepted(), votes, "round {round}");
+    }
+    s.round = 4;
+    assert_eq!(rule(&forms::check(&s, "Genogien", &vote), 0), "R-VOTE-1");
+}
+
+#[test]
+fn rulings_41_the_form_prices_a_researched_frigate_by_the_setting() {
+    let mut s = genogien_rich();
+    let all: Vec<(Resource, u32)> = Resource::ALL.iter().map(|&r| (r, 99)).collect();
+    set_stock(&mut s, &all);
+    s.realm_mut("Genogien").unwrap().researched = vec![pbemd::game::state::Researched::Fregatt];
+    let buy = lines(&["KÖP 1 fregatt D2"]);
+    assert_eq!(rule(&forms::check(&s, "Genogien", &buy), 0), "RULINGS 41");
+    let price = Resources::from_pairs(&[(Resource::Timmer, 7), (Resource::Guld, 3)]);
+    s.settings.research_costs.fregatt = Some(price);
+    let c = forms::check(&s, "Genogien", &buy);
+    assert!(c.lines[0].accepted());
+    assert_eq!(c.lines[0].cost, price);
+}
+
+#[test]
 fn ownership_and_city_outcomes_are_checked() {
     let s = genogien_rich();
     let c = forms::check(

@@ -53,6 +53,16 @@ fn r_res_4_missing_stock_is_seven_times_production() {
 }
 
 #[test]
+fn r_vp_1_the_starting_vp_is_a_setting() {
+    let text = DEMO.replacen("\nsettings:\n", "\nsettings:\n  starting_vp: 120\n", 1);
+    assert_ne!(text, DEMO, "the scenario has a settings block");
+    let s = load_scenario(&text).unwrap();
+    for r in &s.realms {
+        assert_eq!(r.vp, 120, "{}", r.name);
+    }
+}
+
+#[test]
 fn realm_by_email_is_case_insensitive() {
     let s = demo();
     assert_eq!(
@@ -176,6 +186,20 @@ fn bad_resource_name_names_the_key() {
     let e = err_of(&bad);
     assert!(e.contains("realms[Afani].standard"), "{e}");
     assert!(e.contains("plutonium"), "{e}");
+}
+
+#[test]
+fn rulings_26_an_adjacency_other_than_4_or_8_is_refused() {
+    let with = |n: u8| {
+        DEMO.replacen(
+            "\nsettings:\n",
+            &format!("\nsettings:\n  adjacency: {n}\n"),
+            1,
+        )
+    };
+    let e = err_of(&with(6));
+    assert!(e.contains("settings.adjacency is 6; use 4 or 8"), "{e}");
+    assert_eq!(load_scenario(&with(8)).unwrap().settings.adjacency, 8);
 }
 
 #[test]

@@ -464,6 +464,34 @@ fn r_pos_2_one_step_per_position_and_rulings_9_at_most_forskare_steps_in_all() {
     assert_eq!(alfa.stock.get(Eld), 995);
 }
 
+#[test]
+fn rulings_9_a_vp_reward_counts_against_neither_upgrade_limit() {
+    let mut gs = game();
+    rich(&mut gs, "Alfa");
+    slaves_kept_in_check(&mut gs);
+    gs.realm_mut("Alfa").unwrap().vp = 500;
+    let up = |position| Order::UpgradePosition {
+        position,
+        crystals: vec![],
+    };
+    let orders = forms(vec![(
+        "Alfa",
+        vec![
+            Order::VpReward {
+                reward: pbemd::game::orders::Reward::Position(Position::Amiral),
+            },
+            up(Position::Amiral),
+            up(Position::Informator),
+        ],
+    )]);
+    let res = weekend(&gs, &orders);
+    let alfa = res.state.realm("Alfa").unwrap();
+    // Amiral 2 + the reward + one step; Forskare 2 still allows the second step.
+    assert_eq!(alfa.positions.amiral, 4);
+    assert_eq!(alfa.positions.informator, 3);
+    assert_eq!(refusals(&told(&res, "Alfa")), vec![]);
+}
+
 fn secret_bonuses(res: &pbemd::game::weekend::Resolution, realm: &str) -> Vec<EconomyEvent> {
     told(res, realm)
         .into_iter()
@@ -972,6 +1000,86 @@ fn r_pos_7_over_the_ship_cap_is_reported_and_disbanded_by_the_setting() {
         limit: 5,
         disbanded: 2
     }));
+}
+
+#[test]
+fn rulings_51_disband_over_the_army_group_cap_only_warns() {
+    let mut gs = game();
+    gs.settings.army_overflow = ArmyOverflow::Disband;
+    gs.realm_mut("Alfa").unwrap().positions.befalhavare = 1;
+    with_army(&mut gs, 2);
+    for (id, square) in [(2, "C3"), (3, "B3")] {
+        let mut other = gs.armies[0].clone();
+        other.id = id;
+        other.square = sq(square);
+        gs.armies.push(other);
+    }
+    let res = weekend(&gs, &forms(vec![]));
+    assert!(told(&res, "Alfa").contains(&EconomyEvent::Overflow {
+        realm: "Alfa".into(),
+        cap: Cap::ArmyGroups,
+        have: 3,
+        limit: 2,
+        disbanded: 0
+    }));
+    for id in 1..=3 {
+        assert_eq!(
+            res.state.army("Alfa", id).unwrap().units.len(),
+            2,
+            "group {id}"
+        );
+    }
+}
+
+#[test]
+fn rulings_51_disband_takes_the_units_of_the_groups_before_the_spies_held() {
+    let mut gs = game();
+    gs.settings.army_overflow = ArmyOverflow::Disband;
+    with_army(&mut gs, 15);
+    gs.realm_mut("Alfa").unwrap().spies = 2;
+    let res = weekend(&gs, &forms(vec![]));
+    // 15 army units and 2 spies against a cap of 15: two units go, the spies stay.
+    assert!(told(&res, "Alfa").contains(&EconomyEvent::Overflow {
+        realm: "Alfa".into(),
+        cap: Cap::Population,
+        have: 17,
+        limit: 15,
+        disbanded: 2
+    }));
+    assert_eq!(res.state.army("Alfa", 1).unwrap().units.len(), 13);
+    assert_eq!(res.state.realm("Alfa").unwrap().spies, 2);
+}
+
+#[test]
+fn rulings_51_disband_takes_the_last_elementals_of_the_largest_group() {
+    use UnitKind::{Eldelementar as E, LattInfanteri as L};
+    let mut gs = game();
+    gs.settings.army_overflow = ArmyOverflow::Disband;
+    let unit = |kind| Unit {
+        kind,
+        built_round: 0,
+    };
+    gs.armies[0].units = [L, E, E, L, E, E, L].into_iter().map(unit).collect();
+    let mut small = gs.armies[0].clone();
+    small.id = 2;
+    small.square = sq("C3");
+    small.units = [E, L].into_iter().map(unit).collect();
+    gs.armies.push(small);
+    let res = weekend(&gs, &forms(vec![]));
+    // Five elementals against Besvärjare 1 (three at most): two go.
+    assert!(told(&res, "Alfa").contains(&EconomyEvent::Overflow {
+        realm: "Alfa".into(),
+        cap: Cap::Elementals,
+        have: 5,
+        limit: 3,
+        disbanded: 2
+    }));
+    let kinds = |id| -> Vec<UnitKind> {
+        let a = res.state.army("Alfa", id).unwrap();
+        a.units.iter().map(|u| u.kind).collect()
+    };
+    assert_eq!(kinds(1), vec![L, E, E, L, L]);
+    assert_eq!(kinds(2), vec![E, L]);
 }
 
 // ---- Wrap-up ---------------------------------------------------------------------

@@ -534,6 +534,46 @@ fn rulings_22_storm_stops_ship_attacks_next_to_the_realm() {
 }
 
 #[test]
+fn rulings_22_with_adjacency_8_storm_covers_a_sea_square_at_a_corner_of_the_land() {
+    let mut gs = game();
+    gs.settings.adjacency = 8;
+    mage(&mut gs, "Mirandel", 5);
+    // E1 is sea touching Genogien's D2 only at a corner.
+    fleet(
+        &mut gs,
+        "Genogien",
+        1,
+        "E1",
+        ships(&[(2, ShipKind::LattKrigsskepp)], false),
+        &[],
+    );
+    fleet(
+        &mut gs,
+        "Fugandri",
+        1,
+        "F1",
+        ships(&[(2, ShipKind::LattKrigsskepp)], false),
+        &[],
+    );
+    let forms = [
+        ("Mirandel", vec![cast(Spell::Storm, on("Genogien"))]),
+        ("Fugandri", vec![attack(Group::Fleet(1), "E1", None, None)]),
+    ];
+    let o = orders(&forms);
+    let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
+    magic::run_with(&mut w, Dice::scripted("test", &[6]));
+    military::combat_with(&mut w, Dice::scripted("fight", &[10; 200]));
+    assert!(first_battle(&w.events).is_none());
+    assert!(spells(&w.events).iter().any(|m| matches!(
+        m,
+        MagicEvent::AttackStopped {
+            spell: Spell::Storm,
+            ..
+        }
+    )));
+}
+
+#[test]
 fn r_spell_13_mountain_wall_is_one_more_wall_for_the_weekend_only() {
     let mut gs = game();
     mage(&mut gs, "Genogien", 5);

@@ -156,6 +156,23 @@ fn r_free_1_the_lot_is_drawn_from_the_scenarios_goods_and_a_troop_lot_keeps_its_
 }
 
 #[test]
+fn rulings_40_the_lot_size_is_a_setting_and_a_resource_lots_minimum_bid() {
+    let mut gs = game();
+    gs.settings.free_merchant_goods = vec![FreeMerchantGood::Resource { resource: Jarn }];
+    gs.settings.free_merchant_lot = 6;
+    let res = weekend(&gs, &forms(vec![]));
+    let offer = res.state.free_merchant.expect("a lot");
+    assert_eq!(
+        offer.lot,
+        Lot::Resource {
+            resource: Jarn,
+            amount: 6
+        }
+    );
+    assert_eq!(offer.min_bid, 6);
+}
+
+#[test]
 fn r_free_4_a_troop_lots_minimum_is_never_under_its_size() {
     let mut gs = game();
     gs.settings.free_merchant_goods = vec![FreeMerchantGood::Units {
@@ -705,6 +722,32 @@ fn rulings_40_engineers_cost_30_resources_with_crystals_counted_once() {
 }
 
 #[test]
+fn rulings_40_the_engineers_price_is_a_setting() {
+    let mut gs = auction();
+    gs.settings.engineers_price = 40;
+    let res = weekend(
+        &gs,
+        &forms(vec![
+            ("Alfa", vec![engineers(&[(Mat, 35)])]),
+            ("Beta", vec![engineers(&[(Guld, 40)])]),
+        ]),
+    );
+    assert!(!res.state.realm("Alfa").expect("Alfa").engineers);
+    assert!(market(&res, "Alfa").iter().any(|e| matches!(
+        e,
+        MarketEvent::EngineersRefused {
+            why: Why::EngineersPrice {
+                paid: 35,
+                price: 40
+            },
+            ..
+        }
+    )));
+    assert!(res.state.realm("Beta").expect("Beta").engineers);
+    assert_eq!(stock_of(&res, "Beta", Guld), 1000 - 40 + 2);
+}
+
+#[test]
 fn r_free_7_engineers_are_bought_once() {
     let mut gs = auction();
     gs.realm_mut("Alfa").expect("Alfa").engineers = true;
@@ -843,6 +886,41 @@ fn r_eng_3_a_researched_kind_is_bought_the_next_weekend_at_the_scenarios_cost() 
                 cost,
                 ..
             } if cost.get(Guld) == 8 && cost.get(Hastar) == 4
+        )),
+        "{bought:?}"
+    );
+}
+
+#[test]
+fn rulings_41_a_researched_frigate_is_bought_at_the_scenarios_cost_and_refused_without_one() {
+    let mut gs = auction();
+    gs.realm_mut("Alfa").expect("Alfa").researched = vec![Researched::Fregatt];
+    let buy = Order::BuyShips {
+        count: 1,
+        kind: pbemd::game::ShipKind::Fregatt,
+        city: None,
+    };
+    let orders = forms(vec![("Alfa", vec![buy])]);
+    let res = weekend(&gs, &orders);
+    assert!(
+        told_economy(&res, "Alfa").iter().any(|e| matches!(
+            e,
+            EconomyEvent::Refused { rule, .. } if rule == "RULINGS 41"
+        )),
+        "no cost set: no frigate"
+    );
+    let price = pbemd::game::Resources::from_pairs(&[(Timmer, 7), (Guld, 3)]);
+    gs.settings.research_costs.fregatt = Some(price);
+    let res = weekend(&gs, &orders);
+    let bought = told_economy(&res, "Alfa");
+    assert!(
+        bought.iter().any(|e| matches!(
+            e,
+            EconomyEvent::Bought {
+                purchase: Purchase::Ships { count: 1, ship: pbemd::game::ShipKind::Fregatt, .. },
+                cost,
+                ..
+            } if *cost == price
         )),
         "{bought:?}"
     );

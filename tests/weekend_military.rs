@@ -174,6 +174,27 @@ fn r_move_4_an_attack_beyond_the_neighbouring_squares_is_refused() {
 }
 
 #[test]
+fn rulings_26_adjacency_8_lets_an_army_attack_a_diagonal_neighbour() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "C3", units(&[(3, Veteran)], false));
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "D4",
+        units(&[(1, LattInfanteri)], false),
+    );
+    let o = orders(&[("Fugandri", vec![attack(Group::Army(1), "D4", None, None)])]);
+    let (_, events) = fight(&gs, &o, &[20, 1]);
+    assert_eq!(refusals(&events), [AttackRefusal::TooFar]);
+    assert!(battles(&events).is_empty());
+    gs.settings.adjacency = 8;
+    let (_, events) = fight(&gs, &o, &[20, 1]);
+    assert!(refusals(&events).is_empty());
+    assert_eq!(battles(&events).len(), 1);
+}
+
+#[test]
 fn r_combat_3_an_attack_on_an_empty_square_finds_no_enemy() {
     let gs = field(&[(3, Veteran)], &[(1, LattInfanteri)]);
     let o = orders(&[("Fugandri", vec![attack(Group::Army(1), "C2", None, None)])]);

@@ -47,6 +47,23 @@ fn r_move_1_a_group_moves_as_far_as_its_fastest_unit() {
 }
 
 #[test]
+fn rulings_24_group_movement_min_moves_a_group_as_far_as_its_slowest_unit() {
+    let mut gs = game();
+    gs.settings.group_movement = pbemd::game::state::GroupMovement::Min;
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "B7",
+        units(&[(1, LattKavalleri), (1, LattInfanteri)], false),
+    );
+    let o = orders(&[("Fugandri", vec![mv(Group::Army(1), &["C7", "D7", "E7"])])]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("C7"));
+    assert_eq!(stops(&events), [Some(MoveStop::OutOfPoints)]);
+}
+
+#[test]
 fn r_move_1_a_move_stops_where_the_points_run_out() {
     let mut gs = game();
     army(

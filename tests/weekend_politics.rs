@@ -319,6 +319,17 @@ fn r_vote_5_the_sole_winner_becomes_ruler_until_the_next_vote() {
 }
 
 #[test]
+fn rulings_49_the_rulers_term_follows_the_vote_every_setting() {
+    let mut gs = game();
+    gs.settings.vote_every = 3;
+    gs.round = 3;
+    let res = weekend(&gs, &beta_wins());
+    let ruler = res.state.ruler.expect("a ruler");
+    assert_eq!(ruler.realm, "Beta");
+    assert_eq!((ruler.from_round, ruler.until_round), (4, 6));
+}
+
+#[test]
 fn r_vote_5_tie_gives_no_ruler() {
     let mut gs = game();
     let orders = forms(vec![
@@ -549,6 +560,30 @@ fn r_vp_4_a_position_reward_raises_it_by_one_and_takes_the_lowest_threshold() {
                 value: 2
             }
         )]
+    );
+}
+
+#[test]
+fn rulings_47_the_threshold_step_is_a_setting() {
+    let mut gs = game();
+    gs.round = 2;
+    gs.settings.vp_threshold_step = 300;
+    gs.realm_mut("Beta").unwrap().vp = 650;
+    let res = weekend(
+        &gs,
+        &forms(vec![(
+            "Beta",
+            vec![reward(Reward::Position(Position::Amiral))],
+        )]),
+    );
+    let b = res.state.realm("Beta").unwrap();
+    assert_eq!(b.positions.amiral, 2);
+    assert_eq!(b.vp_rewards_taken, vec![300]);
+    assert!(
+        told(&res.events, "Beta").contains(&PoliticsEvent::RewardOpen {
+            realm: "Beta".into(),
+            thresholds: vec![600],
+        })
     );
 }
 

@@ -1468,11 +1468,17 @@ fn to_gm(
                 price,
                 Charge::Reveal,
             )?;
-            charge(state, &m.from, &price);
             ctx.ledger.reveals.push(m.from.clone());
             let conjurer = state.realm(&m.from).map_or(0, |r| r.positions.besvarjare);
             let d10 = dice.d10();
             let success = d10 != 1 && conjurer + d10 > 10;
+            // RULINGS 17: a failed cast is still paid for, unless the setting says not.
+            let paid = if success || state.settings.spells.failed_cast_pays {
+                price
+            } else {
+                Resources::ZERO
+            };
+            charge(state, &m.from, &paid);
             d.events.push(Event::SpellRoll {
                 spell: Spell::Avsloja,
                 conjurer,
@@ -1493,7 +1499,7 @@ fn to_gm(
                         .map(|e| (e.spell, e.caster.clone()))
                 })
                 .flatten();
-            d.receipt = Some(receipt(state, m, price, false, 0, None));
+            d.receipt = Some(receipt(state, m, paid, false, 0, None));
             d.dispatches.push(Dispatch::RevealResult {
                 to: m.from.clone(),
                 success,

@@ -257,6 +257,36 @@ fn r_spell_5_a_weekday_reveal_finds_a_spell_on_the_realms_city() {
     );
 }
 
+/// Mirandel's weekday Reveal rolled a natural 1: its stock after, and what the
+/// receipt says was charged.
+fn failed_weekday_reveal(failed_cast_pays: bool) -> (Decision, Resources) {
+    let mut s = demo();
+    s.settings.spells.failed_cast_pays = failed_cast_pays;
+    s.realm_mut("Mirandel").unwrap().stock = Spell::Avsloja.cost();
+    let mut m = mail(1, MailKind::ToGm, "Mirandel", None, "");
+    m.topic = Some("Avslöja".into());
+    let (mut d, _) = run(&mut s, &[m], &[1]);
+    assert_eq!(d[0].outcome, Outcome::Reveal { success: false });
+    (d.remove(0), s.realm("Mirandel").unwrap().stock)
+}
+
+/// RULINGS 17 — a weekday Reveal that fails is still paid for.
+#[test]
+fn rulings_17_a_failed_weekday_reveal_is_still_paid() {
+    let (d, stock) = failed_weekday_reveal(true);
+    assert_eq!(stock, Resources::ZERO);
+    assert_eq!(d.receipt.unwrap().charged, Spell::Avsloja.cost());
+}
+
+/// RULINGS 17 — with `failed_cast_pays: false` a failed weekday Reveal costs
+/// nothing, as a failed cast at the weekend.
+#[test]
+fn rulings_17_setting_off_a_failed_weekday_reveal_costs_nothing() {
+    let (d, stock) = failed_weekday_reveal(false);
+    assert_eq!(stock, Spell::Avsloja.cost());
+    assert_eq!(d.receipt.unwrap().charged, Resources::ZERO);
+}
+
 // ---------------------------------------------------------------- spies
 
 /// Kaldor, then Mirandel, station a spy in Afani; Genogien's envoy to Afani

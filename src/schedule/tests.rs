@@ -504,6 +504,27 @@ fn from_yaml_defaults_timezone_to_stockholm() {
 }
 
 #[test]
+fn rulings_63_another_timezone_puts_the_form_deadline_at_its_local_sunday_1500() {
+    let s = Schedule::from_yaml(&format!(
+        "timezone: America/New_York\nevents:\n{WINDOW_EVENTS}"
+    ))
+    .unwrap();
+    assert_eq!(s.timezone(), chrono_tz::America::New_York);
+    // Sunday 29 November 2026, 15:00 in New York (EST, UTC−5) is 20:00 UTC.
+    let closes: Vec<_> = s
+        .due(utc(2026, 11, 28, 0, 0, 0), utc(2026, 11, 30, 0, 0, 0))
+        .into_iter()
+        .filter(|d| d.kind == EventKind::FormClose)
+        .map(|d| d.at)
+        .collect();
+    assert_eq!(closes, [utc(2026, 11, 29, 20, 0, 0)]);
+    assert_eq!(
+        s.next_closing(Window::Weekend, utc(2026, 11, 29, 14, 0, 0)),
+        Some(utc(2026, 11, 29, 20, 0, 0))
+    );
+}
+
+#[test]
 fn window_at_with_sparse_window_events_looks_further_back() {
     // Monthly windows: opens on the 1st at 12:00, closes the 20th.
     let s = Schedule::from_yaml(

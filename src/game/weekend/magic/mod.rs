@@ -229,7 +229,13 @@ pub(crate) fn tell<S: Into<Name>>(
 /// Step 4 asks before each attack: true (and the attacker is told) when Swamp (armies)
 /// or Storm (ships) stops attacks on `square` this weekend (Rulings 22).
 pub fn attack_stopped(w: &mut Weekend, realm: &str, group: Group, square: Square) -> bool {
-    let Some(spell) = reads::attacks_stopped(&w.magic, &w.state, square, !group.is_army()) else {
+    let Some(spell) = reads::attacks_stopped(
+        &w.magic,
+        &w.state,
+        square,
+        !group.is_army(),
+        w.settings.adjacency == 8,
+    ) else {
         return false;
     };
     let ev = MagicEvent::AttackStopped {

@@ -160,8 +160,14 @@ pub fn combat_bonus(s: &Spells, gs: &GameState, realm: &str, group: Group, attac
 
 /// Swamp (armies) or Storm (ships) on the realm whose land `sq` is: no attacks there
 /// this weekend (Rulings 22). A sea square counts as the land of every realm whose
-/// land touches it, for Storm.
-pub fn attacks_stopped(s: &Spells, gs: &GameState, sq: Square, naval: bool) -> Option<Spell> {
+/// land touches it (at a corner too with `adjacency: 8`, Rulings 26), for Storm.
+pub fn attacks_stopped(
+    s: &Spells,
+    gs: &GameState,
+    sq: Square,
+    naval: bool,
+    diagonal: bool,
+) -> Option<Spell> {
     let spell = if naval { Spell::Storm } else { Spell::Trask };
     if !s.cast.contains(&spell) {
         return None;
@@ -180,7 +186,7 @@ pub fn attacks_stopped(s: &Spells, gs: &GameState, sq: Square, naval: bool) -> O
     );
     let sea = gs.map.get(sq).is_none_or(|m| m.terrain == Terrain::Sea);
     if naval && sea {
-        for n in sq.neighbours(gs.map.width, gs.map.height, false) {
+        for n in sq.neighbours(gs.map.width, gs.map.height, diagonal) {
             owners.extend(gs.map.get(n).and_then(|m| m.owner.as_deref()));
         }
     }
@@ -297,16 +303,19 @@ mod tests {
             SpellTarget::Realm("Genogien".into()),
         );
         assert_eq!(
-            attacks_stopped(&Spells::of(&gs), &gs, sq("E2"), true),
+            attacks_stopped(&Spells::of(&gs), &gs, sq("E2"), true, false),
             Some(Spell::Storm)
         );
-        assert_eq!(attacks_stopped(&Spells::of(&gs), &gs, sq("H2"), true), None);
         assert_eq!(
-            attacks_stopped(&Spells::of(&gs), &gs, sq("C3"), false),
+            attacks_stopped(&Spells::of(&gs), &gs, sq("H2"), true, false),
+            None
+        );
+        assert_eq!(
+            attacks_stopped(&Spells::of(&gs), &gs, sq("C3"), false, false),
             Some(Spell::Trask)
         );
         assert_eq!(
-            attacks_stopped(&Spells::of(&gs), &gs, sq("E3"), false),
+            attacks_stopped(&Spells::of(&gs), &gs, sq("E3"), false, false),
             None,
             "no one's land"
         );
