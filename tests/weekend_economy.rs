@@ -973,6 +973,80 @@ fn rulings_51_disband_removes_the_excess_from_the_end_of_the_largest_group() {
         .any(|e| matches!(e, EconomyEvent::Overflow { disbanded: 5, .. })));
 }
 
+/// Alfa's army 1 (`units` light infantry) aboard fleet 1 of `ships` transports on the
+/// sea at A2, with Amiral `amiral` (five ships a step).
+fn alfa_at_sea(units: usize, ships: usize, amiral: u32) -> pbemd::game::GameState {
+    let mut gs = game();
+    gs.settings.army_overflow = ArmyOverflow::Disband;
+    gs.realm_mut("Alfa").unwrap().positions.amiral = amiral;
+    with_army(&mut gs, units);
+    gs.armies[0].square = sq("A2");
+    let ship = pbemd::game::state::Ship {
+        kind: ShipKind::Transportskepp,
+        built_round: 0,
+    };
+    gs.fleets.push(pbemd::game::state::Fleet {
+        id: 1,
+        owner: "Alfa".into(),
+        square: sq("A2"),
+        dimension: Default::default(),
+        ships: vec![ship; ships],
+        cargo: vec![1],
+        must_leave_by_round: None,
+    });
+    gs
+}
+
+fn cargo_lost(res: &pbemd::game::weekend::Resolution) -> Vec<(u32, u64, bool)> {
+    use pbemd::game::event::What;
+    use pbemd::game::weekend::military::MilitaryEvent;
+    res.events
+        .iter()
+        .filter(|e| e.seen_by("Alfa"))
+        .filter_map(|e| match &e.what {
+            What::Military(MilitaryEvent::CargoLost {
+                fleet,
+                units,
+                fleet_sunk,
+                ..
+            }) => Some((*fleet, *units, *fleet_sunk)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn rulings_51_the_troops_aboard_a_disbanded_fleet_drown_with_it() {
+    // Amiral 0: no ship allowed; the one transport goes, and the army aboard with it.
+    let res = weekend(&alfa_at_sea(2, 1, 0), &forms(vec![]));
+    assert!(res.state.fleets_of("Alfa").next().is_none());
+    assert!(
+        res.state.army("Alfa", 1).is_none(),
+        "no army is left on the sea"
+    );
+    assert_eq!(cargo_lost(&res), vec![(1, 2, true)]);
+    assert!(res.state.validate().is_ok(), "{:?}", res.state.validate());
+}
+
+#[test]
+fn rulings_51_a_thinned_fleet_drowns_what_its_ships_left_cannot_carry() {
+    // Amiral 1: five transports allowed of seven; 5 × 5 = 25 places for 30 aboard.
+    let per_ship = ShipKind::Transportskepp.cargo_capacity() as usize;
+    let aboard = 5 * per_ship + 5;
+    let mut gs = alfa_at_sea(aboard, 7, 1);
+    // Population enough for every unit and ship: only the ship cap is over.
+    gs.cities.iter_mut().for_each(|c| c.population = 1000);
+    let res = weekend(&gs, &forms(vec![]));
+    let fleet = res.state.fleets_of("Alfa").next().unwrap();
+    assert_eq!(fleet.ships.len(), 5);
+    assert_eq!(
+        res.state.army("Alfa", 1).unwrap().units.len(),
+        5 * per_ship,
+        "the army fills what is left"
+    );
+    assert_eq!(cargo_lost(&res), vec![(1, 5, false)]);
+}
+
 #[test]
 fn r_pos_7_over_the_ship_cap_is_reported_and_disbanded_by_the_setting() {
     let mut gs = game();

@@ -3,14 +3,16 @@
 //! told so on its form. With `army_overflow: disband` the excess goes: from the end
 //! of the realm's largest groups (armies and fleets; ties to armies, then the lowest
 //! number), spies from those held at home last. Over the army-group cap only a
-//! warning is given: no group is broken up.
+//! warning is given: no group is broken up. Troops aboard a fleet that lost ships
+//! drown as they do when a fleet sinks or has too few transports left (RULINGS 32).
 
 use std::collections::BTreeSet;
 
 use super::tally::{populations, unit_counts};
 use super::{tell, Cap, EconomyEvent};
-use crate::game::event::Step;
+use crate::game::event::{Step, What};
 use crate::game::state::{ArmyOverflow, GameState, Positions, UnitCount};
+use crate::game::weekend::military::{forces, MilitaryEvent};
 use crate::game::weekend::Weekend;
 use crate::game::Name;
 use crate::game::UnitKind;
@@ -46,7 +48,9 @@ pub(super) fn run(w: &mut Weekend) {
             } else {
                 0
             };
+            let mut drowned = Vec::new();
             if disbanded > 0 {
+                drowned = drown_aboard(w, &realm);
                 tidy(&mut w.state);
                 n = w.state.counted_units(&realm);
             }
@@ -58,8 +62,38 @@ pub(super) fn run(w: &mut Weekend) {
                 disbanded,
             };
             tell(w, Step::Overflow, ev);
+            for ev in drowned {
+                let seen_by = [w.name(&realm)];
+                w.emit(Step::Overflow, seen_by, What::Military(ev));
+            }
         }
     }
+}
+
+/// The troops aboard `realm`'s fleets that their ships left after a disband can no
+/// longer carry drown, from the tail of the last army aboard; a fleet left without
+/// ships goes with all its cargo (R-COMBAT-8, RULINGS 32). The losses, to tell.
+fn drown_aboard(w: &mut Weekend, realm: &str) -> Vec<MilitaryEvent> {
+    let fleets: Vec<(u32, bool)> = w
+        .state
+        .fleets
+        .iter()
+        .filter(|f| f.owner == realm && !f.cargo.is_empty())
+        .map(|f| (f.id, f.ships.is_empty()))
+        .collect();
+    let mut out = Vec::new();
+    for (id, sunk) in fleets {
+        let units = forces::drown_excess(&mut w.state, w.settings, realm, id);
+        if units > 0 {
+            out.push(MilitaryEvent::CargoLost {
+                realm: w.name(realm),
+                fleet: id,
+                units,
+                fleet_sunk: sunk,
+            });
+        }
+    }
+    out
 }
 
 /// What the realm has of the capped thing, and its cap.

@@ -4,7 +4,7 @@
 
 mod cities;
 mod combat;
-mod forces;
+pub(crate) mod forces;
 pub(crate) mod index;
 mod invitations;
 mod movement;
