@@ -193,15 +193,7 @@ fn r_evil_8_a_treasure_roll_of_8_is_mailed_to_the_gm() {
         .unwrap();
     gs.armies[i].square = sq("B5");
     gs.armies[i].dimension = Dimension::Evil;
-    let file = g.dir.join("state.json");
-    std::fs::write(&file, serde_json::to_string(&gs).unwrap()).unwrap();
-    ok(&pbemd(&[
-        "--config",
-        &g.cfg,
-        "gm",
-        "import-state",
-        file.to_str().unwrap(),
-    ]));
+    g.import_state(&gs);
     let [saturday, sunday, monday] = WEEKENDS[0];
     g.tick(saturday);
     g.tick(sunday);

@@ -54,6 +54,16 @@ fn nothing_happened(section: &str) -> bool {
         || section == "Nothing happened last weekend."
 }
 
+/// Every realm of the demo, and whether it took part in the demo week's battle on H7.
+const IN_THE_BATTLE_ON_H7: [(&str, bool); 6] = [
+    ("kaldor@game.test", true),
+    ("ostvik@game.test", true),
+    ("afani@game.test", false),
+    ("fugandri@game.test", false),
+    ("genogien@game.test", false),
+    ("mirandel@game.test", false),
+];
+
 /// The demo week's weekend forms (the same orders as `pbemd demo`).
 const FORMS: &[(&str, &str, &str)] = &[
     (
@@ -188,14 +198,7 @@ fn r_combat_3_an_ordered_attack_is_fought_and_told_only_to_those_in_it() {
     assert!(kaldor2(&after) < 3, "Kaldor's army 2 lost units");
     let fought = all_units(&after, "Ostvik") < all_units(&before, "Ostvik") || kaldor2(&after) == 0;
     assert!(fought, "someone lost the battle on H7");
-    for (addr, in_it) in [
-        ("kaldor@game.test", true),
-        ("ostvik@game.test", true),
-        ("afani@game.test", false),
-        ("fugandri@game.test", false),
-        ("genogien@game.test", false),
-        ("mirandel@game.test", false),
-    ] {
+    for (addr, in_it) in IN_THE_BATTLE_ON_H7 {
         let section = last_weekend(&g.monday_form(addr));
         assert_eq!(section.contains("H7"), in_it, "{addr}: {section}");
     }
@@ -214,14 +217,7 @@ fn next_weeks_reminders_tell_each_realm_only_its_own_last_weekend() {
         .into_iter()
         .filter(|m| m.text.starts_with("Påminnelse") || m.text.starts_with("Reminder"))
         .collect();
-    for (addr, in_it) in [
-        ("kaldor@game.test", true),
-        ("ostvik@game.test", true),
-        ("afani@game.test", false),
-        ("fugandri@game.test", false),
-        ("genogien@game.test", false),
-        ("mirandel@game.test", false),
-    ] {
+    for (addr, in_it) in IN_THE_BATTLE_ON_H7 {
         let mine: Vec<_> = reminders.iter().filter(|m| m.to_is(addr)).collect();
         assert_eq!(mine.len(), 1, "{addr}: one reminder in round 2");
         assert!(mine[0].text.contains("runda 2") || mine[0].text.contains("round 2"));
@@ -240,15 +236,7 @@ fn r_pos_3_a_realm_at_11_reads_its_secret_advantage_and_the_gm_is_mailed_it() {
     let g = Game::start();
     let mut gs = g.state();
     gs.realm_mut("Genogien").unwrap().positions.befalhavare = 10;
-    let file = g.dir.join("state.json");
-    std::fs::write(&file, serde_json::to_string(&gs).unwrap()).unwrap();
-    ok(&pbemd(&[
-        "--config",
-        &g.cfg,
-        "gm",
-        "import-state",
-        file.to_str().unwrap(),
-    ]));
+    g.import_state(&gs);
     g.play_the_demo_weekend();
     let text = "En gång per runda får en armé flytta efter strid.";
     let genogien = g.monday_form("genogien@game.test");

@@ -92,6 +92,19 @@ impl Game {
         serde_json::from_str(&out).unwrap_or_else(|e| panic!("state --json: {e}\n{out}"))
     }
 
+    /// The GM replaces the state (`gm import-state`, as after editing `state --json`).
+    pub fn import_state(&self, gs: &GameState) {
+        let file = self.dir.join("state.json");
+        std::fs::write(&file, serde_json::to_string(gs).unwrap()).unwrap();
+        ok(&pbemd(&[
+            "--config",
+            &self.cfg,
+            "gm",
+            "import-state",
+            file.to_str().unwrap(),
+        ]));
+    }
+
     pub fn outbox(&self) -> Vec<Sent> {
         read_outbox(&self.dir.join("outbox/new"))
     }
