@@ -13,7 +13,6 @@ mod binary_game;
 
 use binary_game::*;
 
-use common::Sent;
 use pbemd::game::state::Dimension;
 use pbemd::game::{GameState, Resource, Square, UnitKind};
 
@@ -199,11 +198,7 @@ fn r_evil_8_a_treasure_roll_of_8_is_mailed_to_the_gm() {
     g.tick(sunday);
     g.tick(monday);
     assert!(g.state().army("Genogien", 3).unwrap().treasure.is_zero());
-    let gm: Vec<Sent> = g
-        .outbox()
-        .into_iter()
-        .filter(|m| m.to_is("gm@game.test") && m.subject.contains("for the GM"))
-        .collect();
+    let gm = g.for_the_gm();
     assert_eq!(gm.len(), 1, "one mail to the GM");
     assert!(
         gm[0]

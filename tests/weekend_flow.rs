@@ -256,11 +256,7 @@ fn r_pos_3_a_realm_at_11_reads_its_secret_advantage_and_the_gm_is_mailed_it() {
     for other in ["afani@game.test", "kaldor@game.test", "ostvik@game.test"] {
         assert!(!g.monday_form(other).contains(text), "{other}");
     }
-    let gm: Vec<_> = g
-        .outbox()
-        .into_iter()
-        .filter(|m| m.to_is("gm@game.test") && m.subject.contains("for the GM"))
-        .collect();
+    let gm = g.for_the_gm();
     assert_eq!(gm.len(), 1, "one mail to the GM");
     assert!(
         gm[0].text.contains("Genogien har nått Befälhavare 11") && gm[0].text.contains(text),

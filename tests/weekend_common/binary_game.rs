@@ -105,6 +105,14 @@ impl Game {
         ]));
     }
 
+    /// The mails to the GM of what the weekend left to the GM (`… for the GM`).
+    pub fn for_the_gm(&self) -> Vec<Sent> {
+        self.outbox()
+            .into_iter()
+            .filter(|m| m.to_is("gm@game.test") && m.subject.contains("for the GM"))
+            .collect()
+    }
+
     pub fn outbox(&self) -> Vec<Sent> {
         read_outbox(&self.dir.join("outbox/new"))
     }
