@@ -882,13 +882,20 @@ fn rulings_6_slave_revolt_loss_all_takes_as_many_as_the_slaves() {
     assert_eq!(lost.unwrap().total(), 33);
 }
 
-#[test]
-fn rulings_7_the_loss_takes_crystals_only_when_the_ordinary_resources_run_out() {
+/// Alfa's cities produce nothing this weekend and its army has two units, so a
+/// revolt's loss is counted from the stock alone.
+fn revolt_with_nothing_produced() -> pbemd::game::GameState {
     let mut gs = game();
     for c in gs.cities.iter_mut() {
         c.production = Resources::ZERO;
     }
     with_army(&mut gs, 2);
+    gs
+}
+
+#[test]
+fn rulings_7_the_loss_takes_crystals_only_when_the_ordinary_resources_run_out() {
+    let mut gs = revolt_with_nothing_produced();
     stock(
         &mut gs,
         "Alfa",
@@ -1698,11 +1705,7 @@ fn r_res_8_the_slaves_produced_that_weekend_go_too_and_count_in_the_loss() {
 
 #[test]
 fn r_res_9_the_loss_goes_round_the_ordinary_resources_one_at_a_time_skipping_empty_ones() {
-    let mut gs = game();
-    for c in gs.cities.iter_mut() {
-        c.production = Resources::ZERO;
-    }
-    with_army(&mut gs, 2);
+    let mut gs = revolt_with_nothing_produced();
     stock(
         &mut gs,
         "Alfa",

@@ -488,48 +488,50 @@ fn battle_after_with_mirandel(
     (w.state, w.events)
 }
 
-#[test]
-fn rulings_22_storm_stops_ship_attacks_next_to_the_realm() {
-    let mut gs = game();
+/// Mirandel casts Storm on Genogien (casting roll `roll`) while Fugandri's fleet at
+/// `from` attacks Genogien's at `at`, both two light warships: the weekend's events.
+fn storm_over_a_fleet_attack(mut gs: GameState, at: &str, from: &str, roll: u32) -> Vec<Event> {
     mage(&mut gs, "Mirandel", 5);
-    fleet(
-        &mut gs,
-        "Genogien",
-        1,
-        "E2",
-        ships(&[(2, ShipKind::LattKrigsskepp)], false),
-        &[],
-    );
-    fleet(
-        &mut gs,
-        "Fugandri",
-        1,
-        "F2",
-        ships(&[(2, ShipKind::LattKrigsskepp)], false),
-        &[],
-    );
+    let two_light = || ships(&[(2, ShipKind::LattKrigsskepp)], false);
+    fleet(&mut gs, "Genogien", 1, at, two_light(), &[]);
+    fleet(&mut gs, "Fugandri", 1, from, two_light(), &[]);
     let forms = [
         ("Mirandel", vec![cast(Spell::Storm, on("Genogien"))]),
-        ("Fugandri", vec![attack(Group::Fleet(1), "E2", None, None)]),
+        ("Fugandri", vec![attack(Group::Fleet(1), at, None, None)]),
     ];
     let o = orders(&forms);
     let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
-    magic::run_with(&mut w, Dice::scripted("test", &[2]));
+    magic::run_with(&mut w, Dice::scripted("test", &[roll]));
     military::combat_with(&mut w, Dice::scripted("fight", &[10; 200]));
+    w.events
+}
+
+/// No battle was fought, and Storm is told as what stopped it.
+fn stopped_by_storm(events: &[Event]) -> bool {
+    first_battle(events).is_none()
+        && spells(events).iter().any(|m| {
+            matches!(
+                m,
+                MagicEvent::AttackStopped {
+                    spell: Spell::Storm,
+                    ..
+                }
+            )
+        })
+}
+
+#[test]
+fn rulings_22_storm_stops_ship_attacks_next_to_the_realm() {
+    let failed = storm_over_a_fleet_attack(game(), "E2", "F2", 2);
     assert!(
-        first_battle(&w.events).is_some(),
+        first_battle(&failed).is_some(),
         "the spell failed: the ships fight"
     );
-    let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
-    magic::run_with(&mut w, Dice::scripted("test", &[6]));
-    military::combat_with(&mut w, Dice::scripted("fight", &[10; 200]));
-    assert!(first_battle(&w.events).is_none());
-    assert!(spells(&w.events).iter().any(|m| matches!(
-        m,
-        MagicEvent::AttackStopped {
-            spell: Spell::Storm,
-            ..
-        }
+    assert!(stopped_by_storm(&storm_over_a_fleet_attack(
+        game(),
+        "E2",
+        "F2",
+        6
     )));
 }
 
@@ -537,39 +539,9 @@ fn rulings_22_storm_stops_ship_attacks_next_to_the_realm() {
 fn rulings_22_with_adjacency_8_storm_covers_a_sea_square_at_a_corner_of_the_land() {
     let mut gs = game();
     gs.settings.adjacency = 8;
-    mage(&mut gs, "Mirandel", 5);
     // E1 is sea touching Genogien's D2 only at a corner.
-    fleet(
-        &mut gs,
-        "Genogien",
-        1,
-        "E1",
-        ships(&[(2, ShipKind::LattKrigsskepp)], false),
-        &[],
-    );
-    fleet(
-        &mut gs,
-        "Fugandri",
-        1,
-        "F1",
-        ships(&[(2, ShipKind::LattKrigsskepp)], false),
-        &[],
-    );
-    let forms = [
-        ("Mirandel", vec![cast(Spell::Storm, on("Genogien"))]),
-        ("Fugandri", vec![attack(Group::Fleet(1), "E1", None, None)]),
-    ];
-    let o = orders(&forms);
-    let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
-    magic::run_with(&mut w, Dice::scripted("test", &[6]));
-    military::combat_with(&mut w, Dice::scripted("fight", &[10; 200]));
-    assert!(first_battle(&w.events).is_none());
-    assert!(spells(&w.events).iter().any(|m| matches!(
-        m,
-        MagicEvent::AttackStopped {
-            spell: Spell::Storm,
-            ..
-        }
+    assert!(stopped_by_storm(&storm_over_a_fleet_attack(
+        gs, "E1", "F1", 6
     )));
 }
 

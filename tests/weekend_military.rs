@@ -704,24 +704,27 @@ fn r_combat_8_army_units_beyond_the_transports_left_drown_from_the_tail() {
     )));
 }
 
-#[test]
-fn r_combat_10_the_fleet_that_attacked_backs_the_landing_with_its_ships_attack() {
-    let mut gs = game();
-    army(&mut gs, "Fugandri", 1, "E2", units(&[(2, Veteran)], false));
-    fleet(
-        &mut gs,
+/// Fugandri's fleet 1 on E2 (two heavy warships and a transport) carrying its army 1
+/// of `veterans` veterans, next to Genogien's D2.
+fn fugandri_warships_carrying(gs: &mut pbemd::game::GameState, veterans: u32) {
+    army(
+        gs,
         "Fugandri",
         1,
         "E2",
-        ships(
-            &[
-                (2, ShipKind::TungtKrigsskepp),
-                (1, ShipKind::Transportskepp),
-            ],
-            false,
-        ),
-        &[1],
+        units(&[(veterans, Veteran)], false),
     );
+    let warships = [
+        (2, ShipKind::TungtKrigsskepp),
+        (1, ShipKind::Transportskepp),
+    ];
+    fleet(gs, "Fugandri", 1, "E2", ships(&warships, false), &[1]);
+}
+
+#[test]
+fn r_combat_10_the_fleet_that_attacked_backs_the_landing_with_its_ships_attack() {
+    let mut gs = game();
+    fugandri_warships_carrying(&mut gs, 2);
     let o = orders(&[(
         "Fugandri",
         vec![
@@ -1194,21 +1197,7 @@ fn r_unit_3_a_siege_tower_is_spent_only_on_a_wall() {
 #[test]
 fn r_nav_4_a_fleet_with_an_army_aboard_still_takes_no_city_without_the_armys_attack() {
     let mut gs = game();
-    army(&mut gs, "Fugandri", 1, "E2", units(&[(4, Veteran)], false));
-    fleet(
-        &mut gs,
-        "Fugandri",
-        1,
-        "E2",
-        ships(
-            &[
-                (2, ShipKind::TungtKrigsskepp),
-                (1, ShipKind::Transportskepp),
-            ],
-            false,
-        ),
-        &[1],
-    );
+    fugandri_warships_carrying(&mut gs, 4);
     let o = orders(&[("Fugandri", vec![attack(Group::Fleet(1), "D2", None, None)])]);
     let (mut after, events) = fight(&gs, &o, &[20, 1]);
     assert_eq!(refusals(&events), [AttackRefusal::FleetCannotTakeCity]);

@@ -273,23 +273,29 @@ fn r_ally_1_friends_pass_each_other() {
     assert_eq!(battles(&events), 0);
 }
 
+/// Fugandri's army 1 on H8 and Kaldor's army 1 next to it on I8, one light
+/// infantry each.
+fn face_to_face() -> pbemd::game::GameState {
+    let mut gs = game();
+    let one = || units(&[(1, LattInfanteri)], false);
+    army(&mut gs, "Fugandri", 1, "H8", one());
+    army(&mut gs, "Kaldor", 1, "I8", one());
+    gs
+}
+
+/// Step 3 alone: the state after the moves, and their events.
+fn step3(
+    gs: &pbemd::game::GameState,
+    o: &pbemd::game::weekend::Orders,
+) -> (pbemd::game::GameState, Vec<pbemd::game::event::Event>) {
+    let mut w = pbemd::game::weekend::Weekend::new(gs, o, &gs.settings, gs.game.seed);
+    pbemd::game::weekend::military::movement(&mut w);
+    (w.state, w.events)
+}
+
 #[test]
 fn r_move_7_moves_inside_ones_own_land_go_first() {
-    let mut gs = game();
-    army(
-        &mut gs,
-        "Fugandri",
-        1,
-        "H8",
-        units(&[(1, LattInfanteri)], false),
-    );
-    army(
-        &mut gs,
-        "Kaldor",
-        1,
-        "I8",
-        units(&[(1, LattInfanteri)], false),
-    );
+    let gs = face_to_face();
     // Fugandri's form came first, but Kaldor's move stays in Kaldor and goes first.
     let o = orders(&[
         ("Fugandri", vec![mv(Group::Army(1), &["I8"])]),
@@ -748,30 +754,14 @@ fn r_move_9_a_merge_order_joins_groups_on_one_square_and_is_refused_apart() {
 
 #[test]
 fn r_move_11_a_move_from_home_out_of_ones_land_waits_for_the_earlier_form() {
-    let mut gs = game();
-    army(
-        &mut gs,
-        "Fugandri",
-        1,
-        "H8",
-        units(&[(1, LattInfanteri)], false),
-    );
-    army(
-        &mut gs,
-        "Kaldor",
-        1,
-        "I8",
-        units(&[(1, LattInfanteri)], false),
-    );
+    let gs = face_to_face();
     // As r_move_7, but Kaldor's army leaves its land (I7 is no one's): no priority, so
     // Fugandri's earlier form moves first and meets it on I8.
     let o = orders(&[
         ("Fugandri", vec![mv(Group::Army(1), &["I8"])]),
         ("Kaldor", vec![mv(Group::Army(1), &["I7"])]),
     ]);
-    let mut w = pbemd::game::weekend::Weekend::new(&gs, &o, &gs.settings, gs.game.seed);
-    pbemd::game::weekend::military::movement(&mut w);
-    let (after, events) = (w.state, w.events);
+    let (after, events) = step3(&gs, &o);
     assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("I8"));
     assert_eq!(group_of(&after, "Kaldor", 1).unwrap().square, sq("I8"));
     assert!(matches!(
@@ -807,19 +797,14 @@ fn r_inv_4_an_invited_armys_move_inside_the_inviters_land_waits_its_turn() {
     };
     let fugandri = ("Fugandri", vec![mv(Group::Army(1), &["K7"])]);
     let genogien = ("Genogien", vec![mv(Group::Army(1), &["J7"])]);
-    let step3 = |gs: &pbemd::game::GameState, o| {
-        let mut w = pbemd::game::weekend::Weekend::new(gs, &o, &gs.settings, gs.game.seed);
-        pbemd::game::weekend::military::movement(&mut w);
-        (w.state, w.events)
-    };
     // Genogien's form came first: it moves first and meets the invited army on J7.
     let gs = setup();
-    let (after, events) = step3(&gs, orders(&[genogien.clone(), fugandri.clone()]));
+    let (after, events) = step3(&gs, &orders(&[genogien.clone(), fugandri.clone()]));
     assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("J7"));
     assert_eq!(group_of(&after, "Genogien", 1).unwrap().square, sq("J7"));
     assert_eq!(move_refusals(&events), [MoveRefusal::Engaged]);
     // Fugandri's form first: the invited army leaves before Genogien comes.
-    let (after, events) = step3(&gs, orders(&[fugandri, genogien]));
+    let (after, events) = step3(&gs, &orders(&[fugandri, genogien]));
     assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("K7"));
     assert_eq!(group_of(&after, "Genogien", 1).unwrap().square, sq("J7"));
     assert!(move_refusals(&events).is_empty());
