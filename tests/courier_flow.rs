@@ -369,7 +369,7 @@ async fn r_inv_6_the_worked_example_an_invited_army_is_teleported_to_the_square(
     let a = s.army("Fugandri", 1).expect("4. B's army, still B's");
     assert_eq!(a.square.to_string(), "C3", "4. teleported to the square");
     assert_eq!(
-        a.no_move_until_round,
+        a.no_move_until_round.map(|r| r.get()),
         Some(1),
         "4. it may not move that weekend"
     );

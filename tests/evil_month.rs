@@ -96,7 +96,7 @@ fn r_evil_a_month_portal_army_through_treasure_home_and_a_demon_slain() {
     let w2 = g.state();
     let cav = w2.army("Genogien", 3).expect("the cavalry");
     assert_eq!((cav.square, cav.dimension), (sq("B5"), Dimension::Evil));
-    let found = cav.treasure;
+    let found = cav.treasure.amount();
     assert!(!found.is_zero(), "the seed's d8 is not an 8");
     assert!(!w2.map.get(sq("B5")).unwrap().treasure);
     assert_eq!(w2.map.squares.values().filter(|m| m.treasure).count(), 4);

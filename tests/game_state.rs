@@ -87,6 +87,34 @@ fn json_round_trip_is_lossless() {
 }
 
 #[test]
+fn an_army_group_is_stored_as_before_its_treasure_and_its_invitation_round_made_compact() {
+    let mut s = demo();
+    let a = &mut s.armies[0];
+    a.treasure.set(Resource::Guld, 27);
+    a.no_move_until_round = std::num::NonZeroU32::new(3);
+    let json = serde_json::to_value(&s.armies[..2]).expect("json");
+    // The treasure is the resources map (zero ones included), the round a number.
+    assert_eq!(json[0]["treasure"]["guld"], 27);
+    assert_eq!(json[0]["treasure"]["mat"], 0);
+    assert_eq!(json[0]["no_move_until_round"], 3);
+    assert_eq!(json[1]["treasure"]["guld"], 0);
+    assert!(json[1]["no_move_until_round"].is_null());
+    let back: Vec<pbemd::game::state::ArmyGroup> =
+        serde_json::from_value(json.clone()).expect("read");
+    assert_eq!(back[0].treasure.get(Resource::Guld), 27);
+    assert!(back[1].treasure.is_zero());
+    assert_eq!(back[..], s.armies[..2]);
+    // A stored round 0 (no round has that number) and a treasure of nothing read as none.
+    let mut old = json;
+    old[0]["no_move_until_round"] = 0.into();
+    old[0]["treasure"] = serde_json::json!({"guld": 0});
+    let back: Vec<pbemd::game::state::ArmyGroup> = serde_json::from_value(old).expect("read");
+    assert_eq!(back[0].no_move_until_round, None);
+    assert!(back[0].treasure.is_zero());
+    assert_eq!(back[0].treasure, Default::default());
+}
+
+#[test]
 fn a_state_read_back_keeps_one_name_a_realm_in_its_groups_cities_and_squares() {
     let s = demo();
     let back: GameState = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();

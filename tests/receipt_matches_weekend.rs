@@ -199,7 +199,7 @@ fn army(id: u32, owner: &str, square: &str, n: usize) -> ArmyGroup {
             };
             n
         ],
-        treasure: Resources::ZERO,
+        treasure: Default::default(),
         no_move_until_round: None,
     }
 }

@@ -150,7 +150,7 @@ fn fill_every_section(s: &mut GameState) {
         });
     }
     for a in &mut s.armies {
-        a.treasure = Resources::from_pairs(&[(Resource::Jarn, 25)]);
+        a.treasure = Treasure::of(Resources::from_pairs(&[(Resource::Jarn, 25)]));
         a.units.push(Unit {
             kind: UnitKind::Veteran,
             built_round: s.round,

@@ -14,7 +14,7 @@ use pbemd::game::state::{ArmyGroup, Dimension, EvilInfo, SpyMission, Unit, Vote}
 use pbemd::game::weekend::economy::{EconomyEvent, Purchase};
 use pbemd::game::weekend::espionage::{Detection, EspionageEvent};
 use pbemd::game::weekend::{resolve, Resolution};
-use pbemd::game::{GameState, Lang, Resources, UnitKind};
+use pbemd::game::{GameState, Lang, UnitKind};
 
 /// Alfa's informant value `informator`; a Beta army of light cavalry on E3 (no one's
 /// land) marching into Alfa's D3 when `march`.
@@ -36,7 +36,7 @@ fn border(informator: u32) -> GameState {
             };
             2
         ],
-        treasure: Resources::ZERO,
+        treasure: Default::default(),
         no_move_until_round: None,
     });
     gs

@@ -14,7 +14,7 @@ use pbemd::game::weekend::economy::{self, EconomyEvent, Why};
 use pbemd::game::weekend::evil::{self, EvilEvent};
 use pbemd::game::weekend::military;
 use pbemd::game::weekend::{Orders, Weekend};
-use pbemd::game::{load_scenario, GameState, Lang, Resource, Resources, Square, UnitKind};
+use pbemd::game::{load_scenario, GameState, Lang, Resource, Square, UnitKind};
 
 use UnitKind::{HogreDemon, LagreDemon, LattInfanteri, TungtInfanteri};
 
@@ -63,7 +63,7 @@ fn army(gs: &mut GameState, owner: &str, id: u32, at: &str, dim: Dimension, u: V
         square: sq(at),
         dimension: dim,
         units: u,
-        treasure: Resources::ZERO,
+        treasure: Default::default(),
         no_move_until_round: None,
     });
     gs.armies

@@ -27,7 +27,7 @@ fn r_inv_2_an_invited_army_arrives_on_the_chosen_square_and_may_not_move() {
     let (after, events) = invitations(&gs, &o, &[]);
     let g = group_of(&after, "Fugandri", 1).unwrap();
     assert_eq!(g.square, sq("C3"));
-    assert_eq!(g.no_move_until_round, Some(ROUND));
+    assert_eq!(g.no_move_until_round.map(|r| r.get()), Some(ROUND));
     assert!(
         after.realm("Fugandri").unwrap().invitations.is_empty(),
         "used up (R-INV-3)"

@@ -785,7 +785,7 @@ fn r_inv_4_an_invited_armys_move_inside_the_inviters_land_waits_its_turn() {
             "J7",
             units(&[(1, LattInfanteri)], false),
         );
-        gs.armies[0].no_move_until_round = Some(ROUND - 1);
+        gs.armies[0].no_move_until_round = std::num::NonZeroU32::new(ROUND - 1);
         army(
             &mut gs,
             "Genogien",

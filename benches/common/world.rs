@@ -173,7 +173,7 @@ pub fn world(n: usize) -> GameState {
                         built_round: 0,
                     })
                     .collect(),
-                treasure: Resources::ZERO,
+                treasure: Default::default(),
                 no_move_until_round: None,
             });
         }

@@ -700,7 +700,7 @@ fn give_goods(state: &mut GameState, buyer: &str, cargo: Cargo) -> (Vec<Unit>, V
                     square: sq,
                     dimension: Dimension::Normal,
                     units: cargo.units,
-                    treasure: Resources::ZERO,
+                    treasure: Default::default(),
                     no_move_until_round: None,
                 });
             }

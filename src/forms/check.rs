@@ -816,7 +816,9 @@ impl<'a> Run<'a> {
         self.not_moved(group)?;
         if let Group::Army(id) = group {
             let a = self.army(id).expect("checked");
-            if a.no_move_until_round.is_some_and(|r| r >= self.s.round) {
+            if a.no_move_until_round
+                .is_some_and(|r| r.get() >= self.s.round)
+            {
                 return Err(Refusal::CameByInvitation);
             }
         }

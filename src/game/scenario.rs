@@ -330,7 +330,7 @@ pub fn load_scenario(yaml: &str) -> Result<GameState, ScenarioError> {
                 square,
                 dimension: gd.dimension.unwrap_or(dim),
                 units,
-                treasure: Resources::ZERO,
+                treasure: Default::default(),
                 no_move_until_round: None,
             });
         }

@@ -551,7 +551,7 @@ impl Of<'_> {
                         .iter()
                         .filter(|u| u.built_round == state.round)
                         .count() as u32,
-                    treasure: a.treasure.describe(lang),
+                    treasure: a.treasure.amount().describe(lang),
                     has_treasure: !a.treasure.is_zero(),
                 }
             })

@@ -91,6 +91,18 @@ pub struct Weekend<'a> {
     /// `state` point at these (`share_names`), so copying one is a count and comparing
     /// two looks at their address first.
     names: Vec<Name>,
+    /// Each realm's form in `orders.forms` (the first when a realm has two), so a step
+    /// finds a realm's orders without searching every form.
+    forms: super::hash::FastMap<&'a str, usize>,
+}
+
+/// Where each realm's first form is in `orders.forms`.
+fn form_places(orders: &Orders) -> super::hash::FastMap<&str, usize> {
+    let mut at = super::hash::FastMap::default();
+    for (k, f) in orders.forms.iter().enumerate() {
+        at.entry(f.realm.as_str()).or_insert(k);
+    }
+    at
 }
 
 /// Army groups, fleets and realms of a state, plus some: what the lists of a weekend
@@ -126,7 +138,18 @@ impl<'a> Weekend<'a> {
             keep_index: false,
             entered_from: Default::default(),
             names,
+            forms: form_places(orders),
         }
+    }
+
+    /// The orders of `realm` this weekend (none when it sent no form), as
+    /// `Orders::of` finds them.
+    pub fn orders_of(&self, realm: &str) -> &'a [Order] {
+        let orders: &'a Orders = self.orders;
+        self.forms
+            .get(realm)
+            .and_then(|&k| orders.forms.get(k))
+            .map_or(&[], |f| f.orders.as_slice())
     }
 
     /// `realm`'s shared name (a new one for a name that is not a realm's).

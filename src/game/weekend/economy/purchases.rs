@@ -359,7 +359,7 @@ fn units(
                 square: sq,
                 dimension: gs.cities[own_city(gs, run, sq)?].dimension,
                 units: vec![new; count as usize],
-                treasure: Resources::ZERO,
+                treasure: Default::default(),
                 no_move_until_round: None,
             });
             id

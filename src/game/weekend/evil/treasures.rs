@@ -56,7 +56,7 @@ fn take(w: &mut Weekend, dice: &mut Dice, realm: &str, army: u32, square: Square
     }
     if let Some(i) = army_index(&w.state, realm, army) {
         let a = &mut w.state.armies[i];
-        a.treasure = a.treasure.plus(&found);
+        a.treasure.add(&found);
     }
     if let Some(m) = w.state.map.squares.get_mut(&square) {
         m.treasure = false;
@@ -137,8 +137,8 @@ pub fn credit(w: &mut Weekend) {
             && a.dimension == Dimension::Normal
             && own.get(&a.square).is_some_and(|o| *o == a.owner);
         if home {
-            done.push((a.owner.clone(), a.id, a.square, a.treasure));
-            a.treasure = Resources::ZERO;
+            done.push((a.owner.clone(), a.id, a.square, a.treasure.amount()));
+            a.treasure = Default::default();
         }
     }
     for (realm, army, city, resources) in done {
@@ -163,7 +163,7 @@ pub(super) fn lost(w: &mut Weekend) {
         .iter()
         .filter(|a| !a.treasure.is_zero())
         .filter(|a| army_index(&w.state, &a.owner, a.id).is_none())
-        .map(|a| (a.owner.clone(), a.id, a.treasure))
+        .map(|a| (a.owner.clone(), a.id, a.treasure.amount()))
         .collect();
     for (realm, army, resources) in gone {
         let ev = EvilEvent::TreasureLost {

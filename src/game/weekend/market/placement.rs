@@ -12,7 +12,7 @@ use crate::game::caps::Room;
 use crate::game::orders::Order;
 use crate::game::state::{ArmyGroup, Dimension, GameState, Unit};
 use crate::game::weekend::Weekend;
-use crate::game::{Resources, Square, UnitKind};
+use crate::game::{Square, UnitKind};
 
 type Res<T> = Result<T, (&'static str, Why)>;
 
@@ -150,7 +150,7 @@ fn place(
         square: city,
         dimension: Dimension::Normal,
         units: vec![new; count as usize],
-        treasure: Resources::ZERO,
+        treasure: Default::default(),
         no_move_until_round: None,
     });
     Ok(id)

@@ -71,6 +71,9 @@ struct Ctx {
     /// Cities whose Mountain Wall a siege tower brought down this weekend: later
     /// battles there meet the city as the first left it (Rulings 34, 36).
     spell_walls_down: BTreeSet<Square>,
+    /// The fleets that fought a sea battle, by (owner, group, square): looked up
+    /// instead of searching the weekend's events for the battle once an attack.
+    sea_battles: BTreeSet<(Name, Group, Square)>,
 }
 
 pub fn run(w: &mut Weekend, dice: &mut Dice) {
@@ -718,6 +721,7 @@ fn naval(w: &mut Weekend, ix: &mut Index, dice: &mut Dice, a: &Attack, ctx: &mut
         max_rounds: w.settings.max_battle_rounds,
     };
     ctx.fought.insert((a.realm.clone(), a.group));
+    ctx.sea_battles.insert((a.realm.clone(), a.group, a.square));
     let result = fight(&battle, dice);
     let kept = forces::survivors(
         &fighting,
@@ -831,7 +835,7 @@ fn drown(w: &mut Weekend, owner: &str, id: u32) {
 /// Fleet support (R-COMBAT-10, RULINGS 33): the attack of the ships left backs the
 /// realm's landing on the square; a fleet alone never takes a city (RULINGS 14).
 fn back_landing(w: &mut Weekend, ix: &Index, a: &Attack, attack: u64, ctx: &mut Ctx) {
-    let landing = w.orders.of(&a.realm).iter().any(
+    let landing = w.orders_of(&a.realm).iter().any(
         |o| matches!(o, Order::Attack { group: Group::Army(_), square, .. } if *square == a.square),
     );
     if landing {
@@ -849,10 +853,10 @@ fn back_landing(w: &mut Weekend, ix: &Index, a: &Attack, attack: u64, ctx: &mut 
         AttackRefusal::NoEnemy
     };
     // Only tell a fleet that fought no one; a fleet that won a battle needs no refusal.
-    if !w.events.iter().any(|e| {
-        matches!(&e.what, What::Military(MilitaryEvent::Battle(b))
-            if b.attacker == a.realm && b.attacker_group == a.group && b.square == a.square)
-    }) {
+    if !ctx
+        .sea_battles
+        .contains(&(a.realm.clone(), a.group, a.square))
+    {
         refuse(w, a, reason);
     }
 }

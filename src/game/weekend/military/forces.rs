@@ -322,7 +322,7 @@ fn merge_in(gs: &mut GameState, realm: &str, square: Square, dim: Dimension) -> 
         let treasure = std::mem::take(&mut gs.armies[i].treasure);
         if let Some(k) = army_at(gs, realm, keep) {
             gs.armies[k].units.extend(units);
-            gs.armies[k].treasure = gs.armies[k].treasure.plus(&treasure);
+            gs.armies[k].treasure.add(&treasure.amount());
             merged.push((keep, *id));
         }
     }

@@ -112,7 +112,7 @@ fn bring(w: &mut Weekend, ix: &mut Index, realm: &str, group: Group, square: Squ
         forces::unload(&mut w.state, realm, id);
         let dim = evil::arrival_dimension(&w.state, square);
         if let Some(i) = forces::army_at(&w.state, realm, id) {
-            w.state.armies[i].no_move_until_round = Some(round);
+            w.state.armies[i].no_move_until_round = std::num::NonZeroU32::new(round);
             w.state.armies[i].dimension = dim;
         }
     }

@@ -310,7 +310,7 @@ fn move_group(
         }
         if w.state.armies[i]
             .no_move_until_round
-            .is_some_and(|r| r >= w.round())
+            .is_some_and(|r| r.get() >= w.round())
         {
             return refuse(w, realm, group, MoveRefusal::CameByInvitation);
         }
@@ -542,12 +542,12 @@ fn merge(w: &mut Weekend, realm: &str, group: Group, other: u32) {
                 return;
             };
             let moved = w.state.armies[j].units.clone();
-            let treasure = w.state.armies[j].treasure;
+            let treasure = w.state.armies[j].treasure.amount();
             forces::remove_army(&mut w.state, realm, other);
             if let Some(i) = forces::army_at(&w.state, realm, id) {
                 w.state.armies[i].units.extend(moved);
                 // Treasure goes with the units (R-EVIL-6).
-                w.state.armies[i].treasure = w.state.armies[i].treasure.plus(&treasure);
+                w.state.armies[i].treasure.add(&treasure);
             }
         }
         Group::Fleet(id) => {

@@ -232,7 +232,7 @@ fn join_capital(
                 square: cap,
                 dimension: dim,
                 units: new.collect(),
-                treasure: Resources::ZERO,
+                treasure: Default::default(),
                 no_move_until_round: None,
             });
         }
