@@ -315,6 +315,40 @@ fn rulings_29_the_most_populous_city_stands_in_for_a_lost_capital() {
 }
 
 #[test]
+fn rulings_29_a_city_in_the_evils_dimension_never_stands_in_for_a_lost_capital() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "B3",
+        units(&[(2, Belagringstorn), (10, Veteran)], false),
+    );
+    // Genogien also holds the most populous city of all, in the Evil's dimension: a
+    // capital is a square of the normal map, so it cannot stand in there.
+    let mut deep = gs.cities[0].clone();
+    deep.square = sq("F5");
+    deep.name = "Djupborg".into();
+    deep.owner = "Genogien".into();
+    deep.dimension = pbemd::game::state::Dimension::Evil;
+    deep.population = 90;
+    (deep.capital, deep.harbour, deep.coastal) = (false, false, false);
+    gs.cities.push(deep);
+    let o = orders(&[(
+        "Fugandri",
+        vec![attack(Group::Army(1), "B2", Some(Outcome::Takeover), None)],
+    )]);
+    let (after, events) = fight(&gs, &o, &[20, 1]);
+    assert_eq!(after.realm("Genogien").unwrap().capital, Some(sq("D2")));
+    assert!(military(&events).iter().any(|m| matches!(
+        m,
+        MilitaryEvent::SeatLost { seat: Seat::Capital, stand_in: Some(s), .. } if *s == sq("D2")
+    )));
+    let deep = after.cities.iter().find(|c| c.name == "Djupborg").unwrap();
+    assert!(!deep.capital, "the city in the other dimension is no capital");
+}
+
+#[test]
 fn r_city_7_razing_a_capital_costs_its_owner_200_vp_and_the_city() {
     let mut gs = game();
     army(

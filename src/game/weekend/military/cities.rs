@@ -4,7 +4,7 @@
 
 use crate::game::event::{Step, What};
 use crate::game::orders::Outcome;
-use crate::game::state::{City, Conquest, GameState};
+use crate::game::state::{City, Conquest, Dimension, GameState};
 use crate::game::{Resource, Square};
 
 use super::super::{evil, Weekend};
@@ -207,7 +207,8 @@ fn fleets_must_leave(w: &mut Weekend, defender: &str, square: Square) {
 }
 
 /// RULINGS 29: a lost capital or main harbour is replaced, until the realm names a new
-/// one, by its most populous city (coastal for a harbour), ties by square name.
+/// one, by its most populous city of the normal map (coastal for a harbour), ties by
+/// square name.
 fn seats_lost(w: &mut Weekend, city: &City) {
     let realm = city.owner.clone();
     for (seat, held) in [(Seat::Capital, city.capital), (Seat::Harbour, city.harbour)] {
@@ -232,7 +233,8 @@ fn seats_lost(w: &mut Weekend, city: &City) {
 fn stand_in(gs: &GameState, realm: &str, seat: Seat) -> Option<Square> {
     gs.cities
         .iter()
-        .filter(|c| c.owner == realm && (seat == Seat::Capital || c.coastal))
+        .filter(|c| c.owner == realm && c.dimension == Dimension::Normal)
+        .filter(|c| seat == Seat::Capital || c.coastal)
         .max_by(|a, b| {
             a.population
                 .cmp(&b.population)
@@ -243,7 +245,8 @@ fn stand_in(gs: &GameState, realm: &str, seat: Seat) -> Option<Square> {
 
 fn set_seat(gs: &mut GameState, realm: &str, seat: Seat, square: Option<Square>) {
     for c in gs.cities.iter_mut().filter(|c| c.owner == realm) {
-        let on = Some(c.square) == square;
+        // A seat is a square of the normal map (Rulings 29, as the wrap-up reads it).
+        let on = Some(c.square) == square && c.dimension == Dimension::Normal;
         match seat {
             Seat::Capital => c.capital = on,
             Seat::Harbour => c.harbour = on,
