@@ -783,6 +783,48 @@ fn r_spell_10_whirlpool_sinks_the_last_ship_and_an_empty_fleet_drowns_its_cargo(
 }
 
 #[test]
+fn r_spell_10_whirlpool_drowns_the_cargo_the_ships_left_cannot_carry() {
+    let mut gs = game();
+    mage(&mut gs, "Fugandri", 5);
+    // Two transports (room for 10) carry 3 + 4 light infantry.
+    fleet(
+        &mut gs,
+        "Genogien",
+        1,
+        "E2",
+        ships(&[(2, ShipKind::Transportskepp)], false),
+        &[2, 3],
+    );
+    for (id, n) in [(2, 3), (3, 4)] {
+        army(
+            &mut gs,
+            "Genogien",
+            id,
+            "E2",
+            units(&[(n, LattInfanteri)], false),
+        );
+    }
+    let target = Target::Fleet(GroupSel::At(sq("E2")));
+    let (gs, ev) = magic_with(
+        &gs,
+        &[("Fugandri", vec![cast(Spell::Virvelstrom, target)])],
+        &[6],
+    );
+    let f = gs.fleets.iter().find(|f| f.owner == "Genogien").unwrap();
+    assert_eq!(f.ships.len(), 1, "one transport left: room for 5");
+    assert_eq!(group_of(&gs, "Genogien", 2).unwrap().units.len(), 3);
+    assert_eq!(
+        group_of(&gs, "Genogien", 3).unwrap().units.len(),
+        2,
+        "the 2 over the room drown from the tail of the last army aboard"
+    );
+    assert!(matches!(
+        &casts(&ev)[0].2,
+        Some(Effect::Killed { drowned: 2, .. })
+    ));
+}
+
+#[test]
 fn rulings_22_plague_takes_ten_population_never_below_zero() {
     let mut gs = game();
     mage(&mut gs, "Fugandri", 5);
@@ -1626,6 +1668,59 @@ fn r_spell_9_armageddon_cuts_from_the_tail_sinks_cargo_with_its_fleet_and_spares
     assert!(
         group_of(&after, "Afani", 1).is_none(),
         "the army aboard drowned with it"
+    );
+}
+
+#[test]
+fn r_spell_9_armageddon_drowns_the_cargo_a_halved_fleet_cannot_carry() {
+    let mut gs = game();
+    mage(&mut gs, "Fugandri", 5);
+    // Three transports (room for 15) carry 6 + 8 light infantry.
+    fleet(
+        &mut gs,
+        "Afani",
+        1,
+        "L2",
+        ships(&[(3, ShipKind::Transportskepp)], false),
+        &[1, 2],
+    );
+    for (id, n) in [(1, 6), (2, 8)] {
+        army(
+            &mut gs,
+            "Afani",
+            id,
+            "L2",
+            units(&[(n, LattInfanteri)], false),
+        );
+    }
+    let forms = [("Fugandri", vec![cast(Spell::Armageddon, Target::None)])];
+    let (after, ev) = magic_with(&gs, &forms, &[6]);
+    // The armies halve to 3 + 4; the fleet loses 2 of its 3 ships, room for 5: the 2
+    // over it drown from the tail of the last army aboard.
+    assert_eq!(
+        after
+            .fleets
+            .iter()
+            .find(|f| f.owner == "Afani")
+            .unwrap()
+            .ships
+            .len(),
+        1
+    );
+    assert_eq!(group_of(&after, "Afani", 1).unwrap().units.len(), 3);
+    assert_eq!(group_of(&after, "Afani", 2).unwrap().units.len(), 2);
+    let afani = ev.iter().find_map(|e| match &e.what {
+        What::Magic(MagicEvent::Suffered {
+            realm,
+            effect: Effect::Armageddon { units, ships },
+            ..
+        }) if realm == "Afani" => Some((*units, *ships)),
+        _ => None,
+    });
+    assert_eq!(
+        afani,
+        Some((3 + 4 + 2, 2)),
+        "halved, drowned, and the ships"
     );
 }
 

@@ -345,7 +345,10 @@ fn rulings_29_a_city_in_the_evils_dimension_never_stands_in_for_a_lost_capital()
         MilitaryEvent::SeatLost { seat: Seat::Capital, stand_in: Some(s), .. } if *s == sq("D2")
     )));
     let deep = after.cities.iter().find(|c| c.name == "Djupborg").unwrap();
-    assert!(!deep.capital, "the city in the other dimension is no capital");
+    assert!(
+        !deep.capital,
+        "the city in the other dimension is no capital"
+    );
 }
 
 #[test]

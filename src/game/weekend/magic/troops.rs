@@ -9,7 +9,9 @@ use super::cast::{record, shield_of, Aim, Cx};
 use super::{tell, Effect, Line, MagicEvent, Why};
 use crate::game::event::{Step, What};
 use crate::game::orders::{Group, Piece};
-use crate::game::state::{Dimension, GameState, GroupRef, Portal, SpellTarget, Terrain};
+use crate::game::state::{
+    Dimension, GameState, GroupRef, Portal, RuleSettings, SpellTarget, Terrain,
+};
 use crate::game::weekend::military::{self, index, MilitaryEvent, MoveStop};
 use crate::game::weekend::Weekend;
 use crate::game::Name;
@@ -122,8 +124,8 @@ fn fireball(w: &mut Weekend, cx: &mut Cx, caster: &str, i: usize) -> Effect {
     }
 }
 
-/// Whirlpool: the last ship of the fleet's line sinks; a fleet left without ships
-/// takes its cargo down with it.
+/// Whirlpool: the last ship of the fleet's line sinks; the cargo the ships left cannot
+/// carry drowns, all of it with the last ship (R-COMBAT-8).
 fn whirlpool(w: &mut Weekend, cx: &mut Cx, caster: &str, i: usize) -> Effect {
     let f = &mut w.state.fleets[i];
     let Some(ship) = f.ships.pop() else {
@@ -135,7 +137,7 @@ fn whirlpool(w: &mut Weekend, cx: &mut Cx, caster: &str, i: usize) -> Effect {
         id,
     };
     record(w, Spell::Virvelstrom, caster, SpellTarget::Group(r));
-    let drowned = sink(&mut w.state, cx, i);
+    let drowned = drown_cargo(&mut w.state, w.settings, cx, i);
     Effect::Killed {
         owner,
         square,
@@ -144,22 +146,21 @@ fn whirlpool(w: &mut Weekend, cx: &mut Cx, caster: &str, i: usize) -> Effect {
     }
 }
 
-/// A fleet at place `i` left without ships: marked for removal, its cargo drowned.
-/// Returns the army units drowned.
-fn sink(gs: &mut GameState, cx: &mut Cx, i: usize) -> u64 {
-    let f = &gs.fleets[i];
-    if !f.ships.is_empty() {
+/// A fleet at place `i` that lost ships: the army units its ships left cannot carry
+/// drown from the tail of the last army aboard, as in a sea battle (R-COMBAT-8); a
+/// fleet left without ships takes all its cargo down and is marked for removal, as
+/// are the armies emptied. Returns the army units drowned.
+fn drown_cargo(gs: &mut GameState, settings: &RuleSettings, cx: &mut Cx, i: usize) -> u64 {
+    let Some(f) = gs.fleets.get(i) else {
         return 0;
+    };
+    let (owner, id, sunk) = (f.owner.clone(), f.id, f.ships.is_empty());
+    let (drowned, emptied) = military::forces::cut_cargo(gs, settings, i);
+    for army in emptied {
+        cx.dead_armies.insert((owner.clone(), army));
     }
-    let (owner, cargo) = (f.owner.clone(), f.cargo.clone());
-    cx.dead_fleets.insert((owner.clone(), f.id));
-    let mut drowned = 0u64;
-    for id in cargo {
-        if let Some(j) = military::army_at(gs, &owner, id) {
-            drowned += gs.armies[j].units.len() as u64;
-            gs.armies[j].units.clear();
-            cx.dead_armies.insert((owner.clone(), id));
-        }
+    if sunk {
+        cx.dead_fleets.insert((owner, id));
     }
     drowned
 }
@@ -272,7 +273,7 @@ fn armageddon(w: &mut Weekend, cx: &mut Cx, caster: &str) -> Effect {
             cx.dead_armies.insert((a.owner.clone(), a.id));
         }
     }
-    let mut sunk = Vec::new();
+    let mut thinned = Vec::new();
     for (i, f) in w.state.fleets.iter_mut().enumerate().filter(|_| fleets_too) {
         if spared.contains(&(f.owner.clone(), Group::Fleet(f.id))) || f.ships.is_empty() {
             continue;
@@ -280,13 +281,11 @@ fn armageddon(w: &mut Weekend, cx: &mut Cx, caster: &str) -> Effect {
         let dead = f.ships.len().div_ceil(2);
         f.ships.truncate(f.ships.len() - dead);
         lost.entry(f.owner.clone()).or_default().1 += dead as u64;
-        if f.ships.is_empty() {
-            sunk.push(i);
-        }
+        thinned.push(i);
     }
-    for i in sunk {
+    for i in thinned {
         let owner = w.state.fleets[i].owner.clone();
-        let drowned = sink(&mut w.state, cx, i);
+        let drowned = drown_cargo(&mut w.state, w.settings, cx, i);
         lost.entry(owner).or_default().0 += drowned;
     }
     record(

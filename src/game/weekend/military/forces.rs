@@ -4,7 +4,7 @@
 
 use crate::game::combat::Line;
 use crate::game::orders::Piece;
-use crate::game::state::{ArmyGroup, Dimension, Fleet, GameState, RuleSettings, Ship, Unit};
+use crate::game::state::{ArmyGroup, Dimension, GameState, RuleSettings, Ship, Unit};
 use crate::game::Name;
 use crate::game::Square;
 
@@ -253,41 +253,53 @@ pub fn drown_excess(gs: &mut GameState, settings: &RuleSettings, owner: &str, id
     let Some(fi) = fleet_at(gs, owner, id) else {
         return 0;
     };
-    let fleet: Fleet = gs.fleets[fi].clone();
-    let mut room = u64::from(fleet.capacity(settings));
-    if fleet.ships.is_empty() {
-        room = 0;
+    let (lost, emptied) = cut_cargo(gs, settings, fi);
+    for aid in emptied {
+        remove_army(gs, owner, aid);
     }
-    let mut lost = 0u64;
-    let mut carried = 0u64;
-    for aid in &fleet.cargo {
-        if let Some(ai) = army_at(gs, owner, *aid) {
-            carried = carried.saturating_add(gs.armies[ai].units.len() as u64);
-        }
+    if let Some(fi) = fleet_at(gs, owner, id).filter(|&fi| gs.fleets[fi].ships.is_empty()) {
+        gs.fleets.remove(fi);
     }
+    lost
+}
+
+/// Cut the army units the fleet at place `fi` can no longer carry (all of them when it
+/// has no ships left) from the tail of the last army aboard, as `drown_excess` drowns
+/// them, but remove nothing: returns the units lost and the numbers of the armies left
+/// empty, for a step that removes its dead groups at its end.
+pub fn cut_cargo(gs: &mut GameState, settings: &RuleSettings, fi: usize) -> (u64, Vec<u32>) {
+    let Some(fleet) = gs.fleets.get(fi) else {
+        return (0, Vec::new());
+    };
+    let room = if fleet.ships.is_empty() {
+        0
+    } else {
+        u64::from(fleet.capacity(settings))
+    };
+    let (owner, cargo) = (fleet.owner.clone(), fleet.cargo.clone());
+    let aboard: Vec<usize> = cargo
+        .iter()
+        .filter_map(|aid| army_at(gs, &owner, *aid))
+        .collect();
+    let carried = aboard.iter().fold(0u64, |n, &ai| {
+        n.saturating_add(gs.armies[ai].units.len() as u64)
+    });
     let mut excess = carried.saturating_sub(room);
-    for aid in fleet.cargo.iter().rev() {
+    let (mut lost, mut emptied) = (0u64, Vec::new());
+    for &ai in aboard.iter().rev() {
         if excess == 0 {
             break;
         }
-        let Some(ai) = army_at(gs, owner, *aid) else {
-            continue;
-        };
         let units = &mut gs.armies[ai].units;
         let take = excess.min(units.len() as u64);
         units.truncate(units.len() - take as usize);
         excess -= take;
         lost = lost.saturating_add(take);
         if units.is_empty() {
-            remove_army(gs, owner, *aid);
+            emptied.push(gs.armies[ai].id);
         }
     }
-    if fleet.ships.is_empty() {
-        if let Some(fi) = fleet_at(gs, owner, id) {
-            gs.fleets.remove(fi);
-        }
-    }
-    lost
+    (lost, emptied)
 }
 
 /// Merge every army group `realm` has on `square` into the lowest-numbered one of its
