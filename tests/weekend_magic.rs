@@ -778,7 +778,11 @@ fn r_spell_10_whirlpool_sinks_the_last_ship_and_an_empty_fleet_drowns_its_cargo(
     assert!(group_of(&gs, "Genogien", 2).is_none());
     assert!(matches!(
         &casts(&ev)[0].2,
-        Some(Effect::Killed { drowned: 3, .. })
+        Some(Effect::Killed {
+            drowned: 3,
+            afloat: false,
+            ..
+        })
     ));
 }
 
@@ -820,7 +824,11 @@ fn r_spell_10_whirlpool_drowns_the_cargo_the_ships_left_cannot_carry() {
     );
     assert!(matches!(
         &casts(&ev)[0].2,
-        Some(Effect::Killed { drowned: 2, .. })
+        Some(Effect::Killed {
+            drowned: 2,
+            afloat: true,
+            ..
+        })
     ));
 }
 

@@ -165,13 +165,23 @@ pub fn effect_text(spell: Spell, e: &Effect, lang: Lang) -> String {
             square,
             piece,
             drowned,
+            afloat,
         } => {
             let lost = piece.count_text(1, lang);
             let mut s = pick(
                 format!("{owner} förlorade {lost} på {square}."),
                 format!("{owner} lost {lost} on {square}."),
             );
-            if *drowned > 0 {
+            if *drowned > 0 && *afloat {
+                s.push_str(&pick(
+                    format!(
+                        " Skeppen som är kvar rymmer inte alla ombord; {drowned} arméenheter drunknade."
+                    ),
+                    format!(
+                        " The ships left cannot carry everyone aboard; {drowned} army units drowned."
+                    ),
+                ));
+            } else if *drowned > 0 {
                 s.push_str(&pick(
                     format!(" Flottan sjönk; {drowned} arméenheter ombord drunknade."),
                     format!(" The fleet sank; {drowned} army units aboard drowned."),
@@ -323,6 +333,7 @@ mod tests {
             square: sq("D3"),
             piece: Piece::Unit(UnitKind::LattInfanteri),
             drowned: 2,
+            afloat: false,
         };
         let events = [
             MagicEvent::Cast {
@@ -366,5 +377,36 @@ mod tests {
             "{victim}"
         );
         assert!(victim.contains("drunknade"), "{victim}");
+    }
+
+    #[test]
+    fn cargo_drowned_from_a_fleet_still_afloat_is_not_told_as_a_sinking() {
+        let gs = demo();
+        let suffered = |afloat: bool| MagicEvent::Suffered {
+            realm: "Genogien".into(),
+            spell: Spell::Virvelstrom,
+            effect: Effect::Killed {
+                owner: "Genogien".into(),
+                square: sq("E2"),
+                piece: Piece::Ship(crate::game::ShipKind::Transportskepp),
+                drowned: 2,
+                afloat,
+            },
+        };
+        let read =
+            |afloat: bool, lang: Lang| lines(&suffered(afloat), &gs, "Genogien", lang).join("");
+        let en = read(true, Lang::En);
+        assert!(
+            en.contains("The ships left cannot carry everyone aboard; 2 army units drowned.")
+                && !en.contains("sank"),
+            "{en}"
+        );
+        let sv = read(true, Lang::Sv);
+        assert!(
+            sv.contains("rymmer inte alla ombord; 2 arméenheter drunknade")
+                && !sv.contains("sjönk"),
+            "{sv}"
+        );
+        assert!(read(false, Lang::En).contains("The fleet sank; 2 army units aboard drowned."));
     }
 }

@@ -81,12 +81,18 @@ pub enum Effect {
     /// Mountain Wall: one wall more in the city this weekend.
     Wall { square: Square, city: String },
     /// Fireball or Whirlpool: one unit or ship of `owner`'s group on `square`; the
-    /// army units that drowned with a fleet that sank.
+    /// army units aboard that drowned, with a fleet that sank or (`afloat`) beyond
+    /// the room of the ships left.
     Killed {
         owner: Name,
         square: Square,
         piece: crate::game::orders::Piece,
         drowned: u64,
+        /// The fleet still has ships (false for a Fireball). Stored only when true, so
+        /// events from before the field read as they were meant: then only a sunk
+        /// fleet drowned its cargo.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        afloat: bool,
     },
     /// Teleport: the army stands on `to` (and fights there in step 4 if it met
     /// `enemy`).

@@ -121,6 +121,7 @@ fn fireball(w: &mut Weekend, cx: &mut Cx, caster: &str, i: usize) -> Effect {
         square,
         piece: Piece::Unit(slain),
         drowned: 0,
+        afloat: false,
     }
 }
 
@@ -143,6 +144,7 @@ fn whirlpool(w: &mut Weekend, cx: &mut Cx, caster: &str, i: usize) -> Effect {
         square,
         piece: Piece::Ship(ship.kind),
         drowned,
+        afloat: !w.state.fleets[i].ships.is_empty(),
     }
 }
 
