@@ -247,11 +247,13 @@ impl Resources {
         vatten: 0,
     };
 
-    /// Build from `(resource, amount)` pairs; repeated resources add up.
+    /// Build from `(resource, amount)` pairs; repeated resources add up (to at most
+    /// `u32::MAX`).
     pub fn from_pairs(pairs: &[(Resource, u32)]) -> Resources {
         let mut r = Resources::ZERO;
         for &(res, n) in pairs {
-            *r.get_mut(res) += n;
+            let v = r.get_mut(res);
+            *v = v.saturating_add(n);
         }
         r
     }
@@ -310,29 +312,33 @@ impl Resources {
         Resource::ALL.iter().map(move |&r| (r, self.get(r)))
     }
 
-    /// Sum of all twelve amounts.
+    /// Sum of all twelve amounts (at most `u32::MAX`).
     pub fn total(&self) -> u32 {
-        self.iter().map(|(_, n)| n).sum()
+        self.iter().fold(0u32, |t, (_, n)| t.saturating_add(n))
     }
 
+    /// True when every amount is 0 (each looked at, so amounts that would add up past
+    /// `u32::MAX` are never mistaken for nothing).
     pub fn is_zero(&self) -> bool {
-        self.total() == 0
+        self.iter().all(|(_, n)| n == 0)
     }
 
-    /// Element-wise sum.
+    /// Element-wise sum; an amount stops at `u32::MAX` instead of wrapping round.
     pub fn plus(&self, other: &Resources) -> Resources {
         let mut r = *self;
         for (res, n) in other.iter() {
-            *r.get_mut(res) += n;
+            let v = r.get_mut(res);
+            *v = v.saturating_add(n);
         }
         r
     }
 
-    /// Element-wise product with a scalar.
+    /// Element-wise product with a scalar; an amount stops at `u32::MAX`.
     pub fn times(&self, k: u32) -> Resources {
         let mut r = *self;
         for res in Resource::ALL {
-            *r.get_mut(res) *= k;
+            let v = r.get_mut(res);
+            *v = v.saturating_mul(k);
         }
         r
     }
@@ -428,5 +434,24 @@ mod tests {
         assert!(a.covers(&Resources::from_pairs(&[(Resource::Mat, 3)])));
         assert!(a.checked_sub(&Resources::each_crystal(1)).is_none());
         assert_eq!(a.describe(Lang::En), "3 food, 1 gold");
+    }
+
+    #[test]
+    fn amounts_that_add_up_past_the_largest_number_stop_there_and_are_never_nothing() {
+        let half = Resources::from_pairs(&[(Resource::Guld, 1 << 31), (Resource::Mat, 1 << 31)]);
+        assert!(!half.is_zero(), "2^31 + 2^31 wraps to 0 when summed");
+        assert_eq!(half.total(), u32::MAX);
+        let big = Resources::from_pairs(&[(Resource::Guld, u32::MAX - 1)]);
+        let more = big.plus(&Resources::from_pairs(&[
+            (Resource::Guld, 5),
+            (Resource::Tyg, 2),
+        ]));
+        assert_eq!((more.guld, more.tyg), (u32::MAX, 2));
+        assert_eq!(big.times(3).guld, u32::MAX);
+        assert_eq!(
+            Resources::from_pairs(&[(Resource::Sten, 7)]).times(3).sten,
+            21
+        );
+        assert!(Resources::ZERO.is_zero());
     }
 }

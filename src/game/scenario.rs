@@ -550,7 +550,8 @@ fn resources(key: &str, m: &BTreeMap<String, u32>) -> Result<Resources, Scenario
     for (name, n) in m {
         let res =
             Resource::parse(name).map_err(|e| key_err(format!("{key}.{name}"), e.to_string()))?;
-        *r.get_mut(res) += n;
+        let v = r.get_mut(res);
+        *v = v.saturating_add(*n);
     }
     Ok(r)
 }
