@@ -786,28 +786,28 @@ fn r_spell_10_whirlpool_sinks_the_last_ship_and_an_empty_fleet_drowns_its_cargo(
     ));
 }
 
+/// `realm`'s fleet 1 of `transports` transports on `square`, carrying army groups of
+/// light infantry, given as (number, units).
+fn transports_carrying(
+    gs: &mut GameState,
+    (realm, square): (&str, &str),
+    transports: u32,
+    armies: &[(u32, u32)],
+) {
+    let ids: Vec<u32> = armies.iter().map(|&(id, _)| id).collect();
+    let line = ships(&[(transports, ShipKind::Transportskepp)], false);
+    fleet(gs, realm, 1, square, line, &ids);
+    for &(id, n) in armies {
+        army(gs, realm, id, square, units(&[(n, LattInfanteri)], false));
+    }
+}
+
 #[test]
 fn r_spell_10_whirlpool_drowns_the_cargo_the_ships_left_cannot_carry() {
     let mut gs = game();
     mage(&mut gs, "Fugandri", 5);
     // Two transports (room for 10) carry 3 + 4 light infantry.
-    fleet(
-        &mut gs,
-        "Genogien",
-        1,
-        "E2",
-        ships(&[(2, ShipKind::Transportskepp)], false),
-        &[2, 3],
-    );
-    for (id, n) in [(2, 3), (3, 4)] {
-        army(
-            &mut gs,
-            "Genogien",
-            id,
-            "E2",
-            units(&[(n, LattInfanteri)], false),
-        );
-    }
+    transports_carrying(&mut gs, ("Genogien", "E2"), 2, &[(2, 3), (3, 4)]);
     let target = Target::Fleet(GroupSel::At(sq("E2")));
     let (gs, ev) = magic_with(
         &gs,
@@ -1684,23 +1684,7 @@ fn r_spell_9_armageddon_drowns_the_cargo_a_halved_fleet_cannot_carry() {
     let mut gs = game();
     mage(&mut gs, "Fugandri", 5);
     // Three transports (room for 15) carry 6 + 8 light infantry.
-    fleet(
-        &mut gs,
-        "Afani",
-        1,
-        "L2",
-        ships(&[(3, ShipKind::Transportskepp)], false),
-        &[1, 2],
-    );
-    for (id, n) in [(1, 6), (2, 8)] {
-        army(
-            &mut gs,
-            "Afani",
-            id,
-            "L2",
-            units(&[(n, LattInfanteri)], false),
-        );
-    }
+    transports_carrying(&mut gs, ("Afani", "L2"), 3, &[(1, 6), (2, 8)]);
     let forms = [("Fugandri", vec![cast(Spell::Armageddon, Target::None)])];
     let (after, ev) = magic_with(&gs, &forms, &[6]);
     // The armies halve to 3 + 4; the fleet loses 2 of its 3 ships, room for 5: the 2

@@ -290,11 +290,12 @@ fn r_city_6_taking_a_capital_gives_100_vp_and_costs_the_owner_100() {
     );
 }
 
-#[test]
-fn rulings_29_the_most_populous_city_stands_in_for_a_lost_capital() {
-    let mut gs = game();
+/// Fugandri's towers and veterans on B3 take Genogien's capital B2 (the attack wins).
+fn take_genogiens_capital(
+    gs: &mut pbemd::game::GameState,
+) -> (pbemd::game::GameState, Vec<pbemd::game::event::Event>) {
     army(
-        &mut gs,
+        gs,
         "Fugandri",
         1,
         "B3",
@@ -304,7 +305,13 @@ fn rulings_29_the_most_populous_city_stands_in_for_a_lost_capital() {
         "Fugandri",
         vec![attack(Group::Army(1), "B2", Some(Outcome::Takeover), None)],
     )]);
-    let (mut after, events) = fight(&gs, &o, &[20, 1]);
+    fight(gs, &o, &[20, 1])
+}
+
+#[test]
+fn rulings_29_the_most_populous_city_stands_in_for_a_lost_capital() {
+    let mut gs = game();
+    let (mut after, events) = take_genogiens_capital(&mut gs);
     // Nordhamn (D2, 40) is more populous than Stenvik (C4, 30).
     assert_eq!(after.realm("Genogien").unwrap().capital, Some(sq("D2")));
     assert!(city(&mut after, "D2").capital);
@@ -317,13 +324,6 @@ fn rulings_29_the_most_populous_city_stands_in_for_a_lost_capital() {
 #[test]
 fn rulings_29_a_city_in_the_evils_dimension_never_stands_in_for_a_lost_capital() {
     let mut gs = game();
-    army(
-        &mut gs,
-        "Fugandri",
-        1,
-        "B3",
-        units(&[(2, Belagringstorn), (10, Veteran)], false),
-    );
     // Genogien also holds the most populous city of all, in the Evil's dimension: a
     // capital is a square of the normal map, so it cannot stand in there.
     let mut deep = gs.cities[0].clone();
@@ -334,11 +334,7 @@ fn rulings_29_a_city_in_the_evils_dimension_never_stands_in_for_a_lost_capital()
     deep.population = 90;
     (deep.capital, deep.harbour, deep.coastal) = (false, false, false);
     gs.cities.push(deep);
-    let o = orders(&[(
-        "Fugandri",
-        vec![attack(Group::Army(1), "B2", Some(Outcome::Takeover), None)],
-    )]);
-    let (after, events) = fight(&gs, &o, &[20, 1]);
+    let (after, events) = take_genogiens_capital(&mut gs);
     assert_eq!(after.realm("Genogien").unwrap().capital, Some(sq("D2")));
     assert!(military(&events).iter().any(|m| matches!(
         m,
