@@ -545,6 +545,23 @@ fn rulings_22_with_adjacency_8_storm_covers_a_sea_square_at_a_corner_of_the_land
     )));
 }
 
+/// Genogien casts Mountain Wall on its city D2 (the casting roll 6 works) and
+/// Fugandri's army 1 attacks D2: the state and events after steps 2 and 4.
+fn walled_d2_attacked(gs: &GameState) -> (GameState, Vec<Event>) {
+    let forms = [
+        (
+            "Genogien",
+            vec![cast(Spell::Bergvagg, Target::City(sq("D2")))],
+        ),
+        ("Fugandri", vec![attack(Group::Army(1), "D2", None, None)]),
+    ];
+    let o = orders(&forms);
+    let mut w = Weekend::new(gs, &o, &gs.settings, 1);
+    magic::run_with(&mut w, Dice::scripted("test", &[6]));
+    military::combat_with(&mut w, Dice::scripted("fight", &[10; 200]));
+    (w.state, w.events)
+}
+
 #[test]
 fn r_spell_13_mountain_wall_is_one_more_wall_for_the_weekend_only() {
     let mut gs = game();
@@ -564,23 +581,12 @@ fn r_spell_13_mountain_wall_is_one_more_wall_for_the_weekend_only() {
         units(&[(1, LattInfanteri)], false),
     );
     let walls = city(&mut gs, "D2").walls;
-    let forms = [
-        (
-            "Genogien",
-            vec![cast(Spell::Bergvagg, Target::City(sq("D2")))],
-        ),
-        ("Fugandri", vec![attack(Group::Army(1), "D2", None, None)]),
-    ];
-    let o = orders(&forms);
-    let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
-    magic::run_with(&mut w, Dice::scripted("test", &[6]));
-    military::combat_with(&mut w, Dice::scripted("fight", &[10; 200]));
+    let (after, events) = walled_d2_attacked(&gs);
     assert_eq!(
-        first_battle(&w.events).unwrap().battle.walls,
+        first_battle(&events).unwrap().battle.walls,
         u64::from(walls) + 1
     );
-    let after = w
-        .state
+    let after = after
         .cities
         .iter()
         .find(|c| c.square == sq("D2"))
@@ -1594,18 +1600,8 @@ fn r_wall_8_mountain_wall_passes_the_population_cap_and_needs_defenders() {
                 units(&[(1, LattInfanteri)], false),
             );
         }
-        let forms = [
-            (
-                "Genogien",
-                vec![cast(Spell::Bergvagg, Target::City(sq("D2")))],
-            ),
-            ("Fugandri", vec![attack(Group::Army(1), "D2", None, None)]),
-        ];
-        let o = orders(&forms);
-        let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
-        magic::run_with(&mut w, Dice::scripted("test", &[6]));
-        military::combat_with(&mut w, Dice::scripted("fight", &[10; 200]));
-        first_battle(&w.events).unwrap().clone()
+        let (_, events) = walled_d2_attacked(&gs);
+        first_battle(&events).unwrap().clone()
     };
     let b = forms(true);
     assert_eq!(b.battle.walls, u64::from(pop / 10) + 1, "one over the cap");

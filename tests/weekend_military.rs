@@ -48,8 +48,7 @@ fn r_combat_6_worked_example_19_against_14_through_the_weekend() {
     let mut gs = field(&[(5, LattInfanteri)], &[(5, TungtInfanteri)]);
     gs.realm_mut("Fugandri").unwrap().positions.befalhavare = 6;
     gs.realm_mut("Genogien").unwrap().positions.befalhavare = 3;
-    let o = orders(&[("Fugandri", vec![attack(Group::Army(1), "D3", None, None)])]);
-    let (_, events) = fight(&gs, &o, &[8, 1]);
+    let (_, events) = fugandri_attacks(&gs, "D3", None, &[8, 1]);
     let b = battles(&events);
     assert_eq!(b.len(), 1);
     let r = b[0].result.rounds[0];
@@ -60,8 +59,7 @@ fn r_combat_6_worked_example_19_against_14_through_the_weekend() {
 #[test]
 fn r_combat_3_a_battle_is_seen_only_by_the_realms_that_fought() {
     let gs = field(&[(3, Veteran)], &[(1, LattInfanteri)]);
-    let o = orders(&[("Fugandri", vec![attack(Group::Army(1), "D3", None, None)])]);
-    let (after, events) = fight(&gs, &o, &[20, 1]);
+    let (after, events) = fugandri_attacks(&gs, "D3", None, &[20, 1]);
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].seen_by, ["Fugandri", "Genogien"]);
     let report = |realm| pbemd::render::weekend::report(&events, &after, realm, Lang::Sv);
@@ -89,8 +87,7 @@ fn r_combat_3_a_battle_is_seen_only_by_the_realms_that_fought() {
 #[test]
 fn r_combat_3_the_winner_of_a_field_battle_moves_onto_the_square() {
     let gs = field(&[(3, Veteran)], &[(1, LattInfanteri)]);
-    let o = orders(&[("Fugandri", vec![attack(Group::Army(1), "D3", None, None)])]);
-    let (after, _) = fight(&gs, &o, &[20, 1]);
+    let (after, _) = fugandri_attacks(&gs, "D3", None, &[20, 1]);
     assert!(
         group_of(&after, "Genogien", 1).is_none(),
         "the defender is gone"
@@ -124,8 +121,7 @@ fn r_unit_7_an_army_built_this_round_cannot_attack() {
         "D3",
         units(&[(1, LattInfanteri)], false),
     );
-    let o = orders(&[("Fugandri", vec![attack(Group::Army(1), "D3", None, None)])]);
-    let (after, events) = fight(&gs, &o, &[20, 1]);
+    let (after, events) = fugandri_attacks(&gs, "D3", None, &[20, 1]);
     assert!(battles(&events).is_empty());
     assert_eq!(refusals(&events), [AttackRefusal::BuiltThisRound]);
     assert_eq!(after.armies, gs.armies);
@@ -146,8 +142,7 @@ fn r_unit_7_new_units_stay_behind_while_the_old_ones_attack() {
         "D3",
         units(&[(1, LattInfanteri)], false),
     );
-    let o = orders(&[("Fugandri", vec![attack(Group::Army(1), "D3", None, None)])]);
-    let (after, events) = fight(&gs, &o, &[20, 1]);
+    let (after, events) = fugandri_attacks(&gs, "D3", None, &[20, 1]);
     assert_eq!(
         battles(&events)[0].result.rounds[0].attacker_value,
         12,
@@ -168,8 +163,7 @@ fn r_unit_7_new_units_stay_behind_while_the_old_ones_attack() {
 #[test]
 fn r_move_4_an_attack_beyond_the_neighbouring_squares_is_refused() {
     let gs = field(&[(3, Veteran)], &[(1, LattInfanteri)]);
-    let o = orders(&[("Fugandri", vec![attack(Group::Army(1), "E4", None, None)])]);
-    let (_, events) = fight(&gs, &o, &[20, 1]);
+    let (_, events) = fugandri_attacks(&gs, "E4", None, &[20, 1]);
     assert_eq!(refusals(&events), [AttackRefusal::TooFar]);
 }
 
@@ -184,12 +178,11 @@ fn rulings_26_adjacency_8_lets_an_army_attack_a_diagonal_neighbour() {
         "D4",
         units(&[(1, LattInfanteri)], false),
     );
-    let o = orders(&[("Fugandri", vec![attack(Group::Army(1), "D4", None, None)])]);
-    let (_, events) = fight(&gs, &o, &[20, 1]);
+    let (_, events) = fugandri_attacks(&gs, "D4", None, &[20, 1]);
     assert_eq!(refusals(&events), [AttackRefusal::TooFar]);
     assert!(battles(&events).is_empty());
     gs.settings.adjacency = 8;
-    let (_, events) = fight(&gs, &o, &[20, 1]);
+    let (_, events) = fugandri_attacks(&gs, "D4", None, &[20, 1]);
     assert!(refusals(&events).is_empty());
     assert_eq!(battles(&events).len(), 1);
 }
@@ -197,8 +190,7 @@ fn rulings_26_adjacency_8_lets_an_army_attack_a_diagonal_neighbour() {
 #[test]
 fn r_combat_3_an_attack_on_an_empty_square_finds_no_enemy() {
     let gs = field(&[(3, Veteran)], &[(1, LattInfanteri)]);
-    let o = orders(&[("Fugandri", vec![attack(Group::Army(1), "C2", None, None)])]);
-    let (_, events) = fight(&gs, &o, &[20, 1]);
+    let (_, events) = fugandri_attacks(&gs, "C2", None, &[20, 1]);
     assert!(battles(&events).is_empty());
     assert_eq!(refusals(&events), [AttackRefusal::NoEnemy]);
 }
@@ -213,11 +205,7 @@ fn r_city_5_plunder_takes_the_production_five_of_the_most_held_and_25_vp() {
         (Resource::Sten, 12),
     ]);
     let before = gs.realm("Fugandri").unwrap().stock;
-    let o = orders(&[(
-        "Fugandri",
-        vec![attack(Group::Army(1), "C4", Some(Outcome::Plunder), None)],
-    )]);
-    let (after, events) = fight(&gs, &o, &[20, 1]);
+    let (after, events) = fugandri_attacks(&gs, "C4", Some(Outcome::Plunder), &[20, 1]);
     let got = after.realm("Fugandri").unwrap().stock;
     // Stenvik makes 2 sten, 1 järn, 1 slave; järn and sten tie at 12: järn comes first.
     assert_eq!(got.get(Resource::Jarn), before.get(Resource::Jarn) + 1 + 5);
@@ -257,11 +245,7 @@ fn r_city_6_taking_a_capital_gives_100_vp_and_costs_the_owner_100() {
         "B2",
         units(&[(1, LattInfanteri)], false),
     );
-    let o = orders(&[(
-        "Fugandri",
-        vec![attack(Group::Army(1), "B2", Some(Outcome::Takeover), None)],
-    )]);
-    let (mut after, events) = fight(&gs, &o, &[20, 1]);
+    let (mut after, events) = fugandri_attacks(&gs, "B2", Some(Outcome::Takeover), &[20, 1]);
     let b = battles(&events)[0];
     assert_eq!(
         b.result.pre_battle.walls_removed, 2,
@@ -301,11 +285,22 @@ fn take_genogiens_capital(
         "B3",
         units(&[(2, Belagringstorn), (10, Veteran)], false),
     );
+    fugandri_attacks(gs, "B2", Some(Outcome::Takeover), &[20, 1])
+}
+
+/// Fugandri's army 1 attacks `square` ordering `outcome` (if any), fought with the scripted
+/// `rolls`.
+fn fugandri_attacks(
+    gs: &pbemd::game::GameState,
+    square: &str,
+    outcome: Option<Outcome>,
+    rolls: &[u32],
+) -> (pbemd::game::GameState, Vec<pbemd::game::event::Event>) {
     let o = orders(&[(
         "Fugandri",
-        vec![attack(Group::Army(1), "B2", Some(Outcome::Takeover), None)],
+        vec![attack(Group::Army(1), square, outcome, None)],
     )]);
-    fight(gs, &o, &[20, 1])
+    fight(gs, &o, rolls)
 }
 
 #[test]
@@ -357,11 +352,7 @@ fn r_city_7_razing_a_capital_costs_its_owner_200_vp_and_the_city() {
         "B3",
         units(&[(2, Belagringstorn), (10, Veteran)], false),
     );
-    let o = orders(&[(
-        "Fugandri",
-        vec![attack(Group::Army(1), "B2", Some(Outcome::Raze), None)],
-    )]);
-    let (after, _) = fight(&gs, &o, &[20, 1]);
+    let (after, _) = fugandri_attacks(&gs, "B2", Some(Outcome::Raze), &[20, 1]);
     assert!(after.cities.iter().all(|c| c.square != sq("B2")));
     assert_eq!(vp(&after, "Genogien"), vp(&gs, "Genogien") - 200);
     assert_eq!(
@@ -375,11 +366,7 @@ fn r_city_7_razing_a_capital_costs_its_owner_200_vp_and_the_city() {
 fn r_city_7_razing_an_ordinary_city_costs_its_owner_100_vp() {
     let mut gs = game();
     army(&mut gs, "Fugandri", 1, "C3", units(&[(10, Veteran)], false));
-    let o = orders(&[(
-        "Fugandri",
-        vec![attack(Group::Army(1), "C4", Some(Outcome::Raze), None)],
-    )]);
-    let (after, _) = fight(&gs, &o, &[20, 1]);
+    let (after, _) = fugandri_attacks(&gs, "C4", Some(Outcome::Raze), &[20, 1]);
     assert_eq!(vp(&after, "Genogien"), vp(&gs, "Genogien") - 100);
 }
 
@@ -395,11 +382,7 @@ fn r_city_8_a_fleet_in_a_conquered_city_must_leave_next_round() {
         ships(&[(1, ShipKind::Transportskepp)], false),
         &[],
     );
-    let o = orders(&[(
-        "Fugandri",
-        vec![attack(Group::Army(1), "D2", Some(Outcome::Takeover), None)],
-    )]);
-    let (after, events) = fight(&gs, &o, &[20, 1]);
+    let (after, events) = fugandri_attacks(&gs, "D2", Some(Outcome::Takeover), &[20, 1]);
     assert_eq!(after.fleets[0].must_leave_by_round, Some(ROUND + 1));
     assert!(military(&events).iter().any(|m| matches!(
         m,
@@ -581,11 +564,7 @@ fn r_combat_14_a_city_is_defended_by_its_owners_groups_alone() {
     army(&mut gs, "Afani", 1, "C4", units(&[(5, Veteran)], false));
     gs.realm_mut("Genogien").unwrap().friends = vec!["Afani".into()];
     gs.realm_mut("Afani").unwrap().friends = vec!["Genogien".into()];
-    let o = orders(&[(
-        "Fugandri",
-        vec![attack(Group::Army(1), "C4", Some(Outcome::Takeover), None)],
-    )]);
-    let (after, events) = fight(&gs, &o, &[20, 1]);
+    let (after, events) = fugandri_attacks(&gs, "C4", Some(Outcome::Takeover), &[20, 1]);
     let b = battles(&events);
     assert_eq!(b.len(), 1);
     assert_eq!(b[0].defender.as_deref(), Some("Genogien"));
@@ -643,8 +622,7 @@ fn r_combat_13_a_friends_attack_on_the_same_target_is_refused_as_a_joint_attack(
 fn rulings_31_at_the_round_limit_the_attacker_stays_where_it_stood() {
     let mut gs = field(&[(1, LattInfanteri)], &[(1, LattInfanteri)]);
     gs.settings.max_battle_rounds = 1;
-    let o = orders(&[("Fugandri", vec![attack(Group::Army(1), "D3", None, None)])]);
-    let (after, events) = fight(&gs, &o, &[10, 10]);
+    let (after, events) = fugandri_attacks(&gs, "D3", None, &[10, 10]);
     assert_eq!(battles(&events)[0].result.winner, Winner::None);
     assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("C3"));
     assert_eq!(group_of(&after, "Genogien", 1).unwrap().units.len(), 1);
@@ -886,11 +864,7 @@ fn r_city_5_the_plunder_line_names_the_goods_in_the_readers_language() {
     let mut gs = game();
     army(&mut gs, "Fugandri", 1, "C3", units(&[(10, Veteran)], false));
     gs.realm_mut("Genogien").unwrap().stock = Resources::from_pairs(&[(Resource::Mat, 1)]);
-    let o = orders(&[(
-        "Fugandri",
-        vec![attack(Group::Army(1), "C4", Some(Outcome::Plunder), None)],
-    )]);
-    let (after, events) = fight(&gs, &o, &[20, 1]);
+    let (after, events) = fugandri_attacks(&gs, "C4", Some(Outcome::Plunder), &[20, 1]);
     let en = pbemd::render::weekend::report(&events, &after, "Genogien", Lang::En);
     let line = en.iter().find(|l| l.contains("plundered")).unwrap();
     assert!(
@@ -1127,11 +1101,7 @@ fn r_combat_4_archers_shoot_before_the_towers_act_and_both_before_the_rounds() {
         "C4",
         units(&[(3, Bagskyttar)], false),
     );
-    let o = orders(&[(
-        "Fugandri",
-        vec![attack(Group::Army(1), "C4", Some(Outcome::Takeover), None)],
-    )]);
-    let (_, events) = fight(&gs, &o, &[10, 10]);
+    let (_, events) = fugandri_attacks(&gs, "C4", Some(Outcome::Takeover), &[10, 10]);
     let b = battles(&events);
     assert_eq!(b.len(), 1);
     let pre = b[0].result.pre_battle;
@@ -1166,11 +1136,7 @@ fn r_combat_5_each_total_is_values_bonus_walls_and_the_d20_shown_on_the_report()
         "C4",
         units(&[(1, TungtInfanteri)], false),
     );
-    let o = orders(&[(
-        "Fugandri",
-        vec![attack(Group::Army(1), "C4", Some(Outcome::Takeover), None)],
-    )]);
-    let (after, events) = fight(&gs, &o, &[7, 4]);
+    let (after, events) = fugandri_attacks(&gs, "C4", Some(Outcome::Takeover), &[7, 4]);
     let r = battles(&events)[0].result.rounds[0];
     let att = 5 * u64::from(Veteran.stats().attack) + 3;
     let def = u64::from(TungtInfanteri.stats().defence) + 2 + 2 * 10;
@@ -1190,8 +1156,7 @@ fn r_combat_5_each_total_is_values_bonus_walls_and_the_d20_shown_on_the_report()
 fn r_unit_3_a_siege_tower_is_spent_only_on_a_wall() {
     // In the field the tower is just a unit of the line and comes home.
     let gs = field(&[(3, Veteran), (1, Belagringstorn)], &[(1, LattInfanteri)]);
-    let o = orders(&[("Fugandri", vec![attack(Group::Army(1), "D3", None, None)])]);
-    let (after, events) = fight(&gs, &o, &[20, 1]);
+    let (after, events) = fugandri_attacks(&gs, "D3", None, &[20, 1]);
     assert_eq!(battles(&events)[0].result.pre_battle.siege_towers_used, 0);
     assert_eq!(
         kinds(group_of(&after, "Fugandri", 1).unwrap()),
@@ -1214,11 +1179,7 @@ fn r_unit_3_a_siege_tower_is_spent_only_on_a_wall() {
         "C4",
         units(&[(1, LattInfanteri)], false),
     );
-    let o = orders(&[(
-        "Fugandri",
-        vec![attack(Group::Army(1), "C4", Some(Outcome::Takeover), None)],
-    )]);
-    let (after, events) = fight(&gs, &o, &[20, 1]);
+    let (after, events) = fugandri_attacks(&gs, "C4", Some(Outcome::Takeover), &[20, 1]);
     let pre = battles(&events)[0].result.pre_battle;
     assert_eq!((pre.siege_towers_used, pre.walls_removed), (1, 1));
     assert_eq!(

@@ -535,18 +535,23 @@ fn r_vp_4_the_realm_is_told_of_a_threshold_reached() {
         .any(|e| matches!(e, PoliticsEvent::RewardOpen { .. })));
 }
 
+/// The weekend of a form from Beta choosing +1 Amiral as its VP reward.
+fn beta_takes_the_amiral_reward(gs: &GameState) -> Resolution {
+    weekend(
+        gs,
+        &forms(vec![(
+            "Beta",
+            vec![reward(Reward::Position(Position::Amiral))],
+        )]),
+    )
+}
+
 #[test]
 fn r_vp_4_a_position_reward_raises_it_by_one_and_takes_the_lowest_threshold() {
     let mut gs = game();
     gs.round = 2;
     gs.realm_mut("Beta").unwrap().vp = 1100;
-    let res = weekend(
-        &gs,
-        &forms(vec![(
-            "Beta",
-            vec![reward(Reward::Position(Position::Amiral))],
-        )]),
-    );
+    let res = beta_takes_the_amiral_reward(&gs);
     let b = res.state.realm("Beta").unwrap();
     assert_eq!(b.positions.amiral, 2);
     assert_eq!(b.vp_rewards_taken, vec![500]);
@@ -569,13 +574,7 @@ fn rulings_47_the_threshold_step_is_a_setting() {
     gs.round = 2;
     gs.settings.vp_threshold_step = 300;
     gs.realm_mut("Beta").unwrap().vp = 650;
-    let res = weekend(
-        &gs,
-        &forms(vec![(
-            "Beta",
-            vec![reward(Reward::Position(Position::Amiral))],
-        )]),
-    );
+    let res = beta_takes_the_amiral_reward(&gs);
     let b = res.state.realm("Beta").unwrap();
     assert_eq!(b.positions.amiral, 2);
     assert_eq!(b.vp_rewards_taken, vec![300]);
