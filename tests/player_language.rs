@@ -287,9 +287,11 @@ fn form_refusal_index(r: &FR) -> usize {
         FR::RevealUsedByMail => 63,
         FR::CalledHome => 64,
         FR::NoSeat { .. } => 65,
+        FR::SeatInOtherDimension { .. } => 66,
+        FR::SplitLeavesCargo { .. } => 67,
     }
 }
-const FORM_REFUSALS: usize = 66;
+const FORM_REFUSALS: usize = 68;
 
 fn arg_index(a: Arg) -> usize {
     match a {
@@ -668,6 +670,7 @@ fn rule_refusals() -> Vec<FR> {
         FR::NoCoastalCity,
         FR::ShipyardNotCoastal { square: sq("B2") },
         FR::HarbourNotCoastal { square: sq("B2") },
+        FR::SeatInOtherDimension { square: sq("B2") },
         FR::NoCity,
         FR::DemonsOnlyForTheEvil,
         FR::NoSpiesForTheEvil,
@@ -710,6 +713,8 @@ fn rule_refusals() -> Vec<FR> {
         },
         FR::FleetFull { cap: 1, aboard: 1 },
         FR::FleetFull { cap: 6, aboard: 5 },
+        FR::SplitLeavesCargo { cap: 5, aboard: 6 },
+        FR::SplitLeavesCargo { cap: 1, aboard: 2 },
         FR::NotAboard { army: 2 },
         FR::MergeWithItself,
         FR::SplitPieces,

@@ -568,6 +568,75 @@ fn r_evil_9_the_evil_builds_demons_in_its_own_city_in_its_dimension() {
 }
 
 #[test]
+fn rulings_29_the_evil_keeps_its_capital_in_its_own_dimension_over_a_weekend() {
+    let gs = game();
+    assert_eq!(gs.realm(EVIL).unwrap().capital, Some(sq("F6")));
+    let res = pbemd::game::weekend::resolve(&gs, &Orders::default(), &gs.settings, 1);
+    // Its one city stands in its own dimension; the wrap-up must not take it away.
+    assert_eq!(res.state.realm(EVIL).unwrap().capital, Some(sq("F6")));
+    let city = res.state.cities_of(EVIL).next().expect("the Evil's city");
+    assert!(city.capital, "the city keeps its capital flag");
+    assert_eq!(res.state.validate(), Ok(()));
+    // So a demon bought the next weekend without naming a city comes, in F6.
+    let mut next = res.state.clone();
+    pbemd::app::weekend::advance(&mut next);
+    next.realm_mut(EVIL).unwrap().positions.befalhavare = 2;
+    let buy = Order::BuyUnits {
+        count: 1,
+        kind: LagreDemon,
+        city: None,
+    };
+    let o = orders(&[(EVIL, vec![buy])]);
+    let mut w = Weekend::new(&next, &o, &next.settings, 2);
+    economy::purchases(&mut w);
+    let g = w.state.armies_of(EVIL).next().expect("a new group");
+    assert_eq!((g.square, g.dimension), (sq("F6"), Dimension::Evil));
+}
+
+#[test]
+fn rulings_29_the_evil_may_name_a_city_in_its_own_dimension_as_capital() {
+    let mut gs = game();
+    let mut second = gs.cities_of(EVIL).next().expect("the Evil's city").clone();
+    second.square = sq("G5");
+    second.name = "Askborg".into();
+    (second.capital, second.population) = (false, 10);
+    gs.cities.push(second);
+    let o = orders(&[(EVIL, vec![Order::Capital { city: sq("G5") }])]);
+    assert_eq!(
+        form_refusal(&gs, EVIL, Order::Capital { city: sq("G5") }),
+        None
+    );
+    let res = pbemd::game::weekend::resolve(&gs, &o, &gs.settings, 1);
+    assert_eq!(res.state.realm(EVIL).unwrap().capital, Some(sq("G5")));
+    let flagged: Vec<&str> = res
+        .state
+        .cities_of(EVIL)
+        .filter(|c| c.capital)
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(flagged, ["Askborg"]);
+}
+
+#[test]
+fn rulings_29_a_normal_realm_may_not_name_a_city_in_the_evils_dimension_as_capital() {
+    let mut gs = game();
+    let mut deep = gs.cities_of(EVIL).next().expect("the Evil's city").clone();
+    deep.square = sq("G5");
+    deep.name = "Djupborg".into();
+    deep.owner = GEN.into();
+    deep.capital = false;
+    gs.cities.push(deep);
+    let seat = Order::Capital { city: sq("G5") };
+    assert_eq!(
+        form_refusal(&gs, GEN, seat.clone()).as_deref(),
+        Some("RULINGS 29")
+    );
+    let before = gs.realm(GEN).unwrap().capital;
+    let res = pbemd::game::weekend::resolve(&gs, &orders(&[(GEN, vec![seat])]), &gs.settings, 1);
+    assert_eq!(res.state.realm(GEN).unwrap().capital, before);
+}
+
+#[test]
 fn r_evil_9_the_evil_builds_nothing_but_demons() {
     let mut gs = game();
     gs.realm_mut(EVIL).unwrap().positions.befalhavare = 2;

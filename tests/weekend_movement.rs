@@ -360,6 +360,134 @@ fn r_nav_3_an_army_too_big_for_the_transports_stays_ashore() {
     )));
 }
 
+/// Fugandri's fleet 1 on C6, two transports and a light warship, with army 1 (six
+/// veterans) aboard; the fleet splits off `pieces` in step 3.
+fn split_loaded_fleet(
+    pieces: Vec<(u32, Piece)>,
+) -> (pbemd::game::GameState, Vec<pbemd::game::event::Event>) {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "C6", units(&[(6, Veteran)], false));
+    let mut s = ships(&[(2, ShipKind::Transportskepp)], false);
+    s.extend(ships(&[(1, ShipKind::LattKrigsskepp)], false));
+    fleet(&mut gs, "Fugandri", 1, "C6", s, &[1]);
+    let split = Order::Split {
+        group: Group::Fleet(1),
+        pieces,
+    };
+    move_and_fight(&gs, &orders(&[("Fugandri", vec![split])]), &[])
+}
+
+#[test]
+fn r_nav_3_a_fleet_split_that_would_leave_its_cargo_without_room_is_refused() {
+    // Six aboard, and one transport left carries five: refused, the fleet stays whole.
+    let (after, events) = split_loaded_fleet(vec![(1, Piece::Ship(ShipKind::Transportskepp))]);
+    assert_eq!(after.fleets.len(), 1);
+    assert_eq!(after.fleets[0].ships.len(), 3);
+    assert_eq!(after.fleets[0].cargo, [1]);
+    assert!(military(&events).iter().any(|m| matches!(
+        m,
+        MilitaryEvent::MoveRefused {
+            reason: MoveRefusal::NoRoom,
+            ..
+        }
+    )));
+    assert_eq!(after.validate(), Ok(()));
+}
+
+#[test]
+fn r_nav_3_a_fleet_split_that_keeps_room_for_its_cargo_goes_ahead() {
+    // The warship leaves; the two transports keep the six veterans.
+    let (after, _) = split_loaded_fleet(vec![(1, Piece::Ship(ShipKind::LattKrigsskepp))]);
+    assert_eq!(after.fleets.len(), 2);
+    let kept = after.fleets.iter().find(|f| f.id == 1).expect("fleet 1");
+    assert_eq!((kept.ships.len(), kept.cargo.as_slice()), (2, &[1][..]));
+}
+
+#[test]
+fn r_nav_3_the_form_refuses_a_fleet_split_that_would_leave_its_cargo_without_room() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "C6", units(&[(6, Veteran)], false));
+    fleet(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C6",
+        ships(&[(2, ShipKind::Transportskepp)], false),
+        &[1],
+    );
+    let split = Order::Split {
+        group: Group::Fleet(1),
+        pieces: vec![(1, Piece::Ship(ShipKind::Transportskepp))],
+    };
+    let checked = pbemd::forms::check::check_orders(&gs, "Fugandri", &[split]);
+    let refusal = checked.lines[0].refusal.as_ref().expect("refused");
+    assert_eq!(refusal.rule(), Some("R-NAV-3"));
+    let text = refusal.text(Lang::En);
+    assert!(
+        text.contains("the ships left carry 5 units, but 6 are aboard"),
+        "{text}"
+    );
+}
+
+/// Fugandri's fleets 1 and 2 on C6, one transport each, army 1 (three veterans) aboard
+/// fleet 1 and army 2 (`n` veterans) aboard fleet 2; army 2 joins army 1 in step 3.
+fn merge_aboard(n: u32) -> (pbemd::game::GameState, Vec<pbemd::game::event::Event>) {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "C6", units(&[(3, Veteran)], false));
+    army(&mut gs, "Fugandri", 2, "C6", units(&[(n, Veteran)], false));
+    for (f, a) in [(1, 1), (2, 2)] {
+        let s = ships(&[(1, ShipKind::Transportskepp)], false);
+        fleet(&mut gs, "Fugandri", f, "C6", s, &[a]);
+    }
+    let merge = Order::Merge {
+        group: Group::Army(1),
+        other: 2,
+    };
+    move_and_fight(&gs, &orders(&[("Fugandri", vec![merge])]), &[])
+}
+
+#[test]
+fn r_nav_3_an_army_that_would_overfill_the_fleet_it_joins_aboard_is_refused() {
+    // Three aboard fleet 1 and three more would be six on one transport.
+    let (after, events) = merge_aboard(3);
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().units.len(), 3);
+    assert_eq!(group_of(&after, "Fugandri", 2).unwrap().units.len(), 3);
+    assert!(military(&events).iter().any(|m| matches!(
+        m,
+        MilitaryEvent::MoveRefused {
+            reason: MoveRefusal::NoRoom,
+            ..
+        }
+    )));
+    assert_eq!(after.validate(), Ok(()));
+}
+
+#[test]
+fn r_nav_3_the_form_refuses_an_army_that_would_overfill_the_fleet_it_joins_aboard() {
+    let mut gs = game();
+    army(&mut gs, "Fugandri", 1, "C6", units(&[(3, Veteran)], false));
+    army(&mut gs, "Fugandri", 2, "C6", units(&[(3, Veteran)], false));
+    for (f, a) in [(1, 1), (2, 2)] {
+        let s = ships(&[(1, ShipKind::Transportskepp)], false);
+        fleet(&mut gs, "Fugandri", f, "C6", s, &[a]);
+    }
+    let merge = Order::Merge {
+        group: Group::Army(1),
+        other: 2,
+    };
+    let checked = pbemd::forms::check::check_orders(&gs, "Fugandri", &[merge]);
+    let refusal = checked.lines[0].refusal.as_ref().expect("refused");
+    assert_eq!(refusal.rule(), Some("R-NAV-3"));
+}
+
+#[test]
+fn r_nav_3_an_army_that_fits_the_fleet_it_joins_aboard_merges() {
+    let (after, _) = merge_aboard(2);
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().units.len(), 5);
+    assert!(group_of(&after, "Fugandri", 2).is_none());
+    assert_eq!(after.validate(), Ok(()));
+}
+
 #[test]
 fn r_move_8_armies_of_one_realm_that_stop_together_are_merged() {
     let mut gs = game();

@@ -30,7 +30,8 @@ use crate::game::caps::{Cap, Over, Room};
 use crate::game::hash::FastMap;
 use crate::game::orders::{Amount, Group, GroupSel, Order, Piece, Reward, Target, Wave};
 use crate::game::state::{
-    wall_cap, ArmyGroup, Fleet, GroupRef, Lot, Positions, Researched, Ruler, RulerBenefit, Terrain,
+    wall_cap, ArmyGroup, Fleet, GroupRef, Lot, Positions, Researched, Ruler, RulerBenefit, Ship,
+    Terrain,
 };
 use crate::game::text::fold;
 use crate::game::units::{build_cost, AgentKind};
@@ -125,6 +126,8 @@ struct OwnCity {
     walls: u32,
     coastal: bool,
     production: Resources,
+    /// May be the realm's capital or main harbour (`Realm::may_seat_in`).
+    home: bool,
 }
 
 /// Running state while walking down the form.
@@ -256,6 +259,7 @@ fn check_parsed(
                     walls: c.walls,
                     coastal: c.coastal,
                     production: c.production,
+                    home: state.may_seat_in(realm, c.dimension),
                 };
                 (c.square, own)
             })
@@ -361,6 +365,15 @@ impl<'a> Run<'a> {
             .get(&sq)
             .copied()
             .ok_or(Refusal::NotOwnCity { square: sq })
+    }
+
+    /// An own city that may be the realm's capital or main harbour (Rulings 29).
+    fn seat_city(&self, sq: Square) -> Res<OwnCity> {
+        let city = self.own_city(sq)?;
+        if !city.home {
+            return Err(Refusal::SeatInOtherDimension { square: sq });
+        }
+        Ok(city)
     }
 
     fn city_mut(&mut self, sq: Square) -> Option<&mut OwnCity> {
@@ -614,6 +627,8 @@ impl<'a> Run<'a> {
             walls: 0,
             coastal: self.s.map.touches_sea(square),
             production: p,
+            // Bought on the normal map, as at the weekend: a seat for any realm.
+            home: true,
         };
         self.cities.insert(square, city);
         self.room.population = self.room.population.saturating_add(city.population);
@@ -871,6 +886,29 @@ impl<'a> Run<'a> {
         Ok(())
     }
 
+    /// Army `other` joining army `id` aboard a fleet boards that fleet: its units must
+    /// fit beside the armies already aboard (R-NAV-3).
+    fn join_aboard(&self, id: u32, other: u32) -> Res<()> {
+        let Some(f) = self.fleets.iter().find(|f| f.cargo.contains(&id)) else {
+            return Ok(());
+        };
+        if f.cargo.contains(&other) {
+            return Ok(());
+        }
+        let units = |a: &ArmyGroup| a.units.len() as u32;
+        let aboard = f
+            .cargo
+            .iter()
+            .filter_map(|a| self.army(*a))
+            .fold(0u32, |n, a| n.saturating_add(units(a)));
+        let joining = self.army(other).map_or(0, units);
+        let cap = f.capacity(&self.s.settings);
+        if aboard.saturating_add(joining) > cap {
+            return Err(Refusal::FleetFull { cap, aboard });
+        }
+        Ok(())
+    }
+
     fn merge(&mut self, group: Group, other: u32) -> Res<()> {
         let o = if group.is_army() {
             Group::Army(other)
@@ -881,6 +919,9 @@ impl<'a> Run<'a> {
         self.group(o)?;
         if group.id() == other {
             return Err(Refusal::MergeWithItself);
+        }
+        if group.is_army() {
+            self.join_aboard(group.id(), other)?;
         }
         self.plan(
             o,
@@ -901,6 +942,32 @@ impl<'a> Run<'a> {
             || take >= total
         {
             return Err(Refusal::SplitPieces);
+        }
+        if let Group::Fleet(id) = group {
+            // The armies aboard stay with the ships left, which must carry them (R-NAV-3).
+            let f = self.fleet(id).expect("checked");
+            let mut left = want;
+            let staying: Vec<Ship> = f
+                .ships
+                .iter()
+                .filter(|s| match left.get_mut(&Piece::Ship(s.kind)) {
+                    Some(n) if *n > 0 => {
+                        *n -= 1;
+                        false
+                    }
+                    _ => true,
+                })
+                .cloned()
+                .collect();
+            let cap = Fleet::capacity_of(&staying, &self.s.settings);
+            let aboard = f
+                .cargo
+                .iter()
+                .filter_map(|id| self.army(*id))
+                .fold(0u32, |n, a| n.saturating_add(a.units.len() as u32));
+            if aboard > cap {
+                return Err(Refusal::SplitLeavesCargo { cap, aboard });
+            }
         }
         if group.is_army() {
             self.room.new_group(&self.positions).map_err(refusal)?;
@@ -1204,11 +1271,11 @@ impl<'a> Run<'a> {
                 Ok(())
             }
             Order::Capital { city } => {
-                self.own_city(*city)?;
+                self.seat_city(*city)?;
                 Ok(())
             }
             Order::MainHarbour { city } => {
-                if !self.own_city(*city)?.coastal {
+                if !self.seat_city(*city)?.coastal {
                     return Err(Refusal::HarbourNotCoastal { square: *city });
                 }
                 Ok(())

@@ -95,6 +95,11 @@ pub enum Refusal {
     HarbourNotCoastal {
         square: Square,
     },
+    /// A capital or main harbour named in the Evil's dimension by a realm that is not
+    /// the Evil (a seat is a city of the normal map).
+    SeatInOtherDimension {
+        square: Square,
+    },
     NotResearched {
         what: Researched,
     },
@@ -153,6 +158,11 @@ pub enum Refusal {
         to: Square,
     },
     FleetFull {
+        cap: u32,
+        aboard: u32,
+    },
+    /// A fleet split that would leave its armies aboard ships that cannot carry them.
+    SplitLeavesCargo {
         cap: u32,
         aboard: u32,
     },
@@ -307,6 +317,7 @@ impl Refusal {
             Twice { what } => what.rule(),
             NoCoastalCity | ShipyardNotCoastal { .. } | NoCity => "RULINGS 13",
             HarbourNotCoastal { .. } => "R-CITY-10",
+            SeatInOtherDimension { .. } => "RULINGS 29",
             NotResearched { .. } => "R-ENG-3",
             NoResearchCost { .. } => "RULINGS 41",
             DemonsOnlyForTheEvil | EvilBuildsOnlyDemons => "R-EVIL-9",
@@ -325,7 +336,7 @@ impl Refusal {
             RevealUsedByMail => "RULINGS 18",
             CameByInvitation => "R-INV-2",
             NotAdjacent { .. } => "RULINGS 26",
-            FleetFull { .. } => "R-NAV-3",
+            FleetFull { .. } | SplitLeavesCargo { .. } => "R-NAV-3",
             NotAboard { .. } => "R-MOVE-3",
             MergeWithItself | SplitPieces => "R-MOVE-8",
             ReorderAll => "R-COMBAT-9",
@@ -405,6 +416,10 @@ impl Refusal {
             NotOwnCity { square } => (
                 format!("{square} är ingen egen stad"),
                 format!("{square} is not a city of yours"),
+            ),
+            SeatInOtherDimension { square } => (
+                format!("staden på {square} står i ondskans dimension; huvudstad och huvudhamn är städer på den vanliga kartan"),
+                format!("the city on {square} stands in the Evil dimension; a capital or main harbour is a city of the normal map"),
             ),
             OffMap { square } => (
                 format!("rutan {square} finns inte på kartan"),
@@ -575,6 +590,16 @@ impl Refusal {
                 ),
                 format!(
                     "the fleet carries {}, {aboard} already aboard",
+                    count(*cap, "unit", "units")
+                ),
+            ),
+            SplitLeavesCargo { cap, aboard } => (
+                format!(
+                    "skeppen som blir kvar rymmer {}, men {aboard} är ombord",
+                    count(*cap, "enhet", "enheter")
+                ),
+                format!(
+                    "the ships left carry {}, but {aboard} are aboard",
                     count(*cap, "unit", "units")
                 ),
             ),

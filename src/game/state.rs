@@ -563,6 +563,13 @@ impl RealmSeason {
 }
 
 impl Realm {
+    /// Whether the realm's capital or main harbour may be a city in `dimension`
+    /// (docs/rules.md, Rulings 29): a city of the normal map for a normal realm; any of
+    /// its cities for the Evil, whose own stand in its dimension.
+    pub fn may_seat_in(&self, dimension: Dimension) -> bool {
+        self.is_evil || dimension == Dimension::Normal
+    }
+
     /// Total production per round over this realm's cities.
     pub fn production(&self, state: &GameState) -> Resources {
         state
@@ -967,13 +974,18 @@ impl Fleet {
 
     /// Army units it can carry (frigate capacity from the settings).
     pub fn capacity(&self, settings: &RuleSettings) -> u32 {
-        self.ships
+        Fleet::capacity_of(&self.ships, settings)
+    }
+
+    /// Army units `ships` can carry together (frigate capacity from the settings).
+    pub fn capacity_of(ships: &[Ship], settings: &RuleSettings) -> u32 {
+        ships
             .iter()
             .map(|s| match s.kind {
                 ShipKind::Fregatt => settings.frigate_cargo,
                 k => k.cargo_capacity(),
             })
-            .sum()
+            .fold(0u32, u32::saturating_add)
     }
 }
 
@@ -1233,6 +1245,15 @@ impl GameState {
     pub fn realm(&self, name: &str) -> Option<&Realm> {
         let i = self.realm_places.place(&self.realms, name)?;
         self.realms.get(i)
+    }
+
+    /// `Realm::may_seat_in` of the realm `name` (the normal map only for a name that
+    /// is not a realm's).
+    pub fn may_seat_in(&self, name: &str, dimension: Dimension) -> bool {
+        match self.realm(name) {
+            Some(r) => r.may_seat_in(dimension),
+            None => dimension == Dimension::Normal,
+        }
     }
 
     pub fn realm_mut(&mut self, name: &str) -> Option<&mut Realm> {

@@ -118,10 +118,13 @@ fn apply(gs: &mut GameState, names: &Names, i: usize, o: &Order) -> Option<Econo
     }
 }
 
-/// `sq` is an own normal-dimension city of `realm` (and coastal when asked).
+/// `sq` is an own city of `realm` that may be its seat (`Realm::may_seat_in`), and
+/// coastal when asked.
 fn own_city(gs: &GameState, realm: &str, sq: Square, coastal: bool) -> Option<()> {
-    gs.city_at(sq, Dimension::Normal)
-        .filter(|c| c.owner == realm && (c.coastal || !coastal))
+    gs.cities
+        .iter()
+        .find(|c| c.square == sq && c.owner == realm && gs.may_seat_in(realm, c.dimension))
+        .filter(|c| c.coastal || !coastal)
         .map(|_| ())
 }
 
@@ -134,14 +137,15 @@ struct Seat {
 }
 
 /// Rulings 29: a realm without a capital (or main harbour) it holds gets its most
-/// populous city (coastal for a harbour) until it names one; ties by square name.
+/// populous city (coastal for a harbour) until it names one; ties by square name. Only
+/// cities that may be its seat count (`Realm::may_seat_in`).
 fn stand_ins(w: &mut Weekend) {
     let mut seats: BTreeMap<String, Vec<Seat>> = BTreeMap::new();
-    for c in w
-        .state
+    let gs = &w.state;
+    for c in gs
         .cities
         .iter()
-        .filter(|c| c.dimension == Dimension::Normal)
+        .filter(|c| gs.may_seat_in(&c.owner, c.dimension))
     {
         seats.entry(c.owner.to_string()).or_default().push(Seat {
             square: c.square,
@@ -202,19 +206,20 @@ fn best_city(own: &[Seat], coastal: bool) -> Option<Square> {
 
 /// Each city's capital and harbour flags follow its owner's choice.
 fn sync_city_flags(gs: &mut GameState) {
-    let choices: BTreeMap<String, (Option<Square>, Option<Square>)> = gs
+    type Choice = (Option<Square>, Option<Square>, bool);
+    let choices: BTreeMap<String, Choice> = gs
         .realms
         .iter()
-        .map(|r| (r.name.clone(), (r.capital, r.main_harbour)))
+        .map(|r| (r.name.clone(), (r.capital, r.main_harbour, r.is_evil)))
         .collect();
     for c in gs.cities.iter_mut() {
-        let (capital, harbour) = choices
+        let (capital, harbour, evil) = choices
             .get(c.owner.as_str())
             .copied()
-            .unwrap_or((None, None));
-        let normal = c.dimension == Dimension::Normal;
-        c.capital = normal && capital == Some(c.square);
-        c.harbour = normal && harbour == Some(c.square);
+            .unwrap_or((None, None, false));
+        let home = evil || c.dimension == Dimension::Normal;
+        c.capital = home && capital == Some(c.square);
+        c.harbour = home && harbour == Some(c.square);
     }
 }
 

@@ -233,7 +233,7 @@ fn seats_lost(w: &mut Weekend, city: &City) {
 fn stand_in(gs: &GameState, realm: &str, seat: Seat) -> Option<Square> {
     gs.cities
         .iter()
-        .filter(|c| c.owner == realm && c.dimension == Dimension::Normal)
+        .filter(|c| c.owner == realm && gs.may_seat_in(realm, c.dimension))
         .filter(|c| seat == Seat::Capital || c.coastal)
         .max_by(|a, b| {
             a.population
@@ -244,9 +244,10 @@ fn stand_in(gs: &GameState, realm: &str, seat: Seat) -> Option<Square> {
 }
 
 fn set_seat(gs: &mut GameState, realm: &str, seat: Seat, square: Option<Square>) {
+    // A city that may be the realm's seat (Rulings 29, as the wrap-up reads it).
+    let evil = gs.realm(realm).is_some_and(|r| r.is_evil);
     for c in gs.cities.iter_mut().filter(|c| c.owner == realm) {
-        // A seat is a square of the normal map (Rulings 29, as the wrap-up reads it).
-        let on = Some(c.square) == square && c.dimension == Dimension::Normal;
+        let on = Some(c.square) == square && (evil || c.dimension == Dimension::Normal);
         match seat {
             Seat::Capital => c.capital = on,
             Seat::Harbour => c.harbour = on,

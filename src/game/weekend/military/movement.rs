@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::game::event::{Step, What};
 use crate::game::orders::{Group, Order, Piece};
-use crate::game::state::{Dimension, GameState, Terrain};
+use crate::game::state::{Dimension, Fleet, GameState, Terrain};
 use crate::game::{Square, UnitKind};
 
 use super::super::{evil, magic, Weekend};
@@ -440,12 +440,7 @@ fn board(w: &mut Weekend, ix: &mut Index, realm: &str, army: u32, fleet: u32) {
     if forces::carrier(&w.state, realm, army).is_some() || !near(w, asq, fsq) || apart {
         return refuse(w, realm, g, MoveRefusal::NotAtTheFleet);
     }
-    let aboard: u64 = w.state.fleets[fi]
-        .cargo
-        .iter()
-        .filter_map(|id| forces::army_at(&w.state, realm, *id))
-        .map(|i| w.state.armies[i].units.len() as u64)
-        .sum();
+    let aboard = cargo_units(&w.state, fi);
     let room = u64::from(w.state.fleets[fi].capacity(w.settings));
     if aboard.saturating_add(w.state.armies[ai].units.len() as u64) > room {
         return refuse(w, realm, g, MoveRefusal::NoRoom);
@@ -541,6 +536,18 @@ fn merge(w: &mut Weekend, realm: &str, group: Group, other: u32) {
             let Some(j) = forces::army_at(&w.state, realm, other) else {
                 return;
             };
+            // Joining an army aboard is boarding its fleet: the units must fit (R-NAV-3).
+            if let Some(f) = forces::carrier(&w.state, realm, id) {
+                let joining = if forces::carrier(&w.state, realm, other) == Some(f) {
+                    0
+                } else {
+                    w.state.armies[j].units.len() as u64
+                };
+                let room = u64::from(w.state.fleets[f].capacity(w.settings));
+                if cargo_units(&w.state, f).saturating_add(joining) > room {
+                    return refuse(w, realm, o, MoveRefusal::NoRoom);
+                }
+            }
             let moved = w.state.armies[j].units.clone();
             let treasure = w.state.armies[j].treasure.amount();
             forces::remove_army(&mut w.state, realm, other);
@@ -592,6 +599,7 @@ fn take<T: Clone>(
 
 /// The listed pieces leave and form a new group on the same square.
 fn split(w: &mut Weekend, ix: &mut Index, realm: &str, group: Group, pieces: &[(u32, Piece)]) {
+    let mut room = true;
     let ok = match group {
         Group::Army(id) => forces::army_at(&w.state, realm, id).and_then(|i| {
             let mut units = w.state.armies[i].units.clone();
@@ -614,6 +622,11 @@ fn split(w: &mut Weekend, ix: &mut Index, realm: &str, group: Group, pieces: &[(
             let mut ships = w.state.fleets[i].ships.clone();
             let out = take(&mut ships, pieces, forces::ship_piece)?;
             (!ships.is_empty() && !out.is_empty()).then_some(())?;
+            // The armies aboard stay: the ships left must carry them (R-NAV-3).
+            if cargo_units(&w.state, i) > u64::from(Fleet::capacity_of(&ships, w.settings)) {
+                room = false;
+                return None;
+            }
             let new_id = next_fleet_id(&w.state, realm);
             let mut f = w.state.fleets[i].clone();
             w.state.fleets[i].ships = ships;
@@ -634,8 +647,19 @@ fn split(w: &mut Weekend, ix: &mut Index, realm: &str, group: Group, pieces: &[(
                 new,
             },
         ),
+        None if !room => refuse(w, realm, group, MoveRefusal::NoRoom),
         None => refuse(w, realm, group, MoveRefusal::NotThoseUnits),
     }
+}
+
+/// Army units aboard the fleet at place `fi`.
+fn cargo_units(gs: &GameState, fi: usize) -> u64 {
+    let f = &gs.fleets[fi];
+    f.cargo
+        .iter()
+        .filter_map(|id| forces::army_at(gs, &f.owner, *id))
+        .map(|ai| gs.armies[ai].units.len() as u64)
+        .fold(0u64, u64::saturating_add)
 }
 
 /// The whole group in a new cannon-fodder order (R-COMBAT-9).
