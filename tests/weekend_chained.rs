@@ -10,43 +10,29 @@
 #[path = "../benches/common/world.rs"]
 mod world;
 
+#[path = "weekend_common/rng.rs"]
+mod rng;
+
 use pbemd::game::orders::*;
 use pbemd::game::state::{Phase, Researched, RulerBenefit};
 use pbemd::game::weekend::{resolve, FormOrders, Orders};
 use pbemd::game::{GameState, Position, Resource, ShipKind, Spell, Square, UnitKind};
+use rng::Rng;
 
 /// Games played.
 const CASES: u64 = 120;
 /// Weekends in a row in each.
 const WEEKS: u64 = 3;
 
-/// splitmix64: a small seeded generator, so the cases never change.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn pick<T: Clone>(&mut self, v: &[T]) -> T {
-        v[self.below(v.len())].clone()
-    }
-    /// A player's number: often small, sometimes none, huge or the largest.
-    fn num(&mut self) -> u32 {
-        match self.below(10) {
-            0 => 0,
-            1 => u32::MAX,
-            2 => u32::MAX / 2 + 1,
-            3 => self.next() as u32,
-            4 => 1000,
-            _ => self.below(6) as u32,
-        }
+/// A player's number: often small, sometimes none, huge or the largest.
+fn num(rng: &mut Rng) -> u32 {
+    match rng.below(10) {
+        0 => 0,
+        1 => u32::MAX,
+        2 => u32::MAX / 2 + 1,
+        3 => rng.next() as u32,
+        4 => 1000,
+        _ => rng.below(6) as u32,
     }
 }
 
@@ -69,14 +55,14 @@ fn group(rng: &mut Rng, gs: &GameState, realm: &str) -> Group {
     let fl: Vec<u32> = gs.fleets_of(realm).map(|a| a.id).collect();
     match rng.below(6) {
         0 => Group::Fleet(if fl.is_empty() {
-            rng.num()
+            num(rng)
         } else {
             rng.pick(&fl)
         }),
-        1 => Group::Army(rng.num()),
-        2 => Group::Fleet(rng.num()),
+        1 => Group::Army(num(rng)),
+        2 => Group::Fleet(num(rng)),
         _ => Group::Army(if own.is_empty() {
-            rng.num()
+            num(rng)
         } else {
             rng.pick(&own)
         }),
@@ -87,7 +73,7 @@ fn group(rng: &mut Rng, gs: &GameState, realm: &str) -> Group {
 fn amounts(rng: &mut Rng) -> Vec<Amount> {
     (0..rng.below(4))
         .map(|_| Amount {
-            count: rng.num(),
+            count: num(rng),
             resource: rng.pick(&Resource::ALL),
         })
         .collect()
@@ -124,7 +110,7 @@ fn realm_name(rng: &mut Rng, gs: &GameState) -> String {
 fn order(rng: &mut Rng, gs: &GameState, realm: &str) -> Order {
     match rng.below(34) {
         0 => Order::BuyUnits {
-            count: rng.num(),
+            count: num(rng),
             kind: rng.pick(&UnitKind::ALL),
             city: if rng.below(2) == 0 {
                 None
@@ -133,7 +119,7 @@ fn order(rng: &mut Rng, gs: &GameState, realm: &str) -> Order {
             },
         },
         1 => Order::BuyShips {
-            count: rng.num(),
+            count: num(rng),
             kind: rng.pick(&ShipKind::ALL),
             city: if rng.below(2) == 0 {
                 None
@@ -141,9 +127,9 @@ fn order(rng: &mut Rng, gs: &GameState, realm: &str) -> Order {
                 Some(square(rng, gs))
             },
         },
-        2 => Order::BuySpies { count: rng.num() },
+        2 => Order::BuySpies { count: num(rng) },
         3 => Order::BuyWalls {
-            count: rng.num(),
+            count: num(rng),
             city: square(rng, gs),
         },
         4 => Order::BuyCity {
@@ -151,7 +137,7 @@ fn order(rng: &mut Rng, gs: &GameState, realm: &str) -> Order {
             production: amounts(rng),
         },
         5 => Order::BuyPopulation {
-            count: rng.num(),
+            count: num(rng),
             city: square(rng, gs),
         },
         6 => Order::UpgradePosition {
@@ -163,7 +149,7 @@ fn order(rng: &mut Rng, gs: &GameState, realm: &str) -> Order {
             resource: rng.pick(&Resource::ALL),
         },
         8 => Order::ConvertSlaves {
-            count: rng.num(),
+            count: num(rng),
             resource: rng.pick(&Resource::ALL),
         },
         9..=13 => {
@@ -209,11 +195,11 @@ fn order(rng: &mut Rng, gs: &GameState, realm: &str) -> Order {
         },
         21 => Order::Split {
             group: group(rng, gs, realm),
-            pieces: (0..rng.below(4)).map(|_| (rng.num(), piece(rng))).collect(),
+            pieces: (0..rng.below(4)).map(|_| (num(rng), piece(rng))).collect(),
         },
         22 => Order::Reorder {
             group: group(rng, gs, realm),
-            pieces: (0..rng.below(4)).map(|_| (rng.num(), piece(rng))).collect(),
+            pieces: (0..rng.below(4)).map(|_| (num(rng), piece(rng))).collect(),
         },
         23..=25 => Order::Attack {
             group: group(rng, gs, realm),
@@ -285,7 +271,7 @@ fn order(rng: &mut Rng, gs: &GameState, realm: &str) -> Order {
         },
         _ => Order::PlaceTroops {
             placements: (0..rng.below(3))
-                .map(|_| (rng.num(), rng.pick(&UnitKind::ALL), square(rng, gs)))
+                .map(|_| (num(rng), rng.pick(&UnitKind::ALL), square(rng, gs)))
                 .collect(),
         },
     }

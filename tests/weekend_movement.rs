@@ -336,6 +336,19 @@ fn r_move_5_embark_sail_and_land() {
     assert!(after.fleets[0].cargo.is_empty());
 }
 
+/// Some move order was refused for want of room aboard (R-NAV-3).
+fn refused_for_no_room(events: &[pbemd::game::event::Event]) -> bool {
+    military(events).iter().any(|m| {
+        matches!(
+            m,
+            MilitaryEvent::MoveRefused {
+                reason: MoveRefusal::NoRoom,
+                ..
+            }
+        )
+    })
+}
+
 #[test]
 fn r_nav_3_an_army_too_big_for_the_transports_stays_ashore() {
     let mut gs = game();
@@ -351,13 +364,7 @@ fn r_nav_3_an_army_too_big_for_the_transports_stays_ashore() {
     let o = orders(&[("Fugandri", vec![Order::Embark { army: 1, fleet: 1 }])]);
     let (after, events) = move_and_fight(&gs, &o, &[]);
     assert!(after.fleets[0].cargo.is_empty());
-    assert!(military(&events).iter().any(|m| matches!(
-        m,
-        MilitaryEvent::MoveRefused {
-            reason: MoveRefusal::NoRoom,
-            ..
-        }
-    )));
+    assert!(refused_for_no_room(&events));
 }
 
 /// Fugandri's fleet 1 on C6, two transports and a light warship, with army 1 (six
@@ -384,13 +391,7 @@ fn r_nav_3_a_fleet_split_that_would_leave_its_cargo_without_room_is_refused() {
     assert_eq!(after.fleets.len(), 1);
     assert_eq!(after.fleets[0].ships.len(), 3);
     assert_eq!(after.fleets[0].cargo, [1]);
-    assert!(military(&events).iter().any(|m| matches!(
-        m,
-        MilitaryEvent::MoveRefused {
-            reason: MoveRefusal::NoRoom,
-            ..
-        }
-    )));
+    assert!(refused_for_no_room(&events));
     assert_eq!(after.validate(), Ok(()));
 }
 
@@ -430,8 +431,8 @@ fn r_nav_3_the_form_refuses_a_fleet_split_that_would_leave_its_cargo_without_roo
 }
 
 /// Fugandri's fleets 1 and 2 on C6, one transport each, army 1 (three veterans) aboard
-/// fleet 1 and army 2 (`n` veterans) aboard fleet 2; army 2 joins army 1 in step 3.
-fn merge_aboard(n: u32) -> (pbemd::game::GameState, Vec<pbemd::game::event::Event>) {
+/// fleet 1 and army 2 (`n` veterans) aboard fleet 2.
+fn two_loaded_transports(n: u32) -> pbemd::game::GameState {
     let mut gs = game();
     army(&mut gs, "Fugandri", 1, "C6", units(&[(3, Veteran)], false));
     army(&mut gs, "Fugandri", 2, "C6", units(&[(n, Veteran)], false));
@@ -439,11 +440,21 @@ fn merge_aboard(n: u32) -> (pbemd::game::GameState, Vec<pbemd::game::event::Even
         let s = ships(&[(1, ShipKind::Transportskepp)], false);
         fleet(&mut gs, "Fugandri", f, "C6", s, &[a]);
     }
-    let merge = Order::Merge {
+    gs
+}
+
+/// Army 2 joins army 1.
+fn merge_two() -> Order {
+    Order::Merge {
         group: Group::Army(1),
         other: 2,
-    };
-    move_and_fight(&gs, &orders(&[("Fugandri", vec![merge])]), &[])
+    }
+}
+
+/// `two_loaded_transports(n)`, and army 2 joins army 1 in step 3.
+fn merge_aboard(n: u32) -> (pbemd::game::GameState, Vec<pbemd::game::event::Event>) {
+    let gs = two_loaded_transports(n);
+    move_and_fight(&gs, &orders(&[("Fugandri", vec![merge_two()])]), &[])
 }
 
 #[test]
@@ -452,30 +463,14 @@ fn r_nav_3_an_army_that_would_overfill_the_fleet_it_joins_aboard_is_refused() {
     let (after, events) = merge_aboard(3);
     assert_eq!(group_of(&after, "Fugandri", 1).unwrap().units.len(), 3);
     assert_eq!(group_of(&after, "Fugandri", 2).unwrap().units.len(), 3);
-    assert!(military(&events).iter().any(|m| matches!(
-        m,
-        MilitaryEvent::MoveRefused {
-            reason: MoveRefusal::NoRoom,
-            ..
-        }
-    )));
+    assert!(refused_for_no_room(&events));
     assert_eq!(after.validate(), Ok(()));
 }
 
 #[test]
 fn r_nav_3_the_form_refuses_an_army_that_would_overfill_the_fleet_it_joins_aboard() {
-    let mut gs = game();
-    army(&mut gs, "Fugandri", 1, "C6", units(&[(3, Veteran)], false));
-    army(&mut gs, "Fugandri", 2, "C6", units(&[(3, Veteran)], false));
-    for (f, a) in [(1, 1), (2, 2)] {
-        let s = ships(&[(1, ShipKind::Transportskepp)], false);
-        fleet(&mut gs, "Fugandri", f, "C6", s, &[a]);
-    }
-    let merge = Order::Merge {
-        group: Group::Army(1),
-        other: 2,
-    };
-    let checked = pbemd::forms::check::check_orders(&gs, "Fugandri", &[merge]);
+    let gs = two_loaded_transports(3);
+    let checked = pbemd::forms::check::check_orders(&gs, "Fugandri", &[merge_two()]);
     let refusal = checked.lines[0].refusal.as_ref().expect("refused");
     assert_eq!(refusal.rule(), Some("R-NAV-3"));
 }

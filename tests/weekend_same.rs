@@ -14,6 +14,9 @@ mod common;
 #[path = "../benches/common/world.rs"]
 mod world;
 
+#[path = "weekend_common/rng.rs"]
+mod rng;
+
 use std::path::PathBuf;
 
 use common::*;
@@ -21,33 +24,13 @@ use pbemd::game::orders::{Group, Order, Outcome, Piece, Wave};
 use pbemd::game::state::{GroupRef, HomeInvitation, Terrain};
 use pbemd::game::weekend::{resolve, Orders, Resolution};
 use pbemd::game::{GameState, ShipKind, Square, UnitKind};
+use rng::Rng;
 
 const REALMS: [&str; 6] = [
     "Genogien", "Afani", "Fugandri", "Kaldor", "Mirandel", "Ostvik",
 ];
 /// Random weekends checked.
 const CASES: u64 = 240;
-
-/// splitmix64: a small seeded generator, so the cases never change.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn pick<T: Copy>(&mut self, v: &[T]) -> T {
-        v[self.below(v.len())]
-    }
-}
 
 /// FNV-1a over the resolution's JSON.
 fn fingerprint(res: &Resolution) -> String {
