@@ -1676,6 +1676,36 @@ fn r_spell_9_armageddon_cuts_from_the_tail_sinks_cargo_with_its_fleet_and_spares
 }
 
 #[test]
+fn r_unit_4_armageddon_that_kills_the_water_elemental_at_sea_drowns_the_army() {
+    let mut gs = game();
+    mage(&mut gs, "Fugandri", 5);
+    // Kaldor's army at sea on C6: two light cavalry carried by a water elemental at the
+    // tail, where Armageddon's halving cuts first.
+    let troops = [(2, UnitKind::LattKavalleri), (1, UnitKind::Vattenelementar)];
+    army(&mut gs, "Kaldor", 1, "C6", units(&troops, false));
+    let forms = [("Fugandri", vec![cast(Spell::Armageddon, Target::None)])];
+    let o = orders(&forms);
+    // The whole weekend, with a seed whose casting roll succeeds.
+    let res = (0..200u64)
+        .map(|seed| resolve(&gs, &o, &gs.settings, seed))
+        .find(|r| {
+            casts(&r.events)
+                .iter()
+                .any(|(s, ok, _)| *s == Spell::Armageddon && *ok)
+        })
+        .expect("some seed casts it");
+    assert!(res.state.army("Kaldor", 1).is_none(), "the army drowned");
+    assert!(res.events.iter().any(|e| matches!(
+        &e.what,
+        What::Military(MilitaryEvent::Drowned {
+            army: 1,
+            units: 1,
+            ..
+        })
+    )));
+}
+
+#[test]
 fn r_spell_9_armageddon_drowns_the_cargo_a_halved_fleet_cannot_carry() {
     let mut gs = game();
     mage(&mut gs, "Fugandri", 5);

@@ -113,6 +113,75 @@ fn r_unit_4_a_group_with_a_water_elemental_crosses_water() {
     assert_eq!(onto_the_sea(&troops), sq("C6"));
 }
 
+/// Fugandri's army 1 at sea on C6, carried by `elementals` water elementals, light
+/// cavalry in front; Fugandri's Besvärjare 0 and overflow disbanded, so step 8
+/// disbands every elemental over the cap of none. A whole weekend.
+fn at_sea_over_the_elemental_cap(
+    elementals: u32,
+) -> (pbemd::game::GameState, Vec<pbemd::game::event::Event>) {
+    let mut gs = game();
+    let troops = [(2, LattKavalleri), (elementals, UnitKind::Vattenelementar)];
+    army(&mut gs, "Fugandri", 1, "C6", units(&troops, false));
+    gs.realm_mut("Fugandri").unwrap().positions.befalhavare = 2;
+    gs.settings.army_overflow = pbemd::game::state::ArmyOverflow::Disband;
+    let res = pbemd::game::weekend::resolve(&gs, &orders(&[]), &gs.settings, 1);
+    (res.state, res.events)
+}
+
+#[test]
+fn r_unit_4_an_army_whose_water_elemental_dies_at_sea_drowns_whole() {
+    let (after, events) = at_sea_over_the_elemental_cap(1);
+    assert!(
+        group_of(&after, "Fugandri", 1).is_none(),
+        "the army drowned"
+    );
+    assert!(military(&events).iter().any(|m| matches!(
+        m,
+        MilitaryEvent::Drowned {
+            army: 1,
+            units: 2,
+            ..
+        }
+    )));
+    let report = pbemd::render::weekend::report(&events, &after, "Fugandri", Lang::En);
+    assert!(
+        report
+            .iter()
+            .any(|l| l.contains("the whole army (2 units) drowned")),
+        "{report:?}"
+    );
+}
+
+#[test]
+fn r_unit_4_an_army_that_keeps_a_water_elemental_at_sea_does_not_drown() {
+    // Besvärjare 1 allows three elementals: of four, one is disbanded in step 8 and
+    // the three left carry the army on.
+    let mut gs = game();
+    let troops = [(2, LattKavalleri), (4, UnitKind::Vattenelementar)];
+    army(&mut gs, "Fugandri", 1, "C6", units(&troops, false));
+    let p = &mut gs.realm_mut("Fugandri").unwrap().positions;
+    (p.befalhavare, p.besvarjare) = (2, 1);
+    gs.settings.army_overflow = pbemd::game::state::ArmyOverflow::Disband;
+    let res = pbemd::game::weekend::resolve(&gs, &orders(&[]), &gs.settings, 1);
+    let kept = group_of(&res.state, "Fugandri", 1).expect("the army floats on");
+    let water = kept
+        .units
+        .iter()
+        .filter(|u| u.kind == UnitKind::Vattenelementar);
+    assert_eq!(water.count(), 3);
+}
+
+#[test]
+fn r_unit_4_an_army_on_land_that_loses_its_water_elemental_stays() {
+    let mut gs = game();
+    let troops = [(2, LattKavalleri), (1, UnitKind::Vattenelementar)];
+    army(&mut gs, "Fugandri", 1, "C7", units(&troops, false));
+    gs.realm_mut("Fugandri").unwrap().positions.befalhavare = 2;
+    gs.settings.army_overflow = pbemd::game::state::ArmyOverflow::Disband;
+    let res = pbemd::game::weekend::resolve(&gs, &orders(&[]), &gs.settings, 1);
+    assert_eq!(group_of(&res.state, "Fugandri", 1).unwrap().units.len(), 2);
+}
+
 #[test]
 fn r_unit_5_a_group_of_air_elementals_only_crosses_water() {
     assert_eq!(onto_the_sea(&[(2, UnitKind::Luftelementar)]), sq("C6"));

@@ -807,6 +807,35 @@ fn r_rand_1_a_one_draws_from_the_good_table() {
 }
 
 #[test]
+fn r_rand_1_good_units_never_join_an_army_aboard_a_fleet_in_the_capital() {
+    let mut gs = rolling("Alfa", 1);
+    // Alfa's only army is aboard a transport in its capital, four units of its five.
+    let army = gs.armies.iter_mut().find(|a| a.owner == "Alfa").unwrap();
+    army.units = army.units.iter().cycle().take(4).cloned().collect();
+    let id = army.id;
+    let transport = pbemd::game::state::Ship {
+        kind: pbemd::game::ShipKind::Transportskepp,
+        built_round: 1,
+    };
+    gs.fleets.push(pbemd::game::state::Fleet {
+        id: 1,
+        owner: "Alfa".into(),
+        square: sq("B2"),
+        dimension: Default::default(),
+        ships: vec![transport],
+        cargo: vec![id],
+        must_leave_by_round: None,
+    });
+    let res = weekend(&gs, &Orders::default());
+    assert_eq!(res.state.army("Alfa", id).unwrap().units.len(), 4);
+    let ashore: Vec<_> = res.state.armies_of("Alfa").filter(|a| a.id != id).collect();
+    assert_eq!(ashore.len(), 1, "a new group in the capital");
+    assert_eq!(ashore[0].square, sq("B2"));
+    assert_eq!(ashore[0].units.len(), 2);
+    assert_eq!(res.state.validate(), Ok(()));
+}
+
+#[test]
 fn r_rand_1_a_ten_draws_from_the_bad_table_and_takes_only_what_there_is() {
     let mut gs = rolling("Alfa", 10);
     gs.realm_mut("Alfa").unwrap().stock = Resources::ZERO;

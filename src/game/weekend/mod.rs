@@ -290,18 +290,26 @@ pub fn resolve(
     politics::claims(&mut w); // the ruler's benefit and VP rewards, before step 1
     economy::purchases(&mut w); // step 1
     market::free_merchants(&mut w); // step 1: placements, auction, engineers, research, offer
+    let carried = military::water::carried_at_sea(&w.state);
     magic::run(&mut w); // step 2
+    military::water::drown_stranded(&mut w, Step::Magic, &carried);
     military::movement(&mut w); // step 3
+    let carried = military::water::carried_at_sea(&w.state);
     military::combat(&mut w); // step 4
     w.index = None;
+    military::water::drown_stranded(&mut w, Step::Combat, &carried);
     evil::after_combat(&mut w); // treasures found (R-EVIL-6, Rulings 52)
     military::invitations(&mut w); // step 5
     economy::production(&mut w); // step 6
     economy::slave_revolt(&mut w); // step 7
+    let carried = military::water::carried_at_sea(&w.state);
     economy::overflow(&mut w); // step 8
+    military::water::drown_stranded(&mut w, Step::Overflow, &carried);
     military::home_invitations(&mut w); // step 9
     espionage::passive_rolls(&mut w); // after step 9: passive spy rolls (R-SPY-9)
+    let carried = military::water::carried_at_sea(&w.state);
     politics::after_step_9(&mut w); // vote, missions, random events, VP thresholds
+    military::water::drown_stranded(&mut w, Step::Politics, &carried);
     evil::end_of_weekend(&mut w); // treasures home, portals, sight (R-EVIL)
     economy::wrap_up(&mut w); // relations, capital and harbour, wishes, VP, victory
     w.finish()

@@ -123,6 +123,12 @@ pub fn lines(ev: &MilitaryEvent, _gs: &GameState, realm: &str, lang: Lang) -> Ve
             fleet_sunk,
             ..
         } => vec![cargo_lost(*fleet, *units, *fleet_sunk, lang)],
+        MilitaryEvent::Drowned {
+            army,
+            square,
+            units,
+            ..
+        } => vec![drowned(*army, *square, *units, lang)],
         MilitaryEvent::CityPlundered {
             square,
             city,
@@ -293,6 +299,22 @@ fn cargo_lost(fleet: u32, units: u64, sunk: bool, lang: Lang) -> String {
         }
         (Lang::En, true) => format!("Fleet {fleet} sank and {n} aboard drowned."),
         (Lang::En, false) => format!("Fleet {fleet} has too few transports left: {n} drowned."),
+    }
+}
+
+/// R-UNIT-4: the army's last water elemental died at sea.
+fn drowned(army: u32, square: crate::game::Square, units: u64, lang: Lang) -> String {
+    let n = match lang {
+        Lang::Sv => crate::game::lang::count(units, "enhet", "enheter"),
+        Lang::En => crate::game::lang::count(units, "unit", "units"),
+    };
+    match lang {
+        Lang::Sv => format!(
+            "Armé {army} miste sitt sista vattenelementar till havs vid {square}: hela armén ({n}) drunknade."
+        ),
+        Lang::En => format!(
+            "Army {army} lost its last water elemental at sea on {square}: the whole army ({n}) drowned."
+        ),
     }
 }
 

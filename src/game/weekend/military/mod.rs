@@ -8,6 +8,7 @@ pub(crate) mod forces;
 pub(crate) mod index;
 mod invitations;
 mod movement;
+pub mod water;
 
 /// For the Evil's steps (src/game/weekend/evil/): groups found and removed as the
 /// military steps do it.
@@ -97,6 +98,13 @@ pub enum MilitaryEvent {
         fleet: u32,
         units: u64,
         fleet_sunk: bool,
+    },
+    /// An army group whose last water elemental died at sea drowned whole (R-UNIT-4).
+    Drowned {
+        realm: Name,
+        army: u32,
+        square: Square,
+        units: u64,
     },
     /// R-CITY-5 with RULINGS 28.
     CityPlundered {

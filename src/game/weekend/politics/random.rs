@@ -191,7 +191,8 @@ fn lose(stock: &mut Resources, take: &Resources) -> Resources {
 }
 
 /// Good units join the realm's army group in its capital (a new group when there is
-/// none there); without a capital they do not come.
+/// none there, or only groups aboard fleets in its harbour, which the units would
+/// overfill); without a capital they do not come.
 fn join_capital(
     gs: &mut GameState,
     groups: &mut Groups,
@@ -217,9 +218,15 @@ fn join_capital(
         built_round: round,
     });
     let own = groups.of(gs, i);
+    let aboard: Vec<u32> = gs
+        .fleets
+        .iter()
+        .filter(|f| f.owner == name)
+        .flat_map(|f| f.cargo.iter().copied())
+        .collect();
     let at = own.iter().copied().find(|&k| {
         let a = &gs.armies[k];
-        a.square == cap && a.dimension == dim && !a.units.is_empty()
+        a.square == cap && a.dimension == dim && !a.units.is_empty() && !aboard.contains(&a.id)
     });
     match at {
         Some(k) => gs.armies[k].units.extend(new),
