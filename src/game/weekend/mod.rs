@@ -298,16 +298,17 @@ pub fn resolve(
     military::combat(&mut w); // step 4
     w.index = None;
     military::water::drown_stranded(&mut w, Step::Combat, &carried);
+    // Nothing after step 4 takes a group to sea (invitations lead to land), so the
+    // groups carried now are those steps 8 and the politics step can strand.
+    let carried = military::water::carried_at_sea(&w.state);
     evil::after_combat(&mut w); // treasures found (R-EVIL-6, Rulings 52)
     military::invitations(&mut w); // step 5
     economy::production(&mut w); // step 6
     economy::slave_revolt(&mut w); // step 7
-    let carried = military::water::carried_at_sea(&w.state);
     economy::overflow(&mut w); // step 8
     military::water::drown_stranded(&mut w, Step::Overflow, &carried);
     military::home_invitations(&mut w); // step 9
     espionage::passive_rolls(&mut w); // after step 9: passive spy rolls (R-SPY-9)
-    let carried = military::water::carried_at_sea(&w.state);
     politics::after_step_9(&mut w); // vote, missions, random events, VP thresholds
     military::water::drown_stranded(&mut w, Step::Politics, &carried);
     evil::end_of_weekend(&mut w); // treasures home, portals, sight (R-EVIL)

@@ -1,15 +1,18 @@
 //! R-UNIT-4: an army group that a water elemental carries over the sea drowns whole
 //! when its last water elemental dies there, for whatever reason: a spell in step 2, a
 //! battle in step 4, a disband over the elementals' cap in step 8, a random event after
-//! step 9. The pipeline notes the carried groups before each of those steps and drowns
-//! those the step left at sea without one.
+//! step 9. The pipeline notes the carried groups before those steps and drowns those a
+//! step left at sea without one. Neither needs the armies or fleets sorted: they are
+//! read between the steps, where new groups may stand at the end of the lists.
+
+use std::collections::BTreeSet;
 
 use crate::game::event::{Step, What};
 use crate::game::state::{ArmyGroup, Dimension, GameState, Terrain};
 use crate::game::{Name, UnitKind};
 
 use super::super::Weekend;
-use super::{forces, MilitaryEvent};
+use super::MilitaryEvent;
 
 fn carries(a: &ArmyGroup) -> bool {
     a.units.iter().any(|u| u.kind == UnitKind::Vattenelementar)
@@ -23,13 +26,29 @@ fn at_sea(gs: &GameState, a: &ArmyGroup) -> bool {
             .is_some_and(|m| m.terrain == Terrain::Sea)
 }
 
+/// The armies aboard fleets: (owner, number).
+fn aboard(gs: &GameState) -> BTreeSet<(&str, u32)> {
+    let cargo = gs.fleets.iter();
+    cargo
+        .flat_map(|f| f.cargo.iter().map(|&a| (f.owner.as_str(), a)))
+        .collect()
+}
+
 /// The army groups standing on the sea of the normal map, not aboard a fleet, with a
 /// water elemental: (owner, number).
 pub fn carried_at_sea(gs: &GameState) -> Vec<(Name, u32)> {
-    gs.armies
+    let found: Vec<&ArmyGroup> = gs
+        .armies
         .iter()
-        .filter(|a| carries(a) && at_sea(gs, a))
-        .filter(|a| forces::carrier(gs, &a.owner, a.id).is_none())
+        .filter(|a| at_sea(gs, a) && carries(a))
+        .collect();
+    if found.is_empty() {
+        return Vec::new();
+    }
+    let aboard = aboard(gs);
+    found
+        .into_iter()
+        .filter(|a| !aboard.contains(&(a.owner.as_str(), a.id)))
         .map(|a| (a.owner.clone(), a.id))
         .collect()
 }
@@ -38,25 +57,32 @@ pub fn carried_at_sea(gs: &GameState) -> Vec<(Name, u32)> {
 /// step left at sea, not aboard, with units but no water elemental drown whole; each
 /// owner is told.
 pub fn drown_stranded(w: &mut Weekend, step: Step, carried: &[(Name, u32)]) {
-    for (owner, id) in carried {
-        let Some(i) = forces::army_at(&w.state, owner, *id) else {
-            continue;
-        };
-        let a = &w.state.armies[i];
-        if a.units.is_empty() || carries(a) || !at_sea(&w.state, a) {
-            continue;
-        }
-        if forces::carrier(&w.state, owner, *id).is_some() {
-            continue;
-        }
-        let (square, units) = (a.square, a.units.len() as u64);
-        forces::remove_army(&mut w.state, owner, *id);
+    if carried.is_empty() {
+        return;
+    }
+    let gs = &w.state;
+    let aboard = aboard(gs);
+    let stranded: Vec<usize> = (0..gs.armies.len())
+        .filter(|&i| {
+            let a = &gs.armies[i];
+            carried.iter().any(|(o, id)| *id == a.id && *o == a.owner)
+                && !a.units.is_empty()
+                && !carries(a)
+                && at_sea(gs, a)
+                && !aboard.contains(&(a.owner.as_str(), a.id))
+        })
+        .collect();
+    let mut drowned = Vec::new();
+    for &i in stranded.iter().rev() {
+        drowned.push(w.state.armies.remove(i));
+    }
+    for a in drowned.into_iter().rev() {
         let ev = MilitaryEvent::Drowned {
-            realm: owner.clone(),
-            army: *id,
-            square,
-            units,
+            realm: a.owner.clone(),
+            army: a.id,
+            square: a.square,
+            units: a.units.len() as u64,
         };
-        w.emit(step, [owner.clone()], What::Military(ev));
+        w.emit(step, [a.owner], What::Military(ev));
     }
 }

@@ -12,7 +12,7 @@ use super::{add_vp, playing, tell, Cities, PoliticsEvent};
 use crate::game::event::Step;
 use crate::game::state::{ArmyGroup, DrawnEvent, GameState, Unit};
 use crate::game::weekend::Weekend;
-use crate::game::{Resources, UnitKind};
+use crate::game::{Name, Resources, UnitKind};
 
 /// The d10's good and bad faces.
 pub const GOOD_FACE: u32 = 1;
@@ -25,10 +25,23 @@ struct Groups {
     cities: Cities,
     /// Army indices per realm index; `None` until first asked.
     by_realm: Option<Vec<Vec<usize>>>,
+    /// The armies aboard fleets, (owner, number); `None` until first asked.
+    aboard: Option<BTreeSet<(Name, u32)>>,
     emptied: bool,
 }
 
 impl Groups {
+    /// Whether `owner`'s army `id` is aboard a fleet (no event moves one aboard).
+    fn aboard(&mut self, gs: &GameState, owner: &Name, id: u32) -> bool {
+        let aboard = self.aboard.get_or_insert_with(|| {
+            let cargo = gs.fleets.iter();
+            cargo
+                .flat_map(|f| f.cargo.iter().map(|&a| (f.owner.clone(), a)))
+                .collect()
+        });
+        aboard.contains(&(owner.clone(), id))
+    }
+
     /// The army indices of realm `i`.
     fn of(&mut self, gs: &GameState, i: usize) -> Vec<usize> {
         let all = self.by_realm.get_or_insert_with(|| {
@@ -218,15 +231,12 @@ fn join_capital(
         built_round: round,
     });
     let own = groups.of(gs, i);
-    let aboard: Vec<u32> = gs
-        .fleets
-        .iter()
-        .filter(|f| f.owner == name)
-        .flat_map(|f| f.cargo.iter().copied())
-        .collect();
     let at = own.iter().copied().find(|&k| {
         let a = &gs.armies[k];
-        a.square == cap && a.dimension == dim && !a.units.is_empty() && !aboard.contains(&a.id)
+        a.square == cap
+            && a.dimension == dim
+            && !a.units.is_empty()
+            && !groups.aboard(gs, &a.owner, a.id)
     });
     match at {
         Some(k) => gs.armies[k].units.extend(new),
