@@ -1384,6 +1384,104 @@ fn rulings_22_a_teleported_army_on_enemies_fights_in_step_4() {
     assert_eq!((b.attacker.as_str(), b.square), ("Fugandri", sq("E4")));
 }
 
+/// Fugandri's army 1 (four light infantry) on C8 is teleported onto Genogien's army on
+/// D3 (Genogien's land, no city), with `more` on the forms too and battles of at most
+/// `rounds` rounds; every cast succeeds and every battle roll is a 10. Steps 2 and 4.
+fn teleported_onto_genogien(more: Vec<(&str, Vec<Order>)>, rounds: u32) -> (GameState, Vec<Event>) {
+    let mut gs = game();
+    gs.settings.max_battle_rounds = rounds;
+    mage(&mut gs, "Fugandri", 5);
+    mage(&mut gs, "Mirandel", 5);
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C8",
+        units(&[(4, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "D3",
+        units(&[(1, UnitKind::Veteran)], false),
+    );
+    let to = Target::ArmyTo {
+        army: GroupSel::Id(1),
+        to: sq("D3"),
+    };
+    let mut forms = vec![("Fugandri", vec![cast(Spell::Teleportera, to)])];
+    forms.extend(more);
+    let o = orders(&forms);
+    let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
+    magic::run_with(&mut w, Dice::scripted("test", &[6, 6]));
+    military::combat_with(&mut w, Dice::scripted("fight", &[10; 200]));
+    (w.state, w.events)
+}
+
+#[test]
+fn rulings_31_an_army_teleported_onto_enemies_goes_back_when_swamp_stops_its_attack() {
+    let swamp = ("Mirandel", vec![cast(Spell::Trask, on("Genogien"))]);
+    let (after, ev) = teleported_onto_genogien(vec![swamp], 50);
+    assert!(first_battle(&ev).is_none(), "no battle under the swamp");
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("C8"));
+    assert_eq!(group_of(&after, "Genogien", 1).unwrap().square, sq("D3"));
+}
+
+#[test]
+fn rulings_31_a_mover_that_met_enemies_goes_back_when_swamp_stops_its_attack() {
+    let mut gs = game();
+    mage(&mut gs, "Mirandel", 5);
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "E3",
+        units(&[(4, LattInfanteri)], false),
+    );
+    army(
+        &mut gs,
+        "Genogien",
+        1,
+        "D3",
+        units(&[(1, UnitKind::Veteran)], false),
+    );
+    let o = orders(&[
+        ("Mirandel", vec![cast(Spell::Trask, on("Genogien"))]),
+        (
+            "Fugandri",
+            vec![Order::Move {
+                group: Group::Army(1),
+                path: vec![sq("D3")],
+            }],
+        ),
+    ]);
+    let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
+    magic::run_with(&mut w, Dice::scripted("test", &[6]));
+    military::movement(&mut w);
+    military::combat_with(&mut w, Dice::scripted("fight", &[10; 200]));
+    assert!(military(&w.events).iter().any(|m| matches!(
+        m,
+        MilitaryEvent::Moved { to, stop: Some(MoveStop::Enemy { .. }), .. } if *to == sq("D3")
+    )));
+    assert!(
+        first_battle(&w.events).is_none(),
+        "no battle under the swamp"
+    );
+    assert_eq!(group_of(&w.state, "Fugandri", 1).unwrap().square, sq("E3"));
+}
+
+#[test]
+fn rulings_31_an_army_teleported_onto_enemies_goes_back_at_the_round_limit() {
+    // One round only, of rolls of 10: neither side is gone after it, so the limit ends
+    // the battle with no winner.
+    let (after, ev) = teleported_onto_genogien(Vec::new(), 1);
+    let b = first_battle(&ev).expect("a battle on D3");
+    assert_eq!(b.square, sq("D3"));
+    assert!(group_of(&after, "Genogien", 1).is_some(), "no winner");
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("C8"));
+}
+
 // ------------------------------------------------------------------ hostile casts
 
 mod hostile {

@@ -221,6 +221,11 @@ fn teleport(w: &mut Weekend, cx: &mut Cx, caster: &str, i: usize, to: Square) ->
                 && !friends(gs, &owner, &a.owner)
         })
         .map(|a| a.owner.clone());
+    // Where it goes back to if it meets enemies there and does not win (Rulings 31).
+    let came_from = match military::forces::carrier(gs, &owner, id) {
+        Some(f) => military::Entered::Fleet(gs.fleets[f].id),
+        None => military::Entered::Square(from),
+    };
     military::unload(&mut w.state, &owner, id);
     index::relocate(&mut w.state, &mut cx.ix, &owner, Group::Army(id), to);
     if let Some(j) = military::army_at(&w.state, &owner, id) {
@@ -232,6 +237,8 @@ fn teleport(w: &mut Weekend, cx: &mut Cx, caster: &str, i: usize, to: Square) ->
     };
     record(w, Spell::Teleportera, caster, SpellTarget::Group(r));
     if let Some(e) = &enemy {
+        w.entered_from
+            .insert((owner.clone(), Group::Army(id)), came_from);
         // Step 4 fights the contact, the teleported army attacking (Rulings 22, 37).
         let moved = MilitaryEvent::Moved {
             realm: owner.clone(),

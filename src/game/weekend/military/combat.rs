@@ -456,6 +456,8 @@ fn land(
         return None;
     }
     if magic::attack_stopped(w, &a.realm, a.group, a.square) {
+        // No battle: troops that met the enemy there go back (Rulings 22, 31).
+        withdraw(w, ix, a);
         return None;
     }
     let found = forces::army_at(&w.state, &a.realm, a.group.id()).map(|i| {
@@ -651,7 +653,8 @@ fn naval(w: &mut Weekend, ix: &mut Index, dice: &mut Dice, a: &Attack, ctx: &mut
         return refuse(w, a, AttackRefusal::AlreadyFought);
     }
     if magic::attack_stopped(w, &a.realm, a.group, a.square) {
-        return;
+        // No battle: a fleet that met the enemy there goes back (Rulings 22, 31).
+        return withdraw(w, ix, a);
     }
     let found = forces::fleet_at(&w.state, &a.realm, a.group.id()).map(|i| {
         let f = &w.state.fleets[i];
@@ -764,10 +767,12 @@ fn naval(w: &mut Weekend, ix: &mut Index, dice: &mut Dice, a: &Attack, ctx: &mut
     }
 }
 
-/// A group that met enemy troops in step 3 and did not win its battle (the round limit,
-/// or units that could not attack) goes back where it came from, as an attacker
-/// withdraws (Rulings 31): to the square before the one it stopped on, or aboard the
-/// fleet it landed from while that fleet is there; enemies never share a square
+/// A group that met enemy troops in step 3 (or was teleported onto them in step 2) and
+/// did not win its battle (the round limit, units that could not attack, or no battle
+/// at all where Swamp or Storm stops attacks) goes back where it came from, as an
+/// attacker withdraws (Rulings 31): to the square before the one it stopped on (the
+/// square it was teleported from), or aboard the fleet it landed from (or was
+/// teleported off) while that fleet is there; enemies never share a square
 /// (R-CITY-12). Other attacks are fought from the attacker's own square and stay.
 fn withdraw(w: &mut Weekend, ix: &mut Index, a: &Attack) {
     if a.against.is_none() {
