@@ -1354,49 +1354,17 @@ fn rulings_20_setting_armageddon_spares_fleets() {
     assert_eq!(gs.fleets[0].ships.len(), 2);
 }
 
-#[test]
-fn rulings_22_a_teleported_army_on_enemies_fights_in_step_4() {
+/// Fugandri (a mage) with army 1, four light infantry, on `from`, and Genogien's army
+/// 1, a veteran, on D3 (Genogien's land, no city); Mirandel a mage too.
+fn facing_genogien_on_d3(from: &str) -> GameState {
     let mut gs = game();
-    mage(&mut gs, "Fugandri", 5);
-    army(
-        &mut gs,
-        "Fugandri",
-        1,
-        "C8",
-        units(&[(4, LattInfanteri)], false),
-    );
-    army(
-        &mut gs,
-        "Genogien",
-        1,
-        "E4",
-        units(&[(1, LattInfanteri)], false),
-    );
-    let to = Target::ArmyTo {
-        army: GroupSel::Id(1),
-        to: sq("E4"),
-    };
-    let o = orders(&[("Fugandri", vec![cast(Spell::Teleportera, to)])]);
-    let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
-    magic::run_with(&mut w, Dice::scripted("test", &[6]));
-    military::combat_with(&mut w, Dice::scripted("fight", &[10; 200]));
-    let b = first_battle(&w.events).expect("a battle on E4");
-    assert_eq!((b.attacker.as_str(), b.square), ("Fugandri", sq("E4")));
-}
-
-/// Fugandri's army 1 (four light infantry) on C8 is teleported onto Genogien's army on
-/// D3 (Genogien's land, no city), with `more` on the forms too and battles of at most
-/// `rounds` rounds; every cast succeeds and every battle roll is a 10. Steps 2 and 4.
-fn teleported_onto_genogien(more: Vec<(&str, Vec<Order>)>, rounds: u32) -> (GameState, Vec<Event>) {
-    let mut gs = game();
-    gs.settings.max_battle_rounds = rounds;
     mage(&mut gs, "Fugandri", 5);
     mage(&mut gs, "Mirandel", 5);
     army(
         &mut gs,
         "Fugandri",
         1,
-        "C8",
+        from,
         units(&[(4, LattInfanteri)], false),
     );
     army(
@@ -1406,6 +1374,15 @@ fn teleported_onto_genogien(more: Vec<(&str, Vec<Order>)>, rounds: u32) -> (Game
         "D3",
         units(&[(1, UnitKind::Veteran)], false),
     );
+    gs
+}
+
+/// Fugandri's army 1 (four light infantry) on C8 is teleported onto Genogien's army on
+/// D3 (Genogien's land, no city), with `more` on the forms too and battles of at most
+/// `rounds` rounds; every cast succeeds and every battle roll is a 10. Steps 2 and 4.
+fn teleported_onto_genogien(more: Vec<(&str, Vec<Order>)>, rounds: u32) -> (GameState, Vec<Event>) {
+    let mut gs = facing_genogien_on_d3("C8");
+    gs.settings.max_battle_rounds = rounds;
     let to = Target::ArmyTo {
         army: GroupSel::Id(1),
         to: sq("D3"),
@@ -1420,6 +1397,13 @@ fn teleported_onto_genogien(more: Vec<(&str, Vec<Order>)>, rounds: u32) -> (Game
 }
 
 #[test]
+fn rulings_22_a_teleported_army_on_enemies_fights_in_step_4() {
+    let (_, ev) = teleported_onto_genogien(Vec::new(), 50);
+    let b = first_battle(&ev).expect("a battle on D3");
+    assert_eq!((b.attacker.as_str(), b.square), ("Fugandri", sq("D3")));
+}
+
+#[test]
 fn rulings_31_an_army_teleported_onto_enemies_goes_back_when_swamp_stops_its_attack() {
     let swamp = ("Mirandel", vec![cast(Spell::Trask, on("Genogien"))]);
     let (after, ev) = teleported_onto_genogien(vec![swamp], 50);
@@ -1430,22 +1414,7 @@ fn rulings_31_an_army_teleported_onto_enemies_goes_back_when_swamp_stops_its_att
 
 #[test]
 fn rulings_31_a_mover_that_met_enemies_goes_back_when_swamp_stops_its_attack() {
-    let mut gs = game();
-    mage(&mut gs, "Mirandel", 5);
-    army(
-        &mut gs,
-        "Fugandri",
-        1,
-        "E3",
-        units(&[(4, LattInfanteri)], false),
-    );
-    army(
-        &mut gs,
-        "Genogien",
-        1,
-        "D3",
-        units(&[(1, UnitKind::Veteran)], false),
-    );
+    let gs = facing_genogien_on_d3("E3");
     let o = orders(&[
         ("Mirandel", vec![cast(Spell::Trask, on("Genogien"))]),
         (
