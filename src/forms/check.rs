@@ -867,15 +867,10 @@ impl<'a> Run<'a> {
         self.group(Group::Army(army))?;
         self.group(Group::Fleet(fleet))?;
         let f = self.fleet(fleet).expect("checked");
-        let aboard: u32 = f
-            .cargo
-            .iter()
-            .filter_map(|id| self.army(*id))
-            .map(|a| a.units.len() as u32)
-            .sum();
+        let aboard = self.units_aboard(f);
         let n = self.army(army).expect("checked").units.len() as u32;
         let cap = f.capacity(&self.s.settings);
-        if aboard + n > cap {
+        if aboard.saturating_add(n) > cap {
             return Err(Refusal::FleetFull { cap, aboard });
         }
         self.plan(
@@ -884,6 +879,12 @@ impl<'a> Run<'a> {
             format!("embarks on fleet {fleet}"),
         );
         Ok(())
+    }
+
+    /// Army units aboard the own fleet `f`.
+    fn units_aboard(&self, f: &Fleet) -> u32 {
+        let armies = f.cargo.iter().filter_map(|id| self.army(*id));
+        armies.fold(0u32, |n, a| n.saturating_add(a.units.len() as u32))
     }
 
     /// Army `other` joining army `id` aboard a fleet boards that fleet: its units must
@@ -895,13 +896,8 @@ impl<'a> Run<'a> {
         if f.cargo.contains(&other) {
             return Ok(());
         }
-        let units = |a: &ArmyGroup| a.units.len() as u32;
-        let aboard = f
-            .cargo
-            .iter()
-            .filter_map(|a| self.army(*a))
-            .fold(0u32, |n, a| n.saturating_add(units(a)));
-        let joining = self.army(other).map_or(0, units);
+        let aboard = self.units_aboard(f);
+        let joining = self.army(other).map_or(0, |a| a.units.len() as u32);
         let cap = f.capacity(&self.s.settings);
         if aboard.saturating_add(joining) > cap {
             return Err(Refusal::FleetFull { cap, aboard });
@@ -960,11 +956,7 @@ impl<'a> Run<'a> {
                 .cloned()
                 .collect();
             let cap = Fleet::capacity_of(&staying, &self.s.settings);
-            let aboard = f
-                .cargo
-                .iter()
-                .filter_map(|id| self.army(*id))
-                .fold(0u32, |n, a| n.saturating_add(a.units.len() as u32));
+            let aboard = self.units_aboard(f);
             if aboard > cap {
                 return Err(Refusal::SplitLeavesCargo { cap, aboard });
             }

@@ -562,12 +562,17 @@ impl RealmSeason {
     }
 }
 
+/// `Realm::may_seat_in` for a realm that is the Evil (`evil`) or not.
+pub fn seat_allowed(evil: bool, dimension: Dimension) -> bool {
+    evil || dimension == Dimension::Normal
+}
+
 impl Realm {
     /// Whether the realm's capital or main harbour may be a city in `dimension`
     /// (docs/rules.md, Rulings 29): a city of the normal map for a normal realm; any of
     /// its cities for the Evil, whose own stand in its dimension.
     pub fn may_seat_in(&self, dimension: Dimension) -> bool {
-        self.is_evil || dimension == Dimension::Normal
+        seat_allowed(self.is_evil, dimension)
     }
 
     /// Total production per round over this realm's cities.
@@ -1250,10 +1255,7 @@ impl GameState {
     /// `Realm::may_seat_in` of the realm `name` (the normal map only for a name that
     /// is not a realm's).
     pub fn may_seat_in(&self, name: &str, dimension: Dimension) -> bool {
-        match self.realm(name) {
-            Some(r) => r.may_seat_in(dimension),
-            None => dimension == Dimension::Normal,
-        }
+        seat_allowed(self.realm(name).is_some_and(|r| r.is_evil), dimension)
     }
 
     pub fn realm_mut(&mut self, name: &str) -> Option<&mut Realm> {

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use super::{tell, EconomyEvent};
 use crate::game::event::{Step, What};
 use crate::game::orders::Order;
-use crate::game::state::{Dimension, GameState, Phase, SpyState};
+use crate::game::state::{seat_allowed, GameState, Phase, SpyState};
 use crate::game::text::fold;
 use crate::game::weekend::Weekend;
 use crate::game::Square;
@@ -217,7 +217,7 @@ fn sync_city_flags(gs: &mut GameState) {
             .get(c.owner.as_str())
             .copied()
             .unwrap_or((None, None, false));
-        let home = evil || c.dimension == Dimension::Normal;
+        let home = seat_allowed(evil, c.dimension);
         c.capital = home && capital == Some(c.square);
         c.harbour = home && harbour == Some(c.square);
     }

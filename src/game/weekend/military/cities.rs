@@ -4,7 +4,7 @@
 
 use crate::game::event::{Step, What};
 use crate::game::orders::Outcome;
-use crate::game::state::{City, Conquest, Dimension, GameState};
+use crate::game::state::{seat_allowed, City, Conquest, GameState};
 use crate::game::{Resource, Square};
 
 use super::super::{evil, Weekend};
@@ -247,7 +247,7 @@ fn set_seat(gs: &mut GameState, realm: &str, seat: Seat, square: Option<Square>)
     // A city that may be the realm's seat (Rulings 29, as the wrap-up reads it).
     let evil = gs.realm(realm).is_some_and(|r| r.is_evil);
     for c in gs.cities.iter_mut().filter(|c| c.owner == realm) {
-        let on = Some(c.square) == square && (evil || c.dimension == Dimension::Normal);
+        let on = Some(c.square) == square && seat_allowed(evil, c.dimension);
         match seat {
             Seat::Capital => c.capital = on,
             Seat::Harbour => c.harbour = on,

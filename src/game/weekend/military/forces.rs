@@ -168,6 +168,15 @@ pub fn unload(gs: &mut GameState, realm: &str, id: u32) {
     }
 }
 
+/// Every army aboard a fleet, as (owner, number), read from the fleets in any order
+/// (for the steps between the military ones, where the lists need not be sorted).
+pub fn all_aboard(gs: &GameState) -> std::collections::BTreeSet<(Name, u32)> {
+    let fleets = gs.fleets.iter();
+    fleets
+        .flat_map(|f| f.cargo.iter().map(|&a| (f.owner.clone(), a)))
+        .collect()
+}
+
 /// The fleet carrying realm's army `id`, if any.
 pub fn carrier(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
     let range = fleets_of(gs, realm);

@@ -5,14 +5,12 @@
 //! step left at sea without one. Neither needs the armies or fleets sorted: they are
 //! read between the steps, where new groups may stand at the end of the lists.
 
-use std::collections::BTreeSet;
-
 use crate::game::event::{Step, What};
 use crate::game::state::{ArmyGroup, Dimension, GameState, Terrain};
 use crate::game::{Name, UnitKind};
 
 use super::super::Weekend;
-use super::MilitaryEvent;
+use super::{forces, MilitaryEvent};
 
 fn carries(a: &ArmyGroup) -> bool {
     a.units.iter().any(|u| u.kind == UnitKind::Vattenelementar)
@@ -26,14 +24,6 @@ fn at_sea(gs: &GameState, a: &ArmyGroup) -> bool {
             .is_some_and(|m| m.terrain == Terrain::Sea)
 }
 
-/// The armies aboard fleets: (owner, number).
-fn aboard(gs: &GameState) -> BTreeSet<(&str, u32)> {
-    let cargo = gs.fleets.iter();
-    cargo
-        .flat_map(|f| f.cargo.iter().map(|&a| (f.owner.as_str(), a)))
-        .collect()
-}
-
 /// The army groups standing on the sea of the normal map, not aboard a fleet, with a
 /// water elemental: (owner, number).
 pub fn carried_at_sea(gs: &GameState) -> Vec<(Name, u32)> {
@@ -45,10 +35,10 @@ pub fn carried_at_sea(gs: &GameState) -> Vec<(Name, u32)> {
     if found.is_empty() {
         return Vec::new();
     }
-    let aboard = aboard(gs);
+    let aboard = forces::all_aboard(gs);
     found
         .into_iter()
-        .filter(|a| !aboard.contains(&(a.owner.as_str(), a.id)))
+        .filter(|a| !aboard.contains(&(a.owner.clone(), a.id)))
         .map(|a| (a.owner.clone(), a.id))
         .collect()
 }
@@ -61,7 +51,7 @@ pub fn drown_stranded(w: &mut Weekend, step: Step, carried: &[(Name, u32)]) {
         return;
     }
     let gs = &w.state;
-    let aboard = aboard(gs);
+    let aboard = forces::all_aboard(gs);
     let stranded: Vec<usize> = (0..gs.armies.len())
         .filter(|&i| {
             let a = &gs.armies[i];
@@ -69,7 +59,7 @@ pub fn drown_stranded(w: &mut Weekend, step: Step, carried: &[(Name, u32)]) {
                 && !a.units.is_empty()
                 && !carries(a)
                 && at_sea(gs, a)
-                && !aboard.contains(&(a.owner.as_str(), a.id))
+                && !aboard.contains(&(a.owner.clone(), a.id))
         })
         .collect();
     let mut drowned = Vec::new();

@@ -33,12 +33,9 @@ struct Groups {
 impl Groups {
     /// Whether `owner`'s army `id` is aboard a fleet (no event moves one aboard).
     fn aboard(&mut self, gs: &GameState, owner: &Name, id: u32) -> bool {
-        let aboard = self.aboard.get_or_insert_with(|| {
-            let cargo = gs.fleets.iter();
-            cargo
-                .flat_map(|f| f.cargo.iter().map(|&a| (f.owner.clone(), a)))
-                .collect()
-        });
+        let aboard = self
+            .aboard
+            .get_or_insert_with(|| crate::game::weekend::military::forces::all_aboard(gs));
         aboard.contains(&(owner.clone(), id))
     }
 
