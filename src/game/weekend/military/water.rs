@@ -27,10 +27,12 @@ fn at_sea(gs: &GameState, a: &ArmyGroup) -> bool {
 /// The army groups standing on the sea of the normal map, not aboard a fleet, with a
 /// water elemental: (owner, number).
 pub fn carried_at_sea(gs: &GameState) -> Vec<(Name, u32)> {
+    // The units first: they sit beside the group in memory, where the map square is
+    // somewhere else on a large map, and few groups hold a water elemental.
     let found: Vec<&ArmyGroup> = gs
         .armies
         .iter()
-        .filter(|a| at_sea(gs, a) && carries(a))
+        .filter(|a| a.dimension == Dimension::Normal && carries(a) && at_sea(gs, a))
         .collect();
     if found.is_empty() {
         return Vec::new();
@@ -52,10 +54,12 @@ pub fn drown_stranded(w: &mut Weekend, step: Step, carried: &[(Name, u32)]) {
     }
     let gs = &w.state;
     let aboard = forces::all_aboard(gs);
+    let carried: std::collections::BTreeSet<(&str, u32)> =
+        carried.iter().map(|(o, id)| (o.as_str(), *id)).collect();
     let stranded: Vec<usize> = (0..gs.armies.len())
         .filter(|&i| {
             let a = &gs.armies[i];
-            carried.iter().any(|(o, id)| *id == a.id && *o == a.owner)
+            carried.contains(&(a.owner.as_str(), a.id))
                 && !a.units.is_empty()
                 && !carries(a)
                 && at_sea(gs, a)
