@@ -47,6 +47,7 @@ fn mail(seq: u64, from: &str, subject: &str, body: &str, at: DateTime<Utc>) -> V
 struct Figures {
     groups: usize,
     pure: Duration,
+    cold: Duration,
     app: Duration,
 }
 
@@ -54,11 +55,24 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-/// The pure engine on the generated game (best of three).
-fn pure(gs: &GameState, orders: &Orders) -> (Duration, usize) {
+/// Bytes read between two cold tries: more than every cache of the machine holds.
+const EVICT: usize = 256 << 20;
+
+/// Read `buf` through, so that what the caches held before is gone.
+fn evict(buf: &[u8]) -> u64 {
+    buf.iter().step_by(64).map(|&b| u64::from(b)).sum()
+}
+
+/// The pure engine on the generated game (best of three). With `cold`, the caches are
+/// emptied before each try (a weekend is resolved once, from a state read from the
+/// store, never again and again on one warm state).
+fn pure(gs: &GameState, orders: &Orders, cold: Option<&[u8]>) -> (Duration, usize) {
     let mut best = Duration::MAX;
     let mut events = 0;
     for _ in 0..env("PBEMD_BENCH_TRIES", 3) {
+        if let Some(buf) = cold {
+            std::hint::black_box(evict(buf));
+        }
         let t = Instant::now();
         let r = resolve(gs, orders, &gs.settings, gs.game.seed);
         best = best.min(t.elapsed());
@@ -125,12 +139,20 @@ async fn measure(n: usize) -> Figures {
         gs.armies.len(),
         ms(t.elapsed())
     );
-    let (pure, events) = pure(&gs, &orders);
-    println!("    pure resolve: {:.1} ms ({events} events)", ms(pure));
+    let (pure_warm, events) = pure(&gs, &orders, None);
+    println!(
+        "    pure resolve: {:.1} ms ({events} events)",
+        ms(pure_warm)
+    );
+    let buf = vec![1u8; EVICT];
+    let (cold, _) = pure(&gs, &orders, Some(&buf));
+    drop(buf);
+    println!("    pure resolve, caches emptied first: {:.1} ms", ms(cold));
     if std::env::var("PBEMD_BENCH_ONLY").is_ok_and(|v| v == "pure") {
         return Figures {
             groups: gs.armies.len(),
-            pure,
+            pure: pure_warm,
+            cold,
             app: Duration::ZERO,
         };
     }
@@ -138,7 +160,8 @@ async fn measure(n: usize) -> Figures {
     println!("    app deadline → Monday forms queued: {:.0} ms", ms(app));
     Figures {
         groups: gs.armies.len(),
-        pure,
+        pure: pure_warm,
+        cold,
         app,
     }
 }
@@ -172,6 +195,14 @@ async fn main() {
         ms(large.pure),
         large.groups,
         ratio(small.pure, large.pure)
+    );
+    println!(
+        "    pure, caches emptied first: {:.1} ms at {} groups, {:.1} ms at {} groups: {:.1}×",
+        ms(small.cold),
+        small.groups,
+        ms(large.cold),
+        large.groups,
+        ratio(small.cold, large.cold)
     );
     println!(
         "    app:  {:.0} ms at {} groups, {:.0} ms at {} groups: {:.1}×",

@@ -224,6 +224,14 @@ pub fn world(n: usize) -> GameState {
         },
         min_bid: 20,
     });
+    // The demo's state looked its realms up when it was read, so its cache of where
+    // each realm stands holds the demo's realms: start both caches afresh for the
+    // realms, armies and fleets put in here, as a state read from the store starts
+    // (with the demo's cache, every lookup of a realm in the game as the forms found
+    // it missed and searched all the realms, which made the large game slower for
+    // no reason of the engine's).
+    gs.realm_places = Default::default();
+    gs.army_places = Default::default();
     if let Err(problems) = gs.validate() {
         panic!("the generated game is not valid: {problems:?}");
     }
