@@ -3,7 +3,10 @@
 //! number of keys a player chooses, so a fast fixed hasher is safe here; mail-side maps
 //! keep the standard hasher.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A map with the fast fixed hasher.
 pub type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
+
+/// A set with the fast fixed hasher.
+pub type FastSet<K> = HashSet<K, foldhash::fast::FixedState>;

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 
 use super::{harm, tell, troops, Effect, Line, MagicEvent, Why};
 use crate::game::dice::Dice;
+use crate::game::hash::FastSet;
 use crate::game::orders::{GroupSel, Target};
 use crate::game::state::{Dimension, GameState, GroupRef, SpellEffect, SpellTarget};
 use crate::game::weekend::military::{self, index::Index};
@@ -49,15 +50,15 @@ pub(super) fn victim(gs: &GameState, caster: &str, aim: &Aim) -> Option<String> 
 /// military index, so Teleport moves a group the one way groups are moved) and the
 /// realms with an open portal in their land (R-EVIL-14).
 pub(super) struct Cx {
-    pub done: BTreeSet<(String, Spell)>,
+    pub done: FastSet<(String, Spell)>,
     pub ix: Index,
     pub portals: BTreeSet<Name>,
     /// The realms with a portal the Evil opened in their land: the Evil casts only on
     /// these (R-EVIL-14, "where it has first opened a portal").
     pub evil_portals: BTreeSet<Name>,
     /// Groups emptied this step, by (owner, number); removed once at its end.
-    pub dead_armies: BTreeSet<(Name, u32)>,
-    pub dead_fleets: BTreeSet<(Name, u32)>,
+    pub dead_armies: FastSet<(Name, u32)>,
+    pub dead_fleets: FastSet<(Name, u32)>,
 }
 
 impl Cx {
@@ -75,12 +76,12 @@ impl Cx {
             }
         }
         Cx {
-            done: BTreeSet::new(),
+            done: FastSet::default(),
             ix: military::indexed(gs),
             portals,
             evil_portals,
-            dead_armies: BTreeSet::new(),
-            dead_fleets: BTreeSet::new(),
+            dead_armies: FastSet::default(),
+            dead_fleets: FastSet::default(),
         }
     }
 }

@@ -3,14 +3,16 @@
 //! `Spells` indexes the `SpellEffect`s cast in the state's round once (`Weekend::magic`),
 //! so each read is a lookup, not a pass over every effect.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
+
+use crate::game::hash::FastMap;
 
 use crate::game::orders::Group;
 use crate::game::state::{GameState, GroupRef, SpellEffect, SpellTarget, Terrain};
 use crate::game::{Resources, Spell, Square};
 
-/// What a kept effect acts on, as an ordered key.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// What a kept effect acts on, as a key.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Key {
     Realm(String),
     City(Square),
@@ -39,9 +41,11 @@ impl Key {
 }
 
 /// This round's spell effects by (spell, target), each with its casters in order.
+/// The effects are only looked up, never read in order: a hash map, since a large
+/// game's effects make a deep search tree, read at every production and battle.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Spells {
-    on: BTreeMap<(Spell, Key), Vec<String>>,
+    on: FastMap<(Spell, Key), Vec<String>>,
     cast: BTreeSet<Spell>,
 }
 
@@ -58,6 +62,9 @@ impl Spells {
     }
 
     fn casters(&self, spell: Spell, key: Key) -> &[String] {
+        if !self.cast.contains(&spell) {
+            return &[];
+        }
         self.on.get(&(spell, key)).map_or(&[], |v| v.as_slice())
     }
 
@@ -201,7 +208,8 @@ pub fn attacks_stopped(
 pub fn production(s: &Spells, gs: &GameState, realm: &str, made: Resources) -> Resources {
     let mut out = made;
     let key = || Key::Realm(realm.to_string());
-    for spell in Spell::ALL {
+    // Only the spells cast this round can act: no key made for the others.
+    for spell in Spell::ALL.into_iter().filter(|sp| s.cast.contains(sp)) {
         let casters = s.casters(spell, key());
         if casters.is_empty() {
             continue;
@@ -211,7 +219,7 @@ pub fn production(s: &Spells, gs: &GameState, realm: &str, made: Resources) -> R
         }
     }
     let conjurer = gs.realm(realm).map_or(0, |x| x.positions.besvarjare);
-    for spell in Spell::ALL {
+    for spell in Spell::ALL.into_iter().filter(|sp| s.cast.contains(sp)) {
         if let Some(r) = spell.boosts() {
             if s.casters(spell, key()).iter().any(|c| c == realm) {
                 out.set(r, out.get(r).saturating_add(conjurer));

@@ -19,6 +19,7 @@ use super::super::{evil, magic, Weekend};
 use super::forces::{self, Tagged};
 use super::index::{self, Index};
 use super::{cities, AttackRefusal, BattleReport, Entered, MilitaryEvent, MoveStop};
+use crate::game::hash::{FastMap, FastSet};
 use crate::game::Name;
 
 /// One attack order, with the index of its form (earliest first).
@@ -64,16 +65,17 @@ pub(super) fn arrival(
 /// What the step remembers between battles: the attack each realm's surviving fleets
 /// add to its landing on a square, and the groups that already attacked (a group that
 /// fought moves no further, R-MOVE-6, so it attacks once).
+/// Only looked up, never read in order: hash maps, as large as the game's attacks.
 #[derive(Default)]
 struct Ctx {
-    support: BTreeMap<(Name, Square), u64>,
-    fought: BTreeSet<(Name, Group)>,
+    support: FastMap<(Name, Square), u64>,
+    fought: FastSet<(Name, Group)>,
     /// Cities whose Mountain Wall a siege tower brought down this weekend: later
     /// battles there meet the city as the first left it (Rulings 34, 36).
     spell_walls_down: BTreeSet<Square>,
     /// The fleets that fought a sea battle, by (owner, group, square): looked up
     /// instead of searching the weekend's events for the battle once an attack.
-    sea_battles: BTreeSet<(Name, Group, Square)>,
+    sea_battles: FastSet<(Name, Group, Square)>,
 }
 
 pub fn run(w: &mut Weekend, dice: &mut Dice) {

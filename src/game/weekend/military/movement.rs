@@ -7,8 +7,6 @@
 //! (RULINGS 37). Armies walk on land (a water elemental carries them over water, air
 //! elementals cross alone, R-MOVE-10); ships sail the sea and into own cities.
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use crate::game::event::{Step, What};
 use crate::game::orders::{Group, Order, Piece};
 use crate::game::state::{Dimension, Fleet, GameState, Terrain};
@@ -18,15 +16,18 @@ use super::super::{evil, magic, Weekend};
 use super::forces;
 use super::index::{self, Index};
 use super::{Entered, MilitaryEvent, MoveRefusal};
+use crate::game::hash::{FastMap, FastSet};
 use crate::game::Name;
 
 /// What step 3 remembers between orders: the points each group has spent, and the
 /// groups that met troops that are not a friend's (the mover and those it met): an army
 /// that is attacked cannot move that round (R-MOVE-6), nor can one that attacked.
+/// Looked up by group, never read in order, so hash maps (a game's moves are as many
+/// as its groups, and a search tree of them is deep).
 #[derive(Default)]
 struct Moves {
-    spent: BTreeMap<(String, Group), u32>,
-    engaged: BTreeSet<(String, Group)>,
+    spent: FastMap<(String, Group), u32>,
+    engaged: FastSet<(String, Group)>,
 }
 
 pub fn run(w: &mut Weekend) {
@@ -47,7 +48,7 @@ pub fn run(w: &mut Weekend) {
     let first = mover_first(&w.state, round);
     forms.sort_by_key(|f| (first.as_deref() != Some(f.0), f.2));
     let mut spent = Moves::default();
-    let mut done: std::collections::BTreeSet<(usize, usize)> = Default::default();
+    let mut done: FastSet<(usize, usize)> = Default::default();
     for (k, (realm, orders, _)) in forms.iter().enumerate() {
         for (i, o) in orders.iter().enumerate() {
             if let Order::Move { group, path } = o {
