@@ -1451,6 +1451,66 @@ fn rulings_31_an_army_teleported_onto_enemies_goes_back_at_the_round_limit() {
     assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("C8"));
 }
 
+#[test]
+fn rulings_31_an_army_going_back_aboard_a_fleet_that_filled_up_loses_what_it_cannot_carry() {
+    // Fugandri's army 1 (four light infantry) is teleported off its fleet on C6 (one
+    // transport: room for five) onto Genogien on D3; army 2 (three) boards the fleet in
+    // step 3; the swamp stops the attack, and army 1 goes back aboard, where only two
+    // of its four fit: the other two drown, from the tail (R-COMBAT-8).
+    let mut gs = facing_genogien_on_d3("C6");
+    fleet(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C6",
+        ships(&[(1, ShipKind::Transportskepp)], false),
+        &[1],
+    );
+    army(
+        &mut gs,
+        "Fugandri",
+        2,
+        "C7",
+        units(&[(3, LattInfanteri)], false),
+    );
+    let to = Target::ArmyTo {
+        army: GroupSel::Id(1),
+        to: sq("D3"),
+    };
+    let o = orders(&[
+        (
+            "Fugandri",
+            vec![
+                cast(Spell::Teleportera, to),
+                Order::Embark { army: 2, fleet: 1 },
+            ],
+        ),
+        ("Mirandel", vec![cast(Spell::Trask, on("Genogien"))]),
+    ]);
+    let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
+    magic::run_with(&mut w, Dice::scripted("test", &[6, 6]));
+    military::movement(&mut w);
+    military::combat_with(&mut w, Dice::scripted("fight", &[10; 200]));
+    assert!(
+        first_battle(&w.events).is_none(),
+        "no battle under the swamp"
+    );
+    let f = &w.state.fleets[0];
+    assert_eq!(f.cargo, vec![2, 1], "army 2 boarded, army 1 came back");
+    let one = group_of(&w.state, "Fugandri", 1).expect("army 1 kept two units");
+    assert_eq!((one.square, one.units.len()), (sq("C6"), 2));
+    assert_eq!(group_of(&w.state, "Fugandri", 2).unwrap().units.len(), 3);
+    assert!(military(&w.events).iter().any(|m| matches!(
+        m,
+        MilitaryEvent::CargoLost {
+            fleet: 1,
+            units: 2,
+            fleet_sunk: false,
+            ..
+        }
+    )));
+}
+
 // ------------------------------------------------------------------ hostile casts
 
 mod hostile {

@@ -774,8 +774,8 @@ fn naval(w: &mut Weekend, ix: &mut Index, dice: &mut Dice, a: &Attack, ctx: &mut
 /// at all where Swamp or Storm stops attacks) goes back where it came from, as an
 /// attacker withdraws (Rulings 31): to the square before the one it stopped on (the
 /// square it was teleported from), or aboard the fleet it landed from (or was
-/// teleported off) while that fleet is there; enemies never share a square
-/// (R-CITY-12). Other attacks are fought from the attacker's own square and stay.
+/// teleported off) while that fleet is there, where what the fleet can no longer carry
+/// drowns (R-COMBAT-8); enemies never share a square (R-CITY-12). Other attacks are fought from the attacker's own square and stay.
 fn withdraw(w: &mut Weekend, ix: &mut Index, a: &Attack) {
     if a.against.is_none() {
         return;
@@ -795,6 +795,9 @@ fn withdraw(w: &mut Weekend, ix: &mut Index, a: &Attack) {
             let fsq = w.state.fleets[fi].square;
             w.state.fleets[fi].cargo.push(id);
             index::relocate(&mut w.state, ix, &a.realm, Group::Army(id), fsq);
+            // The fleet may have taken others aboard since: what it can no longer
+            // carry drowns, from the tail of the army that came back last (R-COMBAT-8).
+            drown(w, &a.realm, f);
         }
         (Entered::Fleet(_), Group::Fleet(_)) => {}
     }
