@@ -313,6 +313,52 @@ fn r_spell_1_waterway_lets_an_army_cross_water_this_weekend() {
     );
 }
 
+/// Fugandri's army 1 (`list`) on E7 with Waterway cast on it moves onto F7, the sea,
+/// and stops there (one movement point); then the weekend ends.
+fn left_on_the_water_by_waterway(list: &[(u32, UnitKind)]) -> (GameState, Vec<Event>) {
+    let mut gs = game();
+    mage(&mut gs, "Fugandri", 5);
+    army(&mut gs, "Fugandri", 1, "E7", units(list, false));
+    let forms = [(
+        "Fugandri",
+        vec![
+            cast(Spell::Vattenvag, Target::Army(GroupSel::Id(1))),
+            mv(Group::Army(1), &["F7"]),
+        ],
+    )];
+    let (gs2, _) = magic_with(&gs, &forms, &[6]);
+    let o = orders(&forms);
+    let mut w = Weekend::new(&gs2, &o, &gs2.settings, 1);
+    military::movement(&mut w);
+    assert_eq!(group_of(&w.state, "Fugandri", 1).unwrap().square, sq("F7"));
+    military::water::waterway_lapses(&mut w);
+    (w.state, w.events)
+}
+
+#[test]
+fn r_unit_4_an_army_waterway_left_on_the_water_drowns_when_the_weekend_ends() {
+    let (after, events) = left_on_the_water_by_waterway(&[(2, LattInfanteri)]);
+    assert!(group_of(&after, "Fugandri", 1).is_none(), "drowned");
+    assert!(military(&events).iter().any(|m| matches!(
+        m,
+        MilitaryEvent::Drowned {
+            army: 1,
+            units: 2,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn r_unit_4_an_army_on_the_water_with_a_water_elemental_outlasts_waterway() {
+    let (after, events) =
+        left_on_the_water_by_waterway(&[(1, LattInfanteri), (1, UnitKind::Vattenelementar)]);
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("F7"));
+    assert!(!military(&events)
+        .iter()
+        .any(|m| matches!(m, MilitaryEvent::Drowned { .. })));
+}
+
 #[test]
 fn rulings_22_teleport_moves_the_army_before_movement() {
     let mut gs = game();

@@ -311,6 +311,7 @@ pub fn resolve(
     espionage::passive_rolls(&mut w); // after step 9: passive spy rolls (R-SPY-9)
     politics::after_step_9(&mut w); // vote, missions, random events, VP thresholds
     military::water::drown_stranded(&mut w, Step::Politics, &carried);
+    military::water::waterway_lapses(&mut w); // an army Waterway left on the water drowns
     evil::end_of_weekend(&mut w); // treasures home, portals, sight (R-EVIL)
     economy::wrap_up(&mut w); // relations, capital and harbour, wishes, VP, victory
     w.finish()

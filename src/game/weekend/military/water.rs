@@ -4,12 +4,16 @@
 //! step 9. The pipeline notes the carried groups before those steps and drowns those a
 //! step left at sea without one. Neither needs the armies or fleets sorted: they are
 //! read between the steps, where new groups may stand at the end of the lists.
+//!
+//! Waterway carries an army over the water for the weekend only (R-SPELL table 17): an
+//! army it leaves standing on the water when the weekend ends (out of movement points
+//! or stopped on the way) drowns whole in the same way (`waterway_lapses`; README).
 
 use crate::game::event::{Step, What};
 use crate::game::state::{ArmyGroup, Dimension, GameState, Terrain};
 use crate::game::{Name, UnitKind};
 
-use super::super::Weekend;
+use super::super::{evil, magic, Weekend};
 use super::{forces, MilitaryEvent};
 
 fn carries(a: &ArmyGroup) -> bool {
@@ -78,5 +82,45 @@ pub fn drown_stranded(w: &mut Weekend, step: Step, carried: &[(Name, u32)]) {
             units: a.units.len() as u64,
         };
         w.emit(step, [a.owner], What::Military(ev));
+    }
+}
+
+/// At the end of the weekend Waterway lapses: an army on the sea of the normal map, not
+/// aboard a fleet, that neither a water elemental nor a higher demon carries nor is all
+/// air elementals, and that Waterway carried this weekend, drowns whole; its owner is
+/// told.
+pub fn waterway_lapses(w: &mut Weekend) {
+    let gs = &w.state;
+    let afloat = |a: &ArmyGroup| {
+        carries(a)
+            || evil::goes_anywhere(a)
+            || a.units.iter().all(|u| u.kind == UnitKind::Luftelementar)
+    };
+    let left: Vec<usize> = (0..gs.armies.len())
+        .filter(|&i| {
+            let a = &gs.armies[i];
+            at_sea(gs, a) && !afloat(a) && magic::reads::waterway(&w.magic, &a.owner, a.id)
+        })
+        .collect();
+    if left.is_empty() {
+        return;
+    }
+    let aboard = forces::all_aboard(gs);
+    let left: Vec<usize> = left
+        .into_iter()
+        .filter(|&i| !aboard.contains(&(gs.armies[i].owner.clone(), gs.armies[i].id)))
+        .collect();
+    let mut drowned = Vec::new();
+    for &i in left.iter().rev() {
+        drowned.push(w.state.armies.remove(i));
+    }
+    for a in drowned.into_iter().rev() {
+        let ev = MilitaryEvent::Drowned {
+            realm: a.owner.clone(),
+            army: a.id,
+            square: a.square,
+            units: a.units.len() as u64,
+        };
+        w.emit(Step::WrapUp, [a.owner], What::Military(ev));
     }
 }
