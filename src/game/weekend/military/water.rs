@@ -90,6 +90,18 @@ pub fn drown_stranded(w: &mut Weekend, step: Step, carried: &[(Name, u32)]) {
 /// air elementals, and that Waterway carried this weekend, drowns whole; its owner is
 /// told.
 pub fn waterway_lapses(w: &mut Weekend) {
+    use crate::game::state::{GroupRef, SpellTarget};
+    // The armies Waterway carried this weekend, by number (few, when any): a group is
+    // looked at further only when its number is among them.
+    let mut carried: crate::game::hash::FastMap<u32, Vec<Name>> = Default::default();
+    for e in magic::reads::this_weekend(&w.state, crate::game::Spell::Vattenvag) {
+        if let SpellTarget::Group(GroupRef::Army { owner, id }) = &e.target {
+            carried.entry(*id).or_default().push(owner.clone());
+        }
+    }
+    if carried.is_empty() {
+        return;
+    }
     let gs = &w.state;
     let afloat = |a: &ArmyGroup| {
         carries(a)
@@ -99,7 +111,11 @@ pub fn waterway_lapses(w: &mut Weekend) {
     let left: Vec<usize> = (0..gs.armies.len())
         .filter(|&i| {
             let a = &gs.armies[i];
-            at_sea(gs, a) && !afloat(a) && magic::reads::waterway(&w.magic, &a.owner, a.id)
+            carried
+                .get(&a.id)
+                .is_some_and(|owners| owners.contains(&a.owner))
+                && at_sea(gs, a)
+                && !afloat(a)
         })
         .collect();
     if left.is_empty() {
