@@ -12,7 +12,7 @@ use pbemd::game::orders::{Group, GroupSel, Order, Target};
 use pbemd::game::state::{Dimension, Portal, SpellEffect, SpellTarget};
 use pbemd::game::weekend::magic::{self, Effect, MagicEvent, Why};
 use pbemd::game::weekend::military::{MilitaryEvent, MoveStop};
-use pbemd::game::weekend::{economy, military, resolve, Weekend};
+use pbemd::game::weekend::{economy, military, resolve, Orders, Weekend};
 use pbemd::game::{GameState, Lang, Resource, Resources, ShipKind, Spell, UnitKind};
 
 use UnitKind::{LattInfanteri, TungtInfanteri};
@@ -281,17 +281,13 @@ fn r_spell_13_whirlwind_gives_one_more_step() {
     );
 }
 
-#[test]
-fn r_spell_1_waterway_lets_an_army_cross_water_this_weekend() {
+/// Fugandri's army 1 (`list`) on E7 and a form that casts Waterway on it and moves it
+/// onto F7, the sea (one step: the army's one movement point): the state before step 2,
+/// the state after a successful cast, and the orders.
+fn waterway_onto_f7(list: &[(u32, UnitKind)]) -> (GameState, GameState, Orders) {
     let mut gs = game();
     mage(&mut gs, "Fugandri", 5);
-    army(
-        &mut gs,
-        "Fugandri",
-        1,
-        "E7",
-        units(&[(1, LattInfanteri)], false),
-    );
+    army(&mut gs, "Fugandri", 1, "E7", units(list, false));
     let forms = [(
         "Fugandri",
         vec![
@@ -299,8 +295,13 @@ fn r_spell_1_waterway_lets_an_army_cross_water_this_weekend() {
             mv(Group::Army(1), &["F7"]),
         ],
     )];
-    let (gs2, _) = magic_with(&gs, &forms, &[6]);
-    let o = orders(&forms);
+    let (cast_on, _) = magic_with(&gs, &forms, &[6]);
+    (gs, cast_on, orders(&forms))
+}
+
+#[test]
+fn r_spell_1_waterway_lets_an_army_cross_water_this_weekend() {
+    let (gs, gs2, o) = waterway_onto_f7(&[(1, LattInfanteri)]);
     let mut w = Weekend::new(&gs2, &o, &gs2.settings, 1);
     military::movement(&mut w);
     assert_eq!(group_of(&w.state, "Fugandri", 1).unwrap().square, sq("F7"));
@@ -313,21 +314,9 @@ fn r_spell_1_waterway_lets_an_army_cross_water_this_weekend() {
     );
 }
 
-/// Fugandri's army 1 (`list`) on E7 with Waterway cast on it moves onto F7, the sea,
-/// and stops there (one movement point); then the weekend ends.
+/// As `waterway_onto_f7`, the army stopping on F7; then the weekend ends.
 fn left_on_the_water_by_waterway(list: &[(u32, UnitKind)]) -> (GameState, Vec<Event>) {
-    let mut gs = game();
-    mage(&mut gs, "Fugandri", 5);
-    army(&mut gs, "Fugandri", 1, "E7", units(list, false));
-    let forms = [(
-        "Fugandri",
-        vec![
-            cast(Spell::Vattenvag, Target::Army(GroupSel::Id(1))),
-            mv(Group::Army(1), &["F7"]),
-        ],
-    )];
-    let (gs2, _) = magic_with(&gs, &forms, &[6]);
-    let o = orders(&forms);
+    let (_, gs2, o) = waterway_onto_f7(list);
     let mut w = Weekend::new(&gs2, &o, &gs2.settings, 1);
     military::movement(&mut w);
     assert_eq!(group_of(&w.state, "Fugandri", 1).unwrap().square, sq("F7"));

@@ -70,8 +70,13 @@ pub fn drown_stranded(w: &mut Weekend, step: Step, carried: &[(Name, u32)]) {
                 && !aboard.contains(&(a.owner.clone(), a.id))
         })
         .collect();
+    drown_whole(w, step, &stranded);
+}
+
+/// The army groups at `places` (ascending) drown whole in `step`; each owner is told.
+fn drown_whole(w: &mut Weekend, step: Step, places: &[usize]) {
     let mut drowned = Vec::new();
-    for &i in stranded.iter().rev() {
+    for &i in places.iter().rev() {
         drowned.push(w.state.armies.remove(i));
     }
     for a in drowned.into_iter().rev() {
@@ -126,17 +131,5 @@ pub fn waterway_lapses(w: &mut Weekend) {
         .into_iter()
         .filter(|&i| !aboard.contains(&(gs.armies[i].owner.clone(), gs.armies[i].id)))
         .collect();
-    let mut drowned = Vec::new();
-    for &i in left.iter().rev() {
-        drowned.push(w.state.armies.remove(i));
-    }
-    for a in drowned.into_iter().rev() {
-        let ev = MilitaryEvent::Drowned {
-            realm: a.owner.clone(),
-            army: a.id,
-            square: a.square,
-            units: a.units.len() as u64,
-        };
-        w.emit(Step::WrapUp, [a.owner], What::Military(ev));
-    }
+    drown_whole(w, Step::WrapUp, &left);
 }
