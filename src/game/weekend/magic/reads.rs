@@ -6,7 +6,6 @@
 use std::collections::BTreeSet;
 
 use crate::game::hash::FastMap;
-
 use crate::game::orders::Group;
 use crate::game::state::{GameState, GroupRef, SpellEffect, SpellTarget, Terrain};
 use crate::game::{Resources, Spell, Square};

@@ -775,7 +775,8 @@ fn naval(w: &mut Weekend, ix: &mut Index, dice: &mut Dice, a: &Attack, ctx: &mut
 /// attacker withdraws (Rulings 31): to the square before the one it stopped on (the
 /// square it was teleported from), or aboard the fleet it landed from (or was
 /// teleported off) while that fleet is there, where what the fleet can no longer carry
-/// drowns (R-COMBAT-8); enemies never share a square (R-CITY-12). Other attacks are fought from the attacker's own square and stay.
+/// drowns (R-COMBAT-8); enemies never share a square (R-CITY-12). Other attacks are
+/// fought from the attacker's own square and stay.
 fn withdraw(w: &mut Weekend, ix: &mut Index, a: &Attack) {
     if a.against.is_none() {
         return;

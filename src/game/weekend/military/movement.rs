@@ -10,7 +10,7 @@
 use crate::game::event::{Step, What};
 use crate::game::orders::{Group, Order, Piece};
 use crate::game::state::{Dimension, Fleet, GameState, Terrain};
-use crate::game::{Square, UnitKind};
+use crate::game::Square;
 
 use super::super::{evil, magic, Weekend};
 use super::forces;
@@ -262,10 +262,7 @@ fn passable(gs: &GameState, ix: &Index, realm: &str, group: Group, sq: Square) -
             let Some(i) = forces::army_at(gs, realm, id) else {
                 return false;
             };
-            let units = &gs.armies[i].units;
-            !sea || evil::goes_anywhere(&gs.armies[i])
-                || units.iter().any(|u| u.kind == UnitKind::Vattenelementar)
-                || units.iter().all(|u| u.kind == UnitKind::Luftelementar)
+            !sea || super::water::afloat(&gs.armies[i])
         }
         Group::Fleet(_) => {
             sea || ix

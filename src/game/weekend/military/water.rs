@@ -10,14 +10,23 @@
 //! or stopped on the way) drowns whole in the same way (`waterway_lapses`; README).
 
 use crate::game::event::{Step, What};
-use crate::game::state::{ArmyGroup, Dimension, GameState, Terrain};
-use crate::game::{Name, UnitKind};
+use crate::game::hash::FastMap;
+use crate::game::state::{ArmyGroup, Dimension, GameState, GroupRef, SpellTarget, Terrain};
+use crate::game::{Name, Spell, UnitKind};
 
 use super::super::{evil, magic, Weekend};
 use super::{forces, MilitaryEvent};
 
 fn carries(a: &ArmyGroup) -> bool {
     a.units.iter().any(|u| u.kind == UnitKind::Vattenelementar)
+}
+
+/// Can the group stand on the water with no fleet under it: a water elemental carries
+/// it (R-UNIT-4), a higher demon does (R-EVIL-10), or it is all air elementals.
+pub fn afloat(a: &ArmyGroup) -> bool {
+    carries(a)
+        || evil::goes_anywhere(a)
+        || a.units.iter().all(|u| u.kind == UnitKind::Luftelementar)
 }
 
 fn at_sea(gs: &GameState, a: &ArmyGroup) -> bool {
@@ -95,11 +104,10 @@ fn drown_whole(w: &mut Weekend, step: Step, places: &[usize]) {
 /// air elementals, and that Waterway carried this weekend, drowns whole; its owner is
 /// told.
 pub fn waterway_lapses(w: &mut Weekend) {
-    use crate::game::state::{GroupRef, SpellTarget};
     // The armies Waterway carried this weekend, by number (few, when any): a group is
     // looked at further only when its number is among them.
-    let mut carried: crate::game::hash::FastMap<u32, Vec<Name>> = Default::default();
-    for e in magic::reads::this_weekend(&w.state, crate::game::Spell::Vattenvag) {
+    let mut carried: FastMap<u32, Vec<Name>> = Default::default();
+    for e in magic::reads::this_weekend(&w.state, Spell::Vattenvag) {
         if let SpellTarget::Group(GroupRef::Army { owner, id }) = &e.target {
             carried.entry(*id).or_default().push(owner.clone());
         }
@@ -108,11 +116,6 @@ pub fn waterway_lapses(w: &mut Weekend) {
         return;
     }
     let gs = &w.state;
-    let afloat = |a: &ArmyGroup| {
-        carries(a)
-            || evil::goes_anywhere(a)
-            || a.units.iter().all(|u| u.kind == UnitKind::Luftelementar)
-    };
     let left: Vec<usize> = (0..gs.armies.len())
         .filter(|&i| {
             let a = &gs.armies[i];
