@@ -71,12 +71,21 @@ fn fold_unicode(s: &str) -> String {
 /// Word-wrap `text` into lines of at most `width` characters, each
 /// prefixed by `indent` spaces. A word longer than the room is split.
 pub fn wrap(text: &str, width: usize, indent: usize) -> Vec<String> {
+    wrap_words(text.split_whitespace(), width, indent)
+}
+
+/// [`wrap`] of words already split (none empty, none with white space in it).
+fn wrap_words<'a>(
+    words: impl Iterator<Item = &'a str>,
+    width: usize,
+    indent: usize,
+) -> Vec<String> {
     let room = width.saturating_sub(indent).max(10);
     let pad = " ".repeat(indent);
     let mut lines = Vec::new();
     let mut cur = String::new();
     let mut cur_len = 0;
-    for word in text.split_whitespace() {
+    for word in words {
         let wlen = word.chars().count();
         let need = if cur_len == 0 {
             wlen
@@ -160,22 +169,27 @@ pub fn wrap_hanging(text: &str, width: usize, indent: usize) -> Vec<String> {
     let mut out = Vec::new();
     for para in text.split('\n') {
         let lead = para.len() - para.trim_start().len();
-        let first = wrap(para, width, 0);
-        if first.len() <= 1 {
+        // A paragraph whose words fit one line of the full width (as `wrap` would
+        // join them) is kept as written; deciding so counts, it does not wrap it
+        // whole (a form's list of every realm is a long paragraph).
+        if fits_one_line(para, width.max(10)) {
             out.push(format!("{}{}", " ".repeat(lead), para.trim()));
             continue;
         }
         // Re-wrap: first line at full width, the rest indented.
         let mut words = para.split_whitespace().peekable();
         let mut line = " ".repeat(lead);
+        let mut line_len = lead;
         let mut has_word = false;
         while let Some(w) = words.peek() {
-            let len = line.chars().count() + usize::from(has_word) + w.chars().count();
+            let w_len = w.chars().count();
+            let len = line_len + usize::from(has_word) + w_len;
             if len <= width || !has_word {
                 if has_word {
                     line.push(' ');
                 }
                 line.push_str(w);
+                line_len = len;
                 has_word = true;
                 words.next();
             } else {
@@ -183,10 +197,23 @@ pub fn wrap_hanging(text: &str, width: usize, indent: usize) -> Vec<String> {
             }
         }
         out.push(line);
-        let rest: Vec<&str> = words.collect();
-        out.extend(wrap(&rest.join(" "), width, indent));
+        out.extend(wrap_words(words, width, indent));
     }
     out
+}
+
+/// True when the words of `para`, one space apart, take at most `room` characters.
+fn fits_one_line(para: &str, room: usize) -> bool {
+    let mut len = 0usize;
+    for (k, w) in para.split_whitespace().enumerate() {
+        len = len
+            .saturating_add(usize::from(k > 0))
+            .saturating_add(w.chars().count());
+        if len > room {
+            return false;
+        }
+    }
+    true
 }
 
 #[cfg(test)]
@@ -257,6 +284,53 @@ mod tests {
         assert!(lines.iter().all(|l| l.chars().count() <= 40));
         assert!(lines.iter().all(|l| !l.trim_end().ends_with(" lätt")));
         assert_eq!(lines.concat().matches("infanteri").count(), 20);
+    }
+
+    /// The hanging wrap as it was first written: the whole paragraph wrapped once to
+    /// see whether it fits one line, the rest joined again and wrapped.
+    fn hanging_wrap_as_first_written(text: &str, width: usize, indent: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        for para in text.split('\n') {
+            let lead = para.len() - para.trim_start().len();
+            if wrap(para, width, 0).len() <= 1 {
+                out.push(format!("{}{}", " ".repeat(lead), para.trim()));
+                continue;
+            }
+            let mut words = para.split_whitespace().peekable();
+            let mut line = " ".repeat(lead);
+            let mut has_word = false;
+            while let Some(w) = words.peek() {
+                let len = line.chars().count() + usize::from(has_word) + w.chars().count();
+                if len <= width || !has_word {
+                    if has_word {
+                        line.push(' ');
+                    }
+                    line.push_str(w);
+                    has_word = true;
+                    words.next();
+                } else {
+                    break;
+                }
+            }
+            out.push(line);
+            let rest: Vec<&str> = words.collect();
+            out.extend(wrap(&rest.join(" "), width, indent));
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_one_pass_hanging_wrap_gives_the_lines_the_two_pass_one_gave(
+            text in "[ a-zåäöÅ,\n]{0,300}|( ?[a-zö]{1,30}[ \n]{1,3}){0,40}",
+            width in 0usize..90,
+            indent in 0usize..12,
+        ) {
+            proptest::prop_assert_eq!(
+                wrap_hanging(&text, width, indent),
+                hanging_wrap_as_first_written(&text, width, indent)
+            );
+        }
     }
 
     #[test]
