@@ -11,9 +11,10 @@
 //! Then the same at ten times the size (1,000 realms, 100,000 groups), with the ratios.
 //! Targets (issue 8, section 7): pure < 100 ms, app < 1 s, 10× at most 12× the time.
 //! Env `PBEMD_BENCH_REALMS` (100) and `PBEMD_BENCH_SCALE` (10) change the sizes;
-//! `PBEMD_BENCH_ONLY=pure` skips the app path and `PBEMD_BENCH_TRIES` (3) sets how often
-//! the engine runs (for profiling it); `PBEMD_BENCH_SQL_LOG=1` logs every statement with
-//! its time.
+//! `PBEMD_BENCH_ONLY=pure` skips the app path, `PBEMD_BENCH_TRIES` (3) sets how often
+//! the engine runs (for profiling it) and `PBEMD_BENCH_APP_TRIES` (3) how often the app
+//! path does (each figure is the best of its tries); `PBEMD_BENCH_SQL_LOG=1` logs every
+//! statement with its time.
 //!
 //! Run: `cargo bench --bench weekend`.
 
@@ -156,8 +157,15 @@ async fn measure(n: usize) -> Figures {
             app: Duration::ZERO,
         };
     }
-    let app = app_path(&gs, &orders).await;
-    println!("    app deadline → Monday forms queued: {:.0} ms", ms(app));
+    // Best of `PBEMD_BENCH_APP_TRIES` (3), each on a new game directory, as the engine
+    // is timed best of three: one run of a few hundred milliseconds varies by a tenth
+    // on this machine from one run to the next.
+    let mut app = Duration::MAX;
+    for _ in 0..env("PBEMD_BENCH_APP_TRIES", 3).max(1) {
+        let took = app_path(&gs, &orders).await;
+        println!("    app deadline → Monday forms queued: {:.0} ms", ms(took));
+        app = app.min(took);
+    }
     Figures {
         groups: gs.armies.len(),
         pure: pure_warm,

@@ -34,10 +34,10 @@ pub(super) fn run(w: &mut Weekend) {
             r if r.eliminated => continue,
             r => (r.name.clone(), r.positions),
         };
-        let Some(mut n) = counts.get(&realm).copied() else {
+        let Some(mut n) = counts.get(i).copied() else {
             continue;
         };
-        let pop = pops.get(&realm).copied().unwrap_or(0);
+        let pop = pops.get(i).copied().unwrap_or(0);
         for cap in CAPS {
             let (have, limit) = measure(&positions, pop, &n, cap);
             if have <= limit {

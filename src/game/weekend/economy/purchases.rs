@@ -39,8 +39,9 @@ struct Book {
     /// The highest army group and fleet numbers per realm.
     army_ids: BTreeMap<String, u32>,
     fleet_ids: BTreeMap<String, u32>,
-    counts: BTreeMap<String, UnitCount>,
-    population: BTreeMap<String, u32>,
+    /// By the realm's place in `GameState::realms`.
+    counts: Vec<UnitCount>,
+    population: Vec<u32>,
 }
 
 impl Book {
@@ -78,7 +79,11 @@ impl Book {
             highest(&mut b.army_ids, owner, top.unwrap_or(0));
             let squares = match b.armies.get_mut(owner) {
                 Some(squares) => squares,
-                None => b.armies.entry(owner.to_string()).or_default(),
+                // Room for the run at once: no table grown and copied group by group.
+                None => b
+                    .armies
+                    .entry(owner.to_string())
+                    .or_insert_with(|| FastMap::with_capacity_and_hasher(run, Default::default())),
             };
             for (i, a) in gs.armies.iter().enumerate().skip(start).take(run) {
                 if !aboard.contains(&(owner, a.id)) {
@@ -155,14 +160,14 @@ pub(super) fn run(w: &mut Weekend) {
             positions: BTreeSet::new(),
             production: BTreeSet::new(),
             room: Room::of(
-                &book.counts.get(&r.name).copied().unwrap_or(UnitCount {
+                &book.counts.get(idx).copied().unwrap_or(UnitCount {
                     army_units: 0,
                     elementals: 0,
                     ships: 0,
                     spies: 0,
                     army_groups: 0,
                 }),
-                book.population.get(&r.name).copied().unwrap_or(0),
+                book.population.get(idx).copied().unwrap_or(0),
             ),
             book,
         };

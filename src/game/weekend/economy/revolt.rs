@@ -22,7 +22,7 @@ pub(super) fn run(w: &mut Weekend) {
             continue;
         }
         let slaves = realm.stock.get(Resource::Slavar);
-        let army_units = armies.get(&realm.name).map_or(0, |c| c.army_units);
+        let army_units = armies.get(i).map_or(0, |c| c.army_units);
         if slaves <= army_units {
             continue;
         }

@@ -1,33 +1,27 @@
 //! Per-realm counts in one pass over the state, so each step costs time in
 //! proportion to the game's size, not to realms × groups.
 
-use std::collections::BTreeMap;
-
 use crate::game::state::{GameState, SpyState, UnitCount};
 
-/// `GameState::counted_units` for every realm at once.
-pub(super) fn unit_counts(gs: &GameState) -> BTreeMap<String, UnitCount> {
-    let m: BTreeMap<String, UnitCount> = gs
+/// `GameState::counted_units` for every realm at once, by the realm's place in
+/// `gs.realms` (a list, not a map by name: a look-up is an index).
+pub(super) fn unit_counts(gs: &GameState) -> Vec<UnitCount> {
+    let mut counts: Vec<UnitCount> = gs
         .realms
         .iter()
-        .map(|r| {
-            let c = UnitCount {
-                army_units: 0,
-                elementals: 0,
-                ships: 0,
-                spies: r.spies,
-                army_groups: 0,
-            };
-            (r.name.clone(), c)
+        .map(|r| UnitCount {
+            army_units: 0,
+            elementals: 0,
+            ships: 0,
+            spies: r.spies,
+            army_groups: 0,
         })
         .collect();
-    // The realms' counts in name order; each owner found once per run of its groups
-    // (the lists are kept sorted by owner), not by a search of the names per group.
-    let mut slots: Vec<(String, UnitCount)> = m.into_iter().collect();
+    // Each owner found once per run of its groups (the lists keep an owner's groups
+    // together), not once per group.
     let mut find = Finder::default();
     for a in &gs.armies {
-        if let Some(i) = find.slot(&slots, &a.owner) {
-            let c = &mut slots[i].1;
+        if let Some(c) = find.place(gs, &a.owner).and_then(|i| counts.get_mut(i)) {
             let elementals = a.units.iter().filter(|u| u.kind.is_elemental()).count();
             c.army_units = c.army_units.saturating_add(len(a.units.len()));
             c.elementals = c.elementals.saturating_add(len(elementals));
@@ -36,35 +30,32 @@ pub(super) fn unit_counts(gs: &GameState) -> BTreeMap<String, UnitCount> {
     }
     let mut find = Finder::default();
     for f in &gs.fleets {
-        if let Some(i) = find.slot(&slots, &f.owner) {
-            let c = &mut slots[i].1;
+        if let Some(c) = find.place(gs, &f.owner).and_then(|i| counts.get_mut(i)) {
             c.ships = c.ships.saturating_add(len(f.ships.len()));
         }
     }
     let mut find = Finder::default();
     for s in gs.spies.iter().filter(|s| s.state == SpyState::Waiting) {
-        if let Some(i) = find.slot(&slots, &s.owner) {
-            slots[i].1.spies = slots[i].1.spies.saturating_add(1);
+        if let Some(c) = find.place(gs, &s.owner).and_then(|i| counts.get_mut(i)) {
+            c.spies = c.spies.saturating_add(1);
         }
     }
-    slots.into_iter().collect()
+    counts
 }
 
-/// An owner's slot in name-sorted slots, remembered for the next group of the same
-/// owner.
+/// An owner's place in `gs.realms`, remembered for the next group of the same owner.
 #[derive(Default)]
 struct Finder<'a> {
     last: Option<(&'a str, Option<usize>)>,
 }
 
 impl<'a> Finder<'a> {
-    fn slot<T>(&mut self, slots: &[(String, T)], owner: &'a str) -> Option<usize> {
+    fn place(&mut self, gs: &GameState, owner: &'a str) -> Option<usize> {
         match self.last {
-            Some((o, i)) if o == owner => i,
+            // The same shared name is the same text: no need to compare it.
+            Some((o, i)) if std::ptr::eq(o, owner) || o == owner => i,
             _ => {
-                let i = slots
-                    .binary_search_by(|(name, _)| name.as_str().cmp(owner))
-                    .ok();
+                let i = gs.realm_index(owner);
                 self.last = Some((owner, i));
                 i
             }
@@ -72,14 +63,17 @@ impl<'a> Finder<'a> {
     }
 }
 
-/// `GameState::population` for every realm at once.
-pub(super) fn populations(gs: &GameState) -> BTreeMap<String, u32> {
-    let mut m = BTreeMap::new();
+/// `GameState::population` for every realm at once, by the realm's place in
+/// `gs.realms`.
+pub(super) fn populations(gs: &GameState) -> Vec<u32> {
+    let mut pops = vec![0u32; gs.realms.len()];
+    let mut find = Finder::default();
     for c in &gs.cities {
-        let p: &mut u32 = m.entry(c.owner.to_string()).or_default();
-        *p = p.saturating_add(c.population);
+        if let Some(p) = find.place(gs, &c.owner).and_then(|i| pops.get_mut(i)) {
+            *p = p.saturating_add(c.population);
+        }
     }
-    m
+    pops
 }
 
 pub(super) fn len(n: usize) -> u32 {
@@ -96,12 +90,13 @@ mod tests {
             .expect("demo");
         let counts = unit_counts(&gs);
         let pops = populations(&gs);
-        for r in &gs.realms {
-            assert_eq!(counts[&r.name], gs.counted_units(&r.name), "{}", r.name);
-            assert_eq!(
-                pops.get(&r.name).copied().unwrap_or(0),
-                gs.population(&r.name)
-            );
+        assert_eq!(
+            (counts.len(), pops.len()),
+            (gs.realms.len(), gs.realms.len())
+        );
+        for (i, r) in gs.realms.iter().enumerate() {
+            assert_eq!(counts[i], gs.counted_units(&r.name), "{}", r.name);
+            assert_eq!(pops[i], gs.population(&r.name), "{}", r.name);
         }
     }
 }

@@ -11,13 +11,13 @@ use crate::game::orders::Order;
 use crate::game::state::{seat_allowed, GameState, Phase, SpyState};
 use crate::game::text::fold;
 use crate::game::weekend::Weekend;
-use crate::game::Square;
+use crate::game::{Name, Square};
 
 pub(super) fn run(w: &mut Weekend) {
     let orders = w.orders;
     let names = Names::new(&w.state);
     for form in &orders.forms {
-        let Some(i) = names.index.get(&form.realm).copied() else {
+        let Some(i) = w.state.realm_index(&form.realm) else {
             continue;
         };
         if w.state.realms[i].eliminated {
@@ -38,21 +38,14 @@ pub(super) fn run(w: &mut Weekend) {
     victory(w);
 }
 
-/// The realms by name and by folded name, found once.
+/// The realms by folded name, found once.
 struct Names {
-    index: BTreeMap<String, usize>,
     folded: BTreeMap<String, String>,
 }
 
 impl Names {
     fn new(gs: &GameState) -> Names {
         Names {
-            index: gs
-                .realms
-                .iter()
-                .enumerate()
-                .map(|(i, r)| (r.name.clone(), i))
-                .collect(),
             folded: gs
                 .realms
                 .iter()
@@ -206,17 +199,28 @@ fn best_city(own: &[Seat], coastal: bool) -> Option<Square> {
 
 /// Each city's capital and harbour flags follow its owner's choice.
 fn sync_city_flags(gs: &mut GameState) {
-    type Choice = (Option<Square>, Option<Square>, bool);
-    let choices: BTreeMap<String, Choice> = gs
-        .realms
-        .iter()
-        .map(|r| (r.name.clone(), (r.capital, r.main_harbour, r.is_evil)))
-        .collect();
-    for c in gs.cities.iter_mut() {
-        let (capital, harbour, evil) = choices
-            .get(c.owner.as_str())
-            .copied()
-            .unwrap_or((None, None, false));
+    let GameState {
+        realms,
+        cities,
+        realm_places,
+        ..
+    } = gs;
+    // The owner found once per run of its cities, by its place among the realms.
+    let mut last: Option<(Name, Option<usize>)> = None;
+    for c in cities.iter_mut() {
+        let place = match &last {
+            Some((o, k)) if o.same(&c.owner) || *o == c.owner => *k,
+            _ => {
+                let k = realm_places.place(realms, &c.owner);
+                last = Some((c.owner.clone(), k));
+                k
+            }
+        };
+        let (capital, harbour, evil) = place
+            .and_then(|k| realms.get(k))
+            .map_or((None, None, false), |r| {
+                (r.capital, r.main_harbour, r.is_evil)
+            });
         let home = seat_allowed(evil, c.dimension);
         c.capital = home && capital == Some(c.square);
         c.harbour = home && harbour == Some(c.square);
@@ -238,19 +242,14 @@ fn prune(gs: &mut GameState, round: u32) {
 
 /// R-VP-*: every realm whose VP changed this weekend reads before and after.
 fn ledger(w: &mut Weekend) {
-    let start: BTreeMap<&str, i64> = w
-        .start
-        .realms
-        .iter()
-        .map(|r| (r.name.as_str(), r.vp))
-        .collect();
+    let start = w.start;
     let changed: Vec<EconomyEvent> = w
         .state
         .realms
         .iter()
         .filter(|r| !r.eliminated)
         .filter_map(|r| {
-            let before = start.get(r.name.as_str()).copied().unwrap_or(0);
+            let before = start.realm(&r.name).map_or(0, |s| s.vp);
             (before != r.vp).then(|| EconomyEvent::Vp {
                 realm: r.name.clone(),
                 before,
