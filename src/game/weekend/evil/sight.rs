@@ -121,29 +121,35 @@ impl<'g> Seen<'g> {
         for (r, k) in by_name.into_iter().enumerate() {
             rank[k as usize] = r as u32;
         }
-        // By viewer's rank, counted out (one bucket a realm, in a pass), then each
-        // viewer's armies in order: a sort of all the pairs would cost a factor of
-        // their logarithm more, and they are the largest list of the weekend.
-        let mut starts = vec![0usize; rank.len() + 1];
-        for &(k, _) in &self.pairs {
-            starts[rank[k as usize] as usize + 1] += 1;
-        }
-        for r in 0..rank.len() {
-            starts[r + 1] += starts[r];
-        }
-        let mut next = starts.clone();
-        let mut pairs = vec![(0u32, 0usize); self.pairs.len()];
-        for &(k, i) in &self.pairs {
-            let at = &mut next[rank[k as usize] as usize];
-            pairs[*at] = (k, i);
-            *at += 1;
-        }
-        for r in 0..rank.len() {
-            pairs[starts[r]..starts[r + 1]].sort_unstable_by_key(|&(_, i)| i);
-        }
+        // By army, then (keeping that order) by viewer's rank: two passes that count
+        // the pairs out into buckets, one bucket an army, then one a realm. A sort
+        // would cost a factor of their logarithm more, and they are the largest list
+        // of the weekend (the Evil sees every army near every portal).
+        let by_army = counted_out(&self.pairs, |&(_, i)| i);
+        let mut pairs = counted_out(&by_army, |&(k, _)| rank[k as usize] as usize);
         pairs.dedup();
         pairs
     }
+}
+
+/// `pairs` in the order of `key`, pairs of one key in the order given (a stable
+/// counting sort: one pass to count, one to place).
+fn counted_out(pairs: &[(u32, usize)], key: impl Fn(&(u32, usize)) -> usize) -> Vec<(u32, usize)> {
+    let buckets = pairs.iter().map(|p| key(p) + 1).max().unwrap_or(0);
+    let mut starts = vec![0usize; buckets + 1];
+    for p in pairs {
+        starts[key(p) + 1] += 1;
+    }
+    for b in 0..buckets {
+        starts[b + 1] += starts[b];
+    }
+    let mut out = vec![(0u32, 0usize); pairs.len()];
+    for p in pairs {
+        let at = &mut starts[key(p)];
+        out[*at] = *p;
+        *at += 1;
+    }
+    out
 }
 
 /// What each realm sees by R-EVIL-19 in a state: the armies (as `(viewer's place in
@@ -330,5 +336,24 @@ fn tell(w: &mut Weekend, seen: Vec<(u32, usize)>, cities: BTreeSet<(Name, Square
             name: c.name.clone(),
         };
         emit(w, Step::WrapUp, [realm], ev);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::counted_out;
+
+    proptest::proptest! {
+        #[test]
+        fn counting_out_orders_as_a_stable_sort_by_the_key(
+            pairs in proptest::collection::vec((0u32..6, 0usize..40), 0..200),
+        ) {
+            let mut sorted = pairs.clone();
+            sorted.sort_by_key(|&(k, _)| k);
+            proptest::prop_assert_eq!(counted_out(&pairs, |&(k, _)| k as usize), sorted);
+            let mut by_army = pairs.clone();
+            by_army.sort_by_key(|&(_, i)| i);
+            proptest::prop_assert_eq!(counted_out(&pairs, |&(_, i)| i), by_army);
+        }
     }
 }
