@@ -10,7 +10,7 @@
 //! The Evil neither rolls nor is seen this way (R-EVIL-19, R-SPY-12): the Evil
 //! cannot be spied on, and its sight near portals replaces espionage.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
@@ -51,10 +51,10 @@ pub enum Detection {
 /// After step 9: a passive roll for every realm foreign troops entered.
 pub fn passive_rolls(w: &mut Weekend) {
     let entered = entered(w.start, &w.state);
-    let mut own_land: Option<BTreeMap<String, Vec<Square>>> = None;
+    let mut own_land: Option<Vec<Vec<Square>>> = None;
     for idx in 0..w.state.realms.len() {
         let r = &w.state.realms[idx];
-        let Some(squares) = entered.get(&r.name) else {
+        let Some(squares) = entered.get(idx).filter(|s| !s.is_empty()) else {
             continue;
         };
         if r.eliminated || r.is_evil {
@@ -66,7 +66,7 @@ pub fn passive_rolls(w: &mut Weekend) {
         let false_report = roll == 1 && w.settings.passive_spy_false_reports;
         let report = if false_report {
             let land = own_land.get_or_insert_with(|| land_of(&w.state));
-            let mine = land.get(&realm).map_or(&[][..], Vec::as_slice);
+            let mine = land.get(idx).map_or(&[][..], Vec::as_slice);
             let sides = u32::try_from(mine.len()).unwrap_or(u32::MAX);
             match mine.get((dice.roll(sides.max(1)) as usize).saturating_sub(1)) {
                 Some(sq) => Detection::TroopsAt { squares: vec![*sq] },
@@ -105,9 +105,9 @@ fn detect(w: &Weekend, informator: u32, roll: u32, squares: &BTreeSet<Square>) -
     }
 }
 
-/// Per realm, the squares of its land where army groups of another (not the Evil)
-/// stand now that were not in its land when the forms came in.
-fn entered(start: &GameState, end: &GameState) -> BTreeMap<String, BTreeSet<Square>> {
+/// Per realm (by its place in `end.realms`), the squares of its land where army groups
+/// of another (not the Evil) stand now that were not in its land when the forms came in.
+fn entered(start: &GameState, end: &GameState) -> Vec<BTreeSet<Square>> {
     let evil: BTreeSet<&str> = end
         .realms
         .iter()
@@ -117,7 +117,7 @@ fn entered(start: &GameState, end: &GameState) -> BTreeMap<String, BTreeSet<Squa
     let before = Before::of(start);
     // Whose land a square is: the map is an array, so a look at one square is cheap.
     let land = |sq| end.map.get(sq).and_then(|m| m.owner.as_deref());
-    let mut out: BTreeMap<String, BTreeSet<Square>> = BTreeMap::new();
+    let mut out: Vec<BTreeSet<Square>> = vec![BTreeSet::new(); end.realms.len()];
     // The groups come owner by owner: each owner's place in `start` found once per run.
     let mut run: Option<(&str, Option<usize>)> = None;
     for a in end
@@ -140,7 +140,9 @@ fn entered(start: &GameState, end: &GameState) -> BTreeMap<String, BTreeSet<Squa
             }
         };
         if before.land(start, place, &a.owner, a.id) != Some(owner) {
-            out.entry(owner.to_string()).or_default().insert(a.square);
+            if let Some(squares) = end.realm_index(owner).and_then(|k| out.get_mut(k)) {
+                squares.insert(a.square);
+            }
         }
     }
     out
@@ -187,36 +189,28 @@ impl<'g> Before<'g> {
     }
 }
 
-/// Each realm's own land squares (normal dimension), in square order.
-fn land_of(gs: &GameState) -> BTreeMap<String, Vec<Square>> {
-    let mut out: BTreeMap<String, Vec<Square>> = BTreeMap::new();
-    // Squares of one owner come in runs (a realm's land is a patch): each run is added
-    // at once, and a name copied only for a realm not met before.
-    let mut run: Vec<Square> = Vec::new();
-    let mut last: Option<&str> = None;
+/// Each realm's own land squares (normal dimension), in square order, by the realm's
+/// place in `gs.realms`.
+fn land_of(gs: &GameState) -> Vec<Vec<Square>> {
+    let mut out: Vec<Vec<Square>> = vec![Vec::new(); gs.realms.len()];
+    // Squares of one owner come in runs (a realm's land is a patch): the owner is
+    // looked up once a run.
+    let mut last: Option<(&str, Option<usize>)> = None;
     for (sq, m) in &gs.map.squares {
-        let owner = m.owner.as_deref();
-        if owner != last {
-            add_run(&mut out, last, &mut run);
-            last = owner;
-        }
-        if owner.is_some() {
-            run.push(sq);
+        let Some(owner) = m.owner.as_deref() else {
+            continue;
+        };
+        let place = match last {
+            Some((o, k)) if std::ptr::eq(o, owner) || o == owner => k,
+            _ => {
+                let k = gs.realm_index(owner);
+                last = Some((owner, k));
+                k
+            }
+        };
+        if let Some(squares) = place.and_then(|k| out.get_mut(k)) {
+            squares.push(sq);
         }
     }
-    add_run(&mut out, last, &mut run);
     out
-}
-
-fn add_run(out: &mut BTreeMap<String, Vec<Square>>, owner: Option<&str>, run: &mut Vec<Square>) {
-    let Some(o) = owner else {
-        run.clear();
-        return;
-    };
-    match out.get_mut(o) {
-        Some(v) => v.append(run),
-        None => {
-            out.insert(o.to_string(), std::mem::take(run));
-        }
-    }
 }
