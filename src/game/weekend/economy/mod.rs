@@ -230,16 +230,6 @@ fn tell(w: &mut Weekend, step: Step, ev: EconomyEvent) {
     w.emit(step, [realm], What::Economy(ev));
 }
 
-/// Realms that play: not eliminated, in scenario order.
-fn playing(w: &Weekend) -> Vec<String> {
-    w.state
-        .realms
-        .iter()
-        .filter(|r| !r.eliminated)
-        .map(|r| r.name.clone())
-        .collect()
-}
-
 /// Step 1.
 pub fn purchases(w: &mut Weekend) {
     purchases::run(w);

@@ -3,35 +3,61 @@
 //! gives its owner nothing (R-CITY-5), nor does a city the Evil emptied until its
 //! population is above 0 again (docs/rules.md, Rulings 57).
 
-use std::collections::BTreeMap;
-
-use super::{playing, tell, EconomyEvent};
+use super::{tell, EconomyEvent};
 use crate::game::event::Step;
+use crate::game::state::GameState;
 use crate::game::weekend::{magic, Weekend};
-use crate::game::{Resource, Resources, Square};
+use crate::game::{Name, Resource, Resources, Square};
 
 pub(super) fn run(w: &mut Weekend) {
-    let mut made: BTreeMap<String, (Resources, Vec<Square>)> = BTreeMap::new();
-    for c in w.state.cities.iter_mut() {
-        let (got, idle) = made.entry(c.owner.to_string()).or_default();
-        if w.plundered.contains(&c.square) || (c.plundered && c.population == 0) {
-            idle.push(c.square);
+    // What each realm's cities made, and those idle, by the realm's place.
+    let mut made: Vec<Option<(Resources, Vec<Square>)>> = vec![None; w.state.realms.len()];
+    let plundered = &w.plundered;
+    let GameState {
+        cities,
+        realms,
+        realm_places,
+        ..
+    } = &mut w.state;
+    // An owner's cities mostly follow each other: the owner is looked up once a run.
+    let mut last: Option<(Name, Option<usize>)> = None;
+    for c in cities.iter_mut() {
+        let place = match &last {
+            Some((o, p)) if o.same(&c.owner) || *o == c.owner => *p,
+            _ => {
+                let p = realm_places.place(realms, &c.owner);
+                last = Some((c.owner.clone(), p));
+                p
+            }
+        };
+        let slot = place
+            .and_then(|p| made.get_mut(p))
+            .map(|s| s.get_or_insert_with(Default::default));
+        if plundered.contains(&c.square) || (c.plundered && c.population == 0) {
+            if let Some((_, idle)) = slot {
+                idle.push(c.square);
+            }
             continue;
         }
         c.plundered = false;
-        *got = add(*got, &c.production);
+        if let Some((got, _)) = slot {
+            *got = add(*got, &c.production);
+        }
     }
-    for realm in playing(w) {
-        let Some((got, idle)) = made.remove(&realm) else {
+    for (i, slot) in made.into_iter().enumerate() {
+        let Some((got, idle)) = slot else {
             continue;
         };
+        let Some(realm) = w.state.realms.get(i).filter(|r| !r.eliminated) else {
+            continue;
+        };
+        let realm = realm.name.clone();
         let got = magic::reads::production(&w.magic, &w.state, &realm, got);
         if got.is_zero() && idle.is_empty() {
             continue;
         }
-        if let Some(r) = w.state.realm_mut(&realm) {
-            r.stock = add(r.stock, &got);
-        }
+        let r = &mut w.state.realms[i];
+        r.stock = add(r.stock, &got);
         let ev = EconomyEvent::Produced {
             realm,
             resources: got,

@@ -11,8 +11,6 @@ mod vote;
 
 pub use vote::BENEFIT_POPULATION;
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 
 use super::Weekend;
@@ -145,19 +143,36 @@ fn playing(w: &Weekend) -> Vec<usize> {
 /// step's realms, so that no realm's lookup walks every city.
 #[derive(Default)]
 struct Cities {
-    by_owner: Option<BTreeMap<String, Vec<usize>>>,
+    /// By the owner's place in `GameState::realms`.
+    by_owner: Option<Vec<Vec<usize>>>,
 }
 
 impl Cities {
     fn of(&mut self, gs: &GameState, realm: &str) -> Vec<usize> {
-        let map = self.by_owner.get_or_insert_with(|| {
-            let mut m: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        let lists = self.by_owner.get_or_insert_with(|| {
+            let mut lists = vec![Vec::new(); gs.realms.len()];
+            let mut last: Option<(&str, Option<usize>)> = None;
             for (k, c) in gs.cities.iter().enumerate() {
-                m.entry(c.owner.to_string()).or_default().push(k);
+                // An owner's cities mostly follow each other: looked up once a run.
+                let place = match last {
+                    Some((o, p)) if std::ptr::eq(o, c.owner.as_str()) || o == c.owner => p,
+                    _ => {
+                        let p = gs.realm_index(&c.owner);
+                        last = Some((c.owner.as_str(), p));
+                        p
+                    }
+                };
+                if let Some(list) = place.and_then(|p| lists.get_mut(p)) {
+                    list.push(k);
+                }
             }
-            m
+            lists
         });
-        map.get(realm).cloned().unwrap_or_default()
+        let place = gs.realm_index(realm);
+        place
+            .and_then(|p| lists.get(p))
+            .cloned()
+            .unwrap_or_default()
     }
 }
 
@@ -170,16 +185,9 @@ fn add_vp(vp: i64, add: i64) -> i64 {
 /// on the form.
 pub fn claims(w: &mut Weekend) {
     let orders = w.orders;
-    let index: BTreeMap<String, usize> = w
-        .state
-        .realms
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (r.name.clone(), i))
-        .collect();
     let mut cities = Cities::default();
     for form in &orders.forms {
-        let Some(&i) = index.get(&form.realm) else {
+        let Some(i) = w.state.realm_index(&form.realm) else {
             continue;
         };
         if w.state.realms[i].eliminated {
