@@ -216,6 +216,28 @@ impl RealmPlaces {
     }
 }
 
+/// The place in `GameState::realms` of owners that come in runs (a realm's groups,
+/// cities and land squares mostly follow each other in the state's lists): each run's
+/// owner is looked up once, through the realm cache, and the next owner of the same
+/// shared name is not even compared.
+#[derive(Default)]
+pub struct OwnerRuns<'a> {
+    last: Option<(&'a str, Option<usize>)>,
+}
+
+impl<'a> OwnerRuns<'a> {
+    pub fn place(&mut self, gs: &GameState, owner: &'a str) -> Option<usize> {
+        match self.last {
+            Some((o, k)) if std::ptr::eq(o, owner) || o == owner => k,
+            _ => {
+                let k = gs.realm_index(owner);
+                self.last = Some((owner, k));
+                k
+            }
+        }
+    }
+}
+
 impl Clone for RealmPlaces {
     fn clone(&self) -> Self {
         RealmPlaces::default()

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::Weekend;
 use crate::game::event::{Step, What};
 use crate::game::hash::FastMap;
-use crate::game::state::{Dimension, GameState};
+use crate::game::state::{Dimension, GameState, OwnerRuns};
 use crate::game::Name;
 use crate::game::Square;
 
@@ -195,19 +195,12 @@ fn land_of(gs: &GameState) -> Vec<Vec<Square>> {
     let mut out: Vec<Vec<Square>> = vec![Vec::new(); gs.realms.len()];
     // Squares of one owner come in runs (a realm's land is a patch): the owner is
     // looked up once a run.
-    let mut last: Option<(&str, Option<usize>)> = None;
+    let mut runs = OwnerRuns::default();
     for (sq, m) in &gs.map.squares {
         let Some(owner) = m.owner.as_deref() else {
             continue;
         };
-        let place = match last {
-            Some((o, k)) if std::ptr::eq(o, owner) || o == owner => k,
-            _ => {
-                let k = gs.realm_index(owner);
-                last = Some((owner, k));
-                k
-            }
-        };
+        let place = runs.place(gs, owner);
         if let Some(squares) = place.and_then(|k| out.get_mut(k)) {
             squares.push(sq);
         }

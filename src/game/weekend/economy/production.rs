@@ -5,31 +5,23 @@
 
 use super::{tell, EconomyEvent};
 use crate::game::event::Step;
-use crate::game::state::GameState;
+use crate::game::state::OwnerRuns;
 use crate::game::weekend::{magic, Weekend};
-use crate::game::{Name, Resource, Resources, Square};
+use crate::game::{Resource, Resources, Square};
 
 pub(super) fn run(w: &mut Weekend) {
     // What each realm's cities made, and those idle, by the realm's place.
     let mut made: Vec<Option<(Resources, Vec<Square>)>> = vec![None; w.state.realms.len()];
-    let plundered = &w.plundered;
-    let GameState {
-        cities,
-        realms,
-        realm_places,
-        ..
-    } = &mut w.state;
     // An owner's cities mostly follow each other: the owner is looked up once a run.
-    let mut last: Option<(Name, Option<usize>)> = None;
-    for c in cities.iter_mut() {
-        let place = match &last {
-            Some((o, p)) if o.same(&c.owner) || *o == c.owner => *p,
-            _ => {
-                let p = realm_places.place(realms, &c.owner);
-                last = Some((c.owner.clone(), p));
-                p
-            }
-        };
+    let mut runs = OwnerRuns::default();
+    let places: Vec<Option<usize>> = w
+        .state
+        .cities
+        .iter()
+        .map(|c| runs.place(&w.state, &c.owner))
+        .collect();
+    let plundered = &w.plundered;
+    for (c, place) in w.state.cities.iter_mut().zip(places) {
         let slot = place
             .and_then(|p| made.get_mut(p))
             .map(|s| s.get_or_insert_with(Default::default));

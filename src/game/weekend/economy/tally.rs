@@ -1,7 +1,7 @@
 //! Per-realm counts in one pass over the state, so each step costs time in
 //! proportion to the game's size, not to realms × groups.
 
-use crate::game::state::{GameState, SpyState, UnitCount};
+use crate::game::state::{GameState, OwnerRuns, SpyState, UnitCount};
 
 /// `GameState::counted_units` for every realm at once, by the realm's place in
 /// `gs.realms` (a list, not a map by name: a look-up is an index).
@@ -19,7 +19,7 @@ pub(super) fn unit_counts(gs: &GameState) -> Vec<UnitCount> {
         .collect();
     // Each owner found once per run of its groups (the lists keep an owner's groups
     // together), not once per group.
-    let mut find = Finder::default();
+    let mut find = OwnerRuns::default();
     for a in &gs.armies {
         if let Some(c) = find.place(gs, &a.owner).and_then(|i| counts.get_mut(i)) {
             let elementals = a.units.iter().filter(|u| u.kind.is_elemental()).count();
@@ -28,13 +28,13 @@ pub(super) fn unit_counts(gs: &GameState) -> Vec<UnitCount> {
             c.army_groups = c.army_groups.saturating_add(1);
         }
     }
-    let mut find = Finder::default();
+    let mut find = OwnerRuns::default();
     for f in &gs.fleets {
         if let Some(c) = find.place(gs, &f.owner).and_then(|i| counts.get_mut(i)) {
             c.ships = c.ships.saturating_add(len(f.ships.len()));
         }
     }
-    let mut find = Finder::default();
+    let mut find = OwnerRuns::default();
     for s in gs.spies.iter().filter(|s| s.state == SpyState::Waiting) {
         if let Some(c) = find.place(gs, &s.owner).and_then(|i| counts.get_mut(i)) {
             c.spies = c.spies.saturating_add(1);
@@ -43,31 +43,11 @@ pub(super) fn unit_counts(gs: &GameState) -> Vec<UnitCount> {
     counts
 }
 
-/// An owner's place in `gs.realms`, remembered for the next group of the same owner.
-#[derive(Default)]
-struct Finder<'a> {
-    last: Option<(&'a str, Option<usize>)>,
-}
-
-impl<'a> Finder<'a> {
-    fn place(&mut self, gs: &GameState, owner: &'a str) -> Option<usize> {
-        match self.last {
-            // The same shared name is the same text: no need to compare it.
-            Some((o, i)) if std::ptr::eq(o, owner) || o == owner => i,
-            _ => {
-                let i = gs.realm_index(owner);
-                self.last = Some((owner, i));
-                i
-            }
-        }
-    }
-}
-
 /// `GameState::population` for every realm at once, by the realm's place in
 /// `gs.realms`.
 pub(super) fn populations(gs: &GameState) -> Vec<u32> {
     let mut pops = vec![0u32; gs.realms.len()];
-    let mut find = Finder::default();
+    let mut find = OwnerRuns::default();
     for c in &gs.cities {
         if let Some(p) = find.place(gs, &c.owner).and_then(|i| pops.get_mut(i)) {
             *p = p.saturating_add(c.population);

@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 use super::{tell, EconomyEvent};
 use crate::game::event::{Step, What};
 use crate::game::orders::Order;
-use crate::game::state::{seat_allowed, GameState, Phase, SpyState};
+use crate::game::state::{seat_allowed, GameState, OwnerRuns, Phase, SpyState};
 use crate::game::text::fold;
 use crate::game::weekend::Weekend;
-use crate::game::{Name, Square};
+use crate::game::Square;
 
 pub(super) fn run(w: &mut Weekend) {
     let orders = w.orders;
@@ -199,23 +199,11 @@ fn best_city(own: &[Seat], coastal: bool) -> Option<Square> {
 
 /// Each city's capital and harbour flags follow its owner's choice.
 fn sync_city_flags(gs: &mut GameState) {
-    let GameState {
-        realms,
-        cities,
-        realm_places,
-        ..
-    } = gs;
     // The owner found once per run of its cities, by its place among the realms.
-    let mut last: Option<(Name, Option<usize>)> = None;
-    for c in cities.iter_mut() {
-        let place = match &last {
-            Some((o, k)) if o.same(&c.owner) || *o == c.owner => *k,
-            _ => {
-                let k = realm_places.place(realms, &c.owner);
-                last = Some((c.owner.clone(), k));
-                k
-            }
-        };
+    let mut runs = OwnerRuns::default();
+    let places: Vec<Option<usize>> = gs.cities.iter().map(|c| runs.place(gs, &c.owner)).collect();
+    let GameState { realms, cities, .. } = gs;
+    for (c, place) in cities.iter_mut().zip(places) {
         let (capital, harbour, evil) = place
             .and_then(|k| realms.get(k))
             .map_or((None, None, false), |r| {

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::Weekend;
 use crate::game::event::{Step, What};
 use crate::game::orders::{Order, Reward};
-use crate::game::state::{GameState, LocalText, RulerBenefit};
+use crate::game::state::{GameState, LocalText, OwnerRuns, RulerBenefit};
 use crate::game::{Position, Resource, Resources, Square, UnitKind};
 
 /// VP for a mission the GM judged done (R-MISSION-3).
@@ -151,17 +151,10 @@ impl Cities {
     fn of(&mut self, gs: &GameState, realm: &str) -> Vec<usize> {
         let lists = self.by_owner.get_or_insert_with(|| {
             let mut lists = vec![Vec::new(); gs.realms.len()];
-            let mut last: Option<(&str, Option<usize>)> = None;
+            // An owner's cities mostly follow each other: looked up once a run.
+            let mut runs = OwnerRuns::default();
             for (k, c) in gs.cities.iter().enumerate() {
-                // An owner's cities mostly follow each other: looked up once a run.
-                let place = match last {
-                    Some((o, p)) if std::ptr::eq(o, c.owner.as_str()) || o == c.owner => p,
-                    _ => {
-                        let p = gs.realm_index(&c.owner);
-                        last = Some((c.owner.as_str(), p));
-                        p
-                    }
-                };
+                let place = runs.place(gs, &c.owner);
                 if let Some(list) = place.and_then(|p| lists.get_mut(p)) {
                     list.push(k);
                 }

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{add_vp, playing, tell, Cities, PoliticsEvent};
 use crate::game::event::Step;
-use crate::game::state::{ArmyGroup, DrawnEvent, GameState, Unit};
+use crate::game::state::{ArmyGroup, DrawnEvent, GameState, OwnerRuns, Unit};
 use crate::game::weekend::Weekend;
 use crate::game::{Name, Resources, UnitKind};
 
@@ -42,24 +42,11 @@ impl Groups {
     /// The army indices of realm `i`.
     fn of(&mut self, gs: &GameState, i: usize) -> Vec<usize> {
         let all = self.by_realm.get_or_insert_with(|| {
-            let index: BTreeMap<&str, usize> = gs
-                .realms
-                .iter()
-                .enumerate()
-                .map(|(k, r)| (r.name.as_str(), k))
-                .collect();
             let mut v = vec![Vec::new(); gs.realms.len()];
             // The groups come owner by owner: each owner looked up once per run.
-            let mut last: Option<(&str, Option<usize>)> = None;
+            let mut runs = OwnerRuns::default();
             for (k, a) in gs.armies.iter().enumerate() {
-                let r = match last {
-                    Some((o, r)) if o == a.owner => r,
-                    _ => {
-                        let r = index.get(a.owner.as_str()).copied();
-                        last = Some((a.owner.as_str(), r));
-                        r
-                    }
-                };
+                let r = runs.place(gs, &a.owner);
                 if let Some(r) = r {
                     v[r].push(k);
                 }
