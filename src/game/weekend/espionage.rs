@@ -119,7 +119,7 @@ fn entered(start: &GameState, end: &GameState) -> Vec<BTreeSet<Square>> {
     let land = |sq| end.map.get(sq).and_then(|m| m.owner.as_deref());
     let mut out: Vec<BTreeSet<Square>> = vec![BTreeSet::new(); end.realms.len()];
     // The groups come owner by owner: each owner's place in `start` found once per run.
-    let mut run: Option<(&str, Option<usize>)> = None;
+    let mut runs = OwnerRuns::default();
     for a in end
         .armies
         .iter()
@@ -131,14 +131,7 @@ fn entered(start: &GameState, end: &GameState) -> Vec<BTreeSet<Square>> {
         let Some(owner) = land(a.square).filter(|o| *o != a.owner) else {
             continue;
         };
-        let place = match run {
-            Some((o, p)) if o == a.owner => p,
-            _ => {
-                let p = start.realm_index(&a.owner);
-                run = Some((&a.owner, p));
-                p
-            }
-        };
+        let place = runs.place(start, &a.owner);
         if before.land(start, place, &a.owner, a.id) != Some(owner) {
             if let Some(squares) = end.realm_index(owner).and_then(|k| out.get_mut(k)) {
                 squares.insert(a.square);
