@@ -1546,6 +1546,80 @@ fn rulings_31_an_army_going_back_aboard_a_fleet_that_filled_up_loses_what_it_can
     )));
 }
 
+/// Fugandri's army 1 (four light infantry, or what `more` adds) is teleported off its
+/// fleet on C6 (one transport) onto Genogien on D3, and Mirandel's swamp stops the
+/// attack there, so the army must go back aboard (Rulings 31); but Genogien's three
+/// heavy warships on C6 sink the transport first (step 4's naval battles come first).
+fn back_to_a_sunk_fleet(more: &[(u32, UnitKind)]) -> (GameState, Vec<Event>) {
+    let mut gs = facing_genogien_on_d3("C6");
+    if let Some(a) = gs
+        .armies
+        .iter_mut()
+        .find(|a| a.owner == "Fugandri" && a.id == 1)
+    {
+        a.units.extend(units(more, false));
+    }
+    fleet(
+        &mut gs,
+        "Fugandri",
+        1,
+        "C6",
+        ships(&[(1, ShipKind::Transportskepp)], false),
+        &[1],
+    );
+    fleet(
+        &mut gs,
+        "Genogien",
+        1,
+        "C6",
+        ships(&[(3, ShipKind::TungtKrigsskepp)], false),
+        &[],
+    );
+    let to = Target::ArmyTo {
+        army: GroupSel::Id(1),
+        to: sq("D3"),
+    };
+    let o = orders(&[
+        ("Fugandri", vec![cast(Spell::Teleportera, to)]),
+        ("Mirandel", vec![cast(Spell::Trask, on("Genogien"))]),
+        ("Genogien", vec![attack(Group::Fleet(1), "C6", None, None)]),
+    ]);
+    let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
+    magic::run_with(&mut w, Dice::scripted("test", &[6, 6]));
+    military::movement(&mut w);
+    military::combat_with(&mut w, Dice::scripted("fight", &[20, 1, 20, 1, 20, 1]));
+    (w.state, w.events)
+}
+
+#[test]
+fn rulings_31_an_army_going_back_to_a_fleet_that_sank_drowns_on_its_water() {
+    let (after, ev) = back_to_a_sunk_fleet(&[]);
+    assert!(
+        after.fleets.iter().all(|f| f.owner != "Fugandri"),
+        "the transport sank"
+    );
+    assert!(
+        group_of(&after, "Fugandri", 1).is_none(),
+        "no army left beside Genogien on D3"
+    );
+    assert_eq!(group_of(&after, "Genogien", 1).unwrap().square, sq("D3"));
+    assert!(military(&ev).iter().any(|m| matches!(
+        m,
+        MilitaryEvent::Drowned { army: 1, units: 4, square, .. } if *square == sq("C6")
+    )));
+}
+
+#[test]
+fn rulings_31_an_army_a_water_elemental_carries_goes_back_to_the_water_of_its_sunk_fleet() {
+    let (after, ev) = back_to_a_sunk_fleet(&[(1, UnitKind::Vattenelementar)]);
+    assert!(after.fleets.iter().all(|f| f.owner != "Fugandri"));
+    let one = group_of(&after, "Fugandri", 1).expect("afloat, it lives");
+    assert_eq!((one.square, one.units.len()), (sq("C6"), 5));
+    assert!(!military(&ev)
+        .iter()
+        .any(|m| matches!(m, MilitaryEvent::Drowned { .. })));
+}
+
 // ------------------------------------------------------------------ hostile casts
 
 mod hostile {

@@ -223,7 +223,10 @@ fn teleport(w: &mut Weekend, cx: &mut Cx, caster: &str, i: usize, to: Square) ->
         .map(|a| a.owner.clone());
     // Where it goes back to if it meets enemies there and does not win (Rulings 31).
     let came_from = match military::forces::carrier(gs, &owner, id) {
-        Some(f) => military::Entered::Fleet(gs.fleets[f].id),
+        Some(f) => military::Entered::Fleet {
+            fleet: gs.fleets[f].id,
+            square: gs.fleets[f].square,
+        },
         None => military::Entered::Square(from),
     };
     military::unload(&mut w.state, &owner, id);

@@ -18,6 +18,7 @@ use crate::game::Square;
 use super::super::{evil, magic, Weekend};
 use super::forces::{self, Tagged};
 use super::index::{self, Index};
+use super::water;
 use super::{cities, AttackRefusal, BattleReport, Entered, MilitaryEvent, MoveStop};
 use crate::game::hash::{FastMap, FastSet};
 use crate::game::Name;
@@ -775,8 +776,11 @@ fn naval(w: &mut Weekend, ix: &mut Index, dice: &mut Dice, a: &Attack, ctx: &mut
 /// attacker withdraws (Rulings 31): to the square before the one it stopped on (the
 /// square it was teleported from), or aboard the fleet it landed from (or was
 /// teleported off) while that fleet is there, where what the fleet can no longer carry
-/// drowns (R-COMBAT-8); enemies never share a square (R-CITY-12). Other attacks are
-/// fought from the attacker's own square and stay.
+/// drowns (R-COMBAT-8); enemies never share a square (R-CITY-12). When that fleet sank
+/// meanwhile (step 4's naval battles come first), the army goes back to the water the
+/// fleet stood on, and drowns whole there unless it can stand on the water by itself
+/// (R-COMBAT-8, R-UNIT-4). Other attacks are fought from the attacker's own square and
+/// stay.
 fn withdraw(w: &mut Weekend, ix: &mut Index, a: &Attack) {
     if a.against.is_none() {
         return;
@@ -789,9 +793,9 @@ fn withdraw(w: &mut Weekend, ix: &mut Index, a: &Attack) {
         (Entered::Square(sq), g @ Group::Fleet(_)) => {
             index::relocate(&mut w.state, ix, &a.realm, g, sq)
         }
-        (Entered::Fleet(f), Group::Army(id)) => {
+        (Entered::Fleet { fleet: f, square }, Group::Army(id)) => {
             let Some(fi) = forces::fleet_at(&w.state, &a.realm, f) else {
-                return;
+                return back_to_the_water(w, ix, &a.realm, id, square);
             };
             let fsq = w.state.fleets[fi].square;
             w.state.fleets[fi].cargo.push(id);
@@ -800,8 +804,32 @@ fn withdraw(w: &mut Weekend, ix: &mut Index, a: &Attack) {
             // carry drowns, from the tail of the army that came back last (R-COMBAT-8).
             drown(w, &a.realm, f);
         }
-        (Entered::Fleet(_), Group::Fleet(_)) => {}
+        (Entered::Fleet { .. }, Group::Fleet(_)) => {}
     }
+}
+
+/// The fleet army `id` landed from is gone: the army goes back to `square`, where that
+/// fleet stood, and drowns whole there when that is the sea and nothing keeps the army
+/// afloat (a water elemental, a higher demon, or air elementals alone); its owner is
+/// told. A fleet that sank in a harbour city leaves the army on the city's square.
+fn back_to_the_water(w: &mut Weekend, ix: &mut Index, realm: &str, id: u32, square: Square) {
+    move_army(&mut w.state, ix, realm, id, square);
+    let Some(i) = forces::army_at(&w.state, realm, id) else {
+        return;
+    };
+    let a = &w.state.armies[i];
+    if !water::stranded(&w.state, a) {
+        return;
+    }
+    let (owner, units) = (a.owner.clone(), a.units.len() as u64);
+    forces::lose_army(&mut w.state, realm, id);
+    let ev = MilitaryEvent::Drowned {
+        realm: owner.clone(),
+        army: id,
+        square,
+        units,
+    };
+    w.emit(Step::Combat, [owner], What::Military(ev));
 }
 
 fn write_back_attacking_fleet(

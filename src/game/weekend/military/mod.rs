@@ -251,11 +251,11 @@ pub enum MoveRefusal {
 
 /// Where a group that met troops that are not a friend's in step 3 came from, for the
 /// withdrawal at the round limit (Rulings 31): the square before the one it stopped on,
-/// or the fleet it landed from.
+/// or the fleet it landed from and the square that fleet stood on then.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Entered {
     Square(Square),
-    Fleet(u32),
+    Fleet { fleet: u32, square: Square },
 }
 
 impl MoveRefusal {

@@ -496,7 +496,7 @@ fn land(
     if let Some(MoveStop::Enemy { realm: enemy }) = &stop {
         engage(w, ix, mv, (realm, g), (to, Dimension::Normal), enemy);
         w.entered_from
-            .insert((realm.into(), g), Entered::Fleet(fleet));
+            .insert((realm.into(), g), Entered::Fleet { fleet, square: fsq });
     }
     emit(
         w,

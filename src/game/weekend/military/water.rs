@@ -29,6 +29,12 @@ pub fn afloat(a: &ArmyGroup) -> bool {
         || a.units.iter().all(|u| u.kind == UnitKind::Luftelementar)
 }
 
+/// On the sea of the normal map with nothing to keep it afloat (see `afloat`): an army
+/// group there without a fleet under it drowns.
+pub fn stranded(gs: &GameState, a: &ArmyGroup) -> bool {
+    at_sea(gs, a) && !afloat(a)
+}
+
 fn at_sea(gs: &GameState, a: &ArmyGroup) -> bool {
     a.dimension == Dimension::Normal
         && gs
