@@ -184,6 +184,66 @@ pub struct FormIndex<'a> {
     home_invitations: FastMap<&'a str, Vec<&'a HomeInvitation>>,
     portals: Vec<(Square, &'a MapSquare)>,
     seen: FastMap<&'a str, Vec<usize>>,
+    roll: Roll<'a>,
+}
+
+/// The realms still in the game, joined by ", " once, with where each name stands in
+/// the text: a form lists every realm but its own, so each form copies the text less
+/// its own name instead of going over every realm again.
+struct Roll<'a> {
+    joined: String,
+    /// Each name's bytes in `joined`; `None` for a name listed twice (the form then
+    /// goes over the realms as before).
+    at: FastMap<&'a str, Option<(usize, usize)>>,
+}
+
+impl<'a> Roll<'a> {
+    fn of(state: &'a GameState) -> Roll<'a> {
+        let mut roll = Roll {
+            joined: String::new(),
+            at: FastMap::default(),
+        };
+        for r in state.realms.iter().filter(|r| !r.eliminated) {
+            if !roll.joined.is_empty() {
+                roll.joined.push_str(", ");
+            }
+            let start = roll.joined.len();
+            roll.joined.push_str(&r.name);
+            let range = (start, roll.joined.len());
+            roll.at
+                .entry(r.name.as_str())
+                .and_modify(|e| *e = None)
+                .or_insert(Some(range));
+        }
+        roll
+    }
+
+    /// Every listed realm but `name`, in the state's order, joined by ", ".
+    fn without(&self, state: &GameState, name: &str) -> String {
+        let (start, end) = match self.at.get(name) {
+            None => return self.joined.clone(),
+            Some(Some(range)) => *range,
+            Some(None) => {
+                let others = state
+                    .realms
+                    .iter()
+                    .filter(|r| r.name != name && !r.eliminated);
+                return others
+                    .map(|r| r.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+            }
+        };
+        let (before, after) = (&self.joined[..start], &self.joined[end..]);
+        match (before.strip_suffix(", "), after.strip_prefix(", ")) {
+            // Not the first: drop the separator before it.
+            (Some(before), _) => [before, after].concat(),
+            // The first: drop the separator after it.
+            (None, Some(after)) => after.to_string(),
+            // The only one.
+            (None, None) => String::new(),
+        }
+    }
 }
 
 fn group_by<'a, T>(items: &'a [T], key: impl Fn(&'a T) -> &'a str) -> FastMap<&'a str, Vec<&'a T>> {
@@ -230,6 +290,7 @@ impl<'a> FormIndex<'a> {
             home_invitations: group_by(&state.home_invitations, |h| h.realm.as_str()),
             portals: portals.filter(|(_, m)| m.portal.is_some()).collect(),
             seen: crate::render::weekend::seen_by_realm(events),
+            roll: Roll::of(state),
         }
     }
 
@@ -685,7 +746,7 @@ impl Of<'_> {
 
     /// Friends, mutual friends and every other realm still in the game.
     fn relations(&self) -> (String, String, String) {
-        let (state, name) = (self.state, self.name);
+        let name = self.name;
         let mutual: Vec<String> = self
             .realm
             .friends
@@ -697,16 +758,10 @@ impl Of<'_> {
             })
             .cloned()
             .collect();
-        let others: Vec<String> = state
-            .realms
-            .iter()
-            .filter(|r| r.name != name && !r.eliminated)
-            .map(|r| r.name.clone())
-            .collect();
         (
             self.list_or_none(self.realm.friends.clone()),
             self.list_or_none(mutual),
-            others.join(", "),
+            self.ix.roll.without(self.state, name),
         )
     }
 
@@ -938,5 +993,47 @@ mod tests {
             r,
             vec![(TungtInfanteri, 2), (Bagskyttar, 1), (TungtInfanteri, 1)]
         );
+    }
+
+    /// The other realms as every form listed them before the roll: a pass over the
+    /// realms.
+    fn others_by_a_pass(state: &GameState, name: &str) -> String {
+        let others = state
+            .realms
+            .iter()
+            .filter(|r| r.name != name && !r.eliminated);
+        others
+            .map(|r| r.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_roll_lists_the_other_realms_as_a_pass_over_the_realms_did(
+            realms in proptest::collection::vec(("[A-D]{1,2}", proptest::bool::weighted(0.2)), 0..8),
+            asked in "[A-D]{1,2}",
+        ) {
+            let mut state =
+                crate::game::load_scenario(include_str!("../../scenarios/demo.yaml")).expect("demo");
+            let template = state.realms[0].clone();
+            state.realms = realms
+                .iter()
+                .map(|(name, eliminated)| Realm {
+                    name: name.clone(),
+                    eliminated: *eliminated,
+                    ..template.clone()
+                })
+                .collect();
+            let roll = Roll::of(&state);
+            let names = state.realms.iter().map(|r| r.name.as_str());
+            for name in names.chain([asked.as_str(), ""]) {
+                proptest::prop_assert_eq!(
+                    roll.without(&state, name),
+                    others_by_a_pass(&state, name),
+                    "{}", name
+                );
+            }
+        }
     }
 }
