@@ -1486,12 +1486,9 @@ fn rulings_31_an_army_teleported_onto_enemies_goes_back_at_the_round_limit() {
     assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("C8"));
 }
 
-#[test]
-fn rulings_31_an_army_going_back_aboard_a_fleet_that_filled_up_loses_what_it_cannot_carry() {
-    // Fugandri's army 1 (four light infantry) is teleported off its fleet on C6 (one
-    // transport: room for five) onto Genogien on D3; army 2 (three) boards the fleet in
-    // step 3; the swamp stops the attack, and army 1 goes back aboard, where only two
-    // of its four fit: the other two drown, from the tail (R-COMBAT-8).
+/// `facing_genogien_on_d3` with Fugandri's army 1 aboard its fleet 1 (one transport:
+/// room for five) on C6.
+fn aboard_on_c6_facing_genogien() -> GameState {
     let mut gs = facing_genogien_on_d3("C6");
     fleet(
         &mut gs,
@@ -1501,6 +1498,25 @@ fn rulings_31_an_army_going_back_aboard_a_fleet_that_filled_up_loses_what_it_can
         ships(&[(1, ShipKind::Transportskepp)], false),
         &[1],
     );
+    gs
+}
+
+/// Fugandri's cast: Teleport its army 1 onto D3.
+fn teleport_army_1_to_d3() -> Order {
+    let to = Target::ArmyTo {
+        army: GroupSel::Id(1),
+        to: sq("D3"),
+    };
+    cast(Spell::Teleportera, to)
+}
+
+#[test]
+fn rulings_31_an_army_going_back_aboard_a_fleet_that_filled_up_loses_what_it_cannot_carry() {
+    // Fugandri's army 1 (four light infantry) is teleported off its fleet on C6 (one
+    // transport: room for five) onto Genogien on D3; army 2 (three) boards the fleet in
+    // step 3; the swamp stops the attack, and army 1 goes back aboard, where only two
+    // of its four fit: the other two drown, from the tail (R-COMBAT-8).
+    let mut gs = aboard_on_c6_facing_genogien();
     army(
         &mut gs,
         "Fugandri",
@@ -1508,17 +1524,10 @@ fn rulings_31_an_army_going_back_aboard_a_fleet_that_filled_up_loses_what_it_can
         "C7",
         units(&[(3, LattInfanteri)], false),
     );
-    let to = Target::ArmyTo {
-        army: GroupSel::Id(1),
-        to: sq("D3"),
-    };
     let o = orders(&[
         (
             "Fugandri",
-            vec![
-                cast(Spell::Teleportera, to),
-                Order::Embark { army: 2, fleet: 1 },
-            ],
+            vec![teleport_army_1_to_d3(), Order::Embark { army: 2, fleet: 1 }],
         ),
         ("Mirandel", vec![cast(Spell::Trask, on("Genogien"))]),
     ]);
@@ -1551,7 +1560,7 @@ fn rulings_31_an_army_going_back_aboard_a_fleet_that_filled_up_loses_what_it_can
 /// attack there, so the army must go back aboard (Rulings 31); but Genogien's three
 /// heavy warships on C6 sink the transport first (step 4's naval battles come first).
 fn back_to_a_sunk_fleet(more: &[(u32, UnitKind)]) -> (GameState, Vec<Event>) {
-    let mut gs = facing_genogien_on_d3("C6");
+    let mut gs = aboard_on_c6_facing_genogien();
     if let Some(a) = gs
         .armies
         .iter_mut()
@@ -1561,26 +1570,14 @@ fn back_to_a_sunk_fleet(more: &[(u32, UnitKind)]) -> (GameState, Vec<Event>) {
     }
     fleet(
         &mut gs,
-        "Fugandri",
-        1,
-        "C6",
-        ships(&[(1, ShipKind::Transportskepp)], false),
-        &[1],
-    );
-    fleet(
-        &mut gs,
         "Genogien",
         1,
         "C6",
         ships(&[(3, ShipKind::TungtKrigsskepp)], false),
         &[],
     );
-    let to = Target::ArmyTo {
-        army: GroupSel::Id(1),
-        to: sq("D3"),
-    };
     let o = orders(&[
-        ("Fugandri", vec![cast(Spell::Teleportera, to)]),
+        ("Fugandri", vec![teleport_army_1_to_d3()]),
         ("Mirandel", vec![cast(Spell::Trask, on("Genogien"))]),
         ("Genogien", vec![attack(Group::Fleet(1), "C6", None, None)]),
     ]);

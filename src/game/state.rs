@@ -238,6 +238,22 @@ impl<'a> OwnerRuns<'a> {
     }
 }
 
+/// The places in a list of `owners` (a list's items in order), grouped by their owner's
+/// place in `gs.realms`; an owner that is not a realm's is left out.
+pub fn places_by_owner<'a>(
+    gs: &GameState,
+    owners: impl Iterator<Item = &'a str>,
+) -> Vec<Vec<usize>> {
+    let mut lists = vec![Vec::new(); gs.realms.len()];
+    let mut runs = OwnerRuns::default();
+    for (k, owner) in owners.enumerate() {
+        if let Some(list) = runs.place(gs, owner).and_then(|p| lists.get_mut(p)) {
+            list.push(k);
+        }
+    }
+    lists
+}
+
 impl Clone for RealmPlaces {
     fn clone(&self) -> Self {
         RealmPlaces::default()

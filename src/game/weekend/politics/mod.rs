@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::Weekend;
 use crate::game::event::{Step, What};
 use crate::game::orders::{Order, Reward};
-use crate::game::state::{GameState, LocalText, OwnerRuns, RulerBenefit};
+use crate::game::state::{places_by_owner, GameState, LocalText, RulerBenefit};
 use crate::game::{Position, Resource, Resources, Square, UnitKind};
 
 /// VP for a mission the GM judged done (R-MISSION-3).
@@ -149,18 +149,9 @@ struct Cities {
 
 impl Cities {
     fn of(&mut self, gs: &GameState, realm: &str) -> Vec<usize> {
-        let lists = self.by_owner.get_or_insert_with(|| {
-            let mut lists = vec![Vec::new(); gs.realms.len()];
-            // An owner's cities mostly follow each other: looked up once a run.
-            let mut runs = OwnerRuns::default();
-            for (k, c) in gs.cities.iter().enumerate() {
-                let place = runs.place(gs, &c.owner);
-                if let Some(list) = place.and_then(|p| lists.get_mut(p)) {
-                    list.push(k);
-                }
-            }
-            lists
-        });
+        let lists = self
+            .by_owner
+            .get_or_insert_with(|| places_by_owner(gs, gs.cities.iter().map(|c| c.owner.as_str())));
         let place = gs.realm_index(realm);
         place
             .and_then(|p| lists.get(p))

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{add_vp, playing, tell, Cities, PoliticsEvent};
 use crate::game::event::Step;
-use crate::game::state::{ArmyGroup, DrawnEvent, GameState, OwnerRuns, Unit};
+use crate::game::state::{places_by_owner, ArmyGroup, DrawnEvent, GameState, Unit};
 use crate::game::weekend::Weekend;
 use crate::game::{Name, Resources, UnitKind};
 
@@ -41,18 +41,9 @@ impl Groups {
 
     /// The army indices of realm `i`.
     fn of(&mut self, gs: &GameState, i: usize) -> Vec<usize> {
-        let all = self.by_realm.get_or_insert_with(|| {
-            let mut v = vec![Vec::new(); gs.realms.len()];
-            // The groups come owner by owner: each owner looked up once per run.
-            let mut runs = OwnerRuns::default();
-            for (k, a) in gs.armies.iter().enumerate() {
-                let r = runs.place(gs, &a.owner);
-                if let Some(r) = r {
-                    v[r].push(k);
-                }
-            }
-            v
-        });
+        let all = self
+            .by_realm
+            .get_or_insert_with(|| places_by_owner(gs, gs.armies.iter().map(|a| a.owner.as_str())));
         all.get(i).cloned().unwrap_or_default()
     }
 
