@@ -1158,12 +1158,8 @@ fn r_gen_5_the_weekend_charges_each_purchase_what_the_receipt_charged() {
     let charged: Vec<Resources> = res
         .events
         .iter()
-        .filter_map(|e| match &e.what {
-            pbemd::game::event::What::Economy(EconomyEvent::Bought { realm, cost, .. })
-                if realm == "Genogien" =>
-            {
-                Some(*cost)
-            }
+        .filter_map(|e| match e.what.economy() {
+            Some(EconomyEvent::Bought { realm, cost, .. }) if realm == "Genogien" => Some(*cost),
             _ => None,
         })
         .collect();

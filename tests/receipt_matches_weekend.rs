@@ -42,16 +42,16 @@ fn refused_at_the_weekend(res: &Resolution, realm: &str) -> Vec<String> {
         .iter()
         .filter(|e| e.seen_by(realm))
         .filter(|e| match &e.what {
-            What::Economy(EconomyEvent::Refused { .. }) => true,
-            What::Magic(MagicEvent::Refused { .. }) => true,
+            What::Economy(ev) => matches!(**ev, EconomyEvent::Refused { .. }),
+            What::Magic(ev) => matches!(**ev, MagicEvent::Refused { .. }),
             What::Market(ev) => matches!(
-                ev,
+                **ev,
                 MarketEvent::BidRefused { .. }
                     | MarketEvent::PlaceRefused { .. }
                     | MarketEvent::EngineersRefused { .. }
                     | MarketEvent::ResearchRefused { .. }
             ),
-            What::Politics(PoliticsEvent::NotApplied { .. }) => true,
+            What::Politics(ev) => matches!(**ev, PoliticsEvent::NotApplied { .. }),
             What::Military(ev) => matches!(
                 ev,
                 MilitaryEvent::MoveRefused { .. }
@@ -70,14 +70,18 @@ fn carried_out(res: &Resolution, realm: &str) -> usize {
         .iter()
         .filter(|e| e.seen_by(realm))
         .map(|e| match &e.what {
-            What::Economy(EconomyEvent::Bought { .. }) => 1,
-            What::Magic(MagicEvent::Cast { .. }) => 1,
-            What::Market(
+            What::Economy(ev) => usize::from(matches!(**ev, EconomyEvent::Bought { .. })),
+            What::Magic(ev) => usize::from(matches!(**ev, MagicEvent::Cast { .. })),
+            What::Market(ev) => usize::from(matches!(
+                **ev,
                 MarketEvent::Won { .. }
-                | MarketEvent::Engineers { .. }
-                | MarketEvent::Research { .. },
-            ) => 1,
-            What::Politics(PoliticsEvent::Benefit { .. } | PoliticsEvent::Reward { .. }) => 1,
+                    | MarketEvent::Engineers { .. }
+                    | MarketEvent::Research { .. }
+            )),
+            What::Politics(ev) => usize::from(matches!(
+                **ev,
+                PoliticsEvent::Benefit { .. } | PoliticsEvent::Reward { .. }
+            )),
             _ => 0,
         })
         .sum::<usize>()
@@ -89,7 +93,7 @@ fn placed_lines(res: &Resolution, realm: &str) -> usize {
     res.events
         .iter()
         .filter(|e| e.seen_by(realm))
-        .filter(|e| matches!(e.what, What::Market(MarketEvent::Placed { .. })))
+        .filter(|e| matches!(e.what.market(), Some(MarketEvent::Placed { .. })))
         .count()
 }
 
@@ -127,13 +131,16 @@ fn priced_or_claimed(c: &Checked) -> usize {
 fn stock_before_production(res: &Resolution, realm: &str) -> Resources {
     let mut stock = res.state.realm(realm).expect("realm").stock;
     for e in res.events.iter().filter(|e| e.seen_by(realm)) {
-        let gained = match &e.what {
-            What::Economy(EconomyEvent::Produced { resources, .. }) => *resources,
-            What::Economy(EconomyEvent::SlaveRevolt { .. }) => panic!("no revolt in the cases"),
-            What::Market(MarketEvent::Won {
-                lot: Lot::Resource { resource, amount },
-                ..
-            }) => Resources::from_pairs(&[(*resource, *amount)]),
+        let gained = match (e.what.economy(), e.what.market()) {
+            (Some(EconomyEvent::Produced { resources, .. }), _) => *resources,
+            (Some(EconomyEvent::SlaveRevolt { .. }), _) => panic!("no revolt in the cases"),
+            (
+                _,
+                Some(MarketEvent::Won {
+                    lot: Lot::Resource { resource, amount },
+                    ..
+                }),
+            ) => Resources::from_pairs(&[(*resource, *amount)]),
             _ => Resources::ZERO,
         };
         stock = stock
@@ -378,8 +385,8 @@ fn r_vote_5_double_bids_chosen_on_the_form_count_for_its_bid_on_the_receipt_and_
     alfa_rules(&mut gs, None);
     let (c, res) = receipt_and_weekend(&gs, "Alfa", &["BUD 6 mat", "FÖRMÅN dubbla bud"]);
     assert_eq!(verdicts(&c), vec![None, None]);
-    let won = res.events.iter().find_map(|e| match &e.what {
-        What::Market(MarketEvent::Won { value, .. }) => Some(*value),
+    let won = res.events.iter().find_map(|e| match e.what.market() {
+        Some(MarketEvent::Won { value, .. }) => Some(*value),
         _ => None,
     });
     assert_eq!(won, Some(12));

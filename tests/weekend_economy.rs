@@ -751,10 +751,8 @@ fn r_city_5_a_city_plundered_in_the_weekend_gives_its_owner_nothing() {
     let ev: Vec<&EconomyEvent> = w
         .events
         .iter()
-        .filter_map(|e| match &e.what {
-            pbemd::game::event::What::Economy(ev) if e.seen_by("Alfa") => Some(ev),
-            _ => None,
-        })
+        .filter(|e| e.seen_by("Alfa"))
+        .filter_map(|e| e.what.economy())
         .collect();
     assert_eq!(
         ev,
@@ -1357,10 +1355,8 @@ fn r_vp_3_the_ledger_tells_each_realm_its_vp_before_and_after() {
     let vp: Vec<&EconomyEvent> = w
         .events
         .iter()
-        .filter_map(|e| match &e.what {
-            pbemd::game::event::What::Economy(ev @ EconomyEvent::Vp { .. }) => Some(ev),
-            _ => None,
-        })
+        .filter_map(|e| e.what.economy())
+        .filter(|ev| matches!(ev, EconomyEvent::Vp { .. }))
         .collect();
     assert_eq!(
         vp,
@@ -1411,10 +1407,10 @@ fn rulings_47_several_over_the_line_most_vp_then_the_earliest_form() {
 fn r_phase_1_without_a_winner_the_phase_stays_resolving() {
     let res = weekend(&game(), &forms(vec![]));
     assert_eq!(res.state.phase, Phase::Resolving);
-    assert!(res.events.iter().all(|e| !matches!(
-        e.what,
-        pbemd::game::event::What::Economy(EconomyEvent::Victory { .. })
-    )));
+    assert!(res
+        .events
+        .iter()
+        .all(|e| !matches!(e.what.economy(), Some(EconomyEvent::Victory { .. }))));
 }
 
 #[test]

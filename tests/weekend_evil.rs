@@ -650,8 +650,8 @@ fn r_evil_9_the_evil_builds_nothing_but_demons() {
     economy::purchases(&mut w);
     assert!(w.state.armies_of(EVIL).next().is_none());
     assert!(w.events.iter().any(|e| matches!(
-        &e.what,
-        What::Economy(EconomyEvent::Refused {
+        e.what.economy(),
+        Some(EconomyEvent::Refused {
             why: Why::DemonsOnly,
             ..
         })
@@ -1310,7 +1310,7 @@ fn r_phase_3_treasure_after_the_battles_portal_fading_after_step_9() {
             )
         )
     });
-    let produced = at(&|w| matches!(w, What::Economy(EconomyEvent::Produced { .. })));
+    let produced = at(&|w| matches!(w.economy(), Some(EconomyEvent::Produced { .. })));
     let fading = at(&|w| matches!(w, What::Evil(EvilEvent::PortalFading { .. })));
     assert!(battle < treasure, "{battle} < {treasure}");
     assert!(treasure < produced, "{treasure} < {produced}");

@@ -49,13 +49,7 @@ fn magic_with(
 }
 
 fn spells(events: &[Event]) -> Vec<&MagicEvent> {
-    events
-        .iter()
-        .filter_map(|e| match &e.what {
-            What::Magic(m) => Some(m),
-            _ => None,
-        })
-        .collect()
+    events.iter().filter_map(|e| e.what.magic()).collect()
 }
 
 /// The caster's `Cast` events: (success, effect).
@@ -1960,8 +1954,8 @@ fn r_spell_9_armageddon_drowns_the_cargo_a_halved_fleet_cannot_carry() {
     );
     assert_eq!(group_of(&after, "Afani", 1).unwrap().units.len(), 3);
     assert_eq!(group_of(&after, "Afani", 2).unwrap().units.len(), 2);
-    let afani = ev.iter().find_map(|e| match &e.what {
-        What::Magic(MagicEvent::Suffered {
+    let afani = ev.iter().find_map(|e| match e.what.magic() {
+        Some(MagicEvent::Suffered {
             realm,
             effect: Effect::Armageddon { units, ships },
             ..

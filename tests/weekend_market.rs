@@ -60,7 +60,7 @@ fn market(res: &Resolution, realm: &str) -> Vec<MarketEvent> {
         .iter()
         .filter(|e| e.seen_by(realm))
         .filter_map(|e| match &e.what {
-            What::Market(ev) => Some(ev.clone()),
+            What::Market(ev) => Some((**ev).clone()),
             _ => None,
         })
         .collect()
@@ -130,7 +130,7 @@ fn r_free_1_the_weekend_draws_next_weeks_lot_and_announces_it_to_every_realm() {
     let step = res
         .events
         .iter()
-        .find(|e| matches!(e.what, What::Market(MarketEvent::Offer { .. })))
+        .find(|e| matches!(e.what.market(), Some(MarketEvent::Offer { .. })))
         .map(|e| e.step);
     assert_eq!(step, Some(Step::FreeMerchants));
 }

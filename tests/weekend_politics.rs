@@ -100,7 +100,7 @@ fn told(events: &[Event], realm: &str) -> Vec<PoliticsEvent> {
         .iter()
         .filter(|e| e.seen_by(realm))
         .filter_map(|e| match &e.what {
-            What::Politics(ev) => Some(ev.clone()),
+            What::Politics(ev) => Some((**ev).clone()),
             _ => None,
         })
         .collect()
@@ -297,8 +297,8 @@ fn r_vote_4_a_city_taken_that_weekend_counts_for_the_taker() {
         .owner = "Gamma".into();
     politics::after_step_9(&mut w);
     let cities = |realm: &str| {
-        w.events.iter().find_map(|e| match &e.what {
-            What::Politics(PoliticsEvent::Vote {
+        w.events.iter().find_map(|e| match e.what.politics() {
+            Some(PoliticsEvent::Vote {
                 realm: r, cities, ..
             }) if r == realm => Some(*cities),
             _ => None,

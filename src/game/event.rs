@@ -165,19 +165,87 @@ impl<'de> Deserialize<'de> for SeenBy {
 }
 
 /// What happened, by family: purchases and the economy, or armies, fleets and cities.
+///
+/// Every event takes the room of the largest kind, and a large weekend writes one or
+/// more an army group, so the families of a few events a realm (the economy's, the
+/// free merchants', the vote's and the spells', each well over 100 bytes) are kept
+/// behind a pointer: an event is 96 bytes instead of 232. A box is stored and read as
+/// what it holds, so the stored events are the same.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "family", content = "event", rename_all = "snake_case")]
 pub enum What {
-    Economy(EconomyEvent),
+    Economy(Box<EconomyEvent>),
     Military(MilitaryEvent),
     /// The Evil, portals, lava and treasures (R-EVIL).
     Evil(EvilEvent),
     /// Free merchants, engineers and research.
-    Market(MarketEvent),
+    Market(Box<MarketEvent>),
     Espionage(EspionageEvent),
-    Politics(PoliticsEvent),
+    Politics(Box<PoliticsEvent>),
     /// Spells cast in step 2 and what they did.
-    Magic(MagicEvent),
+    Magic(Box<MagicEvent>),
+}
+
+// A large weekend writes more than one event an army group: see `What`.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Event>() <= 96);
+
+impl What {
+    /// The economy's event, if this is one.
+    pub fn economy(&self) -> Option<&EconomyEvent> {
+        match self {
+            What::Economy(ev) => Some(ev),
+            _ => None,
+        }
+    }
+
+    /// The free merchants' event, if this is one.
+    pub fn market(&self) -> Option<&MarketEvent> {
+        match self {
+            What::Market(ev) => Some(ev),
+            _ => None,
+        }
+    }
+
+    /// The vote's, the missions' or the random events' event, if this is one.
+    pub fn politics(&self) -> Option<&PoliticsEvent> {
+        match self {
+            What::Politics(ev) => Some(ev),
+            _ => None,
+        }
+    }
+
+    /// A spell's event, if this is one.
+    pub fn magic(&self) -> Option<&MagicEvent> {
+        match self {
+            What::Magic(ev) => Some(ev),
+            _ => None,
+        }
+    }
+}
+
+impl From<EconomyEvent> for What {
+    fn from(ev: EconomyEvent) -> Self {
+        What::Economy(Box::new(ev))
+    }
+}
+
+impl From<MarketEvent> for What {
+    fn from(ev: MarketEvent) -> Self {
+        What::Market(Box::new(ev))
+    }
+}
+
+impl From<PoliticsEvent> for What {
+    fn from(ev: PoliticsEvent) -> Self {
+        What::Politics(Box::new(ev))
+    }
+}
+
+impl From<MagicEvent> for What {
+    fn from(ev: MagicEvent) -> Self {
+        What::Magic(Box::new(ev))
+    }
 }
 
 #[cfg(test)]

@@ -106,7 +106,7 @@ pub fn told(res: &Resolution, realm: &str) -> Vec<EconomyEvent> {
         .iter()
         .filter(|e: &&Event| e.seen_by(realm))
         .filter_map(|e| match &e.what {
-            What::Economy(ev) => Some(ev.clone()),
+            What::Economy(ev) => Some((**ev).clone()),
             _ => None,
         })
         .collect()

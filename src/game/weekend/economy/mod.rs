@@ -13,7 +13,7 @@ mod wrap_up;
 use serde::{Deserialize, Serialize};
 
 use super::Weekend;
-use crate::game::event::{Step, What};
+use crate::game::event::Step;
 use crate::game::orders::Order;
 use crate::game::{Position, Resource, Resources, ShipKind, Square, UnitKind};
 
@@ -227,7 +227,7 @@ impl EconomyEvent {
 /// Tell `realm` alone what happened to it.
 fn tell(w: &mut Weekend, step: Step, ev: EconomyEvent) {
     let realm = w.name(ev.realm());
-    w.emit(step, [realm], What::Economy(ev));
+    w.emit(step, [realm], ev.into());
 }
 
 /// Step 1.

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use super::tally::unit_counts;
 use super::{tell, EconomyEvent};
-use crate::game::event::{Step, What};
+use crate::game::event::Step;
 use crate::game::state::SlaveRevoltLoss;
 use crate::game::weekend::Weekend;
 use crate::game::{Resource, Resources};
@@ -52,8 +52,8 @@ pub(super) fn run(w: &mut Weekend) {
 fn produced_slaves(w: &Weekend) -> BTreeMap<String, u32> {
     w.events
         .iter()
-        .filter_map(|e| match &e.what {
-            What::Economy(EconomyEvent::Produced {
+        .filter_map(|e| match e.what.economy() {
+            Some(EconomyEvent::Produced {
                 realm, resources, ..
             }) => Some((realm.clone(), resources.get(Resource::Slavar))),
             _ => None,

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::{tell, EconomyEvent};
-use crate::game::event::{Step, What};
+use crate::game::event::Step;
 use crate::game::orders::Order;
 use crate::game::state::{seat_allowed, GameState, OwnerRuns, Phase, SpyState};
 use crate::game::text::fold;
@@ -288,5 +288,5 @@ fn victory(w: &mut Weekend) {
     w.state.phase = Phase::Finished;
     let everyone: Vec<String> = w.state.realms.iter().map(|r| r.name.clone()).collect();
     let ev = EconomyEvent::Victory { realm, vp };
-    w.emit(Step::WrapUp, everyone, What::Economy(ev));
+    w.emit(Step::WrapUp, everyone, ev.into());
 }

@@ -87,7 +87,7 @@ pub enum EvilEvent {
         army: u32,
         square: Square,
         roll: u32,
-        found: Resources,
+        found: Box<Resources>,
     },
     /// R-EVIL-8 result 8: the GM decides (seen by no realm; the GM is told).
     TreasureForGm {
@@ -104,22 +104,22 @@ pub enum EvilEvent {
         realm: Name,
         army: u32,
         city: Square,
-        resources: Resources,
+        resources: Box<Resources>,
     },
     /// Rulings 55: the army carrying it is gone, and so is the treasure.
     TreasureLost {
         realm: Name,
         army: u32,
-        resources: Resources,
+        resources: Box<Resources>,
     },
     /// R-EVIL-12: the Evil's plunder (or a plunder of the Evil): the city's production
     /// this round, its whole population into `into`, `vp` taken from the loser.
     Plundered {
         square: Square,
-        city: String,
+        city: Name,
         attacker: Name,
         defender: Name,
-        production: Resources,
+        production: Box<Resources>,
         population: u32,
         into: Option<Square>,
         vp: i64,
@@ -129,7 +129,7 @@ pub enum EvilEvent {
     RazeCost {
         realm: Name,
         square: Square,
-        cost: Resources,
+        cost: Box<Resources>,
         paid: bool,
     },
     /// R-EVIL-19: an army within sight, with its units.

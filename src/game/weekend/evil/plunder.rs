@@ -56,7 +56,7 @@ fn pay_raze(w: &mut Weekend, attacker: &str, square: Square) -> bool {
     let ev = EvilEvent::RazeCost {
         realm: attacker.into(),
         square,
-        cost,
+        cost: Box::new(cost),
         paid,
     };
     emit(w, Step::Combat, [attacker.to_string()], ev);
@@ -98,10 +98,10 @@ fn plunder(w: &mut Weekend, attacker: &str, city: &City) {
     w.plundered.insert(city.square);
     let ev = EvilEvent::Plundered {
         square: city.square,
-        city: city.name.clone(),
+        city: city.name.as_str().into(),
         attacker: attacker.into(),
         defender: defender.clone(),
-        production: city.production,
+        production: Box::new(city.production),
         population,
         into,
         vp: VP_EVIL_PLUNDER,

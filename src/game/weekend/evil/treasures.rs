@@ -66,7 +66,7 @@ fn take(w: &mut Weekend, dice: &mut Dice, realm: &str, army: u32, square: Square
         army,
         square,
         roll,
-        found,
+        found: Box::new(found),
     };
     emit(w, Step::Combat, [realm.to_string()], ev);
     if table(roll).is_none() {
@@ -149,7 +149,7 @@ pub fn credit(w: &mut Weekend) {
             realm: realm.clone(),
             army,
             city,
-            resources,
+            resources: Box::new(resources),
         };
         emit(w, Step::WrapUp, [realm], ev);
     }
@@ -169,7 +169,7 @@ pub(super) fn lost(w: &mut Weekend) {
         let ev = EvilEvent::TreasureLost {
             realm: realm.clone(),
             army,
-            resources,
+            resources: Box::new(resources),
         };
         emit(w, Step::WrapUp, [realm], ev);
     }

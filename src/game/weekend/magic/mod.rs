@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Weekend;
 use crate::game::dice::Dice;
-use crate::game::event::{Step, What};
+use crate::game::event::Step;
 use crate::game::orders::{Group, Order, Target};
 use crate::game::Name;
 use crate::game::{Resource, Resources, Spell, Square};
@@ -229,7 +229,7 @@ pub(crate) fn tell<S: Into<Name>>(
     seen_by: impl IntoIterator<Item = S>,
     ev: MagicEvent,
 ) {
-    w.emit(Step::Magic, seen_by, What::Magic(ev));
+    w.emit(Step::Magic, seen_by, ev.into());
 }
 
 /// Step 4 asks before each attack: true (and the attacker is told) when Swamp (armies)
@@ -250,6 +250,6 @@ pub fn attack_stopped(w: &mut Weekend, realm: &str, group: Group, square: Square
         square,
         spell,
     };
-    w.emit(Step::Combat, vec![realm.to_string()], What::Magic(ev));
+    w.emit(Step::Combat, vec![realm.to_string()], ev.into());
     true
 }

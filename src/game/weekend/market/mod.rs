@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::Weekend;
-use crate::game::event::{Step, What};
+use crate::game::event::Step;
 use crate::game::state::{GameState, Lot, Researched, SpyState};
 use crate::game::weekend::economy::Cap;
 use crate::game::{Resources, Square, UnitKind};
@@ -156,7 +156,7 @@ impl MarketEvent {
 /// Tell the realm the event is about, alone.
 fn tell(w: &mut Weekend, ev: MarketEvent) {
     let seen_by = ev.realm().map(|r| w.name(r));
-    w.emit(Step::FreeMerchants, seen_by, What::Market(ev));
+    w.emit(Step::FreeMerchants, seen_by, ev.into());
 }
 
 /// The index of a playing (not eliminated) realm.

@@ -6,7 +6,7 @@
 //! of 0 means no lot.
 
 use super::MarketEvent;
-use crate::game::event::{Step, What};
+use crate::game::event::Step;
 use crate::game::state::{FreeMerchantGood, FreeMerchantOffer, Lot};
 use crate::game::weekend::Weekend;
 
@@ -56,7 +56,7 @@ pub(super) fn draw(w: &mut Weekend) {
         lot,
         min_bid,
     };
-    w.emit(Step::FreeMerchants, everyone, What::Market(ev));
+    w.emit(Step::FreeMerchants, everyone, ev.into());
 }
 
 #[cfg(test)]

@@ -107,10 +107,10 @@ fn plunder(w: &mut Weekend, attacker: &str, city: &City) {
         both(attacker, &defender),
         What::Military(MilitaryEvent::CityPlundered {
             square: city.square,
-            city: city.name.clone(),
+            city: city.name.as_str().into(),
             attacker: attacker.into(),
             defender,
-            production: city.production,
+            production: Box::new(city.production),
             taken,
             vp: VP_PLUNDER,
         }),
@@ -144,7 +144,7 @@ fn takeover(w: &mut Weekend, ix: &Index, attacker: &str, city: &City) {
         both(attacker, &defender),
         What::Military(MilitaryEvent::CityTakenOver {
             square: city.square,
-            city: city.name.clone(),
+            city: city.name.as_str().into(),
             attacker: attacker.into(),
             defender: defender.clone(),
             capital: city.capital,
@@ -170,7 +170,7 @@ fn raze(w: &mut Weekend, attacker: &str, city: &City) {
         both(attacker, &defender),
         What::Military(MilitaryEvent::CityRazed {
             square: city.square,
-            city: city.name.clone(),
+            city: city.name.as_str().into(),
             attacker: attacker.into(),
             defender,
             capital: city.capital,

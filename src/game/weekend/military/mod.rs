@@ -109,17 +109,17 @@ pub enum MilitaryEvent {
     /// R-CITY-5 with RULINGS 28.
     CityPlundered {
         square: Square,
-        city: String,
+        city: Name,
         attacker: Name,
         defender: Name,
-        production: Resources,
+        production: Box<Resources>,
         taken: Option<(Resource, u32)>,
         vp: i64,
     },
     /// R-CITY-6, R-CITY-9.
     CityTakenOver {
         square: Square,
-        city: String,
+        city: Name,
         attacker: Name,
         defender: Name,
         capital: bool,
@@ -129,7 +129,7 @@ pub enum MilitaryEvent {
     /// R-CITY-7.
     CityRazed {
         square: Square,
-        city: String,
+        city: Name,
         attacker: Name,
         defender: Name,
         capital: bool,

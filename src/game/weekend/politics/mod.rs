@@ -14,7 +14,7 @@ pub use vote::BENEFIT_POPULATION;
 use serde::{Deserialize, Serialize};
 
 use super::Weekend;
-use crate::game::event::{Step, What};
+use crate::game::event::Step;
 use crate::game::orders::{Order, Reward};
 use crate::game::state::{places_by_owner, GameState, LocalText, RulerBenefit};
 use crate::game::{Position, Resource, Resources, Square, UnitKind};
@@ -119,7 +119,7 @@ impl PoliticsEvent {
 /// Tell `realm` alone what happened to it.
 fn tell(w: &mut Weekend, step: Step, ev: PoliticsEvent) {
     let realm = w.name(ev.realm());
-    w.emit(step, [realm], What::Politics(ev));
+    w.emit(step, [realm], ev.into());
 }
 
 /// A claim refused at the weekend.
