@@ -190,62 +190,37 @@ pub enum What {
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(std::mem::size_of::<Event>() <= 96);
 
-impl What {
-    /// The economy's event, if this is one.
-    pub fn economy(&self) -> Option<&EconomyEvent> {
-        match self {
-            What::Economy(ev) => Some(ev),
-            _ => None,
+/// For a family kept behind a pointer: `What::$read()` reads it, if the event is of
+/// that family, and `.into()` makes an event of it.
+macro_rules! boxed_family {
+    ($($variant:ident($family:ty), $read:ident, $doc:literal;)*) => {
+        impl What {
+            $(
+                #[doc = $doc]
+                pub fn $read(&self) -> Option<&$family> {
+                    match self {
+                        What::$variant(ev) => Some(ev),
+                        _ => None,
+                    }
+                }
+            )*
         }
-    }
 
-    /// The free merchants' event, if this is one.
-    pub fn market(&self) -> Option<&MarketEvent> {
-        match self {
-            What::Market(ev) => Some(ev),
-            _ => None,
-        }
-    }
-
-    /// The vote's, the missions' or the random events' event, if this is one.
-    pub fn politics(&self) -> Option<&PoliticsEvent> {
-        match self {
-            What::Politics(ev) => Some(ev),
-            _ => None,
-        }
-    }
-
-    /// A spell's event, if this is one.
-    pub fn magic(&self) -> Option<&MagicEvent> {
-        match self {
-            What::Magic(ev) => Some(ev),
-            _ => None,
-        }
-    }
+        $(
+            impl From<$family> for What {
+                fn from(ev: $family) -> Self {
+                    What::$variant(Box::new(ev))
+                }
+            }
+        )*
+    };
 }
 
-impl From<EconomyEvent> for What {
-    fn from(ev: EconomyEvent) -> Self {
-        What::Economy(Box::new(ev))
-    }
-}
-
-impl From<MarketEvent> for What {
-    fn from(ev: MarketEvent) -> Self {
-        What::Market(Box::new(ev))
-    }
-}
-
-impl From<PoliticsEvent> for What {
-    fn from(ev: PoliticsEvent) -> Self {
-        What::Politics(Box::new(ev))
-    }
-}
-
-impl From<MagicEvent> for What {
-    fn from(ev: MagicEvent) -> Self {
-        What::Magic(Box::new(ev))
-    }
+boxed_family! {
+    Economy(EconomyEvent), economy, "The economy's event, if this is one.";
+    Market(MarketEvent), market, "The free merchants' event, if this is one.";
+    Politics(PoliticsEvent), politics, "The vote's, the missions' or the random events' event, if this is one.";
+    Magic(MagicEvent), magic, "A spell's event, if this is one.";
 }
 
 #[cfg(test)]
