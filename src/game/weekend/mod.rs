@@ -94,6 +94,10 @@ pub struct Weekend<'a> {
     /// Each realm's form in `orders.forms` (the first when a realm has two), so a step
     /// finds a realm's orders without searching every form.
     forms: super::hash::FastMap<&'a str, usize>,
+    /// Each realm's army units as the forms found it, by its place in `start.realms`:
+    /// what the slave revolt weighs (R-RES-7). Counted while the names are shared, so
+    /// step 7 does not read every group of `start` again long after the copy.
+    start_army_units: Vec<u32>,
 }
 
 /// Where each realm's first form is in `orders.forms`.
@@ -121,7 +125,7 @@ impl<'a> Weekend<'a> {
         seed: u64,
     ) -> Self {
         let mut own = state.clone();
-        let names = share_names(&mut own);
+        let (names, start_army_units) = share_names(&mut own);
         Weekend {
             state: own,
             start: state,
@@ -139,7 +143,13 @@ impl<'a> Weekend<'a> {
             entered_from: Default::default(),
             names,
             forms: form_places(orders),
+            start_army_units,
         }
+    }
+
+    /// The army units realm `place` (in `start.realms`) held when the forms came in.
+    pub fn start_army_units(&self, place: usize) -> u32 {
+        self.start_army_units.get(place).copied().unwrap_or(0)
     }
 
     /// The orders of `realm` this weekend (none when it sent no form), as
@@ -239,21 +249,19 @@ impl<'a> Weekend<'a> {
 }
 
 /// Point every owner in `gs` (army groups, fleets, cities, map squares) at its realm's
-/// one name, and give those names back by the realm's place in `gs.realms`. Owners of
-/// one realm mostly follow each other, so the last one found is tried first.
-fn share_names(gs: &mut GameState) -> Vec<Name> {
+/// one name, and give those names back by the realm's place in `gs.realms`, with each
+/// realm's army units (read from the groups this pass reads anyway). Owners of one
+/// realm mostly follow each other, so the last one found is tried first.
+fn share_names(gs: &mut GameState) -> (Vec<Name>, Vec<u32>) {
     let (places, realms) = (&gs.realm_places, &gs.realms);
     // The first mention of each realm's name is adopted as its one name, so a state
     // whose names are already shared (every state read from the store) is only read.
     let mut names: Vec<Option<Name>> = vec![None; realms.len()];
     let mut last: Option<usize> = None;
-    let mut share = |owner: &mut Name| {
+    let mut share = |owner: &mut Name| -> Option<usize> {
         let k = match last {
             Some(k) if names[k].as_ref().is_some_and(|n| n == owner) => k,
-            _ => match places.place(realms, owner) {
-                Some(k) => k,
-                None => return,
-            },
+            _ => places.place(realms, owner)?,
         };
         last = Some(k);
         match &names[k] {
@@ -261,20 +269,31 @@ fn share_names(gs: &mut GameState) -> Vec<Name> {
             Some(n) => *owner = n.clone(),
             None => names[k] = Some(owner.clone()),
         }
+        Some(k)
     };
-    gs.armies.iter_mut().for_each(|a| share(&mut a.owner));
-    gs.fleets.iter_mut().for_each(|f| share(&mut f.owner));
-    gs.cities.iter_mut().for_each(|c| share(&mut c.owner));
+    let mut army_units = vec![0u32; realms.len()];
+    for a in gs.armies.iter_mut() {
+        if let Some(n) = share(&mut a.owner).and_then(|k| army_units.get_mut(k)) {
+            let units = u32::try_from(a.units.len()).unwrap_or(u32::MAX);
+            *n = n.saturating_add(units);
+        }
+    }
+    gs.fleets.iter_mut().for_each(|f| {
+        share(&mut f.owner);
+    });
+    gs.cities.iter_mut().for_each(|c| {
+        share(&mut c.owner);
+    });
     for m in gs.map.squares.values_mut() {
-        m.owner
-            .iter_mut()
-            .chain(m.evil_owner.iter_mut())
-            .for_each(&mut share);
+        for owner in m.owner.iter_mut().chain(m.evil_owner.iter_mut()) {
+            share(owner);
+        }
     }
     let named = names.into_iter().zip(&gs.realms);
-    named
+    let names = named
         .map(|(n, r)| n.unwrap_or_else(|| Name::from(r.name.as_str())))
-        .collect()
+        .collect();
+    (names, army_units)
 }
 
 /// Resolve the weekend of `state.round`.
@@ -367,6 +386,25 @@ mod tests {
         let read: GameState =
             serde_json::from_str(&serde_json::to_string(&gs).expect("json")).expect("read");
         names_shared(&read);
+    }
+
+    #[test]
+    fn the_weekend_counts_each_realms_army_units_as_the_forms_found_them() {
+        let mut gs = demo();
+        // Out of owner order, and one group of many units, as a hand-made state may be.
+        gs.armies.reverse();
+        let extra = gs.armies[0].units[0];
+        gs.armies[0].units.extend(std::iter::repeat_n(extra, 40));
+        let orders = Orders::default();
+        let w = Weekend::new(&gs, &orders, &gs.settings, 1);
+        let mut armed = 0;
+        for (i, r) in gs.realms.iter().enumerate() {
+            let counted = gs.counted_units(&r.name).army_units;
+            assert_eq!(w.start_army_units(i), counted, "{}", r.name);
+            armed += usize::from(counted > 0);
+        }
+        assert!(armed >= 2, "{armed} realms with armies");
+        assert_eq!(w.start_army_units(gs.realms.len()), 0, "no such realm");
     }
 
     #[test]

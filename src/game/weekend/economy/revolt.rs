@@ -7,7 +7,6 @@
 
 use std::collections::BTreeMap;
 
-use super::tally::unit_counts;
 use super::{tell, EconomyEvent};
 use crate::game::event::Step;
 use crate::game::state::SlaveRevoltLoss;
@@ -15,14 +14,13 @@ use crate::game::weekend::Weekend;
 use crate::game::{Resource, Resources};
 
 pub(super) fn run(w: &mut Weekend) {
-    let armies = unit_counts(w.start);
     let produced = produced_slaves(w);
     for (i, realm) in w.start.realms.iter().enumerate() {
         if realm.eliminated {
             continue;
         }
         let slaves = realm.stock.get(Resource::Slavar);
-        let army_units = armies.get(i).map_or(0, |c| c.army_units);
+        let army_units = w.start_army_units(i);
         if slaves <= army_units {
             continue;
         }
