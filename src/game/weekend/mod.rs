@@ -278,16 +278,12 @@ fn share_names(gs: &mut GameState) -> (Vec<Name>, Vec<u32>) {
             *n = n.saturating_add(units);
         }
     }
-    gs.fleets.iter_mut().for_each(|f| {
-        share(&mut f.owner);
-    });
-    gs.cities.iter_mut().for_each(|c| {
-        share(&mut c.owner);
-    });
-    for m in gs.map.squares.values_mut() {
-        for owner in m.owner.iter_mut().chain(m.evil_owner.iter_mut()) {
-            share(owner);
-        }
+    let fleets = gs.fleets.iter_mut().map(|f| &mut f.owner);
+    let cities = gs.cities.iter_mut().map(|c| &mut c.owner);
+    let squares = gs.map.squares.values_mut();
+    let on_map = squares.flat_map(|m| m.owner.iter_mut().chain(m.evil_owner.iter_mut()));
+    for owner in fleets.chain(cities).chain(on_map) {
+        share(owner);
     }
     let named = names.into_iter().zip(&gs.realms);
     let names = named
