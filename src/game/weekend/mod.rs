@@ -98,6 +98,9 @@ pub struct Weekend<'a> {
     /// what the slave revolt weighs (R-RES-7). Counted while the names are shared, so
     /// step 7 does not read every group of `start` again long after the copy.
     start_army_units: Vec<u32>,
+    /// The groups that carried a treasure as the forms found them (owner, number, the
+    /// treasure), noted in the same pass: what Rulings 55 looks for at the end.
+    start_treasures: Vec<(Name, u32, crate::game::Resources)>,
 }
 
 /// Where each realm's first form is in `orders.forms`.
@@ -125,7 +128,11 @@ impl<'a> Weekend<'a> {
         seed: u64,
     ) -> Self {
         let mut own = state.clone();
-        let (names, start_army_units) = share_names(&mut own);
+        let Shared {
+            names,
+            army_units: start_army_units,
+            treasures: start_treasures,
+        } = share_names(&mut own);
         Weekend {
             state: own,
             start: state,
@@ -144,12 +151,19 @@ impl<'a> Weekend<'a> {
             names,
             forms: form_places(orders),
             start_army_units,
+            start_treasures,
         }
     }
 
     /// The army units realm `place` (in `start.realms`) held when the forms came in.
     pub fn start_army_units(&self, place: usize) -> u32 {
         self.start_army_units.get(place).copied().unwrap_or(0)
+    }
+
+    /// The groups that carried a treasure when the forms came in: (owner, number, the
+    /// treasure), in the state's order.
+    pub fn start_treasures(&self) -> &[(Name, u32, crate::game::Resources)] {
+        &self.start_treasures
     }
 
     /// The orders of `realm` this weekend (none when it sent no form), as
@@ -252,7 +266,7 @@ impl<'a> Weekend<'a> {
 /// one name, and give those names back by the realm's place in `gs.realms`, with each
 /// realm's army units (read from the groups this pass reads anyway). Owners of one
 /// realm mostly follow each other, so the last one found is tried first.
-fn share_names(gs: &mut GameState) -> (Vec<Name>, Vec<u32>) {
+fn share_names(gs: &mut GameState) -> Shared {
     let (places, realms) = (&gs.realm_places, &gs.realms);
     // The first mention of each realm's name is adopted as its one name, so a state
     // whose names are already shared (every state read from the store) is only read.
@@ -272,10 +286,14 @@ fn share_names(gs: &mut GameState) -> (Vec<Name>, Vec<u32>) {
         Some(k)
     };
     let mut army_units = vec![0u32; realms.len()];
+    let mut treasures = Vec::new();
     for a in gs.armies.iter_mut() {
         if let Some(n) = share(&mut a.owner).and_then(|k| army_units.get_mut(k)) {
             let units = u32::try_from(a.units.len()).unwrap_or(u32::MAX);
             *n = n.saturating_add(units);
+        }
+        if !a.treasure.is_zero() {
+            treasures.push((a.owner.clone(), a.id, a.treasure.amount()));
         }
     }
     let fleets = gs.fleets.iter_mut().map(|f| &mut f.owner);
@@ -289,7 +307,21 @@ fn share_names(gs: &mut GameState) -> (Vec<Name>, Vec<u32>) {
     let names = named
         .map(|(n, r)| n.unwrap_or_else(|| Name::from(r.name.as_str())))
         .collect();
-    (names, army_units)
+    Shared {
+        names,
+        army_units,
+        treasures,
+    }
+}
+
+/// What `share_names` gives back, read from the groups in the one pass it makes.
+struct Shared {
+    /// Each realm's one name, by its place in `gs.realms`.
+    names: Vec<Name>,
+    /// Each realm's army units, by its place in `gs.realms`.
+    army_units: Vec<u32>,
+    /// The groups carrying a treasure: (owner, number, what it holds).
+    treasures: Vec<(Name, u32, crate::game::Resources)>,
 }
 
 /// Resolve the weekend of `state.round`.

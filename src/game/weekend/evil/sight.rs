@@ -20,35 +20,70 @@ use super::{around, emit, evil_realm, EvilEvent};
 /// The realm's view radius (R-EVIL-19).
 pub const SIGHT: u16 = 5;
 
-/// The owners of the normal dimension's cities by square.
-type CityOwners<'a> = FastMap<Square, Vec<&'a str>>;
+/// The realms (by place in `realms`) owning the normal dimension's cities, by square.
+type CityOwners = FastMap<Square, Vec<u32>>;
 
-/// Army indexes by dimension and square: the map is a dense grid, so one array of
-/// cells (both dimensions) points into one list of places, each cell's in the state's
-/// order. Built in two passes over the armies, with no allocation per square.
+/// An army group noted by square: its place in `armies` and its owner's place in
+/// `realms` (`NO_REALM` for an owner that is not a realm).
+#[derive(Debug, Clone, Copy, Default)]
+struct Placed {
+    army: u32,
+    owner: u32,
+}
+
+const NO_REALM: u32 = u32::MAX;
+
+/// The army groups by square. The normal dimension is one array of cells by row and
+/// column: a row of the map is one run of cells, so the squares around a portal are
+/// eleven short runs, and each entry carries what a portal's sight asks of a group
+/// (its place and its owner), so looking around reads this index, not the groups.
+/// Built in two passes over the armies (the second backwards, filling each cell from
+/// its end, so a cell lists its groups in the state's order), with no allocation per
+/// square. The Evil dimension's groups, few (the Evil's and normal realms' armies that
+/// went through a portal), are a sorted list of (cell, place).
 struct Index {
     width: usize,
     height: usize,
     /// `starts[cell]..starts[cell + 1]` in `places`.
     starts: Vec<u32>,
-    places: Vec<u32>,
+    places: Vec<Placed>,
+    evil_side: Vec<(u32, u32)>,
 }
 
 impl Index {
-    fn cell(&self, evil: bool, s: Square) -> Option<usize> {
+    fn cell(&self, s: Square) -> Option<usize> {
         let (col, row) = (usize::from(s.col()), usize::from(s.row()));
         if col >= self.width || row == 0 || row > self.height {
             return None;
         }
-        Some((usize::from(evil) * self.height + row - 1) * self.width + col)
+        Some((row - 1) * self.width + col)
     }
 
-    /// Places in `armies` of the groups on `s` in that dimension, in order.
-    fn at(&self, evil: bool, s: Square) -> impl Iterator<Item = usize> + '_ {
-        let range = self.cell(evil, s).map_or(0..0, |c| {
-            self.starts[c] as usize..self.starts[c + 1] as usize
+    /// The normal dimension's groups on the squares within `r` king moves of `c`, row by
+    /// row (each row one run of the array).
+    fn around(&self, c: Square, r: u16) -> impl Iterator<Item = &Placed> + '_ {
+        let (col, row) = (usize::from(c.col()), usize::from(c.row()));
+        let r = usize::from(r);
+        let cols = col.saturating_sub(r)..=col.saturating_add(r).min(self.width.saturating_sub(1));
+        let rows = row.saturating_sub(r).max(1)..=row.saturating_add(r).min(self.height);
+        let in_map = col.saturating_sub(r) < self.width;
+        rows.filter(move |_| in_map).flat_map(move |y| {
+            let first = (y - 1) * self.width + cols.start();
+            let last = (y - 1) * self.width + cols.end();
+            let run = self.starts[first] as usize..self.starts[last + 1] as usize;
+            self.places[run].iter()
+        })
+    }
+
+    /// Places in `armies` of the Evil dimension's groups on `s`, in order.
+    fn evil_at(&self, s: Square) -> impl Iterator<Item = usize> + '_ {
+        let found = self.cell(s).map_or(&[][..], |c| {
+            let c = c as u32;
+            let from = self.evil_side.partition_point(|&(x, _)| x < c);
+            let to = self.evil_side.partition_point(|&(x, _)| x <= c);
+            &self.evil_side[from..to]
         });
-        self.places[range].iter().map(|&i| i as usize)
+        found.iter().map(|&(_, i)| i as usize)
     }
 }
 
@@ -58,25 +93,47 @@ fn index(gs: &GameState) -> Index {
         height: usize::from(gs.map.height),
         starts: Vec::new(),
         places: Vec::new(),
+        evil_side: Vec::new(),
     };
-    let cells = 2 * ix.width * ix.height;
-    let cell_of =
-        |a: &crate::game::state::ArmyGroup| ix.cell(a.dimension == Dimension::Evil, a.square);
+    let cells = ix.width * ix.height;
+    // Counts per cell, then each cell's end: `starts[c]` = the groups in cells up to c.
     let mut starts = vec![0u32; cells + 1];
-    for c in gs.armies.iter().filter_map(cell_of) {
-        starts[c + 1] = starts[c + 1].saturating_add(1);
-    }
-    for c in 0..cells {
-        starts[c + 1] = starts[c + 1].saturating_add(starts[c]);
-    }
-    let mut next = starts.clone();
-    let mut places = vec![0u32; starts[cells] as usize];
-    for (i, a) in gs.armies.iter().enumerate() {
-        if let Some(c) = cell_of(a) {
-            places[next[c] as usize] = u32::try_from(i).unwrap_or(u32::MAX);
-            next[c] += 1;
+    for a in &gs.armies {
+        let Some(c) = ix.cell(a.square) else { continue };
+        match a.dimension {
+            Dimension::Normal => starts[c] = starts[c].saturating_add(1),
+            Dimension::Evil => ix.evil_side.push((c as u32, 0)),
         }
     }
+    for c in 1..cells {
+        starts[c] = starts[c].saturating_add(starts[c - 1]);
+    }
+    let total = starts[cells.saturating_sub(1)] as usize;
+    starts[cells] = total as u32;
+    let mut places = vec![Placed::default(); total];
+    ix.evil_side.clear();
+    // Backwards, each cell filled from its end: its start is left in `starts[c]`.
+    let mut owner: Option<(&Name, u32)> = None;
+    for (i, a) in gs.armies.iter().enumerate().rev() {
+        let Some(c) = ix.cell(a.square) else { continue };
+        let i = u32::try_from(i).unwrap_or(u32::MAX);
+        if a.dimension == Dimension::Evil {
+            ix.evil_side.push((c as u32, i));
+            continue;
+        }
+        // The groups come owner by owner: the last owner's place, without a lookup.
+        let k = match owner {
+            Some((name, k)) if name.same(&a.owner) => k,
+            _ => {
+                let k = gs.realm_index(&a.owner).map_or(NO_REALM, |k| k as u32);
+                owner = Some((&a.owner, k));
+                k
+            }
+        };
+        starts[c] -= 1;
+        places[starts[c] as usize] = Placed { army: i, owner: k };
+    }
+    ix.evil_side.sort_unstable();
     ix.starts = starts;
     ix.places = places;
     ix
@@ -98,14 +155,14 @@ impl<'g> Seen<'g> {
     }
 
     fn insert(&mut self, viewer: &str, army: usize) {
-        self.insert_all(viewer, [army]);
+        if let Some(k) = self.gs.realm_index(viewer) {
+            self.push(k as u32, army);
+        }
     }
 
-    /// `viewer` sees each of `armies` (the viewer looked up once).
-    fn insert_all(&mut self, viewer: &str, armies: impl IntoIterator<Item = usize>) {
-        if let Some(k) = self.gs.realm_index(viewer) {
-            self.pairs.extend(armies.into_iter().map(|i| (k as u32, i)));
-        }
+    /// The realm at `viewer` in `realms` sees `army`.
+    fn push(&mut self, viewer: u32, army: usize) {
+        self.pairs.push((viewer, army));
     }
 
     /// The pairs in (viewer's name, army) order, each once.
@@ -172,6 +229,9 @@ fn sightings_near(gs: &GameState, portals: &[Square]) -> Sightings {
     let Some(evil) = evil_realm(gs).map(str::to_string) else {
         return Sightings::default();
     };
+    let Some(evil_place) = gs.realm_index(&evil).map(|k| k as u32) else {
+        return Sightings::default();
+    };
     let ix = index(gs);
     let evil_cities: BTreeMap<Square, Name> = gs
         .cities
@@ -184,11 +244,17 @@ fn sightings_near(gs: &GameState, portals: &[Square]) -> Sightings {
     let mut normal_cities = CityOwners::default();
     for c in gs.cities.iter() {
         if c.dimension == Dimension::Normal && c.owner != evil {
-            normal_cities.entry(c.square).or_default().push(&c.owner);
+            if let Some(k) = gs.realm_index(&c.owner) {
+                normal_cities.entry(c.square).or_default().push(k as u32);
+            }
         }
     }
-    for &p in portals {
-        near_portal(gs, (&ix, &normal_cities), &evil, p, &mut seen);
+    // Row by row across the map, so the next portal's squares lie beside the last's in
+    // the index (which pairs come first does not matter: `finish` orders them).
+    let mut by_row = portals.to_vec();
+    by_row.sort_unstable_by_key(|p| (p.row(), p.col()));
+    for p in by_row {
+        near_portal(gs, (&ix, &normal_cities), evil_place, p, &mut seen);
     }
     for (i, a) in gs.armies.iter().enumerate() {
         if a.dimension == Dimension::Evil && a.owner != evil {
@@ -226,29 +292,37 @@ pub(super) fn run(w: &mut Weekend, portals: &[Square]) {
 
 fn near_portal(
     gs: &GameState,
-    (ix, cities): (&Index, &CityOwners<'_>),
-    evil: &str,
+    (ix, cities): (&Index, &CityOwners),
+    evil: u32,
     p: Square,
     seen: &mut Seen,
 ) {
-    let near: Vec<usize> = around(gs, p, SIGHT).flat_map(|s| ix.at(false, s)).collect();
-    let (evil_armies, others): (Vec<usize>, Vec<usize>) =
-        near.iter().partition(|i| gs.armies[**i].owner == evil);
-    seen.insert_all(evil, others.iter().copied());
+    let mut evil_armies: Vec<usize> = Vec::new();
+    let mut neighbours: Vec<u32> = Vec::new();
+    for g in ix.around(p, SIGHT) {
+        if g.owner == evil {
+            evil_armies.push(g.army as usize);
+        } else {
+            seen.push(evil, g.army as usize);
+            if g.owner != NO_REALM {
+                neighbours.push(g.owner);
+            }
+        }
+    }
     if evil_armies.is_empty() {
         return;
     }
-    let mut neighbours: BTreeSet<&str> = others
-        .iter()
-        .map(|i| gs.armies[*i].owner.as_str())
-        .collect();
     neighbours.extend(
         around(gs, p, SIGHT)
             .flat_map(|s| cities.get(&s).into_iter().flatten())
             .copied(),
     );
+    neighbours.sort_unstable();
+    neighbours.dedup();
     for n in neighbours {
-        seen.insert_all(n, evil_armies.iter().copied());
+        for &i in &evil_armies {
+            seen.push(n, i);
+        }
     }
 }
 
@@ -262,7 +336,7 @@ fn in_the_evil_dimension(
     let a = &gs.armies[me];
     let mut evil_near = false;
     for s in around(gs, a.square, SIGHT) {
-        for i in ix.at(true, s) {
+        for i in ix.evil_at(s) {
             let other = &gs.armies[i];
             evil_near |= other.owner == evil;
             if other.owner != a.owner {
@@ -341,9 +415,195 @@ fn tell(w: &mut Weekend, seen: Vec<(u32, usize)>, cities: BTreeSet<(Name, Square
 
 #[cfg(test)]
 mod tests {
-    use super::counted_out;
+    use super::{counted_out, sightings, Sightings, SIGHT};
+    use crate::game::state::{ArmyGroup, City, Dimension, GameState, Portal, Unit};
+    use crate::game::{Name, Resources, Square, UnitKind};
+    use std::collections::BTreeSet;
+
+    /// R-EVIL-19 read straight from the rule, square by square, with no index: the
+    /// reference the indexed `sightings` must match.
+    fn by_the_rule(gs: &GameState, portals: &[Square]) -> Sightings {
+        let evil = gs
+            .evil
+            .as_ref()
+            .map(|e| e.realm.clone())
+            .unwrap_or_default();
+        let (w, h) = (gs.map.width, gs.map.height);
+        let in_map = |s: Square| s.col() < w && s.row() <= h;
+        let near = |a: Square, b: Square| in_map(a) && a.distance(b) <= SIGHT;
+        let place = |n: &str| gs.realm_index(n).map(|k| k as u32);
+        let mut pairs: Vec<(u32, usize)> = Vec::new();
+        let mut cities = BTreeSet::new();
+        let armies = || gs.armies.iter().enumerate();
+        for &p in portals {
+            let here =
+                |d: Dimension| armies().filter(move |(_, a)| a.dimension == d && near(a.square, p));
+            let evil_ones: Vec<usize> = here(Dimension::Normal)
+                .filter(|(_, a)| *a.owner == *evil)
+                .map(|(i, _)| i)
+                .collect();
+            let mut neighbours = BTreeSet::new();
+            for (i, a) in here(Dimension::Normal).filter(|(_, a)| *a.owner != *evil) {
+                pairs.extend(place(&evil).map(|k| (k, i)));
+                neighbours.insert(a.owner.to_string());
+            }
+            if evil_ones.is_empty() {
+                continue;
+            }
+            for c in &gs.cities {
+                if c.dimension == Dimension::Normal && *c.owner != *evil && near(c.square, p) {
+                    neighbours.insert(c.owner.to_string());
+                }
+            }
+            for n in neighbours {
+                for &i in &evil_ones {
+                    pairs.extend(place(&n).map(|k| (k, i)));
+                }
+            }
+        }
+        for (me, t) in armies().filter(|(_, a)| a.dimension == Dimension::Evil) {
+            if *t.owner == *evil {
+                continue;
+            }
+            let mut evil_near = false;
+            for (i, o) in armies() {
+                if o.dimension == Dimension::Evil && near(o.square, t.square) {
+                    evil_near |= *o.owner == *evil;
+                    if o.owner != t.owner {
+                        pairs.extend(place(&t.owner).map(|k| (k, i)));
+                    }
+                }
+            }
+            for c in &gs.cities {
+                if c.dimension == Dimension::Evil && near(c.square, t.square) {
+                    evil_near |= *c.owner == *evil;
+                    if c.owner != t.owner {
+                        cities.insert((t.owner.clone(), c.square));
+                    }
+                }
+            }
+            if evil_near {
+                pairs.extend(place(&evil).map(|k| (k, me)));
+            }
+        }
+        let name = |k: u32| gs.realms[k as usize].name.clone();
+        pairs.sort_by_key(|a| (name(a.0), a.1));
+        pairs.dedup();
+        Sightings {
+            armies: pairs,
+            cities,
+        }
+    }
+
+    fn evil_game() -> GameState {
+        crate::game::load_scenario(include_str!("../../../../scenarios/evil.yaml"))
+            .expect("the Evil scenario")
+    }
+
+    /// Armies (owner, column, row, in the Evil dimension), cities (owner, column, row,
+    /// Evil dimension) and portals (column, row), squares up to two beyond the map.
+    type Placing = (
+        Vec<(usize, u16, u16, bool)>,
+        Vec<(usize, u16, u16, bool)>,
+        Vec<(u16, u16)>,
+    );
+
+    fn placed(gs: &mut GameState, (armies, cities, portals): &Placing) {
+        let names: Vec<Name> = gs
+            .realms
+            .iter()
+            .map(|r| Name::from(r.name.as_str()))
+            .collect();
+        let dim = |e: bool| {
+            if e {
+                Dimension::Evil
+            } else {
+                Dimension::Normal
+            }
+        };
+        let sq = |c: u16, r: u16| Square::new(c, r.max(1)).expect("a square");
+        gs.armies = armies
+            .iter()
+            .enumerate()
+            .map(|(id, &(o, c, r, e))| ArmyGroup {
+                id: id as u32 + 1,
+                owner: names[o % names.len()].clone(),
+                square: sq(c, r),
+                dimension: dim(e),
+                units: vec![Unit {
+                    kind: UnitKind::LattInfanteri,
+                    built_round: 0,
+                }],
+                treasure: Default::default(),
+                no_move_until_round: None,
+            })
+            .collect();
+        gs.armies
+            .sort_by(|a, b| (a.owner.as_str(), a.id).cmp(&(b.owner.as_str(), b.id)));
+        gs.cities = cities
+            .iter()
+            .enumerate()
+            .map(|(k, &(o, c, r, e))| City {
+                square: sq(c, r),
+                name: format!("Stad {k}"),
+                owner: names[o % names.len()].clone(),
+                dimension: dim(e),
+                population: 1,
+                production: Resources::default(),
+                walls: 0,
+                capital: false,
+                harbour: false,
+                coastal: false,
+                plundered: false,
+            })
+            .collect();
+        let mut at: Vec<Square> = portals.iter().map(|&(c, r)| sq(c, r)).collect();
+        at.sort();
+        at.dedup();
+        for &p in &at {
+            let mut m = gs.map.get(p).cloned().unwrap_or_else(|| {
+                gs.map
+                    .squares
+                    .iter()
+                    .next()
+                    .map(|(_, m)| m.clone())
+                    .expect("a square")
+            });
+            m.portal = Some(Box::new(Portal {
+                opened_by: "Ondskan".into(),
+                opened_round: 1,
+                closes_after_round: None,
+            }));
+            gs.map.squares.insert(p, m);
+        }
+    }
+
+    fn placing() -> impl proptest::strategy::Strategy<Value = Placing> {
+        use proptest::collection::vec;
+        let spot = || (0usize..7, 0u16..14, 0u16..15, proptest::bool::weighted(0.3));
+        (
+            vec(spot(), 0..40),
+            vec(spot(), 0..8),
+            vec((0u16..14, 0u16..15), 0..5),
+        )
+    }
 
     proptest::proptest! {
+        #[test]
+        fn r_evil_19_the_indexed_sight_sees_what_the_rule_says_square_by_square(p in placing()) {
+            let mut gs = evil_game();
+            placed(&mut gs, &p);
+            // The scenario's own portals as well as those placed.
+            let portals: Vec<Square> = gs
+                .map
+                .squares
+                .iter()
+                .filter(|(_, m)| m.portal.is_some())
+                .map(|(s, _)| s)
+                .collect();
+            proptest::prop_assert_eq!(sightings(&gs), by_the_rule(&gs, &portals));
+        }
+
         #[test]
         fn counting_out_orders_as_a_stable_sort_by_the_key(
             pairs in proptest::collection::vec((0u32..6, 0usize..40), 0..200),

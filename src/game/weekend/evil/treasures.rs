@@ -121,21 +121,23 @@ fn free_rock(gs: &GameState, taken: Square) -> Vec<Square> {
 
 /// R-EVIL-6: carried treasure is credited to an army standing in an own city.
 pub fn credit(w: &mut Weekend) {
-    if !w.state.armies.iter().any(|a| !a.treasure.is_zero()) {
-        return;
-    }
-    let own: std::collections::BTreeMap<Square, Name> = w
-        .state
-        .cities
-        .iter()
-        .filter(|c| c.dimension == Dimension::Normal)
-        .map(|c| (c.square, c.owner.clone()))
-        .collect();
+    // The cities by square, gathered at the first group that carries a treasure (one
+    // pass over the groups, which mostly carry none).
+    let mut own: Option<std::collections::BTreeMap<Square, Name>> = None;
+    let cities = &w.state.cities;
     let mut done = Vec::new();
     for a in w.state.armies.iter_mut() {
-        let home = !a.treasure.is_zero()
-            && a.dimension == Dimension::Normal
-            && own.get(&a.square).is_some_and(|o| *o == a.owner);
+        if a.treasure.is_zero() || a.dimension != Dimension::Normal {
+            continue;
+        }
+        let own = own.get_or_insert_with(|| {
+            cities
+                .iter()
+                .filter(|c| c.dimension == Dimension::Normal)
+                .map(|c| (c.square, c.owner.clone()))
+                .collect()
+        });
+        let home = own.get(&a.square).is_some_and(|o| *o == a.owner);
         if home {
             done.push((a.owner.clone(), a.id, a.square, a.treasure.amount()));
             a.treasure = Default::default();
@@ -157,13 +159,13 @@ pub fn credit(w: &mut Weekend) {
 
 /// Rulings 55: treasure carried by an army that is gone is lost.
 pub(super) fn lost(w: &mut Weekend) {
+    // The carriers as the forms found them, noted when the weekend copied the state
+    // (not a second pass over every group of `start` here, long after).
     let gone: Vec<(Name, u32, Resources)> = w
-        .start
-        .armies
+        .start_treasures()
         .iter()
-        .filter(|a| !a.treasure.is_zero())
-        .filter(|a| army_index(&w.state, &a.owner, a.id).is_none())
-        .map(|a| (a.owner.clone(), a.id, a.treasure.amount()))
+        .filter(|(owner, id, _)| army_index(&w.state, owner, *id).is_none())
+        .cloned()
         .collect();
     for (realm, army, resources) in gone {
         let ev = EvilEvent::TreasureLost {

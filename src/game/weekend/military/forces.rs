@@ -44,10 +44,13 @@ pub fn survivors<T: Clone>(items: &[T], piece: impl Fn(&T) -> Piece, left: &Line
 /// Each military step calls it first; every insertion below keeps the order.
 pub fn sort(gs: &mut GameState) {
     gs.army_places.reset_if_unordered();
+    // Owners compared as names: groups of one realm share its one name (`share_names`),
+    // and two mentions of one name compare equal without reading the text, so a sort
+    // of lists already in order (the usual case) reads the groups and not the names.
     gs.armies
-        .sort_by(|a, b| (a.owner.as_str(), a.id).cmp(&(b.owner.as_str(), b.id)));
+        .sort_by(|a, b| (&a.owner, a.id).cmp(&(&b.owner, b.id)));
     gs.fleets
-        .sort_by(|a, b| (a.owner.as_str(), a.id).cmp(&(b.owner.as_str(), b.id)));
+        .sort_by(|a, b| (&a.owner, a.id).cmp(&(&b.owner, b.id)));
 }
 
 /// Index of realm's army group `id` (the armies sorted, see `sort`); None for a group
