@@ -98,11 +98,13 @@ fn index(gs: &GameState) -> Index {
     let cells = ix.width * ix.height;
     // Counts per cell, then each cell's end: `starts[c]` = the groups in cells up to c.
     let mut starts = vec![0u32; cells + 1];
-    for a in &gs.armies {
-        let Some(c) = ix.cell(a.square) else { continue };
-        match a.dimension {
-            Dimension::Normal => starts[c] = starts[c].saturating_add(1),
-            Dimension::Evil => ix.evil_side.push((c as u32, 0)),
+    for a in gs
+        .armies
+        .iter()
+        .filter(|a| a.dimension == Dimension::Normal)
+    {
+        if let Some(c) = ix.cell(a.square) {
+            starts[c] = starts[c].saturating_add(1);
         }
     }
     for c in 1..cells {
@@ -111,7 +113,6 @@ fn index(gs: &GameState) -> Index {
     let total = starts[cells.saturating_sub(1)] as usize;
     starts[cells] = total as u32;
     let mut places = vec![Placed::default(); total];
-    ix.evil_side.clear();
     // Backwards, each cell filled from its end: its start is left in `starts[c]`.
     let mut owner: Option<(&Name, u32)> = None;
     for (i, a) in gs.armies.iter().enumerate().rev() {
