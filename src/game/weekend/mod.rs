@@ -100,8 +100,11 @@ pub struct Weekend<'a> {
     start_army_units: Vec<u32>,
     /// The groups that carried a treasure as the forms found them (owner, number, the
     /// treasure), noted in the same pass: what Rulings 55 looks for at the end.
-    start_treasures: Vec<(Name, u32, crate::game::Resources)>,
+    start_treasures: Vec<Carried>,
 }
+
+/// A group carrying a treasure: its owner, its number, and what the treasure holds.
+pub type Carried = (Name, u32, crate::game::Resources);
 
 /// Where each realm's first form is in `orders.forms`.
 fn form_places(orders: &Orders) -> super::hash::FastMap<&str, usize> {
@@ -162,7 +165,7 @@ impl<'a> Weekend<'a> {
 
     /// The groups that carried a treasure when the forms came in: (owner, number, the
     /// treasure), in the state's order.
-    pub fn start_treasures(&self) -> &[(Name, u32, crate::game::Resources)] {
+    pub fn start_treasures(&self) -> &[Carried] {
         &self.start_treasures
     }
 
@@ -264,8 +267,9 @@ impl<'a> Weekend<'a> {
 
 /// Point every owner in `gs` (army groups, fleets, cities, map squares) at its realm's
 /// one name, and give those names back by the realm's place in `gs.realms`, with each
-/// realm's army units (read from the groups this pass reads anyway). Owners of one
-/// realm mostly follow each other, so the last one found is tried first.
+/// realm's army units and the groups carrying a treasure (read from the groups this
+/// pass reads anyway). Owners of one realm mostly follow each other, so the last one
+/// found is tried first.
 fn share_names(gs: &mut GameState) -> Shared {
     let (places, realms) = (&gs.realm_places, &gs.realms);
     // The first mention of each realm's name is adopted as its one name, so a state
@@ -320,8 +324,8 @@ struct Shared {
     names: Vec<Name>,
     /// Each realm's army units, by its place in `gs.realms`.
     army_units: Vec<u32>,
-    /// The groups carrying a treasure: (owner, number, what it holds).
-    treasures: Vec<(Name, u32, crate::game::Resources)>,
+    /// The groups carrying a treasure.
+    treasures: Vec<Carried>,
 }
 
 /// Resolve the weekend of `state.round`.

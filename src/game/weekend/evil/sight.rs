@@ -65,9 +65,13 @@ impl Index {
         let (col, row) = (usize::from(c.col()), usize::from(c.row()));
         let r = usize::from(r);
         let cols = col.saturating_sub(r)..=col.saturating_add(r).min(self.width.saturating_sub(1));
-        let rows = row.saturating_sub(r).max(1)..=row.saturating_add(r).min(self.height);
-        let in_map = col.saturating_sub(r) < self.width;
-        rows.filter(move |_| in_map).flat_map(move |y| {
+        // No row when the window lies wholly east of the map.
+        let bottom = match col.saturating_sub(r) < self.width {
+            true => row.saturating_add(r).min(self.height),
+            false => 0,
+        };
+        let rows = row.saturating_sub(r).max(1)..=bottom;
+        rows.flat_map(move |y| {
             let first = (y - 1) * self.width + cols.start();
             let last = (y - 1) * self.width + cols.end();
             let run = self.starts[first] as usize..self.starts[last + 1] as usize;

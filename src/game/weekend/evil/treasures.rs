@@ -11,7 +11,7 @@ use crate::game::Name;
 use crate::game::{Resource, Resources, Square};
 
 use super::super::military::army_index;
-use super::super::Weekend;
+use super::super::{Carried, Weekend};
 use super::{emit, evil_realm, is_evil, EvilEvent};
 
 /// The d8 table (R-EVIL-8): the resource and the fixed part added to a d20.
@@ -161,7 +161,7 @@ pub fn credit(w: &mut Weekend) {
 pub(super) fn lost(w: &mut Weekend) {
     // The carriers as the forms found them, noted when the weekend copied the state
     // (not a second pass over every group of `start` here, long after).
-    let gone: Vec<(Name, u32, Resources)> = w
+    let gone: Vec<Carried> = w
         .start_treasures()
         .iter()
         .filter(|(owner, id, _)| army_index(&w.state, owner, *id).is_none())
