@@ -59,35 +59,47 @@ impl Index {
         Some((row - 1) * self.width + col)
     }
 
-    /// The normal dimension's groups on the squares within `r` king moves of `c`, row by
-    /// row (each row one run of the array).
-    fn around(&self, c: Square, r: u16) -> impl Iterator<Item = &Placed> + '_ {
+    /// The window of squares within `r` king moves of `c` that lies on the map: its rows
+    /// (1-based) and its first and last column. No row when it lies wholly east of the
+    /// map.
+    fn window(&self, c: Square, r: u16) -> (std::ops::RangeInclusive<usize>, usize, usize) {
         let (col, row) = (usize::from(c.col()), usize::from(c.row()));
         let r = usize::from(r);
-        let cols = col.saturating_sub(r)..=col.saturating_add(r).min(self.width.saturating_sub(1));
-        // No row when the window lies wholly east of the map.
-        let bottom = match col.saturating_sub(r) < self.width {
+        let (first, last) = (
+            col.saturating_sub(r),
+            col.saturating_add(r).min(self.width.saturating_sub(1)),
+        );
+        let bottom = match first < self.width {
             true => row.saturating_add(r).min(self.height),
             false => 0,
         };
-        let rows = row.saturating_sub(r).max(1)..=bottom;
+        (row.saturating_sub(r).max(1)..=bottom, first, last)
+    }
+
+    /// The normal dimension's groups on the squares within `r` king moves of `c`, row by
+    /// row (each row one run of the array).
+    fn around(&self, c: Square, r: u16) -> impl Iterator<Item = &Placed> + '_ {
+        let (rows, first, last) = self.window(c, r);
         rows.flat_map(move |y| {
-            let first = (y - 1) * self.width + cols.start();
-            let last = (y - 1) * self.width + cols.end();
-            let run = self.starts[first] as usize..self.starts[last + 1] as usize;
+            let run = (y - 1) * self.width;
+            let run = self.starts[run + first] as usize..self.starts[run + last + 1] as usize;
             self.places[run].iter()
         })
     }
 
-    /// Places in `armies` of the Evil dimension's groups on `s`, in order.
-    fn evil_at(&self, s: Square) -> impl Iterator<Item = usize> + '_ {
-        let found = self.cell(s).map_or(&[][..], |c| {
-            let c = c as u32;
-            let from = self.evil_side.partition_point(|&(x, _)| x < c);
-            let to = self.evil_side.partition_point(|&(x, _)| x <= c);
-            &self.evil_side[from..to]
-        });
-        found.iter().map(|&(_, i)| i as usize)
+    /// Places in `armies` of the Evil dimension's groups on the squares within `r` king
+    /// moves of `c`, row by row: one search of the sorted list a row, then its run.
+    fn evil_around(&self, c: Square, r: u16) -> impl Iterator<Item = usize> + '_ {
+        let (rows, first, last) = self.window(c, r);
+        rows.flat_map(move |y| {
+            let run = (y - 1) * self.width;
+            let (from, to) = ((run + first) as u32, (run + last) as u32);
+            let at = self.evil_side.partition_point(|&(x, _)| x < from);
+            self.evil_side[at..]
+                .iter()
+                .take_while(move |&&(x, _)| x <= to)
+                .map(|&(_, i)| i as usize)
+        })
     }
 }
 
@@ -339,19 +351,30 @@ fn in_the_evil_dimension(
     cities: &mut BTreeSet<(Name, Square)>,
 ) {
     let a = &gs.armies[me];
+    let viewer = gs.realm_index(&a.owner).map(|k| k as u32);
     let mut evil_near = false;
-    for s in around(gs, a.square, SIGHT) {
-        for i in ix.evil_at(s) {
-            let other = &gs.armies[i];
-            evil_near |= other.owner == evil;
-            if other.owner != a.owner {
-                seen.insert(&a.owner, i);
-            }
+    for i in ix.evil_around(a.square, SIGHT) {
+        let other = &gs.armies[i];
+        evil_near |= other.owner == evil;
+        if let Some(k) = viewer.filter(|_| other.owner != a.owner) {
+            seen.push(k, i);
         }
-        if let Some(owner) = evil_cities.get(&s) {
-            evil_near |= owner == evil;
-            if *owner != a.owner {
-                cities.insert((a.owner.clone(), s));
+    }
+    // The cities around, column by column: squares sort by column, then row, so each
+    // column of the window is one range of the map of cities.
+    let (rows, first, last) = ix.window(a.square, SIGHT);
+    let top = u16::try_from(*rows.start()).ok();
+    let bottom = u16::try_from(*rows.end()).ok();
+    if let (false, Some(top), Some(bottom)) = (rows.is_empty(), top, bottom) {
+        for col in (first..=last).filter_map(|c| u16::try_from(c).ok()) {
+            let (Some(from), Some(to)) = (Square::new(col, top), Square::new(col, bottom)) else {
+                continue;
+            };
+            for (&s, owner) in evil_cities.range(from..=to) {
+                evil_near |= owner == evil;
+                if *owner != a.owner {
+                    cities.insert((a.owner.clone(), s));
+                }
             }
         }
     }
@@ -545,8 +568,11 @@ mod tests {
             .collect();
         gs.armies
             .sort_by(|a, b| (a.owner.as_str(), a.id).cmp(&(b.owner.as_str(), b.id)));
+        // One city a square in each dimension, as a valid state has (`validate`).
+        let mut taken = std::collections::BTreeSet::new();
         gs.cities = cities
             .iter()
+            .filter(|&&(_, c, r, e)| taken.insert((sq(c, r), e)))
             .enumerate()
             .map(|(k, &(o, c, r, e))| City {
                 square: sq(c, r),
