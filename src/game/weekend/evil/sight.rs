@@ -101,6 +101,21 @@ impl Index {
                 .map(|&(_, i)| i as usize)
         })
     }
+
+    /// The window of squares within `r` king moves of `c` on the map, column by column:
+    /// each column's top and bottom square (squares sort by column, then row, so a
+    /// column is one range of an ordered map of squares).
+    fn columns(&self, c: Square, r: u16) -> impl Iterator<Item = (Square, Square)> {
+        let (rows, first, last) = self.window(c, r);
+        let ends = u16::try_from(*rows.start())
+            .ok()
+            .zip(u16::try_from(*rows.end()).ok());
+        let ends = ends.filter(|_| !rows.is_empty());
+        (first..=last).filter_map(move |col| {
+            let ((top, bottom), col) = (ends?, u16::try_from(col).ok()?);
+            Some((Square::new(col, top)?, Square::new(col, bottom)?))
+        })
+    }
 }
 
 fn index(gs: &GameState) -> Index {
@@ -168,12 +183,6 @@ impl<'g> Seen<'g> {
         Seen {
             gs,
             pairs: Vec::new(),
-        }
-    }
-
-    fn insert(&mut self, viewer: &str, army: usize) {
-        if let Some(k) = self.gs.realm_index(viewer) {
-            self.push(k as u32, army);
         }
     }
 
@@ -275,7 +284,7 @@ fn sightings_near(gs: &GameState, portals: &[Square]) -> Sightings {
     }
     for (i, a) in gs.armies.iter().enumerate() {
         if a.dimension == Dimension::Evil && a.owner != evil {
-            let ctx = (&ix, &evil_cities, evil.as_str());
+            let ctx = (&ix, &evil_cities, (evil.as_str(), evil_place));
             in_the_evil_dimension(gs, ctx, i, &mut seen, &mut cities);
         }
     }
@@ -345,7 +354,7 @@ fn near_portal(
 
 fn in_the_evil_dimension(
     gs: &GameState,
-    (ix, evil_cities, evil): (&Index, &BTreeMap<Square, Name>, &str),
+    (ix, evil_cities, (evil, evil_place)): (&Index, &BTreeMap<Square, Name>, (&str, u32)),
     me: usize,
     seen: &mut Seen,
     cities: &mut BTreeSet<(Name, Square)>,
@@ -360,26 +369,16 @@ fn in_the_evil_dimension(
             seen.push(k, i);
         }
     }
-    // The cities around, column by column: squares sort by column, then row, so each
-    // column of the window is one range of the map of cities.
-    let (rows, first, last) = ix.window(a.square, SIGHT);
-    let top = u16::try_from(*rows.start()).ok();
-    let bottom = u16::try_from(*rows.end()).ok();
-    if let (false, Some(top), Some(bottom)) = (rows.is_empty(), top, bottom) {
-        for col in (first..=last).filter_map(|c| u16::try_from(c).ok()) {
-            let (Some(from), Some(to)) = (Square::new(col, top), Square::new(col, bottom)) else {
-                continue;
-            };
-            for (&s, owner) in evil_cities.range(from..=to) {
-                evil_near |= owner == evil;
-                if *owner != a.owner {
-                    cities.insert((a.owner.clone(), s));
-                }
+    for (top, bottom) in ix.columns(a.square, SIGHT) {
+        for (&s, owner) in evil_cities.range(top..=bottom) {
+            evil_near |= owner == evil;
+            if *owner != a.owner {
+                cities.insert((a.owner.clone(), s));
             }
         }
     }
     if evil_near {
-        seen.insert(evil, me);
+        seen.push(evil_place, me);
     }
 }
 
