@@ -199,7 +199,7 @@ fn army(id: u32, owner: &str, square: &str, n: usize) -> ArmyGroup {
         owner: owner.into(),
         square: sq(square),
         dimension: Dimension::Normal,
-        units: vec![
+        units: smallvec::smallvec![
             Unit {
                 kind: UnitKind::LattInfanteri,
                 built_round: 0,

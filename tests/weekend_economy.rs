@@ -47,7 +47,7 @@ fn bought(ev: &[EconomyEvent]) -> Vec<Purchase> {
 /// Alfa with `n` light infantry in its capital's army.
 fn with_army(gs: &mut pbemd::game::GameState, n: usize) {
     let a = gs.armies.iter_mut().find(|a| a.owner == "Alfa").unwrap();
-    a.units = vec![
+    a.units = smallvec::smallvec![
         Unit {
             kind: UnitKind::LattInfanteri,
             built_round: 0

@@ -29,7 +29,7 @@ fn border(informator: u32) -> GameState {
         owner: "Beta".into(),
         square: sq("E3"),
         dimension: Dimension::Normal,
-        units: vec![
+        units: smallvec::smallvec![
             Unit {
                 kind: UnitKind::LattKavalleri,
                 built_round: 0,

@@ -62,7 +62,7 @@ fn army(gs: &mut GameState, owner: &str, id: u32, at: &str, dim: Dimension, u: V
         owner: owner.into(),
         square: sq(at),
         dimension: dim,
-        units: u,
+        units: u.into(),
         treasure: Default::default(),
         no_move_until_round: None,
     });

@@ -933,7 +933,7 @@ fn r_move_9_a_merge_order_joins_groups_on_one_square_and_is_refused_apart() {
     assert_eq!(group_of(&after, "Fugandri", 2).unwrap().units.len(), 2);
     // Army 1 walks to army 2 first: the merge then finds them together.
     let o = orders(&[("Fugandri", vec![mv(Group::Army(1), &["C7", "D7"]), merge])]);
-    gs.armies[0].units = units(&[(1, LattKavalleri)], false);
+    gs.armies[0].units = units(&[(1, LattKavalleri)], false).into();
     let (after, events) = move_and_fight(&gs, &o, &[]);
     assert!(move_refusals(&events).is_empty(), "{events:?}");
     assert!(group_of(&after, "Fugandri", 2).is_none());

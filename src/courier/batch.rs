@@ -699,7 +699,7 @@ fn give_goods(state: &mut GameState, buyer: &str, cargo: Cargo) -> (Vec<Unit>, V
                     owner: buyer.into(),
                     square: sq,
                     dimension: Dimension::Normal,
-                    units: cargo.units,
+                    units: cargo.units.into(),
                     treasure: Default::default(),
                     no_move_until_round: None,
                 });

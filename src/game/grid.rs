@@ -161,6 +161,43 @@ impl Squares {
             .chain(self.aside.values_mut())
     }
 
+    /// A copy in which `f` has changed every square, told which square it is (as
+    /// `clone` and then a pass over the copy, in one pass over the squares instead of
+    /// two). The array's squares come in square order, then those kept aside.
+    pub fn clone_with(&self, mut f: impl FnMut(Square, &mut MapSquare)) -> Squares {
+        let mut copy = |sq: Square, m: &MapSquare| {
+            let mut m = m.clone();
+            f(sq, &mut m);
+            m
+        };
+        let mut cells = Vec::with_capacity(self.cells.len());
+        // Column by column, row by row: the order of the cells, with no division to
+        // find a cell's square.
+        for (col, column) in self.cells.chunks(self.rows.max(1)).enumerate() {
+            for (row, cell) in (1..).zip(column) {
+                let sq = u16::try_from(col)
+                    .ok()
+                    .zip(u16::try_from(row).ok())
+                    .and_then(|(c, r)| Square::new(c, r));
+                cells.push(match (cell, sq) {
+                    (Some(m), Some(sq)) => Some(copy(sq, m)),
+                    (m, _) => m.clone(),
+                });
+            }
+        }
+        Squares {
+            cols: self.cols,
+            rows: self.rows,
+            cells,
+            held: self.held,
+            aside: self
+                .aside
+                .iter()
+                .map(|(sq, m)| (*sq, copy(*sq, m)))
+                .collect(),
+        }
+    }
+
     /// The square of `cells[c]`.
     fn square_of(&self, c: usize) -> Option<Square> {
         let (col, row) = (c / self.rows, c % self.rows + 1);
@@ -347,6 +384,34 @@ mod tests {
             prop_assert!(back == g);
             let rebuilt: Squares = b.into_iter().rev().collect();
             prop_assert!(rebuilt == g, "equal whatever the order of insertion");
+        }
+
+        /// `clone_with` shows every square once, told its own square (those in the
+        /// array and those kept aside), and its copy is the squares with the change made.
+        #[test]
+        fn a_copy_with_a_change_tells_each_square_once_with_its_own_square(
+            puts in prop::collection::vec(((0u16..40, 1u16..30), any::<bool>()), 0..200),
+            strays in prop::collection::vec(((0u16..702, 1u16..10000), any::<bool>()), 0..4),
+        ) {
+            let mut b: BTreeMap<Square, MapSquare> = BTreeMap::new();
+            for ((c, r), owned) in puts.into_iter().chain(strays) {
+                b.insert(sq(c, r), square(owned.then_some("Alfa")));
+            }
+            let g: Squares = b.clone().into_iter().collect();
+            let mut told = Vec::new();
+            let copy = g.clone_with(|s, m| {
+                told.push((s, m.clone()));
+                m.treasure = m.owner.is_some();
+            });
+            told.sort_by_key(|(s, _)| *s);
+            let all: Vec<(Square, MapSquare)> = b.clone().into_iter().collect();
+            prop_assert_eq!(told, all);
+            for m in b.values_mut() {
+                m.treasure = m.owner.is_some();
+            }
+            let changed: Squares = b.into_iter().collect();
+            prop_assert!(copy == changed);
+            prop_assert_eq!(copy.len(), g.len());
         }
     }
 }

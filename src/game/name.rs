@@ -2,8 +2,8 @@
 //! and events name their realm with one; a copy is a count, not a new string, and two
 //! copies of one name compare by their address before their letters. Order, hash,
 //! display and the stored form are the name's text's, so a `Name` sorts, hashes and
-//! serializes exactly as the string it replaced (`GameState::share_names` makes the
-//! owners in a state point at their realm's one name).
+//! serializes exactly as the string it replaced (`weekend::own_copy` makes the owners
+//! in the weekend's copy of a state point at their realm's one name).
 
 use std::borrow::Borrow;
 use std::cell::RefCell;

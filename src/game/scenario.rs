@@ -329,7 +329,7 @@ pub fn load_scenario(yaml: &str) -> Result<GameState, ScenarioError> {
                 owner: rd.name.as_str().into(),
                 square,
                 dimension: gd.dimension.unwrap_or(dim),
-                units,
+                units: units.into(),
                 treasure: Default::default(),
                 no_move_until_round: None,
             });

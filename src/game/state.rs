@@ -856,6 +856,10 @@ pub struct Unit {
     pub built_round: u32,
 }
 
+/// An army group's units in cannon-fodder order (last = first to fall): up to three
+/// inside the group, more on the heap. Stored, compared and printed as a list.
+pub type Units = smallvec::SmallVec<[Unit; 3]>;
+
 /// An army group: units in cannon-fodder order (last = first to fall).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -866,7 +870,7 @@ pub struct ArmyGroup {
     pub square: Square,
     #[serde(default)]
     pub dimension: Dimension,
-    pub units: Vec<Unit>,
+    pub units: Units,
     /// Treasure picked up in the Evil dimension, credited on reaching an
     /// own city (R-EVIL-6).
     #[serde(default)]

@@ -61,7 +61,7 @@ pub fn army(gs: &mut GameState, owner: &str, id: u32, square: &str, units: Vec<U
         owner: owner.into(),
         square: sq(square),
         dimension: Default::default(),
-        units,
+        units: units.into(),
         treasure: Default::default(),
         no_move_until_round: None,
     });

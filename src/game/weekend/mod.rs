@@ -27,7 +27,7 @@ use super::event::{Event, SeenBy, Step, What};
 use super::name::Name;
 use super::orders::Order;
 use super::square::Square;
-use super::state::{GameState, Phase, RuleSettings};
+use super::state::{GameState, Map, Phase, Realm, RealmPlaces, RuleSettings};
 
 /// One realm's orders that counted this weekend, in the form's line order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -87,8 +87,16 @@ pub struct Weekend<'a> {
     /// there at the round limit, Rulings 31).
     pub(crate) entered_from:
         std::collections::BTreeMap<(Name, super::orders::Group), military::Entered>,
+    /// Where in `events` the moves are that stopped on meeting enemy troops (steps 2
+    /// and 3), noted as they are recorded: step 4 fights them without reading every
+    /// event of the weekend again.
+    pub(crate) met: Vec<usize>,
+    /// The squares with an open portal, in square order: found as the state is copied,
+    /// kept as step 2 opens portals and the end of the weekend closes them, so neither
+    /// reads every square of the map to find the few portals.
+    pub(crate) portals: Vec<Square>,
     /// Each realm's one shared name, by its place in `state.realms`; the owners in
-    /// `state` point at these (`share_names`), so copying one is a count and comparing
+    /// `state` point at these (`own_copy`), so copying one is a count and comparing
     /// two looks at their address first.
     names: Vec<Name>,
     /// Each realm's form in `orders.forms` (the first when a realm has two), so a step
@@ -130,12 +138,15 @@ impl<'a> Weekend<'a> {
         settings: &'a RuleSettings,
         seed: u64,
     ) -> Self {
-        let mut own = state.clone();
-        let Shared {
-            names,
-            army_units: start_army_units,
-            treasures: start_treasures,
-        } = share_names(&mut own);
+        let (
+            own,
+            Shared {
+                names,
+                army_units: start_army_units,
+                treasures: start_treasures,
+                portals,
+            },
+        ) = own_copy(state);
         Weekend {
             state: own,
             start: state,
@@ -151,6 +162,8 @@ impl<'a> Weekend<'a> {
             index: None,
             keep_index: false,
             entered_from: Default::default(),
+            met: Vec::new(),
+            portals,
             names,
             forms: form_places(orders),
             start_army_units,
@@ -239,17 +252,25 @@ impl<'a> Weekend<'a> {
         seen_by: impl IntoIterator<Item = S>,
         what: What,
     ) {
-        self.events.push(Event {
+        self.push(Event {
             step,
             seen_by: seen_by.into_iter().map(Into::into).collect(),
             what,
         });
     }
 
+    /// Append `e` to the events, noting a move that met enemy troops (`met`).
+    fn push(&mut self, e: Event) {
+        if military::met_enemy(&e.what) {
+            self.met.push(self.events.len());
+        }
+        self.events.push(e);
+    }
+
     /// Record what happened, told to `realm` alone (by its shared name).
     pub fn tell_one(&mut self, step: Step, realm: &str, what: What) {
         let seen_by = SeenBy::one(self.name(realm));
-        self.events.push(Event {
+        self.push(Event {
             step,
             seen_by,
             what,
@@ -265,60 +286,172 @@ impl<'a> Weekend<'a> {
     }
 }
 
-/// Point every owner in `gs` (army groups, fleets, cities, map squares) at its realm's
-/// one name, and give those names back by the realm's place in `gs.realms`, with each
-/// realm's army units and the groups carrying a treasure (read from the groups this
-/// pass reads anyway). Owners of one realm mostly follow each other, so the last one
-/// found is tried first.
-fn share_names(gs: &mut GameState) -> Shared {
-    let (places, realms) = (&gs.realm_places, &gs.realms);
-    // The first mention of each realm's name is adopted as its one name, so a state
-    // whose names are already shared (every state read from the store) is only read.
-    let mut names: Vec<Option<Name>> = vec![None; realms.len()];
-    let mut last: Option<usize> = None;
-    let mut share = |owner: &mut Name| -> Option<usize> {
-        let k = match last {
-            Some(k) if names[k].as_ref().is_some_and(|n| n == owner) => k,
-            _ => places.place(realms, owner)?,
-        };
-        last = Some(k);
-        match &names[k] {
-            Some(n) if n.same(owner) => {}
-            Some(n) => *owner = n.clone(),
-            None => names[k] = Some(owner.clone()),
-        }
-        Some(k)
+/// A copy of `state` for the weekend to change, with every owner in it (army groups,
+/// fleets, cities, map squares) pointing at its realm's one name, and those names by the
+/// realm's place in `state.realms`, each realm's army units and the groups carrying a
+/// treasure. Each group, city and square is copied and its owner shared in one pass: on
+/// a large game, a second pass over the copy would read it back from memory, no longer
+/// from the cache.
+fn own_copy(state: &GameState) -> (GameState, Shared) {
+    // Every field named, so that a field added to the state is not forgotten here.
+    let GameState {
+        schema_version,
+        game,
+        settings,
+        round,
+        phase,
+        realms,
+        map: Map {
+            width,
+            height,
+            squares,
+        },
+        cities,
+        armies,
+        fleets,
+        spies,
+        effects,
+        home_invitations,
+        courier,
+        contacts,
+        missions,
+        missions_done,
+        gm_events,
+        votes,
+        ruler,
+        free_merchant,
+        conquests,
+        evil,
+        last_weekend,
+        next_id,
+        calendar,
+        realm_places,
+        army_places: _,
+    } = state;
+    let mut names = Names {
+        places: realm_places,
+        realms,
+        names: vec![None; realms.len()],
+        last: None,
     };
     let mut army_units = vec![0u32; realms.len()];
     let mut treasures = Vec::new();
-    for a in gs.armies.iter_mut() {
-        if let Some(n) = share(&mut a.owner).and_then(|k| army_units.get_mut(k)) {
+    // Room for the groups bought this weekend, so that the first of them does not move
+    // the whole list to a larger one.
+    let mut own_armies = Vec::with_capacity(armies.len().saturating_add(armies.len() / 8));
+    for a in armies {
+        let mut a = a.clone();
+        if let Some(n) = names
+            .share(&mut a.owner)
+            .and_then(|k| army_units.get_mut(k))
+        {
             let units = u32::try_from(a.units.len()).unwrap_or(u32::MAX);
             *n = n.saturating_add(units);
         }
         if !a.treasure.is_zero() {
             treasures.push((a.owner.clone(), a.id, a.treasure.amount()));
         }
+        own_armies.push(a);
     }
-    let fleets = gs.fleets.iter_mut().map(|f| &mut f.owner);
-    let cities = gs.cities.iter_mut().map(|c| &mut c.owner);
-    let squares = gs.map.squares.values_mut();
-    let on_map = squares.flat_map(|m| m.owner.iter_mut().chain(m.evil_owner.iter_mut()));
-    for owner in fleets.chain(cities).chain(on_map) {
-        share(owner);
-    }
-    let named = names.into_iter().zip(&gs.realms);
+    let fleets = fleets.iter().map(|f| {
+        let mut f = f.clone();
+        names.share(&mut f.owner);
+        f
+    });
+    let fleets = fleets.collect();
+    let cities = cities.iter().map(|c| {
+        let mut c = c.clone();
+        names.share(&mut c.owner);
+        c
+    });
+    let cities = cities.collect();
+    let mut portals = Vec::new();
+    let squares = squares.clone_with(|sq, m| {
+        for owner in m.owner.iter_mut().chain(m.evil_owner.iter_mut()) {
+            names.share(owner);
+        }
+        if m.portal.is_some() {
+            portals.push(sq);
+        }
+    });
+    portals.sort_unstable();
+    let own = GameState {
+        schema_version: *schema_version,
+        game: game.clone(),
+        settings: settings.clone(),
+        round: *round,
+        phase: *phase,
+        realms: realms.clone(),
+        map: Map {
+            width: *width,
+            height: *height,
+            squares,
+        },
+        cities,
+        armies: own_armies,
+        fleets,
+        spies: spies.clone(),
+        effects: effects.clone(),
+        home_invitations: home_invitations.clone(),
+        courier: courier.clone(),
+        contacts: contacts.clone(),
+        missions: missions.clone(),
+        missions_done: missions_done.clone(),
+        gm_events: gm_events.clone(),
+        votes: votes.clone(),
+        ruler: ruler.clone(),
+        free_merchant: free_merchant.clone(),
+        conquests: conquests.clone(),
+        evil: evil.clone(),
+        last_weekend: last_weekend.clone(),
+        next_id: *next_id,
+        calendar: calendar.clone(),
+        realm_places: Default::default(),
+        army_places: Default::default(),
+    };
+    let named = names.names.into_iter().zip(realms);
     let names = named
         .map(|(n, r)| n.unwrap_or_else(|| Name::from(r.name.as_str())))
         .collect();
-    Shared {
+    let shared = Shared {
         names,
         army_units,
         treasures,
+        portals,
+    };
+    (own, shared)
+}
+
+/// Each realm's one name, found as `own_copy` meets the owners: the first mention of a
+/// realm's name is adopted as its one name, so a state whose names are already shared
+/// (every state read from the store) is only read. Owners of one realm mostly follow
+/// each other, so the last realm found is tried first.
+struct Names<'s> {
+    places: &'s RealmPlaces,
+    realms: &'s [Realm],
+    /// By the realm's place in `realms`.
+    names: Vec<Option<Name>>,
+    last: Option<usize>,
+}
+
+impl Names<'_> {
+    /// Point `owner` at its realm's one name; the realm's place (`None`: no realm's).
+    fn share(&mut self, owner: &mut Name) -> Option<usize> {
+        let k = match self.last {
+            Some(k) if self.names[k].as_ref().is_some_and(|n| n == owner) => k,
+            _ => self.places.place(self.realms, owner)?,
+        };
+        self.last = Some(k);
+        match &self.names[k] {
+            Some(n) if n.same(owner) => {}
+            Some(n) => *owner = n.clone(),
+            None => self.names[k] = Some(owner.clone()),
+        }
+        Some(k)
     }
 }
 
-/// What `share_names` gives back, read from the groups in the one pass it makes.
+/// What `own_copy` gives back besides the copy, read from the groups as it copies them.
 struct Shared {
     /// Each realm's one name, by its place in `gs.realms`.
     names: Vec<Name>,
@@ -326,6 +459,8 @@ struct Shared {
     army_units: Vec<u32>,
     /// The groups carrying a treasure.
     treasures: Vec<Carried>,
+    /// The squares with an open portal, in square order.
+    portals: Vec<Square>,
 }
 
 /// Resolve the weekend of `state.round`.
@@ -418,6 +553,25 @@ mod tests {
         let read: GameState =
             serde_json::from_str(&serde_json::to_string(&gs).expect("json")).expect("read");
         names_shared(&read);
+    }
+
+    #[test]
+    fn the_weekends_copy_is_the_state_and_knows_its_portals() {
+        let mut gs = demo();
+        let squares: Vec<Square> = gs.map.squares.keys().collect();
+        // Two portals, put on the map out of square order.
+        for &at in [squares[7], squares[2]].iter() {
+            let m = gs.map.squares.get_mut(&at).expect("square");
+            m.portal = Some(Box::new(crate::game::state::Portal {
+                opened_by: "Fugandri".into(),
+                opened_round: 1,
+                closes_after_round: None,
+            }));
+        }
+        let orders = Orders::default();
+        let w = Weekend::new(&gs, &orders, &gs.settings, 1);
+        assert_eq!(w.state, gs);
+        assert_eq!(w.portals, vec![squares[2], squares[7]]);
     }
 
     #[test]

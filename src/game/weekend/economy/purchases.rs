@@ -14,7 +14,7 @@ use crate::game::event::Step;
 use crate::game::hash::FastMap;
 use crate::game::orders::{Amount, Order};
 use crate::game::state::{
-    ArmyGroup, City, Dimension, Fleet, Positions, Researched, Ship, Terrain, Unit, UnitCount,
+    ArmyGroup, City, Dimension, Fleet, Positions, Researched, Ship, Terrain, Unit, UnitCount, Units,
 };
 use crate::game::units::{build_cost, AgentKind};
 use crate::game::weekend::Weekend;
@@ -363,7 +363,7 @@ fn units(
                 owner: run.realm.as_str().into(),
                 square: sq,
                 dimension: gs.cities[own_city(gs, run, sq)?].dimension,
-                units: vec![new; count as usize],
+                units: Units::from_elem(new, count as usize),
                 treasure: Default::default(),
                 no_move_until_round: None,
             });

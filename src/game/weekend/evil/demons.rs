@@ -6,7 +6,7 @@
 use crate::game::combat::Line;
 use crate::game::event::Step;
 use crate::game::orders::Piece;
-use crate::game::state::{Dimension, Unit};
+use crate::game::state::{Dimension, Unit, Units};
 use crate::game::{Square, UnitKind};
 
 use super::super::military::army_index;
@@ -51,7 +51,7 @@ pub(super) fn leashed(w: &mut Weekend, realm: &str, army: u32, to: Square) -> bo
 /// demon slain counts as one and stands on as two lower demons in its place (R-EVIL-10,
 /// Rulings 56), whatever slew it — a battle, Fireball or Armageddon. Returns the kind of
 /// each unit slain, in order.
-pub fn slay_from_tail(units: &mut Vec<Unit>, n: usize) -> Vec<UnitKind> {
+pub fn slay_from_tail(units: &mut Units, n: usize) -> Vec<UnitKind> {
     let mut slain = Vec::with_capacity(n);
     for _ in 0..n {
         let Some(u) = units.pop() else { break };
@@ -103,9 +103,9 @@ pub fn survivors(items: &[(usize, Unit)], left: &Line) -> Vec<(usize, Unit)> {
 /// A group's units after a battle it did not move on from: the survivors in their
 /// places (a split higher demon as the lower demons it became) and the units built
 /// this round, which did not fight. `kept` is tagged with places in `units`, in order.
-pub fn kept_in_place(units: &[Unit], kept: &[(usize, Unit)], round: u32) -> Vec<Unit> {
+pub fn kept_in_place(units: &[Unit], kept: &[(usize, Unit)], round: u32) -> Units {
     let mut it = kept.iter().peekable();
-    let mut out = Vec::new();
+    let mut out = Units::new();
     for (k, u) in units.iter().enumerate() {
         if u.built_round >= round {
             out.push(*u);

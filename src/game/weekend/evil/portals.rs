@@ -93,11 +93,12 @@ pub fn lifetime_with(w: &mut Weekend, mut dice: Dice) -> Vec<Square> {
     let troops = evil_troops(&w.state);
     let reach = leash(&w.state);
     let portals: Vec<(Square, Option<u32>)> = w
-        .state
-        .map
-        .squares
+        .portals
         .iter()
-        .filter_map(|(sq, m)| m.portal.as_ref().map(|p| (sq, p.closes_after_round)))
+        .filter_map(|&sq| {
+            let p = w.state.map.get(sq)?.portal.as_ref()?;
+            Some((sq, p.closes_after_round))
+        })
         .collect();
     let mut open = Vec::with_capacity(portals.len());
     for (sq, closes) in portals {
@@ -127,6 +128,7 @@ pub fn lifetime_with(w: &mut Weekend, mut dice: Dice) -> Vec<Square> {
                 if let Some(m) = w.state.map.squares.get_mut(&sq) {
                     m.portal = None;
                 }
+                w.portals.retain(|p| *p != sq);
                 EvilEvent::PortalClosed { square: sq }
             }
             (false, Some(_)) => continue,

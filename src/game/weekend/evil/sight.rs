@@ -557,7 +557,7 @@ mod tests {
                 owner: names[o % names.len()].clone(),
                 square: sq(c, r),
                 dimension: dim(e),
-                units: vec![Unit {
+                units: smallvec::smallvec![Unit {
                     kind: UnitKind::LattInfanteri,
                     built_round: 0,
                 }],

@@ -62,11 +62,12 @@ pub(super) struct Cx {
 }
 
 impl Cx {
-    pub fn new(gs: &mut GameState) -> Cx {
+    /// The context of step 2 in `gs`, whose open portals stand on `portal_squares`.
+    pub fn new(gs: &mut GameState, portal_squares: &[Square]) -> Cx {
         let evil = gs.realms.iter().find(|r| r.is_evil).map(|r| r.name.clone());
         let mut portals = BTreeSet::new();
         let mut evil_portals = BTreeSet::new();
-        for m in gs.map.squares.values() {
+        for m in portal_squares.iter().filter_map(|sq| gs.map.get(*sq)) {
             let (Some(p), Some(owner)) = (&m.portal, &m.owner) else {
                 continue;
             };

@@ -185,7 +185,7 @@ pub fn run(w: &mut Weekend) {
 /// Antimagic first, then form order).
 pub fn run_with(w: &mut Weekend, mut dice: Dice) {
     let lines = lines(w);
-    let mut cx = cast::Cx::new(&mut w.state);
+    let mut cx = cast::Cx::new(&mut w.state, &w.portals);
     let (first, rest): (Vec<&Line>, Vec<&Line>) =
         lines.iter().partition(|l| l.spell == Spell::Antimagi);
     for l in first {

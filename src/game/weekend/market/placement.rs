@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::{playing, tally, tell, MarketEvent, Tally, Why};
 use crate::game::caps::Room;
 use crate::game::orders::Order;
-use crate::game::state::{ArmyGroup, Dimension, GameState, Unit};
+use crate::game::state::{ArmyGroup, Dimension, GameState, Unit, Units};
 use crate::game::weekend::Weekend;
 use crate::game::{Square, UnitKind};
 
@@ -149,7 +149,7 @@ fn place(
         owner: realm.into(),
         square: city,
         dimension: Dimension::Normal,
-        units: vec![new; count as usize],
+        units: Units::from_elem(new, count as usize),
         treasure: Default::default(),
         no_move_until_round: None,
     });

@@ -12,7 +12,7 @@ use crate::game::combat::{fight, Battle, Winner};
 use crate::game::dice::Dice;
 use crate::game::event::{Step, What};
 use crate::game::orders::{Group, Order, Outcome, Wave};
-use crate::game::state::{Dimension, GameState, Unit};
+use crate::game::state::{Dimension, GameState, Unit, Units};
 use crate::game::Square;
 
 use super::super::{evil, magic, Weekend};
@@ -116,8 +116,18 @@ fn contacts(w: &Weekend, ordered: &[Attack]) -> Vec<Attack> {
         .iter()
         .map(|a| (a.realm.as_str(), a.group, a.square))
         .collect();
-    w.events
+    if cfg!(debug_assertions) {
+        // Every move that met enemy troops was noted as it was recorded.
+        let all = w.events.iter().enumerate();
+        let met: Vec<usize> = all
+            .filter(|(_, e)| super::met_enemy(&e.what))
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(met, w.met, "the moves that met enemy troops");
+    }
+    w.met
         .iter()
+        .filter_map(|&k| w.events.get(k))
         .filter_map(|e| match &e.what {
             What::Military(MilitaryEvent::Moved {
                 realm,
@@ -421,7 +431,7 @@ fn land_defence(
 fn ready<T: Clone>(
     w: &mut Weekend,
     a: &Attack,
-    found: Option<(Square, Vec<T>)>,
+    found: Option<(Square, impl IntoIterator<Item = T>)>,
     built: impl Fn(&T) -> u32,
 ) -> Option<(Square, Vec<(usize, T)>)> {
     let Some((from, items)) = found else {
@@ -613,8 +623,8 @@ fn after_attack(
     };
     let round = w.round();
     let units = w.state.armies[i].units.clone();
-    let survivors: Vec<Unit> = kept.iter().map(|(_, u)| *u).collect();
-    let stay: Vec<Unit> = units
+    let survivors: Units = kept.iter().map(|(_, u)| *u).collect();
+    let stay: Units = units
         .iter()
         .copied()
         .filter(|u| u.built_round >= round)

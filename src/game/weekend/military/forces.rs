@@ -4,7 +4,7 @@
 
 use crate::game::combat::Line;
 use crate::game::orders::Piece;
-use crate::game::state::{ArmyGroup, Dimension, GameState, RuleSettings, Ship, Unit};
+use crate::game::state::{ArmyGroup, Dimension, GameState, RuleSettings, Ship, Unit, Units};
 use crate::game::Name;
 use crate::game::Square;
 
@@ -44,7 +44,7 @@ pub fn survivors<T: Clone>(items: &[T], piece: impl Fn(&T) -> Piece, left: &Line
 /// Each military step calls it first; every insertion below keeps the order.
 pub fn sort(gs: &mut GameState) {
     gs.army_places.reset_if_unordered();
-    // Owners compared as names: groups of one realm share its one name (`share_names`),
+    // Owners compared as names: groups of one realm share its one name (`weekend::own_copy`),
     // and two mentions of one name compare equal without reading the text, so a sort
     // of lists already in order (the usual case) reads the groups and not the names.
     gs.armies
@@ -221,7 +221,7 @@ pub fn lose_army(gs: &mut GameState, realm: &str, id: u32) {
 /// go (with their places aboard).
 pub fn write_back_armies(gs: &mut GameState, groups: &[(Name, u32)], kept: &[Tagged<Unit>]) {
     for (gi, (owner, id)) in groups.iter().enumerate() {
-        let units: Vec<Unit> = kept
+        let units: Units = kept
             .iter()
             .filter(|(g, _)| *g == gi)
             .map(|(_, u)| *u)

@@ -258,6 +258,18 @@ pub enum Entered {
     Fleet { fleet: u32, square: Square },
 }
 
+/// Whether `what` is a move that stopped on meeting troops that are not a friend's
+/// (R-MOVE-6): what step 4 fights before the attacks the forms order.
+pub(crate) fn met_enemy(what: &crate::game::event::What) -> bool {
+    matches!(
+        what,
+        crate::game::event::What::Military(MilitaryEvent::Moved {
+            stop: Some(MoveStop::Enemy { .. }),
+            ..
+        })
+    )
+}
+
 impl MoveRefusal {
     /// The rule the refusal rests on.
     pub fn rule(self) -> &'static str {

@@ -600,14 +600,14 @@ fn split(w: &mut Weekend, ix: &mut Index, realm: &str, group: Group, pieces: &[(
     let mut room = true;
     let ok = match group {
         Group::Army(id) => forces::army_at(&w.state, realm, id).and_then(|i| {
-            let mut units = w.state.armies[i].units.clone();
+            let mut units = w.state.armies[i].units.to_vec();
             let out = take(&mut units, pieces, forces::unit_piece)?;
             (!units.is_empty() && !out.is_empty()).then_some(())?;
             let new_id = forces::next_army_id(&w.state, realm);
             let mut g = w.state.armies[i].clone();
-            w.state.armies[i].units = units;
+            w.state.armies[i].units = units.into();
             g.id = new_id;
-            g.units = out;
+            g.units = out.into();
             g.treasure = Default::default();
             let aboard = forces::carrier(&w.state, realm, id);
             index::insert_army(&mut w.state, ix, g);
@@ -664,12 +664,12 @@ fn cargo_units(gs: &GameState, fi: usize) -> u64 {
 fn reorder(w: &mut Weekend, realm: &str, group: Group, pieces: &[(u32, Piece)]) {
     let ok = match group {
         Group::Army(id) => forces::army_at(&w.state, realm, id).and_then(|i| {
-            let mut units = w.state.armies[i].units.clone();
+            let mut units = w.state.armies[i].units.to_vec();
             let mut out = take(&mut units, pieces, forces::unit_piece)?;
             units.is_empty().then_some(())?;
             out.reverse();
             restore_order(&mut out, pieces, forces::unit_piece);
-            w.state.armies[i].units = out;
+            w.state.armies[i].units = out.into();
             Some(())
         }),
         Group::Fleet(id) => forces::fleet_at(&w.state, realm, id).and_then(|i| {
