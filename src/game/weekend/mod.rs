@@ -288,10 +288,10 @@ impl<'a> Weekend<'a> {
 
 /// A copy of `state` for the weekend to change, with every owner in it (army groups,
 /// fleets, cities, map squares) pointing at its realm's one name, and those names by the
-/// realm's place in `state.realms`, each realm's army units and the groups carrying a
-/// treasure. Each group, city and square is copied and its owner shared in one pass: on
-/// a large game, a second pass over the copy would read it back from memory, no longer
-/// from the cache.
+/// realm's place in `state.realms`, each realm's army units, the groups carrying a
+/// treasure and the squares with an open portal. Each group, city and square is copied
+/// and its owner shared in one pass: on a large game, a second pass over the copy would
+/// read it back from memory, no longer from the cache.
 fn own_copy(state: &GameState) -> (GameState, Shared) {
     // Every field named, so that a field added to the state is not forgotten here.
     let GameState {
