@@ -102,7 +102,9 @@ pub(super) fn one(w: &mut Weekend, dice: &mut Dice, cx: &mut Cx, l: &Line) {
     if l.spell == Spell::Avsloja && w.start.revealed_by_mail(&l.realm) {
         return refuse(w, Why::RevealUsed);
     }
-    let aim = match aim(&w.state, cx, l).and_then(|a| allowed(&w.state, cx, l, &a).map(|_| a)) {
+    let aim = match aim(&w.state, cx, l)
+        .and_then(|a| allowed(&w.state, &w.portals, cx, l, &a).map(|_| a))
+    {
         Ok(a) => a,
         Err(why) => return refuse(w, why),
     };
@@ -250,10 +252,10 @@ fn fleet(gs: &GameState, cx: &Cx, caster: &str, sel: GroupSel) -> Result<usize, 
 }
 
 /// The limits checked before the roll: R-EVIL-14/15 and Antimagic's "outside your
-/// country" (R-SPELL-12).
-fn allowed(gs: &GameState, cx: &Cx, l: &Line, aim: &Aim) -> Result<(), Why> {
+/// country" (R-SPELL-12). `portals`: the squares with an open portal.
+fn allowed(gs: &GameState, portals: &[Square], cx: &Cx, l: &Line, aim: &Aim) -> Result<(), Why> {
     if l.spell == Spell::OppnaPortal {
-        return troops::portal_allowed(gs, &l.realm, aim);
+        return troops::portal_allowed(gs, portals, &l.realm, aim);
     }
     if l.spell == Spell::Antimagi {
         let abroad = |sq: Square| gs.map.get(sq).and_then(|m| m.owner.as_deref()) != Some(&l.realm);

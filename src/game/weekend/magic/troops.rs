@@ -354,8 +354,13 @@ fn spared(w: &Weekend, caster: &str) -> BTreeSet<(Name, Group)> {
 
 /// R-EVIL-15: cast from the Evil's dimension (the Evil, or a realm with an army
 /// there, Rulings 53), never on a city square of either dimension, the Evil's
-/// portals at most floor(Besvärjare / 2).
-pub(super) fn portal_allowed(gs: &GameState, caster: &str, aim: &Aim) -> Result<(), Why> {
+/// portals at most floor(Besvärjare / 2). `portals`: the squares with an open portal.
+pub(super) fn portal_allowed(
+    gs: &GameState,
+    portals: &[Square],
+    caster: &str,
+    aim: &Aim,
+) -> Result<(), Why> {
     let Aim::Square(sq) = aim else {
         return Err(Why::NoTarget);
     };
@@ -375,11 +380,10 @@ pub(super) fn portal_allowed(gs: &GameState, caster: &str, aim: &Aim) -> Result<
     }
     if r.is_evil {
         let limit = r.positions.besvarjare / 2;
-        let open = gs
-            .map
-            .squares
-            .values()
-            .filter(|m| m.portal.as_ref().is_some_and(|p| p.opened_by == caster))
+        let open = portals
+            .iter()
+            .filter_map(|sq| gs.map.get(*sq)?.portal.as_ref())
+            .filter(|p| p.opened_by == caster)
             .count();
         if open >= limit as usize {
             return Err(Why::PortalCap { limit });
