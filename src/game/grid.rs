@@ -38,6 +38,10 @@ pub struct Squares {
     cells: Vec<Option<MapSquare>>,
     /// Squares in the array.
     held: usize,
+    /// Every square in the array is in columns `0..used_cols` and rows `1..=used_rows`
+    /// (the array's growth by doubling leaves the rest empty).
+    used_cols: usize,
+    used_rows: usize,
     /// Squares kept aside: outside the array's columns and rows.
     aside: BTreeMap<Square, MapSquare>,
 }
@@ -77,11 +81,33 @@ impl Squares {
                 let old = self.cells[c].replace(m);
                 if old.is_none() {
                     self.held += 1;
+                    self.used(sq);
                 }
                 old
             }
             None => self.aside.insert(sq, m),
         }
+    }
+
+    /// Note that the array holds `sq`.
+    fn used(&mut self, sq: Square) {
+        self.used_cols = self.used_cols.max(usize::from(sq.col()) + 1);
+        self.used_rows = self.used_rows.max(usize::from(sq.row()));
+    }
+
+    /// Make the array no larger than its squares need: the columns and rows up to the
+    /// last one holding a square. A map read square by square grows its array by
+    /// doubling, which can leave three empty cells for each square; every pass over the
+    /// squares reads those too.
+    pub fn fit(&mut self) {
+        if (self.used_cols, self.used_rows) == (self.cols, self.rows) {
+            return;
+        }
+        let mut cells = Vec::with_capacity(self.used_cols * self.used_rows);
+        for column in self.cells.chunks_mut(self.rows.max(1)).take(self.used_cols) {
+            cells.extend(column[..self.used_rows].iter_mut().map(Option::take));
+        }
+        (self.cols, self.rows, self.cells) = (self.used_cols, self.used_rows, cells);
     }
 
     /// Widen the array to cover `sq` when that keeps it mostly full; else leave it.
@@ -124,6 +150,7 @@ impl Squares {
             if let (Some(m), Some(c)) = (self.aside.remove(&s), self.cell(s)) {
                 self.cells[c] = Some(m);
                 self.held += 1;
+                self.used(s);
             }
         }
     }
@@ -163,18 +190,21 @@ impl Squares {
 
     /// A copy in which `f` has changed every square, told which square it is (as
     /// `clone` and then a pass over the copy, in one pass over the squares instead of
-    /// two). The array's squares come in square order, then those kept aside.
+    /// two). The array's squares come in square order, then those kept aside. The
+    /// copy's array is fitted (see `fit`): it holds no column or row the squares leave
+    /// empty.
     pub fn clone_with(&self, mut f: impl FnMut(Square, &mut MapSquare)) -> Squares {
         let mut copy = |sq: Square, m: &MapSquare| {
             let mut m = m.clone();
             f(sq, &mut m);
             m
         };
-        let mut cells = Vec::with_capacity(self.cells.len());
+        let (cols, rows) = (self.used_cols, self.used_rows);
+        let mut cells = Vec::with_capacity(cols * rows);
         // Column by column, row by row: the order of the cells, with no division to
         // find a cell's square.
-        for (col, column) in self.cells.chunks(self.rows.max(1)).enumerate() {
-            for (row, cell) in (1..).zip(column) {
+        for (col, column) in self.cells.chunks(self.rows.max(1)).take(cols).enumerate() {
+            for (row, cell) in (1..).zip(&column[..rows]) {
                 let sq = u16::try_from(col)
                     .ok()
                     .zip(u16::try_from(row).ok())
@@ -186,10 +216,12 @@ impl Squares {
             }
         }
         Squares {
-            cols: self.cols,
-            rows: self.rows,
+            cols,
+            rows,
             cells,
             held: self.held,
+            used_cols: cols,
+            used_rows: rows,
             aside: self
                 .aside
                 .iter()
@@ -260,6 +292,7 @@ impl FromIterator<(Square, MapSquare)> for Squares {
     fn from_iter<I: IntoIterator<Item = (Square, MapSquare)>>(squares: I) -> Self {
         let mut out = Squares::default();
         out.extend(squares);
+        out.fit();
         out
     }
 }
@@ -300,6 +333,7 @@ impl<'de> Deserialize<'de> for Squares {
                 while let Some((sq, m)) = map.next_entry::<Square, MapSquare>()? {
                     out.insert(sq, m);
                 }
+                out.fit();
                 Ok(out)
             }
         }
@@ -353,6 +387,46 @@ mod tests {
         assert_eq!(g.cells.len(), g.cols * g.rows);
     }
 
+    /// 20 columns of 33 rows, put in one by one in square order (as a stored map is
+    /// read): the array doubles to 32 columns of 64 rows on the way.
+    fn grown_map() -> Squares {
+        let mut g = Squares::default();
+        for c in 0..20 {
+            for r in 1..=33 {
+                g.insert(sq(c, r), square((c % 2 == 0).then_some("Alfa")));
+            }
+        }
+        g
+    }
+
+    #[test]
+    fn a_map_read_from_the_store_holds_no_empty_column_or_row() {
+        let grown = grown_map();
+        assert_eq!(
+            grown.cells.len(),
+            32 * 64,
+            "the doubling this test is about"
+        );
+        let read: Squares =
+            serde_json::from_str(&serde_json::to_string(&grown).expect("json")).expect("read");
+        assert_eq!((read.cols, read.rows, read.cells.len()), (20, 33, 660));
+        assert!(read == grown);
+        let collected: Squares = grown.iter().map(|(s, m)| (s, m.clone())).collect();
+        assert_eq!(collected.cells.len(), 660);
+    }
+
+    #[test]
+    fn the_weekends_copy_of_a_grown_map_holds_no_empty_column_or_row() {
+        let grown = grown_map();
+        let copy = grown.clone_with(|_, _| {});
+        assert_eq!((copy.cols, copy.rows, copy.cells.len()), (20, 33, 660));
+        assert!(copy == grown);
+        let mut fitted = grown.clone();
+        fitted.fit();
+        assert_eq!(fitted.cells.len(), 660);
+        assert!(fitted == grown);
+    }
+
     proptest! {
         /// Inserted in any order, the squares read, iterate, compare and are stored
         /// as the ordered map of squares does.
@@ -361,6 +435,7 @@ mod tests {
             puts in prop::collection::vec(((0u16..40, 1u16..30), any::<bool>()), 0..200),
             strays in prop::collection::vec(((0u16..702, 1u16..10000), any::<bool>()), 0..4),
             looks in prop::collection::vec((0u16..50, 0u16..40), 0..50),
+            later in prop::collection::vec(((0u16..60, 1u16..50), any::<bool>()), 0..40),
         ) {
             let mut g = Squares::default();
             let mut b: BTreeMap<Square, MapSquare> = BTreeMap::new();
@@ -380,8 +455,20 @@ mod tests {
             prop_assert_eq!(&mine, &theirs);
             let stored = serde_json::to_string(&g).expect("json");
             prop_assert_eq!(&stored, &serde_json::to_string(&b).expect("json"));
-            let back: Squares = serde_json::from_str(&stored).expect("read");
+            let mut back: Squares = serde_json::from_str(&stored).expect("read");
             prop_assert!(back == g);
+            // The fitted array (read back) and the copy take new squares as the map does.
+            let mut copy = g.clone_with(|_, _| {});
+            let mut more = b.clone();
+            for ((c, r), owned) in later {
+                let m = square(owned.then_some("Beta"));
+                let was = more.insert(sq(c, r), m.clone());
+                prop_assert_eq!(back.insert(sq(c, r), m.clone()), was.clone());
+                prop_assert_eq!(copy.insert(sq(c, r), m), was);
+            }
+            let more: Squares = more.into_iter().collect();
+            prop_assert!(back == more);
+            prop_assert!(copy == more);
             let rebuilt: Squares = b.into_iter().rev().collect();
             prop_assert!(rebuilt == g, "equal whatever the order of insertion");
         }
