@@ -70,6 +70,12 @@ impl Dice {
         self
     }
 
+    /// Room for `rolls` more rolls at once (a source that rolls for the whole game,
+    /// such as the battles', would otherwise copy its growing list over and over).
+    pub fn reserve(&mut self, rolls: usize) {
+        self.rolls.reserve(rolls);
+    }
+
     pub fn d4(&mut self) -> u32 {
         self.roll(4)
     }

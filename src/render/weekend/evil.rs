@@ -386,7 +386,7 @@ mod tests {
                 army: 3,
                 square: sq("C4"),
                 dimension: Dimension::Normal,
-                units: vec![(UnitKind::LattKavalleri, 3)],
+                units: [(UnitKind::LattKavalleri, 3)].into_iter().collect(),
             },
             EvilEvent::CitySighted {
                 realm: r(),

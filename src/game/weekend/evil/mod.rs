@@ -29,6 +29,11 @@ use crate::game::state::{ArmyGroup, City, Dimension, GameState};
 use crate::game::Name;
 use crate::game::{Resources, Square, UnitKind};
 
+/// A seen group's units as (kind, count) runs in its order. Up to three runs (most
+/// groups) are kept inside the event: the Evil's sight tells of every group near a
+/// portal, so one allocation each would be the weekend's most.
+pub type UnitRuns = smallvec::SmallVec<[(UnitKind, u32); 3]>;
+
 /// What the Evil's rules did, as data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -139,7 +144,7 @@ pub enum EvilEvent {
         army: u32,
         square: Square,
         dimension: Dimension,
-        units: Vec<(UnitKind, u32)>,
+        units: UnitRuns,
     },
     /// R-EVIL-19: a city seen from the Evil dimension.
     CitySighted {

@@ -12,7 +12,7 @@ use crate::game::event::Step;
 use crate::game::hash::FastMap;
 use crate::game::state::{Dimension, GameState};
 use crate::game::Name;
-use crate::game::{Square, UnitKind};
+use crate::game::Square;
 
 use super::super::Weekend;
 use super::{around, emit, evil_realm, EvilEvent};
@@ -182,7 +182,9 @@ impl<'g> Seen<'g> {
     fn new(gs: &'g GameState) -> Self {
         Seen {
             gs,
-            pairs: Vec::new(),
+            // About one pair a group (the Evil sees the groups near its portals):
+            // reserved at once, as a list grown by doubling copies itself over and over.
+            pairs: Vec::with_capacity(gs.armies.len()),
         }
     }
 
@@ -401,8 +403,8 @@ fn tell_portals(w: &mut Weekend, portals: &[Square]) {
 }
 
 /// Units as runs, front first.
-fn runs(units: &[crate::game::state::Unit]) -> Vec<(UnitKind, u32)> {
-    let mut out: Vec<(UnitKind, u32)> = Vec::new();
+fn runs(units: &[crate::game::state::Unit]) -> super::UnitRuns {
+    let mut out = super::UnitRuns::new();
     for u in units {
         match out.last_mut() {
             Some((k, n)) if *k == u.kind => *n = n.saturating_add(1),

@@ -294,7 +294,9 @@ pub fn movement(w: &mut Weekend) {
 
 /// Step 4: every attack order, naval battles first, with the weekend's own dice.
 pub fn combat(w: &mut Weekend) {
-    let dice = w.dice("combat");
+    let mut dice = w.dice("combat");
+    // Fewer rolls than groups on the weekends measured: reserved at once.
+    dice.reserve(w.state.armies.len());
     combat_with(w, dice);
 }
 
