@@ -132,6 +132,25 @@ impl ArmyPlaces {
         self.0.get_or_init(|| army_starts(gs)).is_some()
     }
 
+    /// The hint as built so far (`None`: not built yet), as the pass over every group
+    /// would build it now.
+    #[cfg(test)]
+    pub(crate) fn as_built(&self) -> Option<&Option<Vec<(u32, u32)>>> {
+        self.0.get()
+    }
+
+    /// The hint that a pass over `gs`'s groups finds.
+    #[cfg(test)]
+    pub(crate) fn found(gs: &GameState) -> Option<Vec<(u32, u32)>> {
+        army_starts(gs)
+    }
+
+    /// Take `starts` (as `army_starts` finds them, made by a pass that read the
+    /// groups anyway) as the hint, unless a hint was built already.
+    pub fn offer(&self, starts: Option<Vec<(u32, u32)>>) {
+        let _ = self.0.set(starts);
+    }
+
     /// Forget a hint that found the armies out of order (so the next lookup builds it
     /// again).
     pub fn reset_if_unordered(&mut self) {
@@ -144,27 +163,75 @@ impl ArmyPlaces {
 /// Each realm's first army group (place, number), by realm place; `None` when the
 /// armies are not sorted by owner and number.
 fn army_starts(gs: &GameState) -> Option<Vec<(u32, u32)>> {
-    let mut starts = vec![(u32::MAX, 0); gs.realms.len()];
-    let mut prev: Option<&ArmyGroup> = None;
+    let mut starts = ArmyStarts::new(gs.realms.len());
     for (i, a) in gs.armies.iter().enumerate() {
-        let new_owner = match prev {
+        if !starts.next(i, a, || gs.realm_index(&a.owner)) {
+            return None;
+        }
+    }
+    starts.finish()
+}
+
+/// `ArmyPlaces`' hint found group by group, by a pass that reads the groups in order
+/// for something else too (the weekend's copy of the state), so that the hint costs
+/// no pass of its own.
+pub struct ArmyStarts<'a> {
+    starts: Vec<(u32, u32)>,
+    prev: Option<&'a ArmyGroup>,
+    in_order: bool,
+}
+
+impl<'a> ArmyStarts<'a> {
+    pub fn new(realms: usize) -> Self {
+        ArmyStarts {
+            starts: vec![(u32::MAX, 0); realms],
+            prev: None,
+            in_order: true,
+        }
+    }
+
+    /// The group at `i` in the list; `place`: its owner's place in `realms`, asked
+    /// only at a new owner. False once the groups are found out of order.
+    pub fn next(
+        &mut self,
+        i: usize,
+        a: &'a ArmyGroup,
+        place: impl FnOnce() -> Option<usize>,
+    ) -> bool {
+        if !self.in_order {
+            return false;
+        }
+        let new_owner = match self.prev {
             Some(p) if p.owner == a.owner => {
                 if p.id >= a.id {
-                    return None;
+                    self.in_order = false;
                 }
                 false
             }
-            Some(p) if p.owner > a.owner => return None,
+            Some(p) if p.owner > a.owner => {
+                self.in_order = false;
+                false
+            }
             _ => true,
         };
         if new_owner {
-            if let Some(k) = gs.realm_index(&a.owner) {
-                starts[k] = (u32::try_from(i).ok()?, a.id);
+            match (
+                place().and_then(|k| self.starts.get_mut(k)),
+                u32::try_from(i),
+            ) {
+                (Some(start), Ok(i)) => *start = (i, a.id),
+                (_, Err(_)) => self.in_order = false,
+                (None, Ok(_)) => {}
             }
         }
-        prev = Some(a);
+        self.prev = Some(a);
+        self.in_order
     }
-    Some(starts)
+
+    /// The hint: `None` when the groups were not in order.
+    pub fn finish(self) -> Option<Vec<(u32, u32)>> {
+        self.in_order.then_some(self.starts)
+    }
 }
 
 impl Clone for ArmyPlaces {

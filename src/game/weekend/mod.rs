@@ -326,7 +326,7 @@ fn own_copy(state: &GameState) -> (GameState, Shared) {
         next_id,
         calendar,
         realm_places,
-        army_places: _,
+        army_places,
     } = state;
     let mut names = Names {
         places: realm_places,
@@ -339,20 +339,24 @@ fn own_copy(state: &GameState) -> (GameState, Shared) {
     // Room for the groups bought this weekend, so that the first of them does not move
     // the whole list to a larger one.
     let mut own_armies = Vec::with_capacity(armies.len().saturating_add(armies.len() / 8));
-    for a in armies {
-        let mut a = a.clone();
-        if let Some(n) = names
-            .share(&mut a.owner)
-            .and_then(|k| army_units.get_mut(k))
-        {
-            let units = u32::try_from(a.units.len()).unwrap_or(u32::MAX);
+    // Where each realm's groups begin, for the copy and the state alike (the same
+    // groups in the same order): found here, not by a pass of their own.
+    let mut starts = crate::game::state::ArmyStarts::new(realms.len());
+    for (i, a) in armies.iter().enumerate() {
+        let mut own = a.clone();
+        let place = names.share(&mut own.owner);
+        starts.next(i, a, || place);
+        if let Some(n) = place.and_then(|k| army_units.get_mut(k)) {
+            let units = u32::try_from(own.units.len()).unwrap_or(u32::MAX);
             *n = n.saturating_add(units);
         }
-        if !a.treasure.is_zero() {
-            treasures.push((a.owner.clone(), a.id, a.treasure.amount()));
+        if !own.treasure.is_zero() {
+            treasures.push((own.owner.clone(), own.id, own.treasure.amount()));
         }
-        own_armies.push(a);
+        own_armies.push(own);
     }
+    let starts = starts.finish();
+    army_places.offer(starts.clone());
     let fleets = fleets.iter().map(|f| {
         let mut f = f.clone();
         names.share(&mut f.owner);
@@ -409,6 +413,7 @@ fn own_copy(state: &GameState) -> (GameState, Shared) {
         realm_places: Default::default(),
         army_places: Default::default(),
     };
+    own.army_places.offer(starts);
     let named = names.names.into_iter().zip(realms);
     let names = named
         .map(|(n, r)| n.unwrap_or_else(|| Name::from(r.name.as_str())))
@@ -572,6 +577,60 @@ mod tests {
         let w = Weekend::new(&gs, &orders, &gs.settings, 1);
         assert_eq!(w.state, gs);
         assert_eq!(w.portals, vec![squares[2], squares[7]]);
+    }
+
+    /// The copy's pass over the groups leaves both the copy and the state with the hint
+    /// of where each realm's groups begin, as a pass of its own would find it: in order
+    /// (the stored state) and out of order (a state made by hand).
+    #[test]
+    fn the_weekends_copy_finds_where_each_realms_groups_begin() {
+        use crate::game::state::ArmyPlaces;
+        for reversed in [false, true] {
+            let mut gs = demo();
+            crate::game::weekend::military::forces::sort(&mut gs);
+            if reversed {
+                gs.armies.reverse();
+            }
+            gs.army_places = ArmyPlaces::default();
+            let orders = Orders::default();
+            let w = Weekend::new(&gs, &orders, &gs.settings, 1);
+            let found = ArmyPlaces::found(&gs);
+            assert_eq!(found.is_some(), !reversed, "the demo's groups are sorted");
+            assert_eq!(w.state.army_places.as_built(), Some(&found));
+            assert_eq!(gs.army_places.as_built(), Some(&found));
+        }
+    }
+
+    /// The hint names each realm's first group (its place and number), nothing for a
+    /// realm without groups, and no hint at all for groups out of order or numbered
+    /// twice.
+    #[test]
+    fn where_each_realms_groups_begin_is_found_only_in_sorted_groups() {
+        use crate::game::state::ArmyPlaces;
+        let mut gs = demo();
+        crate::game::weekend::military::forces::sort(&mut gs);
+        let without = gs.realms[1].name.clone();
+        gs.armies.retain(|a| a.owner != without);
+        let starts = ArmyPlaces::found(&gs).expect("sorted");
+        let mut with_groups = 0;
+        for (k, r) in gs.realms.iter().enumerate() {
+            let first = gs.armies.iter().position(|a| a.owner == r.name);
+            let want = first.map_or((u32::MAX, 0), |i| (i as u32, gs.armies[i].id));
+            assert_eq!(starts[k], want, "{}", r.name);
+            with_groups += usize::from(first.is_some());
+        }
+        assert!(
+            with_groups >= 2 && with_groups < gs.realms.len(),
+            "{with_groups}"
+        );
+        let mut twice = gs.clone();
+        let again = twice.armies[0].clone();
+        twice.armies.insert(1, again);
+        assert_eq!(ArmyPlaces::found(&twice), None, "a number twice");
+        let mut swapped = gs.clone();
+        let last = swapped.armies.len() - 1;
+        swapped.armies.swap(0, last);
+        assert_eq!(ArmyPlaces::found(&swapped), None, "owners out of order");
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::tally::{populations, unit_counts};
+use super::tally::{add_army, counts_but_armies, populations};
 use super::{tell, Cap, EconomyEvent, Purchase, Why};
 use crate::game::caps::{Over, Room};
 use crate::game::event::Step;
@@ -47,7 +47,8 @@ struct Book {
 impl Book {
     fn new(gs: &GameState) -> Book {
         let mut b = Book {
-            counts: unit_counts(gs),
+            // The army groups are counted in the pass over them below.
+            counts: counts_but_armies(gs),
             population: populations(gs),
             ..Book::default()
         };
@@ -77,6 +78,11 @@ impl Book {
                 .count();
             let top = gs.armies[start..start + run].iter().map(|a| a.id).max();
             highest(&mut b.army_ids, owner, top.unwrap_or(0));
+            if let Some(c) = gs.realm_index(owner).and_then(|k| b.counts.get_mut(k)) {
+                for a in &gs.armies[start..start + run] {
+                    add_army(c, a);
+                }
+            }
             let squares = match b.armies.get_mut(owner) {
                 Some(squares) => squares,
                 // Room for the run at once: no table grown and copied group by group.
@@ -656,4 +662,24 @@ fn convert(
     let n = r.stock.get(resource).saturating_add(count);
     r.stock.set(resource, n);
     Ok((Purchase::SlavesConverted { count, resource }, cost))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::weekend::economy::tally::unit_counts;
+
+    /// The book counts each realm's troops in its pass over the groups, as the tally
+    /// does, whether the groups come owner by owner or an owner's come in two runs.
+    #[test]
+    fn the_book_counts_each_realms_troops_as_the_tally_does() {
+        let mut gs = crate::game::load_scenario(include_str!("../../../../scenarios/demo.yaml"))
+            .expect("demo");
+        let first = gs.armies.remove(0);
+        gs.armies.push(first);
+        let book = Book::new(&gs);
+        let tally = unit_counts(&gs);
+        assert_eq!(book.counts, tally);
+        assert!(tally.iter().filter(|c| c.army_groups > 0).count() >= 2);
+    }
 }

@@ -1,11 +1,26 @@
 //! Per-realm counts in one pass over the state, so each step costs time in
 //! proportion to the game's size, not to realms × groups.
 
-use crate::game::state::{GameState, OwnerRuns, SpyState, UnitCount};
+use crate::game::state::{ArmyGroup, GameState, OwnerRuns, SpyState, UnitCount};
 
 /// `GameState::counted_units` for every realm at once, by the realm's place in
 /// `gs.realms` (a list, not a map by name: a look-up is an index).
 pub(super) fn unit_counts(gs: &GameState) -> Vec<UnitCount> {
+    let mut counts = counts_but_armies(gs);
+    // Each owner found once per run of its groups (the lists keep an owner's groups
+    // together), not once per group.
+    let mut find = OwnerRuns::default();
+    for a in &gs.armies {
+        if let Some(c) = find.place(gs, &a.owner).and_then(|i| counts.get_mut(i)) {
+            add_army(c, a);
+        }
+    }
+    counts
+}
+
+/// As `unit_counts` with no army group counted yet: for a pass over the groups that
+/// reads them for something else too and counts each with `add_army`.
+pub(super) fn counts_but_armies(gs: &GameState) -> Vec<UnitCount> {
     let mut counts: Vec<UnitCount> = gs
         .realms
         .iter()
@@ -17,17 +32,6 @@ pub(super) fn unit_counts(gs: &GameState) -> Vec<UnitCount> {
             army_groups: 0,
         })
         .collect();
-    // Each owner found once per run of its groups (the lists keep an owner's groups
-    // together), not once per group.
-    let mut find = OwnerRuns::default();
-    for a in &gs.armies {
-        if let Some(c) = find.place(gs, &a.owner).and_then(|i| counts.get_mut(i)) {
-            let elementals = a.units.iter().filter(|u| u.kind.is_elemental()).count();
-            c.army_units = c.army_units.saturating_add(len(a.units.len()));
-            c.elementals = c.elementals.saturating_add(len(elementals));
-            c.army_groups = c.army_groups.saturating_add(1);
-        }
-    }
     let mut find = OwnerRuns::default();
     for f in &gs.fleets {
         if let Some(c) = find.place(gs, &f.owner).and_then(|i| counts.get_mut(i)) {
@@ -41,6 +45,14 @@ pub(super) fn unit_counts(gs: &GameState) -> Vec<UnitCount> {
         }
     }
     counts
+}
+
+/// Count army group `a` in its owner's `c`.
+pub(super) fn add_army(c: &mut UnitCount, a: &ArmyGroup) {
+    let elementals = a.units.iter().filter(|u| u.kind.is_elemental()).count();
+    c.army_units = c.army_units.saturating_add(len(a.units.len()));
+    c.elementals = c.elementals.saturating_add(len(elementals));
+    c.army_groups = c.army_groups.saturating_add(1);
 }
 
 /// `GameState::population` for every realm at once, by the realm's place in

@@ -26,36 +26,74 @@ use super::forces;
 /// A group's owner (its place in `Index::names`) and number.
 type Key = (u32, u32);
 
-/// The groups noted on one square: most squares hold one, which needs no allocation.
-#[derive(Debug)]
+/// The groups noted on one square: most squares hold one, noted in the slot itself; a
+/// square with more points to its list among its store's `Lists`. A slot owns nothing,
+/// so a store with a cell for every square of the map is freed at once, not cell by
+/// cell, and a cell takes 12 bytes.
+#[derive(Debug, Clone, Copy)]
 enum Slot {
     One(Key),
-    Many(Vec<Key>),
+    Many(u32),
 }
 
-impl Slot {
-    fn push(&mut self, k: Key) {
-        match self {
-            Slot::One(first) => *self = Slot::Many(vec![*first, k]),
-            Slot::Many(v) => v.push(k),
+/// The lists of the squares that hold more than one group, by `Slot::Many`'s number.
+#[derive(Debug, Default)]
+struct Lists(Vec<Vec<Key>>);
+
+impl Lists {
+    /// Note `k` in `slot` (beside what it holds).
+    fn add(&mut self, slot: &mut Slot, k: Key) {
+        match *slot {
+            Slot::One(first) => {
+                // More lists than a u32 counts would take more memory than there is.
+                let at = u32::try_from(self.0.len()).unwrap_or(u32::MAX);
+                self.0.push(vec![first, k]);
+                *slot = Slot::Many(at);
+            }
+            Slot::Many(at) => {
+                if let Some(list) = self.0.get_mut(at as usize) {
+                    list.push(k);
+                }
+            }
         }
     }
 
-    fn keys(&self) -> &[Key] {
-        match self {
+    /// The groups noted in `slot`.
+    fn keys<'a>(&'a self, slot: &'a Slot) -> &'a [Key] {
+        match slot {
             Slot::One(k) => std::slice::from_ref(k),
-            Slot::Many(v) => v,
+            Slot::Many(at) => self.0.get(*at as usize).map_or(&[], Vec::as_slice),
         }
     }
 }
 
-/// Note `k` on `square`.
-fn note(map: &mut FastMap<Square, Slot>, square: Square, k: Key) {
-    match map.entry(square) {
-        std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().push(k),
-        std::collections::hash_map::Entry::Vacant(e) => {
-            e.insert(Slot::One(k));
+/// Groups noted by square in a hash map (the fleets, few; armies off the map).
+#[derive(Default)]
+struct Spread {
+    slots: FastMap<Square, Slot>,
+    lists: Lists,
+}
+
+impl Spread {
+    fn with_room(n: usize) -> Spread {
+        Spread {
+            slots: room(n),
+            lists: Lists::default(),
         }
+    }
+
+    /// Note `k` on `square`.
+    fn note(&mut self, square: Square, k: Key) {
+        match self.slots.entry(square) {
+            std::collections::hash_map::Entry::Occupied(mut e) => self.lists.add(e.get_mut(), k),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(Slot::One(k));
+            }
+        }
+    }
+
+    fn keys(&self, sq: &Square) -> &[Key] {
+        self.slots.get(sq).map_or(&[], |s| self.lists.keys(s))
     }
 }
 
@@ -70,7 +108,8 @@ fn room<K, V>(n: usize) -> FastMap<K, V> {
 struct Cells {
     height: usize,
     cells: Vec<Option<Slot>>,
-    outside: FastMap<Square, Slot>,
+    lists: Lists,
+    outside: Spread,
 }
 
 impl Cells {
@@ -81,7 +120,8 @@ impl Cells {
         Cells {
             height,
             cells,
-            outside: FastMap::default(),
+            lists: Lists::default(),
+            outside: Spread::default(),
         }
     }
 
@@ -91,20 +131,21 @@ impl Cells {
         (row < self.height && c < self.cells.len()).then_some(c)
     }
 
-    fn get(&self, sq: &Square) -> Option<&Slot> {
+    /// The groups noted on `sq`.
+    fn keys(&self, sq: &Square) -> &[Key] {
         match self.cell(*sq) {
-            Some(c) => self.cells[c].as_ref(),
-            None => self.outside.get(sq),
+            Some(c) => self.cells[c].as_ref().map_or(&[], |s| self.lists.keys(s)),
+            None => self.outside.keys(sq),
         }
     }
 
     fn note(&mut self, square: Square, k: Key) {
         match self.cell(square) {
             Some(c) => match &mut self.cells[c] {
-                Some(slot) => slot.push(k),
+                Some(slot) => self.lists.add(slot, k),
                 empty => *empty = Some(Slot::One(k)),
             },
-            None => note(&mut self.outside, square, k),
+            None => self.outside.note(square, k),
         }
     }
 }
@@ -112,7 +153,7 @@ impl Cells {
 /// The index of one step. See the module text for how to keep it true.
 pub struct Index {
     armies: Cells,
-    fleets: FastMap<Square, Slot>,
+    fleets: Spread,
     cities: FastMap<Square, Vec<usize>>,
     /// `cities.len()` when the city index was built: cities never move, but razing
     /// shifts their places; a changed count falls back to a scan.
@@ -134,7 +175,7 @@ impl Index {
         // over and over on a large game.
         let mut ix = Index {
             armies: Cells::of(gs),
-            fleets: room(gs.fleets.len()),
+            fleets: Spread::with_room(gs.fleets.len()),
             cities: room(gs.cities.len()),
             city_count: 0,
             owners: FastMap::default(),
@@ -178,7 +219,7 @@ impl Index {
 
     fn note_fleet(&mut self, gs: &GameState, owner: &str, id: u32, square: Square) {
         let k = self.key(gs, owner, id);
-        note(&mut self.fleets, square, k);
+        self.fleets.note(square, k);
     }
 
     /// Rebuild the city index (after cities were removed).
@@ -193,7 +234,7 @@ impl Index {
     /// Places in `gs.armies` of the army groups on `square` (aboard a fleet or not, any
     /// dimension), in the state's order.
     pub fn armies_on(&self, gs: &GameState, square: Square) -> Vec<usize> {
-        let found = self.armies.get(&square).map_or(&[][..], Slot::keys);
+        let found = self.armies.keys(&square);
         let mut out: Vec<usize> = found
             .iter()
             .filter_map(|&(o, id)| {
@@ -209,7 +250,7 @@ impl Index {
 
     /// Places in `gs.fleets` of the fleets on `square`, in the state's order.
     pub fn fleets_on(&self, gs: &GameState, square: Square) -> Vec<usize> {
-        let found = self.fleets.get(&square).map_or(&[][..], Slot::keys);
+        let found = self.fleets.keys(&square);
         let mut out: Vec<usize> = found
             .iter()
             .filter_map(|&(o, id)| forces::fleet_at(gs, &self.names[o as usize], id))
@@ -274,20 +315,18 @@ impl Index {
     /// Every group stands where the index can find it (tests and debug builds check it
     /// at the end of each step: a group moved around `relocate` fails here).
     pub fn covers(&self, gs: &GameState) -> Result<(), String> {
-        let missing = |list: Option<&Slot>, owner: &str, id: u32| {
-            !list.is_some_and(|l| {
-                l.keys()
-                    .iter()
-                    .any(|&(o, i)| self.names[o as usize] == owner && i == id)
-            })
+        let missing = |keys: &[Key], owner: &str, id: u32| {
+            !keys
+                .iter()
+                .any(|&(o, i)| self.names[o as usize] == owner && i == id)
         };
         for a in gs.armies.iter().filter(|a| !forces::gone(a)) {
-            if missing(self.armies.get(&a.square), &a.owner, a.id) {
+            if missing(self.armies.keys(&a.square), &a.owner, a.id) {
                 return Err(format!("{}'s army {} on {}", a.owner, a.id, a.square));
             }
         }
         for f in &gs.fleets {
-            if missing(self.fleets.get(&f.square), &f.owner, f.id) {
+            if missing(self.fleets.keys(&f.square), &f.owner, f.id) {
                 return Err(format!("{}'s fleet {} on {}", f.owner, f.id, f.square));
             }
         }
@@ -350,4 +389,43 @@ pub fn insert_fleet(gs: &mut GameState, ix: &mut Index, f: Fleet) {
         .fleets
         .partition_point(|x| (x.owner.as_str(), x.id) < (f.owner.as_str(), f.id));
     gs.fleets.insert(at, f);
+}
+
+// A cell of the map-wide store: a slot and its "is there one" in 12 bytes.
+const _: () = assert!(std::mem::size_of::<Option<Slot>>() == 12);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sq(col: u16, row: u16) -> Square {
+        Square::new(col, row).expect("square")
+    }
+
+    #[test]
+    fn squares_holding_several_groups_keep_each_its_own_list_in_order() {
+        let mut cells = Cells {
+            height: 4,
+            cells: vec![None; 8],
+            lists: Lists::default(),
+            outside: Spread::default(),
+        };
+        let (a, b, off) = (sq(0, 1), sq(1, 4), sq(9, 9));
+        for (square, k) in [
+            (a, (0, 1)),
+            (b, (0, 2)),
+            (a, (1, 1)),
+            (b, (1, 7)),
+            (a, (2, 3)),
+        ] {
+            cells.note(square, k);
+        }
+        for k in [(3, 1), (3, 2)] {
+            cells.note(off, k);
+        }
+        assert_eq!(cells.keys(&a), [(0, 1), (1, 1), (2, 3)]);
+        assert_eq!(cells.keys(&b), [(0, 2), (1, 7)]);
+        assert_eq!(cells.keys(&off), [(3, 1), (3, 2)], "off the map's cells");
+        assert_eq!(cells.keys(&sq(1, 1)), []);
+    }
 }
