@@ -8,7 +8,8 @@
 //! and stored as a map from square to square.
 //!
 //! The array grows to take any square inserted (doubling, so that filling it in any
-//! order costs a copy of each square a few times at most). A square so far outside
+//! order costs a copy of each square a few times at most); a map read from the store,
+//! and the weekend's copy, are then fitted to the columns and rows their squares use. A square so far outside
 //! the others that the array would be mostly empty (a stray square in a hand-edited
 //! state) is kept aside in an ordered map instead, so a stray `ZZ9999` costs one
 //! entry, not millions of empty cells.

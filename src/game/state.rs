@@ -132,8 +132,7 @@ impl ArmyPlaces {
         self.0.get_or_init(|| army_starts(gs)).is_some()
     }
 
-    /// The hint as built so far (`None`: not built yet), as the pass over every group
-    /// would build it now.
+    /// The hint, if it was built (for tests: whether a pass found it, and what).
     #[cfg(test)]
     pub(crate) fn as_built(&self) -> Option<&Option<Vec<(u32, u32)>>> {
         self.0.get()

@@ -46,17 +46,29 @@ pub(super) fn run(w: &mut Weekend) {
     }
 }
 
-/// Slaves step 6 gave each realm this weekend.
+/// Slaves step 6 gave each realm this weekend. Step 6 runs just before this step, so
+/// its events are the last ones recorded: those are read, not every event of the
+/// weekend (debug builds check that no earlier event is a production).
 fn produced_slaves(w: &Weekend) -> BTreeMap<String, u32> {
-    w.events
+    let slaves = |events: &[crate::game::event::Event]| -> BTreeMap<String, u32> {
+        events
+            .iter()
+            .filter_map(|e| match e.what.economy() {
+                Some(EconomyEvent::Produced {
+                    realm, resources, ..
+                }) => Some((realm.clone(), resources.get(Resource::Slavar))),
+                _ => None,
+            })
+            .collect()
+    };
+    let from = w
+        .events
         .iter()
-        .filter_map(|e| match e.what.economy() {
-            Some(EconomyEvent::Produced {
-                realm, resources, ..
-            }) => Some((realm.clone(), resources.get(Resource::Slavar))),
-            _ => None,
-        })
-        .collect()
+        .rposition(|e| e.step != Step::Production)
+        .map_or(0, |k| k + 1);
+    let found = slaves(&w.events[from..]);
+    debug_assert_eq!(found, slaves(&w.events), "step 6's events are the last");
+    found
 }
 
 /// Take `n` from `stock` one at a time in turn: the ordinary resources it holds in

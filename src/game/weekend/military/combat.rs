@@ -170,23 +170,25 @@ fn merge_all(w: &mut Weekend) {
 /// squares are sorted and repeats taken, with no map keyed by name. Should the owners
 /// not come in order, a map finds the same pairs.
 fn crowded(gs: &GameState) -> Vec<(String, Square)> {
-    let live: Vec<&crate::game::state::ArmyGroup> =
-        gs.armies.iter().filter(|a| !forces::gone(a)).collect();
+    let armies = &gs.armies;
     let mut spots = Vec::new();
     let mut squares: Vec<Square> = Vec::new();
     let mut start = 0;
-    while start < live.len() {
-        let owner = live[start].owner.as_str();
+    // Runs of one owner in the list itself, lost groups skipped: no list of the live
+    // groups is made (on a large game that is one more pass over every group).
+    while start < armies.len() {
+        let owner = armies[start].owner.as_str();
         let end = start
-            + live[start..]
+            + armies[start..]
                 .iter()
                 .take_while(|a| a.owner == owner)
                 .count();
-        if live.get(end).is_some_and(|a| a.owner.as_str() < owner) {
-            return crowded_by_map(&live);
+        if armies.get(end).is_some_and(|a| a.owner.as_str() < owner) {
+            return crowded_by_map(gs);
         }
         squares.clear();
-        squares.extend(live[start..end].iter().map(|a| a.square));
+        let live = armies[start..end].iter().filter(|a| !forces::gone(a));
+        squares.extend(live.map(|a| a.square));
         squares.sort_unstable();
         for (i, sq) in squares.iter().enumerate() {
             let repeat = i > 0 && squares[i - 1] == *sq;
@@ -200,9 +202,9 @@ fn crowded(gs: &GameState) -> Vec<(String, Square)> {
     spots
 }
 
-fn crowded_by_map(live: &[&crate::game::state::ArmyGroup]) -> Vec<(String, Square)> {
+fn crowded_by_map(gs: &GameState) -> Vec<(String, Square)> {
     let mut count: BTreeMap<(&str, Square), u32> = BTreeMap::new();
-    for a in live {
+    for a in gs.armies.iter().filter(|a| !forces::gone(a)) {
         *count.entry((a.owner.as_str(), a.square)).or_insert(0) += 1;
     }
     count
@@ -907,5 +909,42 @@ fn back_landing(w: &mut Weekend, ix: &Index, a: &Attack, attack: u64, ctx: &mut 
         .contains(&(a.realm.clone(), a.group, a.square))
     {
         refuse(w, a, reason);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Crowded squares found in the owners' runs are those a count of every live group
+    /// finds: a lost group beside a live one makes no square crowded, and groups out of
+    /// owner order are counted the other way, with the same answer.
+    #[test]
+    fn crowded_squares_are_found_alike_in_runs_and_by_counting() {
+        let mut gs = crate::game::load_scenario(include_str!("../../../../scenarios/demo.yaml"))
+            .expect("demo");
+        forces::sort(&mut gs);
+        // Two groups of the first realm on one square; a lost group beside a third.
+        let (a, b) = (gs.armies[0].clone(), gs.armies[1].clone());
+        assert_eq!(a.owner, b.owner);
+        gs.armies[1].square = a.square;
+        let mut lost = gs.armies[2].clone();
+        assert_ne!(lost.square, a.square);
+        lost.id = 900;
+        lost.units.clear();
+        let at = gs
+            .armies
+            .partition_point(|x| (&x.owner, x.id) < (&lost.owner, lost.id));
+        gs.armies.insert(at, lost.clone());
+        let found = crowded(&gs);
+        assert_eq!(found, crowded_by_map(&gs));
+        assert!(
+            found.contains(&(a.owner.to_string(), a.square)),
+            "{found:?}"
+        );
+        let beside = (lost.owner.to_string(), lost.square);
+        assert!(!found.contains(&beside), "{found:?}");
+        gs.armies.reverse();
+        assert_eq!(crowded(&gs), found, "out of owner order");
     }
 }
