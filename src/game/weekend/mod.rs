@@ -92,8 +92,9 @@ pub struct Weekend<'a> {
     /// event of the weekend again.
     pub(crate) met: Vec<usize>,
     /// The squares with an open portal, in square order: found as the state is copied,
-    /// kept as step 2 opens portals and the end of the weekend closes them, so neither
-    /// reads every square of the map to find the few portals.
+    /// kept as step 2 opens portals and the end of the weekend closes them
+    /// (`portal_opened`, `portal_closed`), so neither reads every square of the map to
+    /// find the few portals.
     pub(crate) portals: Vec<Square>,
     /// Each realm's one shared name, by its place in `state.realms`; the owners in
     /// `state` point at these (`own_copy`), so copying one is a count and comparing
@@ -226,6 +227,20 @@ impl<'a> Weekend<'a> {
     pub(crate) fn pass_index(&mut self, ix: military::index::Index) {
         if self.keep_index {
             self.index = Some(ix);
+        }
+    }
+
+    /// Note that a portal now stands open on `sq` (`portals` stays in square order).
+    pub(crate) fn portal_opened(&mut self, sq: Square) {
+        if let Err(k) = self.portals.binary_search(&sq) {
+            self.portals.insert(k, sq);
+        }
+    }
+
+    /// Note that the portal on `sq` has closed.
+    pub(crate) fn portal_closed(&mut self, sq: Square) {
+        if let Ok(k) = self.portals.binary_search(&sq) {
+            self.portals.remove(k);
         }
     }
 

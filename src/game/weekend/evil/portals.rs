@@ -128,7 +128,7 @@ pub fn lifetime_with(w: &mut Weekend, mut dice: Dice) -> Vec<Square> {
                 if let Some(m) = w.state.map.squares.get_mut(&sq) {
                     m.portal = None;
                 }
-                w.portals.retain(|p| *p != sq);
+                w.portal_closed(sq);
                 EvilEvent::PortalClosed { square: sq }
             }
             (false, Some(_)) => continue,

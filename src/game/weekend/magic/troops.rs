@@ -408,9 +408,7 @@ fn portal(w: &mut Weekend, cx: &mut Cx, caster: &str, sq: Square) -> Effect {
         opened_round: round,
         closes_after_round: None,
     }));
-    if let Err(k) = w.portals.binary_search(&sq) {
-        w.portals.insert(k, sq);
-    }
+    w.portal_opened(sq);
     record(w, Spell::OppnaPortal, caster, SpellTarget::Square(sq));
     Effect::Portal { square: sq }
 }
