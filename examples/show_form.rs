@@ -9,6 +9,7 @@ fn main() {
     let ctx = FormContext {
         deadline_local: "söndag 29 november 2026 15:00".into(),
         game_address: "sl@game.test".into(),
+        realms_listed: None,
     };
     let r = Renderer::new().expect("templates compile");
     print!("{}", r.result_form(&state, &realm, &ctx).expect("renders"));

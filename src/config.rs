@@ -376,6 +376,18 @@ pub struct RenderSettings {
     /// Attach each realm's map picture (PNG) to its Monday form and opening form.
     #[serde(default = "default_true")]
     pub map_pictures: bool,
+    /// A Monday form (and a reminder) names every other realm in a game of at most
+    /// this many other realms; in a larger game it gives their number and names the
+    /// realm's neighbours (README, Decisions). The opening forms name them all.
+    #[serde(default = "default_realms_listed")]
+    pub realms_listed: usize,
+}
+
+/// `render.realms_listed`: a hundred names are some fifteen lines of a form.
+pub const DEFAULT_REALMS_LISTED: usize = 100;
+
+fn default_realms_listed() -> usize {
+    DEFAULT_REALMS_LISTED
 }
 
 fn default_font() -> PathBuf {
@@ -387,6 +399,7 @@ impl Default for RenderSettings {
         RenderSettings {
             font: default_font(),
             map_pictures: true,
+            realms_listed: DEFAULT_REALMS_LISTED,
         }
     }
 }
@@ -885,6 +898,7 @@ impl Config {
             render: RenderSettings {
                 font: resolve(&raw.render.font),
                 map_pictures: raw.render.map_pictures,
+                realms_listed: raw.render.realms_listed,
             },
         })
     }
@@ -1155,6 +1169,17 @@ database: sqlite:pbemd.db\nscenario: s.yaml\ninbound: {maildir: inbox}\noutbound
             .unwrap_err()
             .to_string();
         assert!(err.contains("fonts"), "{err}");
+    }
+
+    #[test]
+    fn a_form_names_up_to_a_hundred_other_realms_unless_the_game_sets_otherwise() {
+        assert_eq!(parse(MINIMAL).unwrap().render.realms_listed, 100);
+        let c = parse(&format!("{MINIMAL}render: {{realms_listed: 12}}\n")).unwrap();
+        assert_eq!(c.render.realms_listed, 12);
+        let err = parse(&format!("{MINIMAL}render: {{realms_listed: many}}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("realms_listed"), "{err}");
     }
 
     #[test]

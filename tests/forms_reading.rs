@@ -20,6 +20,7 @@ fn monday_form(s: &GameState, realm: &str) -> String {
     let ctx = FormContext {
         deadline_local: "söndag 29 november 2026 15:00".into(),
         game_address: "sl@game.test".into(),
+        realms_listed: None,
     };
     Renderer::new()
         .unwrap()

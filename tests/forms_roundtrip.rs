@@ -21,6 +21,7 @@ fn ctx(lang: Lang) -> FormContext {
             Lang::En => "Sunday 29 November 2026 15:00".into(),
         },
         game_address: "sl@game.test".into(),
+        realms_listed: None,
     }
 }
 

@@ -24,6 +24,7 @@ fn ctx(lang: Lang) -> FormContext {
             Lang::En => "Sunday 29 November 2026 15:00".into(),
         },
         game_address: "sl@game.test".into(),
+        realms_listed: None,
     }
 }
 
@@ -95,6 +96,7 @@ fn every_line_fits_and_has_no_tabs() {
                     game_address: "a-very-long-game-address-for-testing@".to_string()
                         + &"sub.".repeat(8)
                         + "example",
+                    realms_listed: None,
                 },
             ),
         ] {

@@ -309,6 +309,7 @@ fn any_orders_over_weekends_in_a_row_leave_a_state_that_validates_reads_back_and
     let ctx = pbemd::render::FormContext {
         deadline_local: "söndag 29 november 2026 15:00".into(),
         game_address: "sl@game.test".into(),
+        realms_listed: None,
     };
     for seed in 0..CASES {
         let mut rng = Rng(seed);

@@ -1731,6 +1731,7 @@ fn r_gen_3_the_victory_line_is_the_setting_shown_on_the_form_and_reaching_it_win
     let ctx = pbemd::render::FormContext {
         deadline_local: "söndag 29 november 2026 15:00".into(),
         game_address: "sl@game.test".into(),
+        realms_listed: None,
     };
     let r = pbemd::render::Renderer::new().unwrap();
     let sv = r.result_form(&gs, "Alfa", &ctx).unwrap();

@@ -122,6 +122,50 @@ fn r_phase_1_a_whole_weekend_resolves_at_the_deadline_and_round_2_begins() {
     }
 }
 
+/// The line that names the other realms on a Swedish form, with its continuation lines.
+fn other_realms(form: &str) -> String {
+    let start = form
+        .find("Övriga riken: ")
+        .unwrap_or_else(|| panic!("no other realms:\n{form}"));
+    let rest = &form[start..];
+    let end = rest.find("\nInbjudningar").unwrap_or(rest.len());
+    rest[..end].split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn opening_forms_name_every_realm_and_monday_forms_beyond_the_limit_the_neighbours() {
+    let g = Game::start_with_config("render:\n  realms_listed: 2\n");
+    let gs = g.state();
+    let kaldor = gs.realm("Kaldor").expect("Kaldor");
+    let others: Vec<&str> = gs
+        .realms
+        .iter()
+        .map(|r| r.name.as_str())
+        .filter(|n| *n != "Kaldor")
+        .collect();
+    g.tick(START); // sends the opening forms init queued
+    let opening = g.monday_form(&kaldor.emails[0]);
+    assert_eq!(
+        other_realms(&opening),
+        format!("Övriga riken: {}", others.join(", "))
+    );
+    g.play_the_demo_weekend();
+    let monday = g.monday_form(&kaldor.emails[0]);
+    let line = other_realms(&monday);
+    assert!(
+        line.starts_with(&format!(
+            "Övriga riken: {}, fler än formuläret räknar upp (alla stod i ert första formulär). \
+             Grannar, med land inom 3 rutor från ert: ",
+            others.len()
+        )),
+        "{line}"
+    );
+    // The neighbours named are other realms (Afani's and Ostvik's land lies within three
+    // squares of Kaldor's on the demo's map).
+    let near = line.rsplit_once(": ").map_or("", |(_, n)| n);
+    assert_eq!(near, "Afani, Ostvik", "{line}");
+}
+
 #[test]
 fn r_build_1_purchases_appear_and_are_paid_as_the_receipt_promised() {
     let g = Game::start();

@@ -379,6 +379,7 @@ fn form_fingerprints() -> Vec<String> {
     let ctx = pbemd::render::FormContext {
         deadline_local: "söndag 29 november 2026 15:00".to_string(),
         game_address: "sl@game.test".to_string(),
+        realms_listed: None,
     };
     let mut cases: Vec<(String, Resolution)> = Vec::new();
     let gs = world::world(9);

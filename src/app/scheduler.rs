@@ -207,6 +207,7 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
                     let ctx = FormContext {
                         deadline_local: deadline_local.clone(),
                         game_address: app.cfg.game_address.clone(),
+                        realms_listed: Some(app.cfg.render.realms_listed),
                     };
                     let form = app.renderer.result_form_in(&index, &realm.name, &ctx)?;
                     let data = json!({"realm": realm.name, "round": round, "deadline": deadline_local, "form": form});

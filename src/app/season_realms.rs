@@ -660,6 +660,8 @@ async fn current_form(app: &App, conn: &mut Conn, gs: &GameState, realm: &str) -
     let ctx = FormContext {
         deadline_local: deadline.map(|t| app.local(t, lang)).unwrap_or_default(),
         game_address: app.cfg.game_address.clone(),
+        // A new player's first form: every realm named, as in the opening forms.
+        realms_listed: None,
     };
     Ok(app.renderer.result_form_with(gs, realm, &ctx, &events)?)
 }

@@ -436,6 +436,10 @@ impl<'a> MondayForms<'a> {
         let ctx = FormContext {
             deadline_local: deadline.map(|t| app.local(t, lang)).unwrap_or_default(),
             game_address: app.cfg.game_address.clone(),
+            // The opening forms name every realm; later forms in a large game name
+            // the neighbours.
+            realms_listed: (!self.key.starts_with("opening:"))
+                .then_some(app.cfg.render.realms_listed),
         };
         let form = app.renderer.result_form_in(&self.ix, &realm.name, &ctx)?;
         let form = super::season_calendar::with_form_notes(app, lang, self.made_at, form);

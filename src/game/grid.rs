@@ -345,18 +345,10 @@ impl<'de> Deserialize<'de> for Squares {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::state::{EvilTerrain, Terrain};
     use proptest::prelude::*;
 
     fn square(owner: Option<&str>) -> MapSquare {
-        MapSquare {
-            terrain: Terrain::Land,
-            owner: owner.map(Into::into),
-            evil_terrain: EvilTerrain::Lava,
-            evil_owner: None,
-            portal: None,
-            treasure: false,
-        }
+        MapSquare::land(owner)
     }
 
     fn sq(col: u16, row: u16) -> Square {

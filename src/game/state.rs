@@ -833,6 +833,21 @@ pub struct MapSquare {
     pub treasure: bool,
 }
 
+#[cfg(test)]
+impl MapSquare {
+    /// A square of land held by `owner` (lava in the Evil's dimension), for tests.
+    pub(crate) fn land(owner: Option<&str>) -> MapSquare {
+        MapSquare {
+            terrain: Terrain::Land,
+            owner: owner.map(Into::into),
+            evil_terrain: EvilTerrain::Lava,
+            evil_owner: None,
+            portal: None,
+            treasure: false,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Terrain {

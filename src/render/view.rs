@@ -23,6 +23,10 @@ pub struct FormContext {
     pub deadline_local: String,
     /// Where forms are sent (`sl@game.test`).
     pub game_address: String,
+    /// Name every other realm when there are at most this many (`render.realms_listed`
+    /// for Monday forms and reminders); beyond, give their number and the realm's
+    /// neighbours. `None`: name them all, whatever their number (opening forms).
+    pub realms_listed: Option<usize>,
 }
 
 /// Everything the result form template prints.
@@ -172,7 +176,8 @@ pub struct Examples {
 pub struct FormIndex<'a> {
     pub state: &'a GameState,
     events: &'a [Event],
-    realms: FastMap<&'a str, &'a Realm>,
+    /// Each realm's place in `state.realms` (the first of a name).
+    realms: FastMap<&'a str, usize>,
     armies: FastMap<&'a str, Vec<&'a ArmyGroup>>,
     fleets: FastMap<&'a str, Vec<&'a Fleet>>,
     cities: FastMap<&'a str, Vec<&'a City>>,
@@ -185,12 +190,17 @@ pub struct FormIndex<'a> {
     portals: Vec<(Square, &'a MapSquare)>,
     seen: FastMap<&'a str, Vec<usize>>,
     roll: Roll<'a>,
+    /// Each realm's neighbours by place in `state.realms`, found when a form first asks
+    /// (only in a game with more realms than a form names).
+    neighbours: std::sync::OnceLock<Vec<Vec<usize>>>,
 }
 
 /// The realms still in the game, joined by ", " once, with where each name stands in
 /// the text: a form lists every realm but its own, so each form copies the text less
 /// its own name instead of going over every realm again.
 struct Roll<'a> {
+    /// How many realms `joined` names.
+    count: usize,
     joined: String,
     /// Each name's bytes in `joined`; `None` for a name listed twice (the form then
     /// goes over the realms as before).
@@ -200,10 +210,12 @@ struct Roll<'a> {
 impl<'a> Roll<'a> {
     fn of(state: &'a GameState) -> Roll<'a> {
         let mut roll = Roll {
+            count: 0,
             joined: String::new(),
             at: FastMap::default(),
         };
         for r in state.realms.iter().filter(|r| !r.eliminated) {
+            roll.count += 1;
             if !roll.joined.is_empty() {
                 roll.joined.push_str(", ");
             }
@@ -216,6 +228,11 @@ impl<'a> Roll<'a> {
                 .or_insert(Some(range));
         }
         roll
+    }
+
+    /// How many listed realms are not `name`.
+    fn others(&self, name: &str) -> usize {
+        self.count - usize::from(self.at.contains_key(name))
     }
 
     /// Every listed realm but `name`, in the state's order, joined by ", ".
@@ -246,6 +263,83 @@ impl<'a> Roll<'a> {
     }
 }
 
+/// How far a neighbour's land may lie from a realm's: three squares in any direction.
+pub const NEAR: u16 = 3;
+
+/// Every realm's neighbours (see `FormIndex::neighbours`) by place in `state.realms`.
+/// The map's holders are laid out once as realm places, column by column within each
+/// row; then only the squares at the edge of a realm's land (one of the eight around
+/// is not its) look [`NEAR`] squares around: any square within `NEAR` of a square
+/// inside the land is within `NEAR` of the last square of that land on the way to it.
+fn neighbours_of(state: &GameState) -> Vec<Vec<usize>> {
+    const NONE: u32 = u32::MAX;
+    let place: FastMap<&str, u32> = state
+        .realms
+        .iter()
+        .zip(0u32..)
+        .filter(|(r, _)| !r.eliminated)
+        .map(|(r, i)| (r.name.as_str(), i))
+        .collect();
+    let map = &state.map;
+    let (w, h) = (usize::from(map.width), usize::from(map.height));
+    let at = |col: usize, row: usize| (row - 1) * w + col;
+    let mut holder = vec![NONE; w * h];
+    // Squares come row by row, a realm's together: its name is looked up once a run.
+    let mut last: Option<(&str, u32)> = None;
+    for (sq, m) in map.squares.iter() {
+        let (col, row) = (usize::from(sq.col()), usize::from(sq.row()));
+        let Some(owner) = m.owner.as_deref() else {
+            continue;
+        };
+        if col >= w || row == 0 || row > h {
+            continue;
+        }
+        let k = match last {
+            Some((name, k)) if name == owner => k,
+            _ => {
+                let k = place.get(owner).copied().unwrap_or(NONE);
+                last = Some((owner, k));
+                k
+            }
+        };
+        holder[at(col, row)] = k;
+    }
+    let mut found: Vec<Vec<usize>> = vec![Vec::new(); state.realms.len()];
+    let around = |col: usize, row: usize, d: usize| {
+        let cols = col.saturating_sub(d)..=(col + d).min(w - 1);
+        let rows = row.saturating_sub(d).max(1)..=(row + d).min(h);
+        rows.flat_map(move |r| cols.clone().map(move |c| (c, r)))
+    };
+    for row in 1..=h {
+        for col in 0..w {
+            let i = holder[at(col, row)];
+            if i == NONE {
+                continue;
+            }
+            let inside = col > 0
+                && col + 1 < w
+                && row > 1
+                && row < h
+                && around(col, row, 1).all(|(c, r)| holder[at(c, r)] == i);
+            if inside {
+                continue;
+            }
+            let near = &mut found[i as usize];
+            for (c, r) in around(col, row, usize::from(NEAR)) {
+                let k = holder[at(c, r)];
+                if k != NONE && k != i && near.last() != Some(&(k as usize)) {
+                    near.push(k as usize);
+                }
+            }
+        }
+    }
+    for ks in &mut found {
+        ks.sort_unstable();
+        ks.dedup();
+    }
+    found
+}
+
 fn group_by<'a, T>(items: &'a [T], key: impl Fn(&'a T) -> &'a str) -> FastMap<&'a str, Vec<&'a T>> {
     let mut out: FastMap<&str, Vec<&T>> = FastMap::default();
     for t in items {
@@ -258,8 +352,8 @@ impl<'a> FormIndex<'a> {
     /// Arrange `state` and the weekend's `events` (empty for a form without a report).
     pub fn new(state: &'a GameState, events: &'a [Event]) -> FormIndex<'a> {
         let mut realms = FastMap::default();
-        for r in &state.realms {
-            realms.entry(r.name.as_str()).or_insert(r);
+        for (i, r) in state.realms.iter().enumerate() {
+            realms.entry(r.name.as_str()).or_insert(i);
         }
         let mut army = FastMap::default();
         for a in &state.armies {
@@ -291,11 +385,23 @@ impl<'a> FormIndex<'a> {
             portals: portals.filter(|(_, m)| m.portal.is_some()).collect(),
             seen: crate::render::weekend::seen_by_realm(events),
             roll: Roll::of(state),
+            neighbours: std::sync::OnceLock::new(),
         }
     }
 
+    /// The realms still in the game with land within [`NEAR`] squares of `name`'s, in
+    /// the state's order.
+    pub fn neighbours(&self, name: &str) -> Vec<&'a str> {
+        let all = self.neighbours.get_or_init(|| neighbours_of(self.state));
+        let state = self.state;
+        let near = self.realms.get(name).and_then(|&i| all.get(i));
+        near.map_or(Vec::new(), |ks| {
+            ks.iter().map(|&k| state.realms[k].name.as_str()).collect()
+        })
+    }
+
     pub fn realm(&self, name: &str) -> Option<&'a Realm> {
-        self.realms.get(name).copied()
+        self.realms.get(name).map(|&i| &self.state.realms[i])
     }
 
     fn list<'m, T>(map: &'m FastMap<&'a str, Vec<&'a T>>, name: &str) -> &'m [&'a T] {
@@ -399,7 +505,7 @@ impl FormView {
         let (prod_header, prod_rows, prod_total) = v.production_table(&cities, &production);
         let armies = v.armies();
         let fleets = v.fleets();
-        let (friends, mutual, others) = v.relations();
+        let (friends, mutual, others) = v.relations(ctx.realms_listed);
         let invitations = v.invitations();
         let bonuses = v.bonuses();
         let portals = v.portals();
@@ -744,8 +850,9 @@ impl Of<'_> {
         }
     }
 
-    /// Friends, mutual friends and every other realm still in the game.
-    fn relations(&self) -> (String, String, String) {
+    /// Friends, mutual friends and every other realm still in the game (named when
+    /// there are at most `listed`, see `FormContext::realms_listed`).
+    fn relations(&self, listed: Option<usize>) -> (String, String, String) {
         let name = self.name;
         let mutual: Vec<String> = self
             .realm
@@ -758,11 +865,33 @@ impl Of<'_> {
             })
             .cloned()
             .collect();
+        let count = self.ix.roll.others(name);
+        let others = match listed {
+            Some(most) if count > most => self.too_many_to_name(count),
+            _ => self.ix.roll.without(self.state, name),
+        };
         (
             self.list_or_none(self.realm.friends.clone()),
             self.list_or_none(mutual),
-            self.ix.roll.without(self.state, name),
+            others,
         )
+    }
+
+    /// The other realms when there are more than a form names: their number, where
+    /// they were named, and the realm's neighbours.
+    fn too_many_to_name(&self, count: usize) -> String {
+        let near = self.ix.neighbours(self.name);
+        let near = self.list_or_none(near.into_iter().map(str::to_string).collect());
+        match self.lang {
+            Lang::Sv => format!(
+                "{count}, fler än formuläret räknar upp (alla stod i ert första formulär). \
+                 Grannar, med land inom {NEAR} rutor från ert: {near}"
+            ),
+            Lang::En => format!(
+                "{count}, more than the form lists (all were named in your first form). \
+                 Neighbours, with land within {NEAR} squares of yours: {near}"
+            ),
+        }
     }
 
     /// Unused invitations still valid.
@@ -1006,6 +1135,176 @@ mod tests {
             .map(|r| r.name.as_str())
             .collect::<Vec<_>>()
             .join(", ")
+    }
+
+    /// Four realms A, B, C, D on a map of one row of eight squares: A, B and C hold a
+    /// square each, side by side (A1, B1, C1), D holds G1; `lang` for all.
+    fn row_of_realms(lang: Lang) -> GameState {
+        use crate::game::state::Map;
+        let mut state =
+            crate::game::load_scenario(include_str!("../../scenarios/demo.yaml")).expect("demo");
+        let template = state.realms[0].clone();
+        state.realms = ["A", "B", "C", "D"]
+            .into_iter()
+            .map(|name| Realm {
+                name: name.to_string(),
+                language: lang,
+                friends: Vec::new(),
+                ..template.clone()
+            })
+            .collect();
+        let mut map = Map {
+            width: 8,
+            height: 1,
+            squares: Default::default(),
+        };
+        let owners = [
+            Some("A"),
+            Some("B"),
+            Some("C"),
+            None,
+            None,
+            None,
+            Some("D"),
+            None,
+        ];
+        for (col, owner) in (0..).zip(owners) {
+            map.squares
+                .insert(Square::new(col, 1).expect("square"), MapSquare::land(owner));
+        }
+        state.map = map;
+        state.armies.clear();
+        state.fleets.clear();
+        state.cities.clear();
+        state.spies.clear();
+        state.home_invitations.clear();
+        state
+    }
+
+    fn others_on_the_form(state: &GameState, realm: &str, listed: Option<usize>) -> String {
+        let ctx = FormContext {
+            deadline_local: String::new(),
+            game_address: "sl@game.test".into(),
+            realms_listed: listed,
+        };
+        FormView::build(state, realm, &ctx).expect("realm").others
+    }
+
+    #[test]
+    fn a_form_names_every_other_realm_up_to_the_games_limit() {
+        let state = row_of_realms(Lang::Sv);
+        for listed in [Some(3), Some(100), None] {
+            assert_eq!(others_on_the_form(&state, "B", listed), "A, C, D");
+        }
+    }
+
+    #[test]
+    fn beyond_the_limit_a_form_gives_the_number_and_the_neighbours() {
+        let state = row_of_realms(Lang::Sv);
+        let sv = |near: &str| {
+            format!(
+                "3, fler än formuläret räknar upp (alla stod i ert första formulär). \
+                 Grannar, med land inom 3 rutor från ert: {near}"
+            )
+        };
+        assert_eq!(others_on_the_form(&state, "A", Some(2)), sv("B, C"));
+        assert_eq!(others_on_the_form(&state, "C", Some(2)), sv("A, B"));
+        // D's land is four squares from C's.
+        assert_eq!(others_on_the_form(&state, "D", Some(0)), sv("inga"));
+        let state = row_of_realms(Lang::En);
+        assert_eq!(
+            others_on_the_form(&state, "B", Some(2)),
+            "3, more than the form lists (all were named in your first form). \
+             Neighbours, with land within 3 squares of yours: A, C"
+        );
+    }
+
+    #[test]
+    fn a_realm_out_of_the_game_is_neither_counted_nor_a_neighbour() {
+        let mut state = row_of_realms(Lang::En);
+        state.realms[0].eliminated = true;
+        assert_eq!(
+            others_on_the_form(&state, "B", Some(1)),
+            "2, more than the form lists (all were named in your first form). \
+             Neighbours, with land within 3 squares of yours: C"
+        );
+    }
+
+    #[test]
+    fn a_neighbour_holds_land_within_three_squares_in_any_direction() {
+        let near = |state: &GameState, realm: &str| -> Vec<String> {
+            let ix = FormIndex::new(state, &[]);
+            ix.neighbours(realm)
+                .into_iter()
+                .map(str::to_string)
+                .collect()
+        };
+        let mut state = row_of_realms(Lang::En);
+        assert_eq!(near(&state, "C"), ["A", "B"]);
+        // D also takes C4: three squares below C1, and three across the corner from A1.
+        state.map.height = 4;
+        state.map.squares.insert(
+            Square::new(2, 4).expect("square"),
+            MapSquare::land(Some("D")),
+        );
+        assert_eq!(near(&state, "C"), ["A", "B", "D"]);
+        assert_eq!(near(&state, "D"), ["A", "B", "C"]);
+        assert_eq!(near(&state, "A"), ["B", "C", "D"]);
+    }
+
+    /// Each realm's neighbours by looking [`NEAR`] around every square of its land.
+    fn neighbours_by_every_square(state: &GameState) -> Vec<Vec<usize>> {
+        let holder = |sq: Square| {
+            let owner = state.map.get(sq)?.owner.as_deref()?;
+            state
+                .realms
+                .iter()
+                .position(|r| r.name == owner && !r.eliminated)
+        };
+        let d = NEAR;
+        let mut found = vec![Vec::new(); state.realms.len()];
+        for (sq, _) in state.map.squares.iter() {
+            let Some(i) = holder(sq) else { continue };
+            for c in sq.col().saturating_sub(d)..=sq.col().saturating_add(d) {
+                for r in sq.row().saturating_sub(d)..=sq.row().saturating_add(d) {
+                    match Square::new(c, r).and_then(holder) {
+                        Some(k) if k != i => found[i].push(k),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        for ks in &mut found {
+            ks.sort_unstable();
+            ks.dedup();
+        }
+        found
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn neighbours_from_the_edges_are_those_from_every_square(
+            width in 1u16..12,
+            height in 1u16..12,
+            owners in proptest::collection::vec(0usize..6, 144),
+            eliminated in 0usize..6,
+        ) {
+            use crate::game::state::Map;
+            let mut state = row_of_realms(Lang::En);
+            state.realms.push(Realm { name: "E".into(), ..state.realms[0].clone() });
+            state.realms[eliminated % 5].eliminated = eliminated < 5;
+            let mut map = Map { width, height, squares: Default::default() };
+            for row in 1..=height {
+                for col in 0..width {
+                    let k = owners[usize::from(row - 1) * 12 + usize::from(col)];
+                    // 5: no one's land.
+                    let owner = state.realms.get(k).filter(|_| k < 5).map(|r| r.name.as_str());
+                    map.squares.insert(Square::new(col, row).expect("square"), MapSquare::land(owner));
+                }
+            }
+            state.map = map;
+            proptest::prop_assert_eq!(neighbours_of(&state), neighbours_by_every_square(&state));
+        }
     }
 
     proptest::proptest! {

@@ -57,15 +57,34 @@ impl Game {
     }
 
     fn start_with(extra: &[&str]) -> Game {
+        Game::start_configured(extra, "")
+    }
+
+    /// The demo scenario with `yaml` added to the game's config before `init`.
+    #[allow(dead_code)]
+    pub fn start_with_config(yaml: &str) -> Game {
+        Game::start_configured(&[], yaml)
+    }
+
+    fn start_configured(extra: &[&str], yaml: &str) -> Game {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("game");
         let mut args = vec!["new", dir.to_str().unwrap()];
         args.extend_from_slice(extra);
         ok(&pbemd(&args));
         let cfg = dir.join("pbemd.yaml").to_str().unwrap().to_string();
-        ok(&pbemd(&[
-            "--config", &cfg, "init", "--quiet", "--now", START,
-        ]));
+        if !yaml.is_empty() {
+            let mut text = std::fs::read_to_string(&cfg).unwrap();
+            text.push_str(yaml);
+            std::fs::write(&cfg, text).unwrap();
+        }
+        // With a config of its own the game mails its opening forms (which a test of
+        // that config reads); the others start quietly.
+        let mut init = vec!["--config", cfg.as_str(), "init", "--now", START];
+        if yaml.is_empty() {
+            init.push("--quiet");
+        }
+        ok(&pbemd(&init));
         Game {
             _tmp: tmp,
             dir,
