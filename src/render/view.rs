@@ -273,18 +273,18 @@ pub const NEAR: u16 = 3;
 /// inside the land is within `NEAR` of the last square of that land on the way to it.
 fn neighbours_of(state: &GameState) -> Vec<Vec<usize>> {
     const NONE: u32 = u32::MAX;
-    let place: FastMap<&str, u32> = state
-        .realms
-        .iter()
-        .zip(0u32..)
-        .filter(|(r, _)| !r.eliminated)
-        .map(|(r, i)| (r.name.as_str(), i))
-        .collect();
+    let mut place: FastMap<&str, u32> = FastMap::default();
+    for (r, i) in state.realms.iter().zip(0u32..) {
+        if !r.eliminated {
+            // The first realm of a name, as `FormIndex::realm` finds it.
+            place.entry(r.name.as_str()).or_insert(i);
+        }
+    }
     let map = &state.map;
     let (w, h) = (usize::from(map.width), usize::from(map.height));
     let at = |col: usize, row: usize| (row - 1) * w + col;
     let mut holder = vec![NONE; w * h];
-    // Squares come row by row, a realm's together: its name is looked up once a run.
+    // Squares side by side mostly share a holder: its name is looked up once a run.
     let mut last: Option<(&str, u32)> = None;
     for (sq, m) in map.squares.iter() {
         let (col, row) = (usize::from(sq.col()), usize::from(sq.row()));
