@@ -45,7 +45,7 @@ pub struct Game {
 impl Game {
     /// The demo scenario.
     pub fn start() -> Game {
-        Game::start_with(&[])
+        Game::start_with(&[], "")
     }
 
     /// A scenario file of the repository (`scenarios/NAME`).
@@ -53,20 +53,17 @@ impl Game {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("scenarios")
             .join(name);
-        Game::start_with(&["--scenario", path.to_str().unwrap()])
-    }
-
-    fn start_with(extra: &[&str]) -> Game {
-        Game::start_configured(extra, "")
+        Game::start_with(&["--scenario", path.to_str().unwrap()], "")
     }
 
     /// The demo scenario with `yaml` added to the game's config before `init`.
     #[allow(dead_code)]
     pub fn start_with_config(yaml: &str) -> Game {
-        Game::start_configured(&[], yaml)
+        Game::start_with(&[], yaml)
     }
 
-    fn start_configured(extra: &[&str], yaml: &str) -> Game {
+    /// `pbemd new` with `extra` arguments, `yaml` added to its config, then `init`.
+    fn start_with(extra: &[&str], yaml: &str) -> Game {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("game");
         let mut args = vec!["new", dir.to_str().unwrap()];
