@@ -295,6 +295,119 @@ on_both_backends!(
     }
 );
 
+on_both_backends!(
+    every_realms_standing_form_read_at_once_is_the_one_read_realm_by_realm,
+    |store: Store| async move {
+        let mut c = store.conn().await.unwrap();
+        // A message of `round` carrying a form.
+        async fn message(c: &mut pbemd::store::Conn, key: &str, round: i64) -> i64 {
+            let id = match inbox::insert(c, &mail(key, key.as_bytes(), 1))
+                .await
+                .unwrap()
+            {
+                inbox::Stored::New(id) => id,
+                _ => unreachable!(),
+            };
+            messages::insert(
+                c,
+                &messages::NewMessage {
+                    inbox_id: id,
+                    kind: "form",
+                    subject: "form",
+                    body: "orders",
+                    state: messages::state::ACCEPTED,
+                    round,
+                    at: 1,
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap()
+        }
+        let (m1, m2, old) = (
+            message(&mut c, "mid:a1", 2).await,
+            message(&mut c, "mid:a2", 2).await,
+            message(&mut c, "mid:b0", 1).await,
+        );
+        forms::insert(&mut c, m1, "Afani", 2, 10, "one", None)
+            .await
+            .unwrap();
+        let (second, _) = forms::insert(&mut c, m2, "Afani", 2, 20, "two", Some("[2]"))
+            .await
+            .unwrap();
+        // Bomarken's form for round 2 came in a mail of round 1 (carried over).
+        let (carried, _) = forms::insert(&mut c, old, "Bomarken", 2, 5, "old", None)
+            .await
+            .unwrap();
+        forms::insert(&mut c, m1, "Cirkonien", 3, 30, "next round", None)
+            .await
+            .unwrap();
+        let all = forms::standing_all(&mut c, 2).await.unwrap();
+        let mut realms: Vec<&str> = all.keys().map(String::as_str).collect();
+        realms.sort_unstable();
+        assert_eq!(realms, ["Afani", "Bomarken"], "only round 2's forms");
+        for realm in realms {
+            let one = forms::standing(&mut c, realm, 2).await.unwrap().unwrap();
+            let f = &all[realm];
+            assert_eq!(
+                (f.id, f.message_id, f.received_at, &f.body, &f.orders),
+                (
+                    one.id,
+                    one.message_id,
+                    one.received_at,
+                    &one.body,
+                    &one.orders
+                ),
+                "{realm}"
+            );
+        }
+        assert_eq!((all["Afani"].id, all["Bomarken"].id), (second, carried));
+        let own = forms::realms_with_own_form(&mut c, 2).await.unwrap();
+        assert_eq!(
+            own.into_iter().collect::<Vec<_>>(),
+            ["Afani".to_string()],
+            "a form carried over from round 1 is not Bomarken's own"
+        );
+    }
+);
+
+on_both_backends!(
+    the_monday_forms_read_a_standing_resolutions_events_and_whether_they_went_out,
+    |store: Store| async move {
+        use pbemd::store::resolutions;
+        let mut c = store.conn().await.unwrap();
+        assert!(resolutions::standing_told(&mut c, 1)
+            .await
+            .unwrap()
+            .is_none());
+        let mut r = resolution(1, 4);
+        r.events = r#"[{"told":1}]"#;
+        let id = resolutions::insert(&mut c, &r).await.unwrap();
+        let told = resolutions::standing_told(&mut c, 1)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (told.id, told.events.as_str(), told.results_sent_at),
+            (id, r#"[{"told":1}]"#, None)
+        );
+        resolutions::mark_results_sent(&mut c, id, 7).await.unwrap();
+        let told = resolutions::standing_told(&mut c, 1)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(told.results_sent_at, Some(7));
+        resolutions::mark_rolled_back(&mut c, id, 8).await.unwrap();
+        assert!(
+            resolutions::standing_told(&mut c, 1)
+                .await
+                .unwrap()
+                .is_none(),
+            "a rolled-back resolution tells nothing"
+        );
+    }
+);
+
 on_both_backends!(meta_values_are_upserted, |store: Store| async move {
     let mut c = store.conn().await.unwrap();
     meta::set(&mut c, meta::LAST_NOW, "5").await.unwrap();

@@ -174,6 +174,7 @@ pub async fn release(app: &App) -> Result<Released> {
     }
     meta::set(&mut tx, HOLD_ASKED, NONE).await?;
     let round = w.weekend;
+    let mut saved = None;
     let out = if w.rolled_back {
         // The `results` event's marker stays: `gm resolve` sends what it held.
         Released::AwaitsResolve {
@@ -181,8 +182,12 @@ pub async fn release(app: &App) -> Result<Released> {
             event_passed: w.held,
         }
     } else if w.held {
-        let realms = super::weekend::send_results(app, &mut tx, &gs, app.now()).await?;
-        Released::Sent { round, realms }
+        let mailed = super::weekend::send_results(app, &mut tx, &gs, app.now()).await?;
+        saved = mailed.saved;
+        Released::Sent {
+            round,
+            realms: mailed.realms,
+        }
     } else {
         Released::HoldLifted { round }
     };
@@ -203,6 +208,9 @@ pub async fn release(app: &App) -> Result<Released> {
     )
     .await?;
     super::weekend::commit(tx, "commit a results hold or release").await?;
+    if let Some(saved) = saved {
+        app.remember_state(saved);
+    }
     app.wake.notify_one();
     Ok(out)
 }

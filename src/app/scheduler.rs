@@ -77,7 +77,8 @@ pub async fn fire_due(app: &App, now: DateTime<Utc>) -> Result<Fired> {
             event = %due.name,
             at = %due.at,
         );
-        fired.delivered += apply(app, &mut tx, &due).instrument(span.clone()).await?;
+        let applied = apply(app, &mut tx, &due).instrument(span.clone()).await?;
+        fired.delivered += applied.delivered;
         // The game's latest time moves with the event, in its transaction: mail stored
         // after it commits is never taken as received before it (`intake`). Events
         // fire in (latest time, now], so the time stops short of an instant whose
@@ -98,6 +99,11 @@ pub async fn fire_due(app: &App, now: DateTime<Utc>) -> Result<Fired> {
                 what: "commit a schedule event",
                 source: e,
             })?;
+        // The state the event wrote is the next event's: kept, not read back and parsed
+        // (a weekend's resolution and results each write the whole state).
+        if let Some(saved) = applied.saved {
+            app.remember_state(saved);
+        }
         span.in_scope(|| tracing::info!("schedule event fired"));
         fired.events.push(due);
     }
@@ -107,11 +113,18 @@ pub async fn fire_due(app: &App, now: DateTime<Utc>) -> Result<Fired> {
     Ok(fired)
 }
 
+/// What one event did: the mails it delivered, and the state it wrote (if it wrote one),
+/// for the state cache once its transaction commits.
+struct Applied {
+    delivered: usize,
+    saved: Option<super::SavedState>,
+}
+
 /// One event's effects, inside its transaction.
-async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
+async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<Applied> {
     if due.kind == EventKind::CourierBatch {
         // Everything queued up to this instant is decided now, in order of receipt.
-        let r = super::courier::run_batch(app, conn, due.at).await?;
+        let mut r = super::courier::run_batch(app, conn, due.at).await?;
         let detail = json!({"name": due.name, "at": due.at, "decided": r.decided,
                             "delivered": r.delivered, "refused": r.refused});
         events::log(
@@ -124,13 +137,19 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
             &detail.to_string(),
         )
         .await?;
-        return Ok(r.delivered);
+        return Ok(Applied {
+            delivered: r.delivered,
+            saved: r.saved.take(),
+        });
     }
+    // Read, not copied: an event's own changes to the state are saved by what it calls.
     let (_, gs) = app.state(conn).await?;
-    let mut gs = (*gs).clone();
     let at = clock::to_ms(due.at);
     let round = gs.round as i64;
+    // The round the event's audit record names: the next one once a weekend is resolved.
+    let mut logged_round = round;
     let mut detail = json!({"name": due.name, "at": due.at});
+    let mut saved = None;
     match due.kind {
         EventKind::Resolve if gs.phase == crate::game::state::Phase::Finished => {
             // A won game is not played on: nothing is resolved, the round stays.
@@ -145,15 +164,17 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
             );
             // The GM's report goes with it, its deadlines those after this event.
             let r = super::weekend::resolve_round(app, conn, &reason, due.at).await?;
-            gs.round = (round + 1) as u32;
+            logged_round = round + 1;
             detail["forms_from"] = json!(r.forms_from);
             detail["orders_applied"] = json!(true);
             detail["resolution"] = json!(r.id);
             detail["events"] = json!(r.events);
+            saved = Some(r.saved);
         }
         EventKind::Results => {
-            let sent = super::weekend::results(app, conn, due.at).await?;
-            detail["result_forms"] = json!(sent);
+            let mailed = super::weekend::results(app, conn, due.at).await?;
+            detail["result_forms"] = json!(mailed.realms);
+            saved = mailed.saved;
         }
         EventKind::Reminder => {
             // Realms that have sent no form for this round get their current form
@@ -338,14 +359,17 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<usize> {
     events::log(
         conn,
         clock::to_ms(app.now()),
-        gs.round as i64,
+        logged_round,
         &format!("schedule_{}", due.kind.as_str()),
         None,
         None,
         &detail.to_string(),
     )
     .await?;
-    Ok(0)
+    Ok(Applied {
+        delivered: 0,
+        saved,
+    })
 }
 
 /// The subject of a mail that carries a realm's form: a plain reply to it classifies as

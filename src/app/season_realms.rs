@@ -304,14 +304,6 @@ fn no_realm(realm: &str) -> AppError {
 
 /// Whether the realm's standing form of `round` is its own (not one reused by
 /// `forms.missing: reuse-last`, which stores an earlier round's message again).
-async fn sent_own_form(conn: &mut Conn, realm: &str, round: i64) -> Result<bool> {
-    let Some(f) = store::forms::standing(conn, realm, round).await? else {
-        return Ok(false);
-    };
-    let m = messages::get(conn, f.message_id).await?;
-    Ok(m.is_some_and(|m| m.round == round))
-}
-
 /// At the weekend's close (inside the resolution's transaction): count each playing
 /// realm's missed weekend into `next` (the state about to be saved, already advanced),
 /// end absences that are over, and tell the GM of each realm that now seeks a
@@ -325,12 +317,15 @@ pub async fn count_weekend(
     let round = before.round;
     let threshold = app.cfg.season.missed_before_replacement;
     let mut seeking = Vec::new();
+    // The realms whose standing form came in a mail of this round: a form carried
+    // over from an earlier round is not one of their own.
+    let own_forms = store::forms::realms_with_own_form(conn, round as i64).await?;
     for r in before
         .realms
         .iter()
         .filter(|r| !r.emails.is_empty() && !r.eliminated)
     {
-        let own = sent_own_form(conn, &r.name, round as i64).await?;
+        let own = own_forms.contains(r.name.as_str());
         let Some(s) = next.realm_mut(&r.name).map(|n| &mut n.season) else {
             continue;
         };

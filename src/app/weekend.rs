@@ -39,8 +39,9 @@ fn json_err(e: serde_json::Error) -> AppError {
 pub async fn counted_orders(conn: &mut Conn, gs: &GameState, at: i64) -> Result<Orders> {
     let round = gs.round as i64;
     let mut forms = Vec::new();
+    let mut standing = store::forms::standing_all(conn, round).await?;
     for realm in &gs.realms {
-        let Some(f) = store::forms::standing(conn, &realm.name, round).await? else {
+        let Some(f) = standing.remove(&realm.name) else {
             continue;
         };
         let checked = f
@@ -100,6 +101,9 @@ pub struct Resolved {
     pub forms_from: Vec<String>,
     pub events: usize,
     pub rolls: usize,
+    /// The state written (`new_version`): for [`App::remember_state`] once the
+    /// caller's transaction commits, so the next unit of work does not parse it again.
+    pub saved: super::SavedState,
 }
 
 /// Resolve the current round and store it, inside the caller's transaction: the engine's
@@ -138,7 +142,7 @@ async fn resolve_round_timed(
 ) -> Result<Resolved> {
     let (version, gs) = app.state(conn).await?;
     let round = gs.round as i64;
-    if resolutions::standing(conn, round).await?.is_some() {
+    if resolutions::standing_told(conn, round).await?.is_some() {
         return Err(AppError::Refused(format!(
             "round {round} is already resolved; `pbemd gm rollback` undoes it first"
         )));
@@ -152,6 +156,7 @@ async fn resolve_round_timed(
     // saved state, outside the engine's output that `gm replay` compares.
     super::season_realms::count_weekend(app, conn, &gs, &mut next).await?;
     let new_version = app.save_state(conn, version, &next, reason).await?;
+    let next = std::sync::Arc::new(next);
     let row = resolutions::NewResolution {
         round,
         base_version: version,
@@ -198,6 +203,10 @@ async fn resolve_round_timed(
         forms_from,
         events: res.events.len(),
         rolls: res.rolls.len(),
+        saved: super::SavedState {
+            version: new_version,
+            state: next,
+        },
     })
 }
 
@@ -208,12 +217,12 @@ fn doc<T: serde::Serialize>(v: &T) -> Result<String> {
 
 /// The events of the weekend the state's round follows (its standing resolution).
 pub async fn last_events(conn: &mut Conn, gs: &GameState) -> Result<Vec<Event>> {
-    let standing = resolutions::standing(conn, gs.round as i64 - 1).await?;
+    let standing = resolutions::standing_told(conn, gs.round as i64 - 1).await?;
     events_of(standing.as_ref())
 }
 
 /// The events a stored resolution (if any) produced.
-fn events_of(res: Option<&resolutions::Resolution>) -> Result<Vec<Event>> {
+fn events_of(res: Option<&resolutions::Told>) -> Result<Vec<Event>> {
     res.map_or(Ok(Vec::new()), |r| {
         serde_json::from_str(&r.events).map_err(json_err)
     })
@@ -222,12 +231,12 @@ fn events_of(res: Option<&resolutions::Resolution>) -> Result<Vec<Event>> {
 /// The `results` event: every realm's Monday form with its report of the weekend. When
 /// the weekend's resolution was rolled back and not yet resolved again, or the GM asked
 /// to hold them, the forms are held (the GM is told; `gm resolve`, or for the GM's hold
-/// `gm results release`, sends them). Returns the realms mailed.
+/// `gm results release`, sends them).
 pub async fn results(
     app: &App,
     conn: &mut Conn,
     at: chrono::DateTime<chrono::Utc>,
-) -> Result<Vec<String>> {
+) -> Result<Mailed> {
     let (_, gs) = app.state(conn).await?;
     let w = super::results_hold::waiting(conn, &gs).await?;
     if !(w.rolled_back || w.asked) {
@@ -279,25 +288,35 @@ pub async fn results(
         in_reply_to: None,
     };
     app.enqueue(conn, &o).await?;
-    Ok(Vec::new())
+    Ok(Mailed::default())
+}
+
+/// What a mailing of the Monday forms did.
+#[derive(Debug, Default)]
+pub struct Mailed {
+    /// The realms mailed.
+    pub realms: Vec<String>,
+    /// The state written when the results put it in the weekday phase: for
+    /// [`App::remember_state`] once the caller's transaction commits.
+    pub saved: Option<super::SavedState>,
 }
 
 /// The Monday forms of the weekend that stands, for the `results` event and for
-/// `gm results release`. Returns the realms mailed.
+/// `gm results release`.
 pub(super) async fn send_results(
     app: &App,
     conn: &mut Conn,
     gs: &GameState,
     at: chrono::DateTime<chrono::Utc>,
-) -> Result<Vec<String>> {
+) -> Result<Mailed> {
     let round = gs.round as i64;
-    let standing = resolutions::standing(conn, round - 1).await?;
+    let standing = resolutions::standing_told(conn, round - 1).await?;
     let told = standing
         .as_ref()
         .is_none_or(|r| r.results_sent_at.is_some());
     if gs.phase == Phase::Finished && told {
         // A won game whose last results went out: nothing more to tell.
-        return Ok(Vec::new());
+        return Ok(Mailed::default());
     }
     let m = Mailing {
         state: gs,
@@ -315,7 +334,7 @@ struct Mailing<'a> {
     state: &'a GameState,
     /// The weekend's standing resolution, whose events the forms tell (none before the
     /// first weekend).
-    resolution: Option<&'a resolutions::Resolution>,
+    resolution: Option<&'a resolutions::Told>,
     /// Each realm's form deadline is its first after this instant.
     deadline_from: chrono::DateTime<chrono::Utc>,
     key: String,
@@ -332,8 +351,8 @@ const CORRECTION_NOTE: (&str, &str) = (
 /// the GM, R-EVIL-8; the victory of a game the weekend ended), mark the weekend's
 /// results out and the state in the weekday phase. The `results` event, `gm results
 /// release` and `gm resolve` (held or corrected forms) all mail through here, so none
-/// of them can leave out the GM's mails. Returns the realms mailed.
-async fn mail_monday(app: &App, conn: &mut Conn, m: &Mailing<'_>) -> Result<Vec<String>> {
+/// of them can leave out the GM's mails.
+async fn mail_monday(app: &App, conn: &mut Conn, m: &Mailing<'_>) -> Result<Mailed> {
     let gs = m.state;
     let events = events_of(m.resolution)?;
     let note = m.correction.then_some(CORRECTION_NOTE);
@@ -348,22 +367,28 @@ async fn mail_monday(app: &App, conn: &mut Conn, m: &Mailing<'_>) -> Result<Vec<
         }
     }
     super::results_hold::clear(conn).await?;
-    results_sent(app, conn).await?;
-    Ok(sent)
+    let saved = results_sent(app, conn).await?;
+    Ok(Mailed {
+        realms: sent,
+        saved,
+    })
 }
 
 /// The results are out: a state resolved and not yet told is in the weekday phase now
-/// (a finished game stays finished).
-async fn results_sent(app: &App, conn: &mut Conn) -> Result<()> {
+/// (a finished game stays finished). Returns the state written, if one was.
+async fn results_sent(app: &App, conn: &mut Conn) -> Result<Option<super::SavedState>> {
     let (version, gs) = app.state(conn).await?;
     if gs.phase != Phase::Resolving {
-        return Ok(());
+        return Ok(None);
     }
     let mut gs = (*gs).clone();
     gs.phase = Phase::Weekday;
     let reason = format!("results of round {} sent", gs.round.saturating_sub(1));
-    app.save_state(conn, version, &gs, &reason).await?;
-    Ok(())
+    let version = app.save_state(conn, version, &gs, &reason).await?;
+    Ok(Some(super::SavedState {
+        version,
+        state: std::sync::Arc::new(gs),
+    }))
 }
 
 /// Whether `now` is the state `then` but for its phase (which the results change).
@@ -709,10 +734,11 @@ pub async fn gm_resolve(app: &App) -> Result<Reresolved> {
     // The GM's report's deadlines are the schedule events not yet fired.
     let after = super::scheduler::last_now(app, &mut tx).await?;
     let resolved = resolve_round(app, &mut tx, &reason, after).await?;
+    let mut saved = Some(resolved.saved.clone());
     let correction = resolutions::results_went_out(&mut tx, round).await?;
     let forms = if correction || (w.held && !w.asked) {
-        let (_, next) = app.state(&mut tx).await?;
-        let standing = resolutions::standing(&mut tx, round).await?;
+        let next = resolved.saved.state.clone();
+        let standing = resolutions::standing_told(&mut tx, round).await?;
         let deadline_from = super::process::round_started(&mut tx)
             .await?
             .unwrap_or_else(|| app.now());
@@ -724,6 +750,8 @@ pub async fn gm_resolve(app: &App) -> Result<Reresolved> {
             correction,
         };
         let mailed = mail_monday(app, &mut tx, &m).await?;
+        saved = mailed.saved.or(saved);
+        let mailed = mailed.realms;
         if correction {
             FormsAfter::Corrected(mailed)
         } else {
@@ -737,6 +765,9 @@ pub async fn gm_resolve(app: &App) -> Result<Reresolved> {
         FormsAfter::AtResults(next_results(app, after))
     };
     commit(tx, "commit a GM resolution").await?;
+    if let Some(saved) = saved {
+        app.remember_state(saved);
+    }
     Ok(Reresolved { resolved, forms })
 }
 

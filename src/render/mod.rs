@@ -320,7 +320,8 @@ impl Renderer {
             .language;
         let view = FormView::build_in(ix, realm, ctx)
             .ok_or_else(|| RenderError::UnknownRealm(realm.to_string()))?;
-        let text = self.render("result_form", lang, &serde_json::to_value(&view)?)?;
+        // The view's JSON is made for this one text: handed over, not copied.
+        let text = self.render_owned("result_form", lang, serde_json::to_value(&view)?)?;
         Ok(tidy(&text))
     }
 }

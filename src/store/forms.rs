@@ -40,6 +40,61 @@ pub async fn standing(
     }))
 }
 
+/// Every realm's standing form for a round, by realm: what `standing` finds for each
+/// realm, read in one query (a weekend of 1,000 realms is one round trip, not 1,000).
+pub async fn standing_all(
+    conn: &mut Conn,
+    round: i64,
+) -> Result<std::collections::HashMap<String, Standing>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT realm, id, message_id, received_at, body, orders FROM forms \
+         WHERE round = $1 AND superseded_by IS NULL ORDER BY realm, id DESC",
+    )
+    .bind(round)
+    .fetch_all(&mut *conn)
+    .await
+    .ctx("read the standing forms")?;
+    let mut all = std::collections::HashMap::with_capacity(rows.len());
+    for r in rows {
+        // The newest first within a realm: the first row of a realm is its standing form.
+        all.entry(r.get::<String, _>(0))
+            .or_insert_with(|| Standing {
+                id: r.get(1),
+                message_id: r.get(2),
+                received_at: r.get(3),
+                body: r.get(4),
+                orders: r.get(5),
+            });
+    }
+    Ok(all)
+}
+
+/// The realms whose standing form for `round` came in a mail of that round (not one
+/// carried over from an earlier round), in one query.
+pub async fn realms_with_own_form(
+    conn: &mut Conn,
+    round: i64,
+) -> Result<std::collections::HashSet<String>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT f.realm, m.round FROM forms f LEFT JOIN messages m ON m.id = f.message_id \
+         WHERE f.round = $1 AND f.superseded_by IS NULL ORDER BY f.realm, f.id DESC",
+    )
+    .bind(round)
+    .fetch_all(&mut *conn)
+    .await
+    .ctx("read whose forms are their own")?;
+    let mut seen = std::collections::HashSet::new();
+    let mut own = std::collections::HashSet::new();
+    for r in rows {
+        let realm: String = r.get(0);
+        // Only the newest form of a realm counts, as `standing` reads it.
+        if seen.insert(realm.clone()) && r.get::<Option<i64>, _>(1) == Some(round) {
+            own.insert(realm);
+        }
+    }
+    Ok(own)
+}
+
 /// The standing form's (id, received_at).
 pub async fn current(
     conn: &mut Conn,

@@ -98,6 +98,34 @@ pub async fn standing(conn: &mut Conn, round: i64) -> Result<Option<Resolution>,
     row.as_ref().map(from_row).transpose()
 }
 
+/// What the Monday forms need of a standing resolution: its id, its events (as JSON)
+/// and whether its results went out; not the states and orders it also holds, the
+/// largest part of the row.
+#[derive(Debug, Clone)]
+pub struct Told {
+    pub id: i64,
+    pub events: String,
+    pub results_sent_at: Option<i64>,
+}
+
+/// [`standing`] for the Monday forms: the resolution standing for `round`, read without
+/// its documents but the events.
+pub async fn standing_told(conn: &mut Conn, round: i64) -> Result<Option<Told>, StoreError> {
+    let row = sqlx::query(
+        "SELECT id, events, results_sent_at FROM resolutions \
+         WHERE round = $1 AND rolled_back_at IS NULL",
+    )
+    .bind(round)
+    .fetch_optional(&mut *conn)
+    .await
+    .ctx("read the standing resolution's events")?;
+    Ok(row.map(|r| Told {
+        id: r.get(0),
+        events: r.get(1),
+        results_sent_at: r.get(2),
+    }))
+}
+
 /// The newest resolution (standing or rolled back), if any.
 pub async fn latest(conn: &mut Conn) -> Result<Option<Resolution>, StoreError> {
     let row = sqlx::query(&format!(
