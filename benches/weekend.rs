@@ -236,6 +236,9 @@ async fn main() {
         large.gs.armies.len(),
         ratio(small.cold, large.cold)
     );
+    if small.app == Duration::MAX {
+        return; // `PBEMD_BENCH_ONLY=pure`: the app path was not timed.
+    }
     println!(
         "    app:  {:.0} ms at {} groups, {:.0} ms at {} groups: {:.1}×",
         ms(small.app),

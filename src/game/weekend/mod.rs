@@ -616,6 +616,45 @@ mod tests {
         }
     }
 
+    /// A hint is kept while the groups stand where it has them, and forgotten (to be
+    /// found again by the next lookup) once groups bought before the last realm's have
+    /// moved its block along the list: sorting them in, or compacting lost ones out.
+    #[test]
+    fn where_each_realms_groups_begin_is_found_again_once_groups_came_or_went() {
+        use crate::game::state::ArmyPlaces;
+        use crate::game::weekend::military::forces;
+        let mut gs = demo();
+        forces::sort(&mut gs);
+        gs.army_places = ArmyPlaces::default();
+        assert!(gs.army_places.in_order(&gs), "the demo's groups are sorted");
+        let built = gs.army_places.as_built().cloned();
+        forces::sort(&mut gs);
+        assert_eq!(gs.army_places.as_built(), built.as_ref(), "nothing moved");
+        // A group for the first realm: every other realm's block moves one along.
+        let mut bought = gs.armies[0].clone();
+        bought.id = 900;
+        gs.armies.push(bought);
+        forces::sort(&mut gs);
+        assert_eq!(gs.army_places.as_built(), None, "the stale hint is gone");
+        assert!(gs.army_places.in_order(&gs));
+        assert_eq!(
+            gs.army_places.as_built(),
+            Some(&ArmyPlaces::found(&gs)),
+            "and found again"
+        );
+        // Lost in battle and compacted out: the blocks move back.
+        gs.armies[0].units.clear();
+        forces::compact(&mut gs);
+        assert_eq!(gs.army_places.as_built(), None);
+        for a in gs.armies.clone() {
+            assert_eq!(
+                forces::army_at(&gs, &a.owner, a.id).map(|i| &gs.armies[i]),
+                Some(&a),
+                "every group is found through the new hint"
+            );
+        }
+    }
+
     /// The hint names each realm's first group (its place and number), nothing for a
     /// realm without groups, and no hint at all for groups out of order or numbered
     /// twice.

@@ -43,7 +43,6 @@ pub fn survivors<T: Clone>(items: &[T], piece: impl Fn(&T) -> Piece, left: &Line
 /// Sort the armies and fleets by owner and number, so lookups are binary searches.
 /// Each military step calls it first; every insertion below keeps the order.
 pub fn sort(gs: &mut GameState) {
-    gs.army_places.reset_if_unordered();
     // Owners compared as names: groups of one realm share its one name (`weekend::own_copy`),
     // and two mentions of one name compare equal without reading the text, so a sort
     // of lists already in order (the usual case) reads the groups and not the names.
@@ -51,6 +50,8 @@ pub fn sort(gs: &mut GameState) {
         .sort_by(|a, b| (&a.owner, a.id).cmp(&(&b.owner, b.id)));
     gs.fleets
         .sort_by(|a, b| (&a.owner, a.id).cmp(&(&b.owner, b.id)));
+    // After the sort: groups bought since the hint was made are in their places now.
+    gs.army_places.reset_if_stale(&gs.armies, &gs.realms);
 }
 
 /// Index of realm's army group `id` (the armies sorted, see `sort`); None for a group
@@ -141,6 +142,7 @@ pub fn gone(a: &ArmyGroup) -> bool {
 /// Drop the army groups removed during the step (see `gone`).
 pub fn compact(gs: &mut GameState) {
     gs.armies.retain(|a| !gone(a));
+    gs.army_places.reset_if_stale(&gs.armies, &gs.realms);
 }
 
 pub fn fleet_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {
