@@ -302,8 +302,6 @@ fn no_realm(realm: &str) -> AppError {
 
 // ------------------------------------------------------------ the weekend's close
 
-/// Whether the realm's standing form of `round` is its own (not one reused by
-/// `forms.missing: reuse-last`, which stores an earlier round's message again).
 /// At the weekend's close (inside the resolution's transaction): count each playing
 /// realm's missed weekend into `next` (the state about to be saved, already advanced),
 /// end absences that are over, and tell the GM of each realm that now seeks a
@@ -317,8 +315,8 @@ pub async fn count_weekend(
     let round = before.round;
     let threshold = app.cfg.season.missed_before_replacement;
     let mut seeking = Vec::new();
-    // The realms whose standing form came in a mail of this round: a form carried
-    // over from an earlier round is not one of their own.
+    // The realms whose standing form of the round is their own: one reused by
+    // `forms.missing: reuse-last` stores an earlier round's message again.
     let own_forms = store::forms::realms_with_own_form(conn, round as i64).await?;
     for r in before
         .realms
