@@ -250,32 +250,37 @@ on_both_backends!(state_versions_never_fork, |store: Store| async move {
     );
 });
 
+/// A stored mail and its message of `round`, carrying a form: the message's id.
+async fn message(c: &mut pbemd::store::Conn, key: &str, round: i64) -> i64 {
+    let id = match inbox::insert(c, &mail(key, key.as_bytes(), 1))
+        .await
+        .unwrap()
+    {
+        inbox::Stored::New(id) => id,
+        _ => unreachable!(),
+    };
+    messages::insert(
+        c,
+        &messages::NewMessage {
+            inbox_id: id,
+            kind: "form",
+            subject: "form",
+            body: "orders",
+            state: messages::state::ACCEPTED,
+            round,
+            at: 1,
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap()
+}
+
 on_both_backends!(
     the_latest_form_replaces_earlier_ones,
     |store: Store| async move {
         let mut c = store.conn().await.unwrap();
-        let id = match inbox::insert(&mut c, &mail("mid:f", b"f", 1))
-            .await
-            .unwrap()
-        {
-            inbox::Stored::New(id) => id,
-            _ => unreachable!(),
-        };
-        let msg = messages::insert(
-            &mut c,
-            &messages::NewMessage {
-                inbox_id: id,
-                kind: "form",
-                subject: "Afani form",
-                body: "orders",
-                state: messages::state::ACCEPTED,
-                round: 1,
-                at: 1,
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
+        let msg = message(&mut c, "mid:f", 1).await;
         let (first, replaced) = forms::insert(&mut c, msg, "Afani", 1, 10, "one", None)
             .await
             .unwrap();
@@ -299,31 +304,6 @@ on_both_backends!(
     every_realms_standing_form_read_at_once_is_the_one_read_realm_by_realm,
     |store: Store| async move {
         let mut c = store.conn().await.unwrap();
-        // A message of `round` carrying a form.
-        async fn message(c: &mut pbemd::store::Conn, key: &str, round: i64) -> i64 {
-            let id = match inbox::insert(c, &mail(key, key.as_bytes(), 1))
-                .await
-                .unwrap()
-            {
-                inbox::Stored::New(id) => id,
-                _ => unreachable!(),
-            };
-            messages::insert(
-                c,
-                &messages::NewMessage {
-                    inbox_id: id,
-                    kind: "form",
-                    subject: "form",
-                    body: "orders",
-                    state: messages::state::ACCEPTED,
-                    round,
-                    at: 1,
-                    ..Default::default()
-                },
-            )
-            .await
-            .unwrap()
-        }
         let (m1, m2, old) = (
             message(&mut c, "mid:a1", 2).await,
             message(&mut c, "mid:a2", 2).await,

@@ -83,16 +83,18 @@ pub async fn realms_with_own_form(
     .fetch_all(&mut *conn)
     .await
     .ctx("read whose forms are their own")?;
-    let mut seen = std::collections::HashSet::new();
-    let mut own = std::collections::HashSet::new();
+    // Only the newest form of a realm counts (the first row of a realm), as `standing`
+    // reads it.
+    let mut newest = std::collections::HashMap::with_capacity(rows.len());
     for r in rows {
-        let realm: String = r.get(0);
-        // Only the newest form of a realm counts, as `standing` reads it.
-        if seen.insert(realm.clone()) && r.get::<Option<i64>, _>(1) == Some(round) {
-            own.insert(realm);
-        }
+        newest
+            .entry(r.get::<String, _>(0))
+            .or_insert_with(|| r.get::<Option<i64>, _>(1) == Some(round));
     }
-    Ok(own)
+    Ok(newest
+        .into_iter()
+        .filter_map(|(realm, own)| own.then_some(realm))
+        .collect())
 }
 
 /// The standing form's (id, received_at).
