@@ -83,6 +83,12 @@ pub struct Weekend<'a> {
     /// a group between the steps: each group moves through the index).
     pub(crate) index: Option<military::index::Index>,
     keep_index: bool,
+    /// The army groups and fleets are in order (`forces::sort`): set by the first
+    /// military step's sort inside `resolve`, where the steps up to step 9 only move,
+    /// insert in order or drop groups, so the later military steps need not read every
+    /// group again to sort them (`sort_forces`). Cleared where `resolve` runs a step that
+    /// adds groups at the end of the lists.
+    forces_sorted: bool,
     /// Where each group that met enemy troops in step 3 came from (step 4 withdraws it
     /// there at the round limit, Rulings 31).
     pub(crate) entered_from:
@@ -103,6 +109,9 @@ pub struct Weekend<'a> {
     /// Each realm's form in `orders.forms` (the first when a realm has two), so a step
     /// finds a realm's orders without searching every form.
     forms: super::hash::FastMap<&'a str, usize>,
+    /// Where on the forms each step's orders are, found in one pass over every line:
+    /// a step reads its own lines, not every line of every form (`reading`).
+    lines: std::rc::Rc<Lines>,
     /// Each realm's army units as the forms found it, by its place in `start.realms`:
     /// what the slave revolt weighs (R-RES-7). Counted while the names are shared, so
     /// step 7 does not read every group of `start` again long after the copy.
@@ -122,6 +131,149 @@ fn form_places(orders: &Orders) -> super::hash::FastMap<&str, usize> {
         at.entry(f.realm.as_str()).or_insert(k);
     }
     at
+}
+
+/// The step of the weekend that carries out an order (each kind of order has one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reads {
+    /// Before step 1: the ruler's benefit and VP rewards claimed.
+    Claims,
+    /// Step 1: units, ships, spies, walls, cities, population, upgrades, slaves.
+    Purchases,
+    /// Step 1: troops placed from the free merchants' lot.
+    Placement,
+    Bids,
+    Engineers,
+    Research,
+    /// Step 2.
+    Magic,
+    /// Step 3: moves, boarding, landing, pick-ups, merges, splits, new orders of line.
+    Movement,
+    /// Step 4.
+    Attacks,
+    /// Step 5.
+    UseInvitation,
+    /// Step 9.
+    HomeInvitation,
+    Vote,
+    /// After step 9: relations, capital and main harbour, trade wishes.
+    WrapUp,
+}
+
+impl Reads {
+    const COUNT: usize = Reads::WrapUp as usize + 1;
+
+    /// The step that reads `o`.
+    pub(crate) fn of(o: &Order) -> Reads {
+        match o {
+            Order::RulerBenefit { .. } | Order::VpReward { .. } => Reads::Claims,
+            Order::BuyUnits { .. }
+            | Order::BuyShips { .. }
+            | Order::BuySpies { .. }
+            | Order::BuyWalls { .. }
+            | Order::BuyCity { .. }
+            | Order::BuyPopulation { .. }
+            | Order::UpgradePosition { .. }
+            | Order::UpgradeProduction { .. }
+            | Order::ConvertSlaves { .. } => Reads::Purchases,
+            Order::PlaceTroops { .. } => Reads::Placement,
+            Order::Bid { .. } => Reads::Bids,
+            Order::Engineers { .. } => Reads::Engineers,
+            Order::Research { .. } => Reads::Research,
+            Order::Cast { .. } => Reads::Magic,
+            Order::Move { .. }
+            | Order::Embark { .. }
+            | Order::Disembark { .. }
+            | Order::PickUp { .. }
+            | Order::Merge { .. }
+            | Order::Split { .. }
+            | Order::Reorder { .. } => Reads::Movement,
+            Order::Attack { .. } => Reads::Attacks,
+            Order::UseInvitation { .. } => Reads::UseInvitation,
+            Order::HomeInvitation { .. } => Reads::HomeInvitation,
+            Order::Vote { .. } => Reads::Vote,
+            Order::Friend { .. }
+            | Order::NotFriend { .. }
+            | Order::Capital { .. }
+            | Order::MainHarbour { .. }
+            | Order::TradeWishes { .. } => Reads::WrapUp,
+        }
+    }
+}
+
+/// Each step's lines on the forms, as (form, line) places in `Orders::forms`, earliest
+/// form first and in line order. On a large game a step's few kinds of order are a
+/// small part of every line, and the forms no longer sit in the processor's caches by
+/// the time a step comes: reading each step's lines only, the weekend reads every line
+/// once here, where some dozen passes over all of them read it a dozen times.
+struct Lines([Vec<(u32, u32)>; Reads::COUNT]);
+
+impl Lines {
+    fn of(orders: &Orders) -> Lines {
+        let mut by: [Vec<(u32, u32)>; Reads::COUNT] = Default::default();
+        for (k, f) in orders.forms.iter().enumerate() {
+            for (i, o) in f.orders.iter().enumerate() {
+                // A form past four thousand million lines is not read (never met).
+                if let (Ok(k), Ok(i)) = (u32::try_from(k), u32::try_from(i)) {
+                    by[Reads::of(o) as usize].push((k, i));
+                }
+            }
+        }
+        Lines(by)
+    }
+}
+
+/// One step's lines on the forms (`Weekend::reading`), held apart from the weekend so
+/// the step can change the weekend as it reads.
+pub(crate) struct Reading<'a> {
+    orders: &'a Orders,
+    lines: std::rc::Rc<Lines>,
+    reads: Reads,
+}
+
+impl<'a> Reading<'a> {
+    /// Each form holding lines of the step, earliest first, with those lines in order.
+    pub(crate) fn forms(&self) -> impl Iterator<Item = FormLines<'a, '_>> {
+        let orders = self.orders;
+        self.lines.0[self.reads as usize]
+            .chunk_by(|a, b| a.0 == b.0)
+            .filter_map(move |run| {
+                let &(k, _) = run.first()?;
+                let form = orders.forms.get(k as usize)?;
+                Some(FormLines { form, run })
+            })
+    }
+
+    /// The step's lines of every form, in order, with the form each is on.
+    pub(crate) fn lines(&self) -> impl Iterator<Item = (&'a FormOrders, &'a Order)> + '_ {
+        self.forms()
+            .flat_map(|f| f.orders().map(move |o| (f.form, o)))
+    }
+}
+
+/// One form's lines of one step.
+#[derive(Clone, Copy)]
+pub(crate) struct FormLines<'a, 'r> {
+    pub form: &'a FormOrders,
+    run: &'r [(u32, u32)],
+}
+
+impl<'a, 'r> FormLines<'a, 'r> {
+    /// How many lines.
+    pub(crate) fn len(self) -> usize {
+        self.run.len()
+    }
+
+    /// The lines, in order.
+    pub(crate) fn orders(self) -> impl Iterator<Item = &'a Order> + 'r
+    where
+        'a: 'r,
+    {
+        let form = self.form;
+        self.run
+            .iter()
+            .filter_map(move |&(_, i)| form.orders.get(i as usize))
+    }
 }
 
 /// Army groups, fleets and realms of a state, plus some: what the lists of a weekend
@@ -162,11 +314,13 @@ impl<'a> Weekend<'a> {
             rolls: Vec::with_capacity(groups(state)),
             index: None,
             keep_index: false,
+            forces_sorted: false,
             entered_from: Default::default(),
             met: Vec::new(),
             portals,
             names,
             forms: form_places(orders),
+            lines: std::rc::Rc::new(Lines::of(orders)),
             start_army_units,
             start_treasures,
         }
@@ -191,6 +345,15 @@ impl<'a> Weekend<'a> {
             .get(realm)
             .and_then(|&k| orders.forms.get(k))
             .map_or(&[], |f| f.orders.as_slice())
+    }
+
+    /// The lines of the forms that step `reads` carries out (`Lines`).
+    pub(crate) fn reading(&self, reads: Reads) -> Reading<'a> {
+        Reading {
+            orders: self.orders,
+            lines: self.lines.clone(),
+            reads,
+        }
     }
 
     /// `realm`'s shared name (a new one for a name that is not a realm's).
@@ -221,6 +384,21 @@ impl<'a> Weekend<'a> {
             }
             None => military::index::Index::build(&self.state),
         }
+    }
+
+    /// The armies and fleets sorted by owner and number (`forces::sort`), unless inside
+    /// `resolve` an earlier military step sorted them and no step since added a group
+    /// out of order (checked in debug builds).
+    pub(crate) fn sort_forces(&mut self) {
+        if self.keep_index && self.forces_sorted {
+            debug_assert!(
+                military::forces::in_order(&self.state),
+                "a step between the military steps left a group out of order"
+            );
+            return;
+        }
+        military::forces::sort(&mut self.state);
+        self.forces_sorted = self.keep_index;
     }
 
     /// Keep the military index of this step for the next one (see `index`).
@@ -516,6 +694,7 @@ pub fn resolve(
     military::home_invitations(&mut w); // step 9
     espionage::passive_rolls(&mut w); // after step 9: passive spy rolls (R-SPY-9)
     politics::after_step_9(&mut w); // vote, missions, random events, VP thresholds
+    w.forces_sorted = false; // a random event may have raised new groups at the end
     military::water::drown_stranded(&mut w, Step::Politics, &carried);
     military::water::waterway_lapses(&mut w); // an army Waterway left on the water drowns
     evil::end_of_weekend(&mut w); // treasures home, portals, sight (R-EVIL)
@@ -653,6 +832,99 @@ mod tests {
                 "every group is found through the new hint"
             );
         }
+    }
+
+    /// Each step reads its own lines: the forms that hold any, earliest first, each
+    /// with those lines in line order; every line is some step's, once.
+    #[test]
+    fn each_step_reads_its_own_lines_form_by_form_in_line_order() {
+        let gs = demo();
+        let form = |realm: &str, orders: Vec<Order>| FormOrders {
+            realm: realm.into(),
+            received_at: chrono::DateTime::UNIX_EPOCH,
+            orders,
+        };
+        let spies = |count| Order::BuySpies { count };
+        let vote = |realm: &str| Order::Vote {
+            realm: realm.into(),
+        };
+        let orders = Orders {
+            forms: vec![
+                form("A", vec![spies(1), vote("B"), spies(2)]),
+                form("B", vec![vote("A")]),
+                form(
+                    "C",
+                    vec![vote("C"), spies(3), Order::Friend { realm: "A".into() }],
+                ),
+            ],
+        };
+        let w = Weekend::new(&gs, &orders, &gs.settings, 1);
+        let read = |reads: Reads| -> Vec<(String, Vec<Order>)> {
+            w.reading(reads)
+                .forms()
+                .map(|f| (f.form.realm.clone(), f.orders().cloned().collect()))
+                .collect()
+        };
+        assert_eq!(
+            read(Reads::Purchases),
+            [
+                ("A".into(), vec![spies(1), spies(2)]),
+                ("C".into(), vec![spies(3)])
+            ]
+        );
+        assert_eq!(
+            read(Reads::Vote),
+            [
+                ("A".into(), vec![vote("B")]),
+                ("B".into(), vec![vote("A")]),
+                ("C".into(), vec![vote("C")])
+            ]
+        );
+        assert_eq!(read(Reads::Attacks), []);
+        let lines: Vec<(&str, &Order)> = w
+            .reading(Reads::WrapUp)
+            .lines()
+            .map(|(f, o)| (f.realm.as_str(), o))
+            .collect();
+        assert_eq!(lines, [("C", &Order::Friend { realm: "A".into() })]);
+        let every = w.lines.0.iter().map(Vec::len).sum::<usize>();
+        assert_eq!(every, 7, "every line read by one step");
+    }
+
+    /// A group raised at the end of the list: out of order until the next sort.
+    fn raise_first_realms_group(w: &mut Weekend) {
+        let mut raised = w.state.armies[0].clone();
+        raised.id = 900;
+        w.state.armies.push(raised);
+    }
+
+    /// Outside `resolve` (a step run alone, as the tests do), every military step sorts
+    /// the forces: a group raised at the end since the last sort is sorted in.
+    #[test]
+    fn a_step_run_alone_sorts_the_forces_every_time() {
+        let gs = demo();
+        let orders = Orders::default();
+        let mut w = Weekend::new(&gs, &orders, &gs.settings, 1);
+        w.sort_forces();
+        raise_first_realms_group(&mut w);
+        assert!(!military::forces::in_order(&w.state));
+        w.sort_forces();
+        assert!(military::forces::in_order(&w.state), "sorted again");
+    }
+
+    /// Inside `resolve`, a military step after the first trusts the first's sort, and a
+    /// step between them that left a group out of order is caught (debug builds).
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "left a group out of order")]
+    fn inside_the_weekend_a_group_left_out_of_order_between_the_military_steps_is_caught() {
+        let gs = demo();
+        let orders = Orders::default();
+        let mut w = Weekend::new(&gs, &orders, &gs.settings, 1);
+        w.keep_index = true;
+        w.sort_forces();
+        raise_first_realms_group(&mut w);
+        w.sort_forces();
     }
 
     /// The hint names each realm's first group (its place and number), nothing for a

@@ -17,7 +17,7 @@ use crate::game::state::{
     ArmyGroup, City, Dimension, Fleet, Positions, Researched, Ship, Terrain, Unit, UnitCount, Units,
 };
 use crate::game::units::{build_cost, AgentKind};
-use crate::game::weekend::Weekend;
+use crate::game::weekend::{Reads, Weekend};
 use crate::game::{GameState, Position, Resource, Resources, ShipKind, Square, UnitKind};
 
 /// A refusal: the rule broken and why.
@@ -149,9 +149,10 @@ struct Run {
 }
 
 pub(super) fn run(w: &mut Weekend) {
-    let orders = w.orders;
+    let reading = w.reading(Reads::Purchases);
     let mut book = Book::new(&w.state);
-    for form in &orders.forms {
+    for lines in reading.forms() {
+        let form = lines.form;
         let found = w.state.realm_index(&form.realm);
         let Some(idx) = found.filter(|i| !w.state.realms[*i].eliminated) else {
             continue;
@@ -177,7 +178,7 @@ pub(super) fn run(w: &mut Weekend) {
             ),
             book,
         };
-        for order in form.orders.iter().filter(|o| is_purchase(o)) {
+        for order in lines.orders() {
             let ev = match buy(&mut w.state, &mut run, order) {
                 Ok((purchase, cost)) => EconomyEvent::Bought {
                     realm: run.realm.clone(),
@@ -195,22 +196,6 @@ pub(super) fn run(w: &mut Weekend) {
         }
         book = run.book;
     }
-}
-
-/// The orders step 1 carries out.
-pub(super) fn is_purchase(o: &Order) -> bool {
-    matches!(
-        o,
-        Order::BuyUnits { .. }
-            | Order::BuyShips { .. }
-            | Order::BuySpies { .. }
-            | Order::BuyWalls { .. }
-            | Order::BuyCity { .. }
-            | Order::BuyPopulation { .. }
-            | Order::UpgradePosition { .. }
-            | Order::UpgradeProduction { .. }
-            | Order::ConvertSlaves { .. }
-    )
 }
 
 fn buy(gs: &mut GameState, run: &mut Run, o: &Order) -> Res<(Purchase, Resources)> {

@@ -10,20 +10,20 @@ use crate::game::event::Step;
 use crate::game::orders::Order;
 use crate::game::state::{seat_allowed, GameState, OwnerRuns, Phase, SpyState};
 use crate::game::text::fold;
-use crate::game::weekend::Weekend;
+use crate::game::weekend::{Reads, Weekend};
 use crate::game::Square;
 
 pub(super) fn run(w: &mut Weekend) {
-    let orders = w.orders;
+    let reading = w.reading(Reads::WrapUp);
     let names = Names::new(&w.state);
-    for form in &orders.forms {
-        let Some(i) = w.state.realm_index(&form.realm) else {
+    for lines in reading.forms() {
+        let Some(i) = w.state.realm_index(&lines.form.realm) else {
             continue;
         };
         if w.state.realms[i].eliminated {
             continue;
         }
-        for o in &form.orders {
+        for o in lines.orders() {
             if let Some(ev) = apply(&mut w.state, &names, i, o) {
                 tell(w, Step::WrapUp, ev);
             }

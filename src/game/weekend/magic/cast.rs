@@ -62,8 +62,9 @@ pub(super) struct Cx {
 }
 
 impl Cx {
-    /// The context of step 2 in `gs`, whose open portals stand on `portal_squares`.
-    pub fn new(gs: &mut GameState, portal_squares: &[Square]) -> Cx {
+    /// The context of step 2 in `gs` (its forces sorted, `Weekend::sort_forces`), whose
+    /// open portals stand on `portal_squares`.
+    pub fn new(gs: &GameState, portal_squares: &[Square]) -> Cx {
         let evil = gs.realms.iter().find(|r| r.is_evil).map(|r| r.name.clone());
         let mut portals = BTreeSet::new();
         let mut evil_portals = BTreeSet::new();
@@ -78,7 +79,7 @@ impl Cx {
         }
         Cx {
             done: FastSet::default(),
-            ix: military::indexed(gs),
+            ix: military::index::Index::build(gs),
             portals,
             evil_portals,
             dead_armies: FastSet::default(),

@@ -19,7 +19,7 @@ mod troops;
 
 use serde::{Deserialize, Serialize};
 
-use super::Weekend;
+use super::{Reads, Weekend};
 use crate::game::dice::Dice;
 use crate::game::event::Step;
 use crate::game::orders::{Group, Order, Target};
@@ -185,7 +185,8 @@ pub fn run(w: &mut Weekend) {
 /// Antimagic first, then form order).
 pub fn run_with(w: &mut Weekend, mut dice: Dice) {
     let lines = lines(w);
-    let mut cx = cast::Cx::new(&mut w.state, &w.portals);
+    w.sort_forces();
+    let mut cx = cast::Cx::new(&w.state, &w.portals);
     let (first, rest): (Vec<&Line>, Vec<&Line>) =
         lines.iter().partition(|l| l.spell == Spell::Antimagi);
     for l in first {
@@ -206,12 +207,14 @@ pub fn run_with(w: &mut Weekend, mut dice: Dice) {
 /// Every `CAST` of the forms that counted, earliest form first, in line order.
 fn lines(w: &Weekend) -> Vec<Line> {
     let mut out = Vec::new();
-    for form in &w.orders.forms {
+    let reading = w.reading(Reads::Magic);
+    for lines in reading.forms() {
+        let form = lines.form;
         let playing = w.state.realm(&form.realm).is_some_and(|r| !r.eliminated);
         if !playing {
             continue;
         }
-        for o in &form.orders {
+        for o in lines.orders() {
             if let Order::Cast { spell, target } = o {
                 out.push(Line {
                     realm: form.realm.clone(),

@@ -12,7 +12,7 @@ use super::{pay, playing, summed, tally, tell, MarketEvent, Tally, Why};
 use crate::game::orders::{Amount, Order};
 use crate::game::state::{FreeMerchantOffer, GameState, Lot, RuleSettings, RulerBenefit};
 use crate::game::weekend::economy::Cap;
-use crate::game::weekend::Weekend;
+use crate::game::weekend::{Reads, Weekend};
 use crate::game::Resources;
 
 /// A valid bid: the realm, its value and its offer.
@@ -109,9 +109,10 @@ fn valid_bids(w: &mut Weekend, offer: Option<&FreeMerchantOffer>) -> Vec<Bid> {
         _ => BTreeMap::new(),
     };
     let mut out = Vec::new();
-    let orders = w.orders;
-    for form in &orders.forms {
-        let Some(amounts) = form.orders.iter().find_map(|o| match o {
+    let reading = w.reading(Reads::Bids);
+    for lines in reading.forms() {
+        let form = lines.form;
+        let Some(amounts) = lines.orders().find_map(|o| match o {
             Order::Bid { offer } => Some(offer.as_slice()),
             _ => None,
         }) else {

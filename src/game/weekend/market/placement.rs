@@ -11,7 +11,7 @@ use super::{playing, tally, tell, MarketEvent, Tally, Why};
 use crate::game::caps::Room;
 use crate::game::orders::Order;
 use crate::game::state::{ArmyGroup, Dimension, GameState, Unit, Units};
-use crate::game::weekend::Weekend;
+use crate::game::weekend::{Reads, Weekend};
 use crate::game::{Square, UnitKind};
 
 type Res<T> = Result<T, (&'static str, Why)>;
@@ -59,17 +59,17 @@ impl Book {
 }
 
 pub(super) fn run(w: &mut Weekend) {
-    let orders = w.orders;
-    let placing = |o: &Order| matches!(o, Order::PlaceTroops { .. });
-    if !orders.forms.iter().any(|f| f.orders.iter().any(placing)) {
+    let reading = w.reading(Reads::Placement);
+    if reading.forms().next().is_none() {
         return;
     }
     let mut book = Book::new(&w.state);
-    for form in &orders.forms {
+    for lines in reading.forms() {
+        let form = lines.form;
         let Some(idx) = playing(w, &form.realm) else {
             continue;
         };
-        for o in &form.orders {
+        for o in lines.orders() {
             let Order::PlaceTroops { placements } = o else {
                 continue;
             };

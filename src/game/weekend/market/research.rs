@@ -8,12 +8,13 @@
 use super::{pay, playing, summed, tell, MarketEvent, Why};
 use crate::game::orders::{Amount, Order};
 use crate::game::state::Researched;
-use crate::game::weekend::Weekend;
+use crate::game::weekend::{Reads, Weekend};
 
 pub(super) fn engineers(w: &mut Weekend) {
-    let orders = w.orders;
-    for form in &orders.forms {
-        let Some(amounts) = form.orders.iter().find_map(|o| match o {
+    let reading = w.reading(Reads::Engineers);
+    for lines in reading.forms() {
+        let form = lines.form;
+        let Some(amounts) = lines.orders().find_map(|o| match o {
             Order::Engineers { pay } => Some(pay.as_slice()),
             _ => None,
         }) else {
@@ -53,9 +54,10 @@ fn buy(w: &mut Weekend, idx: usize, amounts: &[Amount]) -> Res<crate::game::Reso
 }
 
 pub(super) fn run(w: &mut Weekend) {
-    let orders = w.orders;
-    for form in &orders.forms {
-        let Some(kind) = form.orders.iter().find_map(|o| match o {
+    let reading = w.reading(Reads::Research);
+    for lines in reading.forms() {
+        let form = lines.form;
+        let Some(kind) = lines.orders().find_map(|o| match o {
             Order::Research { kind } => Some(*kind),
             _ => None,
         }) else {

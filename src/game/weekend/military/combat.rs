@@ -15,7 +15,7 @@ use crate::game::orders::{Group, Order, Outcome, Wave};
 use crate::game::state::{Dimension, GameState, Unit, Units};
 use crate::game::Square;
 
-use super::super::{evil, magic, Weekend};
+use super::super::{evil, magic, Reads, Weekend};
 use super::forces::{self, Tagged};
 use super::index::{self, Index};
 use super::water;
@@ -80,18 +80,25 @@ struct Ctx {
 }
 
 pub fn run(w: &mut Weekend, dice: &mut Dice) {
-    forces::sort(&mut w.state);
+    w.sort_forces();
     let mut ix = w.take_index();
     let ordered = collect(w, &ix);
     let mut attacks = contacts(w, &ordered);
     attacks.extend(ordered);
-    let mut ctx = Ctx::default();
+    // Room for every attack at once: a large weekend's sets are not grown (each growth
+    // reads and writes the whole set again) as the battles go.
+    let mut ctx = Ctx {
+        fought: FastSet::with_capacity_and_hasher(attacks.len(), Default::default()),
+        ..Ctx::default()
+    };
     for a in attacks.iter().filter(|a| !a.group.is_army()) {
         naval(w, &mut ix, dice, a, &mut ctx);
     }
     // Targets in the order first named; each with its attacks in form order.
     let mut targets: Vec<Square> = Vec::new();
-    let mut on: BTreeMap<Square, Vec<&Attack>> = BTreeMap::new();
+    // Looked up by square, read in the order of `targets`: a hash map.
+    let mut on: FastMap<Square, Vec<&Attack>> =
+        FastMap::with_capacity_and_hasher(attacks.len(), Default::default());
     for a in attacks.iter().filter(|a| a.group.is_army()) {
         let list = on.entry(a.square).or_default();
         if list.is_empty() {
@@ -112,7 +119,7 @@ pub fn run(w: &mut Weekend, dice: &mut Dice) {
 /// RULINGS 37), unless the mover's form orders that attack itself (among `ordered`,
 /// the attacks the forms order).
 fn contacts(w: &Weekend, ordered: &[Attack]) -> Vec<Attack> {
-    let ordered: std::collections::BTreeSet<(&str, Group, Square)> = ordered
+    let ordered: FastSet<(&str, Group, Square)> = ordered
         .iter()
         .map(|a| (a.realm.as_str(), a.group, a.square))
         .collect();
@@ -216,11 +223,13 @@ fn crowded_by_map(gs: &GameState) -> Vec<(String, Square)> {
 
 fn collect(w: &Weekend, ix: &Index) -> Vec<Attack> {
     let mut out = Vec::new();
-    for form in &w.orders.forms {
+    let reading = w.reading(Reads::Attacks);
+    for lines in reading.forms() {
+        let form = lines.form;
         if ix.realm_at(&w.state, &form.realm).is_none() {
             continue;
         }
-        for o in &form.orders {
+        for o in lines.orders() {
             if let Order::Attack {
                 group,
                 square,

@@ -54,6 +54,15 @@ pub fn sort(gs: &mut GameState) {
     gs.army_places.reset_if_stale(&gs.armies, &gs.realms);
 }
 
+/// True when the armies and fleets are in the order `sort` gives them.
+pub fn in_order(gs: &GameState) -> bool {
+    gs.armies
+        .is_sorted_by(|a, b| (&a.owner, a.id) <= (&b.owner, b.id))
+        && gs
+            .fleets
+            .is_sorted_by(|a, b| (&a.owner, a.id) <= (&b.owner, b.id))
+}
+
 /// Index of realm's army group `id` (the armies sorted, see `sort`); None for a group
 /// that is gone.
 pub fn army_at(gs: &GameState, realm: &str, id: u32) -> Option<usize> {

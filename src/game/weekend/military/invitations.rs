@@ -16,23 +16,18 @@ use crate::game::text::fold;
 use crate::game::units::AgentKind;
 use crate::game::Square;
 
-use super::super::{evil, Weekend};
+use super::super::{evil, Reads, Weekend};
 use super::index::{self, Index};
 use super::{combat, forces, movement, InvitationRefusal, MilitaryEvent};
 
 pub fn arrivals(w: &mut Weekend, dice: &mut Dice) {
-    forces::sort(&mut w.state);
-    let uses: Vec<(String, String, Group)> = w
-        .orders
-        .forms
-        .iter()
-        .flat_map(|f| {
-            f.orders.iter().filter_map(move |o| match o {
-                Order::UseInvitation { from, group } => {
-                    Some((f.realm.clone(), from.clone(), *group))
-                }
-                _ => None,
-            })
+    w.sort_forces();
+    let reading = w.reading(Reads::UseInvitation);
+    let uses: Vec<(String, String, Group)> = reading
+        .lines()
+        .filter_map(|(f, o)| match o {
+            Order::UseInvitation { from, group } => Some((f.realm.clone(), from.clone(), *group)),
+            _ => None,
         })
         .collect();
     if !uses.is_empty() {
@@ -121,7 +116,7 @@ fn bring(w: &mut Weekend, ix: &mut Index, realm: &str, group: Group, square: Squ
 
 /// Step 9: every home-invitation of this round, from the courier or the form.
 pub fn home(w: &mut Weekend) {
-    forces::sort(&mut w.state);
+    w.sort_forces();
     let round = w.round();
     // (realm, group, sent on the form): the courier charged those sent by mail.
     let mut calls: Vec<(String, Group, bool)> = w
@@ -134,11 +129,9 @@ pub fn home(w: &mut Weekend) {
             GroupRef::Fleet { owner, id } => (owner.to_string(), Group::Fleet(*id), false),
         })
         .collect();
-    for f in &w.orders.forms {
-        for o in &f.orders {
-            if let Order::HomeInvitation { group } = o {
-                calls.push((f.realm.clone(), *group, true));
-            }
+    for (f, o) in w.reading(Reads::HomeInvitation).lines() {
+        if let Order::HomeInvitation { group } = o {
+            calls.push((f.realm.clone(), *group, true));
         }
     }
     // A group comes home once, on its first call: the courier's (paid by mail), else

@@ -17,13 +17,6 @@ pub use movement::MoveStop;
 
 pub(crate) use forces::{army_at, fleet_at, placed_at_in, unload};
 
-/// For the magic step, outside this family: the groups sorted and indexed, so spells
-/// find and move groups the way the military steps do (`index::relocate`).
-pub(crate) fn indexed(gs: &mut crate::game::GameState) -> index::Index {
-    forces::sort(gs);
-    index::Index::build(gs)
-}
-
 use serde::{Deserialize, Serialize};
 
 use super::Weekend;

@@ -12,7 +12,7 @@ use crate::game::orders::{Group, Order, Piece};
 use crate::game::state::{Dimension, Fleet, GameState, Terrain};
 use crate::game::Square;
 
-use super::super::{evil, magic, Weekend};
+use super::super::{evil, magic, FormLines, Reads, Weekend};
 use super::forces;
 use super::index::{self, Index};
 use super::{Entered, MilitaryEvent, MoveRefusal};
@@ -24,44 +24,57 @@ use crate::game::Name;
 /// that is attacked cannot move that round (R-MOVE-6), nor can one that attacked.
 /// Looked up by group, never read in order, so hash maps (a game's moves are as many
 /// as its groups, and a search tree of them is deep).
-#[derive(Default)]
 struct Moves {
     spent: FastMap<(String, Group), u32>,
     engaged: FastSet<(String, Group)>,
 }
 
 pub fn run(w: &mut Weekend) {
-    forces::sort(&mut w.state);
+    w.sort_forces();
     let round = w.round();
     redraw_borders(&mut w.state, round);
     let mut ix = w.take_index();
     // The forms are read where they are (the weekend's inputs, not its state).
-    let orders = w.orders;
-    let mut forms: Vec<(&str, &[Order], chrono::DateTime<chrono::Utc>)> = orders
-        .forms
-        .iter()
-        .filter(|f| ix.realm_at(&w.state, &f.realm).is_some())
-        .map(|f| (f.realm.as_str(), f.orders.as_slice(), f.received_at))
+    let reading = w.reading(Reads::Movement);
+    let mut forms: Vec<FormLines> = reading
+        .forms()
+        .filter(|f| ix.realm_at(&w.state, &f.form.realm).is_some())
         .collect();
     // After the home moves, the voting winner who chose to move first (R-VOTE-5,
     // RULINGS 26), then everyone by when the form arrived.
     let first = mover_first(&w.state, round);
-    forms.sort_by_key(|f| (first.as_deref() != Some(f.0), f.2));
-    let mut spent = Moves::default();
-    let mut done: FastSet<(usize, usize)> = Default::default();
-    for (k, (realm, orders, _)) in forms.iter().enumerate() {
-        for (i, o) in orders.iter().enumerate() {
-            if let Order::Move { group, path } = o {
-                if home_move(&w.state, realm, *group, path) {
+    forms.sort_by_key(|f| {
+        (
+            first.as_deref() != Some(f.form.realm.as_str()),
+            f.form.received_at,
+        )
+    });
+    // Room for a group a line at once: not grown (and copied) as the moves go.
+    let lines = forms.iter().map(|f| f.len()).sum();
+    let mut spent = Moves {
+        spent: FastMap::with_capacity_and_hasher(lines, Default::default()),
+        engaged: FastSet::default(),
+    };
+    // Line by line, in the order read: moved already as a home move.
+    let mut done = Vec::new();
+    for f in &forms {
+        let realm = f.form.realm.as_str();
+        for o in f.orders() {
+            let home = match o {
+                Order::Move { group, path } if home_move(&w.state, realm, *group, path) => {
                     move_group(w, &mut ix, &mut spent, realm, *group, path);
-                    done.insert((k, i));
+                    true
                 }
-            }
+                _ => false,
+            };
+            done.push(home);
         }
     }
-    for (k, (realm, orders, _)) in forms.iter().enumerate() {
-        for (i, o) in orders.iter().enumerate() {
-            if !done.contains(&(k, i)) {
+    let mut done = done.into_iter();
+    for f in &forms {
+        let realm = f.form.realm.as_str();
+        for o in f.orders() {
+            if !done.next().unwrap_or(false) {
                 one(w, &mut ix, &mut spent, realm, o);
             }
         }

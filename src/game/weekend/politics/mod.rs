@@ -13,7 +13,7 @@ pub use vote::BENEFIT_POPULATION;
 
 use serde::{Deserialize, Serialize};
 
-use super::Weekend;
+use super::{Reads, Weekend};
 use crate::game::event::Step;
 use crate::game::orders::{Order, Reward};
 use crate::game::state::{places_by_owner, GameState, LocalText, RulerBenefit};
@@ -168,17 +168,17 @@ fn add_vp(vp: i64, add: i64) -> i64 {
 /// Before step 1: the ruler's benefit (R-VOTE-5) and the VP rewards (R-VP-4) claimed
 /// on the form.
 pub fn claims(w: &mut Weekend) {
-    let orders = w.orders;
+    let reading = w.reading(Reads::Claims);
     let mut cities = Cities::default();
-    for form in &orders.forms {
-        let Some(i) = w.state.realm_index(&form.realm) else {
+    for lines in reading.forms() {
+        let Some(i) = w.state.realm_index(&lines.form.realm) else {
             continue;
         };
         if w.state.realms[i].eliminated {
             continue;
         }
         let mut benefit_seen = false;
-        for o in &form.orders {
+        for o in lines.orders() {
             match o {
                 Order::RulerBenefit { benefit } if !benefit_seen => {
                     benefit_seen = true;

@@ -8,7 +8,7 @@ use crate::game::event::Step;
 use crate::game::orders::Order;
 use crate::game::state::{Ruler, RulerBenefit, Vote};
 use crate::game::text::fold;
-use crate::game::weekend::Weekend;
+use crate::game::weekend::{Reads, Weekend};
 
 /// R-VOTE-3: VP per vote received.
 pub const VP_PER_VOTE: i64 = 50;
@@ -100,11 +100,12 @@ fn ballots(w: &Weekend, voters: &[usize]) -> BTreeMap<usize, String> {
         .map(|&i| (w.state.realms[i].name.as_str(), i))
         .collect();
     let mut out = BTreeMap::new();
-    for form in &w.orders.forms {
-        let Some(&i) = by_name.get(form.realm.as_str()) else {
+    let reading = w.reading(Reads::Vote);
+    for lines in reading.forms() {
+        let Some(&i) = by_name.get(lines.form.realm.as_str()) else {
             continue;
         };
-        let first = form.orders.iter().find_map(|o| match o {
+        let first = lines.orders().find_map(|o| match o {
             Order::Vote { realm } => Some(realm),
             _ => None,
         });
