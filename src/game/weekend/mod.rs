@@ -119,6 +119,11 @@ pub struct Weekend<'a> {
     /// The groups that carried a treasure as the forms found them (owner, number, the
     /// treasure), noted in the same pass: what Rulings 55 looks for at the end.
     start_treasures: Vec<Carried>,
+    /// A group may hold a water elemental before step 4 ends: one did when the forms
+    /// came in (noted in the same pass), or a line of the forms buys or places one.
+    /// Nothing else raises one before the random events, so when this is false no
+    /// group can stand at sea carried by one (`military::water::carried`).
+    pub(crate) water_elementals: bool,
 }
 
 /// A group carrying a treasure: its owner, its number, and what the treasure holds.
@@ -298,8 +303,16 @@ impl<'a> Weekend<'a> {
                 army_units: start_army_units,
                 treasures: start_treasures,
                 portals,
+                water_elementals,
             },
         ) = own_copy(state);
+        let lines = Lines::of(orders);
+        let water_elementals = water_elementals
+            || [Reads::Purchases, Reads::Placement]
+                .iter()
+                .flat_map(|&r| &lines.0[r as usize])
+                .filter_map(|&(k, i)| orders.forms.get(k as usize)?.orders.get(i as usize))
+                .any(military::water::raises_a_water_elemental);
         Weekend {
             state: own,
             start: state,
@@ -320,9 +333,10 @@ impl<'a> Weekend<'a> {
             portals,
             names,
             forms: form_places(orders),
-            lines: std::rc::Rc::new(Lines::of(orders)),
+            lines: std::rc::Rc::new(lines),
             start_army_units,
             start_treasures,
+            water_elementals,
         }
     }
 
@@ -529,6 +543,7 @@ fn own_copy(state: &GameState) -> (GameState, Shared) {
     };
     let mut army_units = vec![0u32; realms.len()];
     let mut treasures = Vec::new();
+    let mut water_elementals = false;
     // Room for the groups bought this weekend, so that the first of them does not move
     // the whole list to a larger one.
     let mut own_armies = Vec::with_capacity(armies.len().saturating_add(armies.len() / 8));
@@ -546,6 +561,7 @@ fn own_copy(state: &GameState) -> (GameState, Shared) {
         if !own.treasure.is_zero() {
             treasures.push((own.owner.clone(), own.id, own.treasure.amount()));
         }
+        water_elementals = water_elementals || military::water::carries(&own);
         own_armies.push(own);
     }
     let starts = starts.finish();
@@ -616,6 +632,7 @@ fn own_copy(state: &GameState) -> (GameState, Shared) {
         army_units,
         treasures,
         portals,
+        water_elementals,
     };
     (own, shared)
 }
@@ -659,6 +676,8 @@ struct Shared {
     treasures: Vec<Carried>,
     /// The squares with an open portal, in square order.
     portals: Vec<Square>,
+    /// Some group holds a water elemental.
+    water_elementals: bool,
 }
 
 /// Resolve the weekend of `state.round`.
@@ -674,17 +693,17 @@ pub fn resolve(
     politics::claims(&mut w); // the ruler's benefit and VP rewards, before step 1
     economy::purchases(&mut w); // step 1
     market::free_merchants(&mut w); // step 1: placements, auction, engineers, research, offer
-    let carried = military::water::carried_at_sea(&w.state);
+    let carried = military::water::carried(&w);
     magic::run(&mut w); // step 2
     military::water::drown_stranded(&mut w, Step::Magic, &carried);
     military::movement(&mut w); // step 3
-    let carried = military::water::carried_at_sea(&w.state);
+    let carried = military::water::carried(&w);
     military::combat(&mut w); // step 4
     w.index = None;
     military::water::drown_stranded(&mut w, Step::Combat, &carried);
     // Nothing after step 4 takes a group to sea (invitations lead to land), so the
     // groups carried now are those steps 8 and the politics step can strand.
-    let carried = military::water::carried_at_sea(&w.state);
+    let carried = military::water::carried(&w);
     evil::after_combat(&mut w); // treasures found (R-EVIL-6, Rulings 52)
     military::invitations(&mut w); // step 5
     economy::production(&mut w); // step 6
@@ -976,6 +995,86 @@ mod tests {
         }
         assert!(armed >= 2, "{armed} realms with armies");
         assert_eq!(w.start_army_units(gs.realms.len()), 0, "no such realm");
+    }
+
+    /// The demo with its water elementals made light infantry.
+    fn demo_without_water_elementals() -> GameState {
+        let mut gs = demo();
+        for u in gs.armies.iter_mut().flat_map(|a| a.units.iter_mut()) {
+            if u.kind == crate::game::UnitKind::Vattenelementar {
+                u.kind = crate::game::UnitKind::LattInfanteri;
+            }
+        }
+        gs
+    }
+
+    /// A form of `realm` with `orders`, received at the epoch.
+    fn form_of(realm: &str, orders: Vec<Order>) -> FormOrders {
+        FormOrders {
+            realm: realm.into(),
+            received_at: chrono::DateTime::UNIX_EPOCH,
+            orders,
+        }
+    }
+
+    /// The weekend looks for groups carried at sea (R-UNIT-4) only when a group may hold
+    /// a water elemental: one held it as the forms found the state, or a line buys or
+    /// places one; not for elementals of another kind or other lines.
+    #[test]
+    fn the_weekend_expects_water_elementals_held_bought_or_placed_and_no_others() {
+        use crate::game::UnitKind::{Jordelementar, Vattenelementar};
+        let gs = demo_without_water_elementals();
+        let realm = gs.realms[0].name.clone();
+        let expects = |gs: &GameState, lines: Vec<Order>| {
+            let orders = Orders {
+                forms: vec![form_of(&realm, lines)],
+            };
+            Weekend::new(gs, &orders, &gs.settings, 1).water_elementals
+        };
+        let buy = |kind| Order::BuyUnits {
+            count: 1,
+            kind,
+            city: None,
+        };
+        let place = |kind| Order::PlaceTroops {
+            placements: vec![
+                (2, Jordelementar, Square::new(1, 1).expect("A1")),
+                (1, kind, Square::new(1, 1).expect("A1")),
+            ],
+        };
+        assert!(expects(&demo(), vec![]), "the demo holds one as it comes");
+        assert!(!expects(&gs, vec![]));
+        assert!(!expects(
+            &gs,
+            vec![
+                buy(Jordelementar),
+                place(Jordelementar),
+                Order::BuySpies { count: 1 }
+            ]
+        ));
+        assert!(expects(
+            &gs,
+            vec![Order::BuySpies { count: 1 }, buy(Vattenelementar)]
+        ));
+        assert!(expects(&gs, vec![place(Vattenelementar)]));
+        let mut held = gs.clone();
+        let last = held.armies.len() - 1;
+        held.armies[last].units[0].kind = Vattenelementar;
+        assert!(expects(&held, vec![]));
+    }
+
+    /// A water elemental that no line raised and no group held is caught where the
+    /// weekend skips the look for groups at sea (debug builds).
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "a water elemental the weekend did not expect")]
+    fn a_water_elemental_the_weekend_did_not_expect_is_caught() {
+        let gs = demo_without_water_elementals();
+        let orders = Orders::default();
+        let mut w = Weekend::new(&gs, &orders, &gs.settings, 1);
+        assert!(!w.water_elementals);
+        w.state.armies[0].units[0].kind = crate::game::UnitKind::Vattenelementar;
+        military::water::carried(&w);
     }
 
     #[test]

@@ -37,10 +37,12 @@ const NO_REALM: u32 = u32::MAX;
 /// column: a row of the map is one run of cells, so the squares around a portal are
 /// eleven short runs, and each entry carries what a portal's sight asks of a group
 /// (its place and its owner), so looking around reads this index, not the groups.
-/// Built in two passes over the armies (the second backwards, filling each cell from
-/// its end, so a cell lists its groups in the state's order), with no allocation per
-/// square. The Evil dimension's groups, few (the Evil's and normal realms' armies that
-/// went through a portal), are a sorted list of (cell, place).
+/// Built from one pass over the armies, which notes each group's cell and owner in a
+/// list an eighth the size of the groups; a second pass over that list (backwards,
+/// filling each cell from its end, so a cell lists its groups in the state's order)
+/// places them, with no allocation per square. The Evil dimension's groups, few (the
+/// Evil's and normal realms' armies that went through a portal), are a sorted list of
+/// (cell, place).
 struct Index {
     width: usize,
     height: usize,
@@ -48,6 +50,9 @@ struct Index {
     starts: Vec<u32>,
     places: Vec<Placed>,
     evil_side: Vec<(u32, u32)>,
+    /// Places in `armies` of the groups in the Evil dimension that are not the Evil's
+    /// (on the map or off it), in order: they look around there.
+    visitors: Vec<u32>,
 }
 
 impl Index {
@@ -118,41 +123,25 @@ impl Index {
     }
 }
 
-fn index(gs: &GameState) -> Index {
+/// A group that `index` does not place in a cell of the normal dimension.
+const NO_CELL: u32 = u32::MAX;
+
+fn index(gs: &GameState, evil: u32) -> Index {
     let mut ix = Index {
         width: usize::from(gs.map.width),
         height: usize::from(gs.map.height),
         starts: Vec::new(),
         places: Vec::new(),
         evil_side: Vec::new(),
+        visitors: Vec::new(),
     };
     let cells = ix.width * ix.height;
-    // Counts per cell, then each cell's end: `starts[c]` = the groups in cells up to c.
+    // The one pass over the groups: each one's cell of the normal dimension (or none)
+    // and owner, and the counts per cell.
     let mut starts = vec![0u32; cells + 1];
-    for a in gs
-        .armies
-        .iter()
-        .filter(|a| a.dimension == Dimension::Normal)
-    {
-        if let Some(c) = ix.cell(a.square) {
-            starts[c] = starts[c].saturating_add(1);
-        }
-    }
-    for c in 1..cells {
-        starts[c] = starts[c].saturating_add(starts[c - 1]);
-    }
-    let total = starts[cells.saturating_sub(1)] as usize;
-    starts[cells] = total as u32;
-    let mut places = vec![Placed::default(); total];
-    // Backwards, each cell filled from its end: its start is left in `starts[c]`.
+    let mut noted: Vec<(u32, u32)> = Vec::with_capacity(gs.armies.len());
     let mut owner: Option<(&Name, u32)> = None;
-    for (i, a) in gs.armies.iter().enumerate().rev() {
-        let Some(c) = ix.cell(a.square) else { continue };
-        let i = u32::try_from(i).unwrap_or(u32::MAX);
-        if a.dimension == Dimension::Evil {
-            ix.evil_side.push((c as u32, i));
-            continue;
-        }
+    for (i, a) in gs.armies.iter().enumerate() {
         // The groups come owner by owner: the last owner's place, without a lookup.
         let k = match owner {
             Some((name, k)) if name.same(&a.owner) => k,
@@ -162,8 +151,40 @@ fn index(gs: &GameState) -> Index {
                 k
             }
         };
-        starts[c] -= 1;
-        places[starts[c] as usize] = Placed { army: i, owner: k };
+        let i = u32::try_from(i).unwrap_or(u32::MAX);
+        let cell = ix.cell(a.square);
+        let at = match a.dimension {
+            Dimension::Normal => cell.map_or(NO_CELL, |c| c as u32),
+            Dimension::Evil => {
+                if let Some(c) = cell {
+                    ix.evil_side.push((c as u32, i));
+                }
+                if k != evil {
+                    ix.visitors.push(i);
+                }
+                NO_CELL
+            }
+        };
+        if let Some(n) = starts.get_mut(at as usize) {
+            *n = n.saturating_add(1);
+        }
+        noted.push((at, k));
+    }
+    // Each cell's end: `starts[c]` = the groups in cells up to c.
+    for c in 1..cells {
+        starts[c] = starts[c].saturating_add(starts[c - 1]);
+    }
+    let total = starts[cells.saturating_sub(1)] as usize;
+    starts[cells] = total as u32;
+    let mut places = vec![Placed::default(); total];
+    // Backwards, each cell filled from its end: its start is left in `starts[c]`.
+    for (i, &(at, k)) in noted.iter().enumerate().rev() {
+        let Some(start) = starts.get_mut(at as usize).filter(|_| at != NO_CELL) else {
+            continue;
+        };
+        *start -= 1;
+        let army = u32::try_from(i).unwrap_or(u32::MAX);
+        places[*start as usize] = Placed { army, owner: k };
     }
     ix.evil_side.sort_unstable();
     ix.starts = starts;
@@ -171,26 +192,37 @@ fn index(gs: &GameState) -> Index {
     ix
 }
 
-/// Who sees whom: (viewer's place in `realms`, army index), gathered unordered and
-/// put in (viewer's name, army) order once.
+/// Who sees whom. The Evil's sightings, nearly all of a large game's (it sees every
+/// group near its portals), are one bit a group: set in any order, read in the groups'
+/// order, each once, with no list to sort. The other realms' (the Evil's groups that
+/// each of them sees, few) are pairs (viewer's place in `realms`, army index), put in
+/// order once.
 struct Seen<'g> {
     gs: &'g GameState,
+    /// The Evil's place in `realms`.
+    evil: u32,
+    /// Bit `i % 64` of word `i / 64`: the Evil sees army `i`.
+    by_evil: Vec<u64>,
     pairs: Vec<(u32, usize)>,
 }
 
 impl<'g> Seen<'g> {
-    fn new(gs: &'g GameState) -> Self {
+    fn new(gs: &'g GameState, evil: u32) -> Self {
         Seen {
             gs,
-            // About one pair a group (the Evil sees the groups near its portals):
-            // reserved at once, as a list grown by doubling copies itself over and over.
-            pairs: Vec::with_capacity(gs.armies.len()),
+            evil,
+            by_evil: vec![0; gs.armies.len().div_ceil(64)],
+            pairs: Vec::new(),
         }
     }
 
     /// The realm at `viewer` in `realms` sees `army`.
     fn push(&mut self, viewer: u32, army: usize) {
-        self.pairs.push((viewer, army));
+        if viewer != self.evil {
+            self.pairs.push((viewer, army));
+        } else if let Some(word) = self.by_evil.get_mut(army / 64) {
+            *word |= 1 << (army % 64);
+        }
     }
 
     /// The pairs in (viewer's name, army) order, each once.
@@ -206,35 +238,26 @@ impl<'g> Seen<'g> {
         for (r, k) in by_name.into_iter().enumerate() {
             rank[k as usize] = r as u32;
         }
-        // By army, then (keeping that order) by viewer's rank: two passes that count
-        // the pairs out into buckets, one bucket an army, then one a realm. A sort
-        // would cost a factor of their logarithm more, and they are the largest list
-        // of the weekend (the Evil sees every army near every portal).
-        let by_army = counted_out(&self.pairs, |&(_, i)| i);
-        let mut pairs = counted_out(&by_army, |&(k, _)| rank[k as usize] as usize);
+        let rank_of = |k: u32| rank.get(k as usize).copied().unwrap_or(u32::MAX);
+        let mut pairs = self.pairs;
+        pairs.sort_unstable_by_key(|&(k, i)| (rank_of(k), i));
         pairs.dedup();
-        pairs
+        // The Evil's block goes between the realms named before it and those after.
+        let evil = rank_of(self.evil);
+        let split = pairs.partition_point(|&(k, _)| rank_of(k) < evil);
+        let seen_by_evil: u32 = self.by_evil.iter().map(|w| w.count_ones()).sum();
+        let mut out = Vec::with_capacity(pairs.len() + seen_by_evil as usize);
+        out.extend_from_slice(&pairs[..split]);
+        for (at, &word) in self.by_evil.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                out.push((self.evil, at * 64 + bits.trailing_zeros() as usize));
+                bits &= bits - 1;
+            }
+        }
+        out.extend_from_slice(&pairs[split..]);
+        out
     }
-}
-
-/// `pairs` in the order of `key`, pairs of one key in the order given (a stable
-/// counting sort: one pass to count, one to place).
-fn counted_out(pairs: &[(u32, usize)], key: impl Fn(&(u32, usize)) -> usize) -> Vec<(u32, usize)> {
-    let buckets = pairs.iter().map(|p| key(p) + 1).max().unwrap_or(0);
-    let mut starts = vec![0usize; buckets + 1];
-    for p in pairs {
-        starts[key(p) + 1] += 1;
-    }
-    for b in 0..buckets {
-        starts[b + 1] += starts[b];
-    }
-    let mut out = vec![(0u32, 0usize); pairs.len()];
-    for p in pairs {
-        let at = &mut starts[key(p)];
-        out[*at] = *p;
-        *at += 1;
-    }
-    out
 }
 
 /// What each realm sees by R-EVIL-19 in a state: the armies (as `(viewer's place in
@@ -260,14 +283,14 @@ fn sightings_near(gs: &GameState, portals: &[Square]) -> Sightings {
     let Some(evil_place) = gs.realm_index(&evil).map(|k| k as u32) else {
         return Sightings::default();
     };
-    let ix = index(gs);
+    let ix = index(gs, evil_place);
     let evil_cities: BTreeMap<Square, Name> = gs
         .cities
         .iter()
         .filter(|c| c.dimension == Dimension::Evil)
         .map(|c| (c.square, c.owner.clone()))
         .collect();
-    let mut seen = Seen::new(gs);
+    let mut seen = Seen::new(gs, evil_place);
     let mut cities: BTreeSet<(Name, Square)> = BTreeSet::new();
     let mut normal_cities = CityOwners::default();
     for c in gs.cities.iter() {
@@ -284,11 +307,9 @@ fn sightings_near(gs: &GameState, portals: &[Square]) -> Sightings {
     for p in by_row {
         near_portal(gs, (&ix, &normal_cities), evil_place, p, &mut seen);
     }
-    for (i, a) in gs.armies.iter().enumerate() {
-        if a.dimension == Dimension::Evil && a.owner != evil {
-            let ctx = (&ix, &evil_cities, (evil.as_str(), evil_place));
-            in_the_evil_dimension(gs, ctx, i, &mut seen, &mut cities);
-        }
+    for &i in &ix.visitors {
+        let ctx = (&ix, &evil_cities, (evil.as_str(), evil_place));
+        in_the_evil_dimension(gs, ctx, i as usize, &mut seen, &mut cities);
     }
     Sightings {
         armies: seen.finish(),
@@ -444,7 +465,7 @@ fn tell(w: &mut Weekend, seen: Vec<(u32, usize)>, cities: BTreeSet<(Name, Square
 
 #[cfg(test)]
 mod tests {
-    use super::{counted_out, sightings, Sightings, SIGHT};
+    use super::{sightings, Seen, Sightings, SIGHT};
     use crate::game::state::{ArmyGroup, City, Dimension, GameState, Portal, Unit};
     use crate::game::{Name, Resources, Square, UnitKind};
     use std::collections::BTreeSet;
@@ -637,15 +658,25 @@ mod tests {
         }
 
         #[test]
-        fn counting_out_orders_as_a_stable_sort_by_the_key(
-            pairs in proptest::collection::vec((0u32..6, 0usize..40), 0..200),
+        fn who_sees_whom_comes_out_by_viewers_name_then_army_each_once(
+            evil in 0u32..7,
+            pushed in proptest::collection::vec((0u32..7, 0usize..150), 0..300),
         ) {
-            let mut sorted = pairs.clone();
-            sorted.sort_by_key(|&(k, _)| k);
-            proptest::prop_assert_eq!(counted_out(&pairs, |&(k, _)| k as usize), sorted);
-            let mut by_army = pairs.clone();
-            by_army.sort_by_key(|&(_, i)| i);
-            proptest::prop_assert_eq!(counted_out(&pairs, |&(_, i)| i), by_army);
+            let gs = evil_game();
+            let mut gs = gs;
+            gs.armies.resize(150, gs.armies[0].clone());
+            let realms = gs.realms.len() as u32;
+            let evil = evil % realms;
+            let mut seen = Seen::new(&gs, evil);
+            for &(k, i) in &pushed {
+                seen.push(k % realms, i);
+            }
+            let mut expected: Vec<(u32, usize)> =
+                pushed.iter().map(|&(k, i)| (k % realms, i)).collect();
+            let name = |k: u32| gs.realms[k as usize].name.clone();
+            expected.sort_by_key(|&(k, i)| (name(k), i));
+            expected.dedup();
+            proptest::prop_assert_eq!(seen.finish(), expected);
         }
     }
 }

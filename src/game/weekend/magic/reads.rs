@@ -10,41 +10,34 @@ use crate::game::orders::Group;
 use crate::game::state::{GameState, GroupRef, SpellEffect, SpellTarget, Terrain};
 use crate::game::{Resources, Spell, Square};
 
-/// What a kept effect acts on, as a key.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Key {
-    Realm(String),
-    City(Square),
-    Army(String, u32),
-    Fleet(String, u32),
-    Square(Square),
-}
+/// The casters of each spell on one target, in the order cast; the spells in the
+/// order first cast (one target meets few of the spells).
+type OnTarget = Vec<(Spell, Vec<String>)>;
 
-impl Key {
-    fn of(t: &SpellTarget) -> Key {
-        match t {
-            SpellTarget::Realm(r) => Key::Realm(r.clone()),
-            SpellTarget::City(sq) => Key::City(*sq),
-            SpellTarget::Group(GroupRef::Army { owner, id }) => Key::Army(owner.to_string(), *id),
-            SpellTarget::Group(GroupRef::Fleet { owner, id }) => Key::Fleet(owner.to_string(), *id),
-            SpellTarget::Square(sq) => Key::Square(*sq),
-        }
-    }
-
-    fn group(realm: &str, group: Group) -> Key {
-        match group {
-            Group::Army(id) => Key::Army(realm.to_string(), id),
-            Group::Fleet(id) => Key::Fleet(realm.to_string(), id),
-        }
+fn add(on: &mut OnTarget, spell: Spell, caster: String) {
+    match on.iter_mut().find(|(s, _)| *s == spell) {
+        Some((_, casters)) => casters.push(caster),
+        None => on.push((spell, vec![caster])),
     }
 }
 
-/// This round's spell effects by (spell, target), each with its casters in order.
-/// The effects are only looked up, never read in order: a hash map, since a large
-/// game's effects make a deep search tree, read at every production and battle.
+fn casters_in(on: Option<&OnTarget>, spell: Spell) -> &[String] {
+    on.and_then(|on| on.iter().find(|(s, _)| *s == spell))
+        .map_or(&[], |(_, casters)| casters.as_slice())
+}
+
+/// This round's spell effects by target, each with its casters in order. The effects
+/// are only looked up, never read in order: hash maps, since a large game's effects
+/// make a deep search tree, read at every production and battle. Realms and groups are
+/// found by the name as it is asked for (a lookup copies no name), cities by their
+/// square. A spell on a square (Open Portal) is read from the
+/// effects where they act, not here.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Spells {
-    on: FastMap<(Spell, Key), Vec<String>>,
+    realms: FastMap<String, OnTarget>,
+    /// By the owner's name, then the group.
+    groups: FastMap<String, FastMap<Group, OnTarget>>,
+    cities: FastMap<Square, OnTarget>,
     cast: BTreeSet<Spell>,
 }
 
@@ -54,17 +47,44 @@ impl Spells {
         let mut s = Spells::default();
         for e in gs.effects.iter().filter(|e| e.cast_round == gs.round) {
             s.cast.insert(e.spell);
-            let casters = s.on.entry((e.spell, Key::of(&e.target))).or_default();
-            casters.push(e.caster.clone());
+            let on = match &e.target {
+                SpellTarget::Realm(r) => s.realms.entry(r.clone()).or_default(),
+                SpellTarget::City(sq) => s.cities.entry(*sq).or_default(),
+                SpellTarget::Square(_) => continue,
+                SpellTarget::Group(g) => {
+                    let (owner, group) = owner_and_group(g);
+                    let owned = s.groups.entry(owner.to_string()).or_default();
+                    owned.entry(group).or_default()
+                }
+            };
+            add(on, e.spell, e.caster.clone());
         }
         s
     }
 
-    fn casters(&self, spell: Spell, key: Key) -> &[String] {
+    /// The casters of `spell` on `realm` this round.
+    fn on_realm(&self, spell: Spell, realm: &str) -> &[String] {
         if !self.cast.contains(&spell) {
             return &[];
         }
-        self.on.get(&(spell, key)).map_or(&[], |v| v.as_slice())
+        casters_in(self.realms.get(realm), spell)
+    }
+
+    /// The casters of `spell` on `owner`'s `group` this round.
+    fn on_group(&self, spell: Spell, owner: &str, group: Group) -> &[String] {
+        if !self.cast.contains(&spell) {
+            return &[];
+        }
+        let owned = self.groups.get(owner);
+        casters_in(owned.and_then(|o| o.get(&group)), spell)
+    }
+
+    /// The casters of `spell` on the city on `sq` this round.
+    fn on_city(&self, spell: Spell, sq: Square) -> &[String] {
+        if !self.cast.contains(&spell) {
+            return &[];
+        }
+        casters_in(self.cities.get(&sq), spell)
     }
 
     /// Antimagic on `realm` or on `group` whose protected owner is not `caster` (or
@@ -79,25 +99,23 @@ impl Spells {
         if !self.cast.contains(&Spell::Antimagi) {
             return None;
         }
-        let by_realm = realm.filter(|r| {
-            !self
-                .casters(Spell::Antimagi, Key::Realm(r.to_string()))
-                .is_empty()
+        let by_realm = realm.filter(|r| !self.on_realm(Spell::Antimagi, r).is_empty());
+        let by_group = group.map(owner_and_group).and_then(|(owner, g)| {
+            (!self.on_group(Spell::Antimagi, owner, g).is_empty()).then_some(owner)
         });
-        let by_group = group
-            .filter(|g| {
-                !self
-                    .casters(Spell::Antimagi, Key::of(&SpellTarget::Group((*g).clone())))
-                    .is_empty()
-            })
-            .map(|g| match g {
-                GroupRef::Army { owner, .. } | GroupRef::Fleet { owner, .. } => owner.as_str(),
-            });
         [by_realm, by_group]
             .into_iter()
             .flatten()
             .find(|owner| own_too || *owner != caster)
             .map(str::to_string)
+    }
+}
+
+/// A group's owner and the group, as the index keys it.
+fn owner_and_group(g: &GroupRef) -> (&str, Group) {
+    match g {
+        GroupRef::Army { owner, id } => (owner.as_str(), Group::Army(*id)),
+        GroupRef::Fleet { owner, id } => (owner.as_str(), Group::Fleet(*id)),
     }
 }
 
@@ -131,21 +149,18 @@ pub fn victim_of(gs: &GameState, target: &SpellTarget) -> Option<String> {
 
 /// Whirlwind: +1 movement this weekend (R-SPELL table 13).
 pub fn extra_points(s: &Spells, realm: &str, group: Group) -> u32 {
-    u32::from(
-        !s.casters(Spell::Virvelvind, Key::group(realm, group))
-            .is_empty(),
-    )
+    u32::from(!s.on_group(Spell::Virvelvind, realm, group).is_empty())
 }
 
 /// Waterway: the army may cross water this weekend (R-SPELL-1).
 pub fn waterway(s: &Spells, realm: &str, army: u32) -> bool {
-    !s.casters(Spell::Vattenvag, Key::group(realm, Group::Army(army)))
+    !s.on_group(Spell::Vattenvag, realm, Group::Army(army))
         .is_empty()
 }
 
 /// Mountain Wall: one wall more in the city on `sq` this weekend (Rulings 36).
 pub fn extra_walls(s: &Spells, sq: Square) -> u64 {
-    u64::from(!s.casters(Spell::Bergvagg, Key::City(sq)).is_empty())
+    u64::from(!s.on_city(Spell::Bergvagg, sq).is_empty())
 }
 
 /// Attack (`attack`) or Defence: the caster's Besvärjare added to the group's side in
@@ -156,7 +171,7 @@ pub fn combat_bonus(s: &Spells, gs: &GameState, realm: &str, group: Group, attac
     } else {
         Spell::Forsvar
     };
-    s.casters(spell, Key::group(realm, group))
+    s.on_group(spell, realm, group)
         .iter()
         .filter_map(|c| gs.realm(c))
         .map(|r| u64::from(r.positions.besvarjare))
@@ -198,7 +213,7 @@ pub fn attacks_stopped(
     }
     owners
         .iter()
-        .any(|o| !s.casters(spell, Key::Realm(o.to_string())).is_empty())
+        .any(|o| !s.on_realm(spell, o).is_empty())
         .then_some(spell)
 }
 
@@ -206,10 +221,9 @@ pub fn attacks_stopped(
 /// plus Besvärjare of each boost it cast (spells 31–38, R-SPELL-6, Rulings 22).
 pub fn production(s: &Spells, gs: &GameState, realm: &str, made: Resources) -> Resources {
     let mut out = made;
-    let key = || Key::Realm(realm.to_string());
     // Only the spells cast this round can act: no key made for the others.
     for spell in Spell::ALL.into_iter().filter(|sp| s.cast.contains(sp)) {
-        let casters = s.casters(spell, key());
+        let casters = s.on_realm(spell, realm);
         if casters.is_empty() {
             continue;
         }
@@ -220,7 +234,7 @@ pub fn production(s: &Spells, gs: &GameState, realm: &str, made: Resources) -> R
     let conjurer = gs.realm(realm).map_or(0, |x| x.positions.besvarjare);
     for spell in Spell::ALL.into_iter().filter(|sp| s.cast.contains(sp)) {
         if let Some(r) = spell.boosts() {
-            if s.casters(spell, key()).iter().any(|c| c == realm) {
+            if s.on_realm(spell, realm).iter().any(|c| c == realm) {
                 out.set(r, out.get(r).saturating_add(conjurer));
             }
         }

@@ -23,10 +23,37 @@ use crate::game::Name;
 /// groups that met troops that are not a friend's (the mover and those it met): an army
 /// that is attacked cannot move that round (R-MOVE-6), nor can one that attacked.
 /// Looked up by group, never read in order, so hash maps (a game's moves are as many
-/// as its groups, and a search tree of them is deep).
+/// as its groups, and a search tree of them is deep). A group is keyed by its owner's
+/// number (`Moves::owner`) and its own, so no name is copied for a move.
 struct Moves {
-    spent: FastMap<(String, Group), u32>,
-    engaged: FastSet<(String, Group)>,
+    spent: FastMap<(u32, Group), u32>,
+    engaged: FastSet<(u32, Group)>,
+    /// Owners that are no realm's (none in a valid state), numbered after the realms.
+    others: FastMap<String, u32>,
+}
+
+impl Moves {
+    /// The number `owner`'s groups are keyed by: its realm's place in `realms`, or for
+    /// an owner that is no realm's, a number of its own after them.
+    fn owner(&mut self, gs: &GameState, owner: &str) -> u32 {
+        if let Some(k) = gs.realm_index(owner).and_then(|k| u32::try_from(k).ok()) {
+            return k;
+        }
+        let next = gs.realms.len().saturating_add(self.others.len());
+        let next = u32::try_from(next).unwrap_or(u32::MAX);
+        *self.others.entry(owner.to_string()).or_insert(next)
+    }
+
+    /// `owner`'s `group` met troops that are not a friend's this step.
+    fn engaged(&mut self, gs: &GameState, owner: &str, group: Group) -> bool {
+        let o = self.owner(gs, owner);
+        self.engaged.contains(&(o, group))
+    }
+
+    fn engage(&mut self, gs: &GameState, owner: &str, group: Group) {
+        let o = self.owner(gs, owner);
+        self.engaged.insert((o, group));
+    }
 }
 
 pub fn run(w: &mut Weekend) {
@@ -54,6 +81,7 @@ pub fn run(w: &mut Weekend) {
     let mut spent = Moves {
         spent: FastMap::with_capacity_and_hasher(lines, Default::default()),
         engaged: FastSet::default(),
+        others: FastMap::default(),
     };
     // Line by line, in the order read: moved already as a home move.
     let mut done = Vec::new();
@@ -311,7 +339,7 @@ fn move_group(
     let Some(from) = square_of(&w.state, realm, group) else {
         return refuse(w, realm, group, MoveRefusal::NoSuchGroup);
     };
-    if spent.engaged.contains(&(realm.to_string(), group)) {
+    if spent.engaged(&w.state, realm, group) {
         return refuse(w, realm, group, MoveRefusal::Engaged);
     }
     if let Group::Army(id) = group {
@@ -326,7 +354,7 @@ fn move_group(
             return refuse(w, realm, group, MoveRefusal::CameByInvitation);
         }
     }
-    let key = (realm.to_string(), group);
+    let key = (spent.owner(&w.state, realm), group);
     let budget =
         points(w, realm, group).saturating_sub(spent.spent.get(&key).copied().unwrap_or(0));
     let (w_, h_) = (w.state.map.width, w.state.map.height);
@@ -410,20 +438,20 @@ fn engage(
     (sq, dim): (Square, Dimension),
     enemy: &str,
 ) {
-    mv.engaged.insert((realm.to_string(), group));
     let gs = &w.state;
+    mv.engage(gs, realm, group);
     if group.is_army() {
         for i in ix.armies_on(gs, sq) {
             let a = &gs.armies[i];
             if a.owner == enemy && a.dimension == dim {
-                mv.engaged.insert((enemy.to_string(), Group::Army(a.id)));
+                mv.engage(gs, enemy, Group::Army(a.id));
             }
         }
     } else {
         for i in ix.fleets_on(gs, sq) {
             let f = &gs.fleets[i];
             if f.owner == enemy {
-                mv.engaged.insert((enemy.to_string(), Group::Fleet(f.id)));
+                mv.engage(gs, enemy, Group::Fleet(f.id));
             }
         }
     }
@@ -493,7 +521,7 @@ fn land(
     let Some(fi) = forces::carrier(&w.state, realm, army) else {
         return refuse(w, realm, g, MoveRefusal::NotAboard);
     };
-    if mv.engaged.contains(&(realm.to_string(), g)) {
+    if mv.engaged(&w.state, realm, g) {
         return refuse(w, realm, g, MoveRefusal::Engaged);
     }
     let fleet = w.state.fleets[fi].id;
@@ -736,4 +764,37 @@ pub enum MoveStop {
         square: Square,
     },
     OutOfPoints,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Moves;
+    use crate::game::orders::Group;
+
+    /// Step 3 keys a group by its owner's place among the realms; an owner that is no
+    /// realm's gets a number of its own after them, the same one each time, so two
+    /// such owners' groups of one number are told apart.
+    #[test]
+    fn step_3_keys_each_owner_apart_realms_by_their_place_others_after_them() {
+        let gs = crate::game::load_scenario(include_str!("../../../../scenarios/demo.yaml"))
+            .expect("demo");
+        let mut mv = Moves {
+            spent: Default::default(),
+            engaged: Default::default(),
+            others: Default::default(),
+        };
+        let n = gs.realms.len() as u32;
+        for (k, r) in gs.realms.iter().enumerate() {
+            assert_eq!(mv.owner(&gs, &r.name), k as u32, "{}", r.name);
+        }
+        assert_eq!(mv.owner(&gs, "Nowhere"), n);
+        assert_eq!(mv.owner(&gs, "Elsewhere"), n + 1);
+        assert_eq!(mv.owner(&gs, "Nowhere"), n, "the same number again");
+        let first = gs.realms[0].name.clone();
+        mv.engage(&gs, "Nowhere", Group::Army(1));
+        assert!(mv.engaged(&gs, "Nowhere", Group::Army(1)));
+        assert!(!mv.engaged(&gs, "Elsewhere", Group::Army(1)));
+        assert!(!mv.engaged(&gs, &first, Group::Army(1)));
+        assert!(!mv.engaged(&gs, "Nowhere", Group::Fleet(1)));
+    }
 }

@@ -11,14 +11,41 @@
 
 use crate::game::event::{Step, What};
 use crate::game::hash::FastMap;
+use crate::game::orders::Order;
 use crate::game::state::{ArmyGroup, Dimension, GameState, GroupRef, SpellTarget, Terrain};
 use crate::game::{Name, Spell, UnitKind};
 
 use super::super::{evil, magic, Weekend};
 use super::{forces, MilitaryEvent};
 
-fn carries(a: &ArmyGroup) -> bool {
+/// The group holds a water elemental.
+pub(crate) fn carries(a: &ArmyGroup) -> bool {
     a.units.iter().any(|u| u.kind == UnitKind::Vattenelementar)
+}
+
+/// The line buys or places a water elemental (see `Weekend::water_elementals`).
+pub(crate) fn raises_a_water_elemental(o: &Order) -> bool {
+    match o {
+        Order::BuyUnits { kind, .. } => *kind == UnitKind::Vattenelementar,
+        Order::PlaceTroops { placements } => placements
+            .iter()
+            .any(|(_, kind, _)| *kind == UnitKind::Vattenelementar),
+        _ => false,
+    }
+}
+
+/// `carried_at_sea` in the weekend, before step 4 ends: nothing to look for, and no
+/// pass over every group, when no group can hold a water elemental (a debug build
+/// checks that none does).
+pub fn carried(w: &Weekend) -> Vec<(Name, u32)> {
+    if !w.water_elementals {
+        debug_assert!(
+            !w.state.armies.iter().any(carries),
+            "a water elemental the weekend did not expect"
+        );
+        return Vec::new();
+    }
+    carried_at_sea(&w.state)
 }
 
 /// Can the group stand on the water with no fleet under it: a water elemental carries
