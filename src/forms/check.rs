@@ -849,7 +849,7 @@ impl<'a> Run<'a> {
             let m = self.square(sq)?;
             // Naming the square again steps through its portal (R-EVIL-15).
             let through_portal = sq == at && m.portal.is_some() && group.is_army();
-            if !through_portal && !at.neighbours(w, h, diag).contains(&sq) {
+            if !through_portal && !at.touches(sq, w, h, diag) {
                 return Err(Refusal::NotAdjacent { from: at, to: sq });
             }
             at = sq;

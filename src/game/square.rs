@@ -84,6 +84,17 @@ impl Square {
         out
     }
 
+    /// `other` is one of `neighbours(width, height, diagonal)`: the same answer, with
+    /// no list made (a move asks this at every step).
+    pub fn touches(self, other: Square, width: u16, height: u16, diagonal: bool) -> bool {
+        let (dc, dr) = (self.col.abs_diff(other.col), self.row.abs_diff(other.row));
+        let next = match diagonal {
+            true => dc.max(dr) == 1,
+            false => dc + dr == 1,
+        };
+        next && other.col < width && other.row >= 1 && other.row <= height
+    }
+
     /// King-move (Chebyshev) distance (README, Decisions).
     pub fn distance(self, other: Square) -> u16 {
         self.col
@@ -157,5 +168,21 @@ mod tests {
         let back: Square = serde_json::from_str("\"C7\"").unwrap();
         assert_eq!(back, s);
         assert!(serde_json::from_str::<Square>("\"7C\"").is_err());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_square_touches_exactly_its_neighbours(
+            a in (0u16..9, 0u16..9),
+            b in (0u16..9, 0u16..9),
+            (w, h) in (1u16..8, 1u16..8),
+            diagonal in proptest::bool::ANY,
+        ) {
+            let (a, b) = (Square { col: a.0, row: a.1 }, Square { col: b.0, row: b.1 });
+            proptest::prop_assert_eq!(
+                a.touches(b, w, h, diagonal),
+                a.neighbours(w, h, diagonal).contains(&b)
+            );
+        }
     }
 }

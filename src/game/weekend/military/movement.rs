@@ -386,7 +386,7 @@ fn move_group(
         }
         let passable =
             passable(&w.state, ix, realm, group, sq) || (waterway && is_sea(&w.state, sq));
-        if !at.neighbours(w_, h_, diagonal).contains(&sq) || !passable {
+        if !at.touches(sq, w_, h_, diagonal) || !passable {
             stop = Some(MoveStop::Blocked { square: sq });
             break;
         }
@@ -499,12 +499,12 @@ fn board(w: &mut Weekend, ix: &mut Index, realm: &str, army: u32, fleet: u32) {
 
 fn near(w: &Weekend, a: Square, b: Square) -> bool {
     a == b
-        || a.neighbours(
+        || a.touches(
+            b,
             w.state.map.width,
             w.state.map.height,
             w.settings.adjacency == 8,
         )
-        .contains(&b)
 }
 
 /// Land an army on its fleet's square or a land square next to it (R-MOVE-3). Landing on
