@@ -858,11 +858,7 @@ mod tests {
     #[test]
     fn each_step_reads_its_own_lines_form_by_form_in_line_order() {
         let gs = demo();
-        let form = |realm: &str, orders: Vec<Order>| FormOrders {
-            realm: realm.into(),
-            received_at: chrono::DateTime::UNIX_EPOCH,
-            orders,
-        };
+        let form = form_of;
         let spies = |count| Order::BuySpies { count };
         let vote = |realm: &str| Order::Vote {
             realm: realm.into(),
