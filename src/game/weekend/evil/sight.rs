@@ -662,8 +662,7 @@ mod tests {
             evil in 0u32..7,
             pushed in proptest::collection::vec((0u32..7, 0usize..150), 0..300),
         ) {
-            let gs = evil_game();
-            let mut gs = gs;
+            let mut gs = evil_game();
             gs.armies.resize(150, gs.armies[0].clone());
             let realms = gs.realms.len() as u32;
             let evil = evil % realms;
