@@ -161,6 +161,57 @@ fn rulings_13_new_units_join_the_army_in_the_capital_or_form_a_group_in_the_name
     );
 }
 
+/// Units bought in a city founded earlier on the same form join the army group that
+/// already stood on its square, as they would in any other city of the realm.
+#[test]
+fn rulings_13_units_bought_in_a_city_founded_on_the_form_join_the_army_standing_there() {
+    let mut gs = game();
+    rich(&mut gs, "Alfa");
+    let mut there = gs.army("Alfa", 1).unwrap().clone();
+    there.id = 7;
+    there.square = sq("D3");
+    gs.armies.push(there);
+    let production = vec![
+        Amount {
+            count: 5,
+            resource: Mat,
+        },
+        Amount {
+            count: 5,
+            resource: Jarn,
+        },
+    ];
+    let orders = forms(vec![(
+        "Alfa",
+        vec![
+            Order::BuyCity {
+                square: sq("D3"),
+                production,
+            },
+            units(3, UnitKind::Bagskyttar, Some("D3")),
+        ],
+    )]);
+    let res = weekend(&gs, &orders);
+    assert!(refusals(&told(&res, "Alfa")).is_empty());
+    assert_eq!(
+        bought(&told(&res, "Alfa"))[1],
+        Purchase::Units {
+            count: 3,
+            unit: UnitKind::Bagskyttar,
+            city: sq("D3"),
+            army: 7
+        }
+    );
+    let on_d3: Vec<_> = res
+        .state
+        .armies
+        .iter()
+        .filter(|a| a.square == sq("D3"))
+        .collect();
+    assert_eq!(on_d3.len(), 1, "no new group beside the one standing there");
+    assert_eq!(on_d3[0].units.len(), 2 + 3);
+}
+
 /// R-UNIT-8: new units appear in an own city, checked on the form: the receipt refuses
 /// a city of another realm's, and the weekend buys nothing there either.
 #[test]

@@ -116,7 +116,7 @@ fn entered(start: &GameState, end: &GameState) -> Vec<BTreeSet<Square>> {
         .collect();
     let before = Before::of(start);
     // Whose land a square is: the map is an array, so a look at one square is cheap.
-    let land = |sq| end.map.get(sq).and_then(|m| m.owner.as_deref());
+    let land = |sq| end.map.get(sq).and_then(|m| m.owner.as_ref());
     let mut out: Vec<BTreeSet<Square>> = vec![BTreeSet::new(); end.realms.len()];
     // The groups come owner by owner: each owner's place in `start` found once per run.
     let mut runs = OwnerRuns::default();
@@ -125,12 +125,15 @@ fn entered(start: &GameState, end: &GameState) -> Vec<BTreeSet<Square>> {
         .iter()
         .filter(|a| a.dimension == Dimension::Normal)
     {
+        // Most groups stand in their own land: names compared as `Name`s, which the
+        // weekend's copy shares, are told apart by their address before their letters.
+        let Some(owner) = land(a.square).filter(|o| **o != a.owner) else {
+            continue;
+        };
         if evil.contains(a.owner.as_str()) {
             continue;
         }
-        let Some(owner) = land(a.square).filter(|o| *o != a.owner) else {
-            continue;
-        };
+        let owner = owner.as_str();
         let place = runs.place(start, &a.owner);
         if before.land(start, place, &a.owner, a.id) != Some(owner) {
             if let Some(squares) = end.realm_index(owner).and_then(|k| out.get_mut(k)) {

@@ -5,13 +5,13 @@
 //! their turn. New units and ships are placed as docs/rules.md, Rulings 13 says and
 //! carry this round as `built_round`, so they cannot attack (R-UNIT-7).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use super::tally::{add_army, counts_but_armies, populations};
 use super::{tell, Cap, EconomyEvent, Purchase, Why};
 use crate::game::caps::{Over, Room};
 use crate::game::event::Step;
-use crate::game::hash::FastMap;
+use crate::game::hash::{FastMap, FastSet};
 use crate::game::orders::{Amount, Order};
 use crate::game::state::{
     ArmyGroup, City, Dimension, Fleet, Positions, Researched, Ship, Terrain, Unit, UnitCount, Units,
@@ -28,24 +28,27 @@ type Res<T> = Result<T, (&'static str, Why)>;
 #[derive(Default)]
 struct Book {
     /// Normal-dimension cities by square.
-    cities: BTreeMap<Square, usize>,
+    cities: FastMap<Square, usize>,
     /// Squares with a city in either dimension.
-    city_squares: BTreeSet<Square>,
+    city_squares: FastSet<Square>,
     /// Each realm's cities.
-    realm_cities: BTreeMap<String, Vec<usize>>,
+    realm_cities: FastMap<String, Vec<usize>>,
     /// The first army group of a realm on a square that is not aboard a fleet.
     armies: Places,
     fleets: Places,
     /// The highest army group and fleet numbers per realm.
-    army_ids: BTreeMap<String, u32>,
-    fleet_ids: BTreeMap<String, u32>,
+    army_ids: FastMap<String, u32>,
+    fleet_ids: FastMap<String, u32>,
     /// By the realm's place in `GameState::realms`.
     counts: Vec<UnitCount>,
     population: Vec<u32>,
 }
 
 impl Book {
-    fn new(gs: &GameState) -> Book {
+    /// `founding`: the squares where the forms found a city this step. Units are bought
+    /// into a city only (Rulings 13), so the groups noted by square are
+    /// those on a city's square or on one of these: a few per realm, not every group.
+    fn new(gs: &GameState, mut founding: FastSet<Square>) -> Book {
         let mut b = Book {
             // The army groups are counted in the pass over them below.
             counts: counts_but_armies(gs),
@@ -61,8 +64,10 @@ impl Book {
             // A square holds a city in one dimension at most (land or rock), so the
             // Evil's cities are found here too.
             b.cities.insert(c.square, i);
+            founding.insert(c.square);
         }
-        let aboard: BTreeSet<(&str, u32)> = gs
+        let sites = founding;
+        let aboard: FastSet<(&str, u32)> = gs
             .fleets
             .iter()
             .flat_map(|f| f.cargo.iter().map(move |id| (f.owner.as_str(), *id)))
@@ -83,17 +88,9 @@ impl Book {
                     add_army(c, a);
                 }
             }
-            let squares = match b.armies.get_mut(owner) {
-                Some(squares) => squares,
-                // Room for the run at once: no table grown and copied group by group.
-                None => b
-                    .armies
-                    .entry(owner.to_string())
-                    .or_insert_with(|| FastMap::with_capacity_and_hasher(run, Default::default())),
-            };
             for (i, a) in gs.armies.iter().enumerate().skip(start).take(run) {
-                if !aboard.contains(&(owner, a.id)) {
-                    squares.entry(a.square).or_insert(i);
+                if sites.contains(&a.square) && !aboard.contains(&(owner, a.id)) {
+                    note(&mut b.armies, owner, a.square, i);
                 }
             }
             start += run;
@@ -123,7 +120,7 @@ fn note(m: &mut Places, realm: &str, sq: Square, i: usize) {
 }
 
 /// Raise realm's highest group number to `id`.
-fn highest(ids: &mut BTreeMap<String, u32>, realm: &str, id: u32) {
+fn highest(ids: &mut FastMap<String, u32>, realm: &str, id: u32) {
     match ids.get_mut(realm) {
         Some(top) => *top = (*top).max(id),
         None => {
@@ -150,7 +147,15 @@ struct Run {
 
 pub(super) fn run(w: &mut Weekend) {
     let reading = w.reading(Reads::Purchases);
-    let mut book = Book::new(&w.state);
+    let founding: FastSet<Square> = reading
+        .forms()
+        .flat_map(|lines| lines.orders())
+        .filter_map(|o| match o {
+            Order::BuyCity { square, .. } => Some(*square),
+            _ => None,
+        })
+        .collect();
+    let mut book = Book::new(&w.state, founding);
     for lines in reading.forms() {
         let form = lines.form;
         let found = w.state.realm_index(&form.realm);
@@ -372,7 +377,7 @@ fn units(
 }
 
 /// The next free group number of `realm`, taken.
-fn next_id(ids: &mut BTreeMap<String, u32>, realm: &str) -> u32 {
+fn next_id(ids: &mut FastMap<String, u32>, realm: &str) -> u32 {
     let id = ids.entry(realm.to_string()).or_default();
     *id = id.saturating_add(1);
     *id
@@ -662,7 +667,7 @@ mod tests {
             .expect("demo");
         let first = gs.armies.remove(0);
         gs.armies.push(first);
-        let book = Book::new(&gs);
+        let book = Book::new(&gs, FastSet::default());
         let tally = unit_counts(&gs);
         assert_eq!(book.counts, tally);
         assert!(tally.iter().filter(|c| c.army_groups > 0).count() >= 2);

@@ -3,7 +3,7 @@
 //! invitations and spies done before this round pruned, the VP ledger (R-VP-*) and the victory check (R-VP-1,
 //! Rulings 47), which ends the game.
 
-use std::collections::BTreeMap;
+use crate::game::hash::FastMap;
 
 use super::{tell, EconomyEvent};
 use crate::game::event::Step;
@@ -38,9 +38,9 @@ pub(super) fn run(w: &mut Weekend) {
     victory(w);
 }
 
-/// The realms by folded name, found once.
+/// The realms by folded name, found once (looked up, never read in order).
 struct Names {
-    folded: BTreeMap<String, String>,
+    folded: FastMap<String, String>,
 }
 
 impl Names {
@@ -133,18 +133,23 @@ struct Seat {
 /// populous city (coastal for a harbour) until it names one; ties by square name. Only
 /// cities that may be its seat count (`Realm::may_seat_in`).
 fn stand_ins(w: &mut Weekend) {
-    let mut seats: BTreeMap<String, Vec<Seat>> = BTreeMap::new();
+    // Each realm's seats by its place among the realms, the owner found once a run of
+    // its cities.
+    let mut seats: Vec<Vec<Seat>> = vec![Vec::new(); w.state.realms.len()];
     let gs = &w.state;
+    let mut runs = OwnerRuns::default();
     for c in gs
         .cities
         .iter()
         .filter(|c| gs.may_seat_in(&c.owner, c.dimension))
     {
-        seats.entry(c.owner.to_string()).or_default().push(Seat {
-            square: c.square,
-            population: c.population,
-            coastal: c.coastal,
-        });
+        if let Some(own) = runs.place(gs, &c.owner).and_then(|k| seats.get_mut(k)) {
+            own.push(Seat {
+                square: c.square,
+                population: c.population,
+                coastal: c.coastal,
+            });
+        }
     }
     for i in 0..w.state.realms.len() {
         let r = &w.state.realms[i];
@@ -152,7 +157,7 @@ fn stand_ins(w: &mut Weekend) {
             continue;
         }
         let (realm, evil) = (r.name.clone(), r.is_evil);
-        let own = seats.get(&realm).map_or(&[][..], |v| v.as_slice());
+        let own = seats.get(i).map_or(&[][..], |v| v.as_slice());
         let holds = |sq: Option<Square>, coastal: bool| {
             sq.is_some_and(|sq| {
                 own.iter()
@@ -269,7 +274,7 @@ fn secret_bonuses(w: &mut Weekend) {
 /// R-VP-1, Rulings 47: at or over the line, most VP first, then the earliest form.
 fn victory(w: &mut Weekend) {
     let line = w.settings.victory_vp;
-    let mut ranks: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut ranks: FastMap<&str, usize> = FastMap::default();
     for (i, f) in w.orders.forms.iter().enumerate() {
         ranks.entry(f.realm.as_str()).or_insert(i);
     }

@@ -59,7 +59,7 @@ impl Groups {
             return;
         }
         gs.armies.retain(|a| !a.units.is_empty());
-        let armies: BTreeSet<(&str, u32)> =
+        let armies: crate::game::hash::FastSet<(&str, u32)> =
             gs.armies.iter().map(|a| (a.owner.as_str(), a.id)).collect();
         for f in gs.fleets.iter_mut() {
             let owner = f.owner.as_str();

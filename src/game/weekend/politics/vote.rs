@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use super::{add_vp, not_applied, playing, tell, PoliticsEvent};
 use crate::game::event::Step;
+use crate::game::hash::FastMap;
 use crate::game::orders::Order;
 use crate::game::state::{Ruler, RulerBenefit, Vote};
 use crate::game::text::fold;
@@ -38,7 +39,8 @@ pub(super) fn run(w: &mut Weekend) {
         *n = n.saturating_add(1);
     }
     let winner = sole_winner(&received);
-    let mut cities: BTreeMap<&str, u32> = BTreeMap::new();
+    // Looked up by name, never read in order.
+    let mut cities: FastMap<&str, u32> = FastMap::default();
     for c in &w.state.cities {
         let n = cities.entry(c.owner.as_str()).or_default();
         *n = n.saturating_add(1);
@@ -91,11 +93,11 @@ fn vote_vp(voted: bool, votes: u32, cities: u32) -> i64 {
 /// plays and is not the Evil (R-VOTE-2, Rulings 59). A vote for oneself, for the Evil
 /// or for no realm counts as no vote.
 fn ballots(w: &Weekend, voters: &[usize]) -> BTreeMap<usize, String> {
-    let by_fold: BTreeMap<String, usize> = voters
+    let by_fold: FastMap<String, usize> = voters
         .iter()
         .map(|&i| (fold(&w.state.realms[i].name), i))
         .collect();
-    let by_name: BTreeMap<&str, usize> = voters
+    let by_name: FastMap<&str, usize> = voters
         .iter()
         .map(|&i| (w.state.realms[i].name.as_str(), i))
         .collect();
