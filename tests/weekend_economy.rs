@@ -44,6 +44,15 @@ fn bought(ev: &[EconomyEvent]) -> Vec<Purchase> {
         .collect()
 }
 
+/// A new city on `square` producing 5 mat and 5 järn.
+fn city_of_mat_and_jarn(square: &str) -> Order {
+    let five = |resource| Amount { count: 5, resource };
+    Order::BuyCity {
+        square: sq(square),
+        production: vec![five(Mat), five(Jarn)],
+    }
+}
+
 /// Alfa with `n` light infantry in its capital's army.
 fn with_army(gs: &mut pbemd::game::GameState, n: usize) {
     let a = gs.armies.iter_mut().find(|a| a.owner == "Alfa").unwrap();
@@ -171,23 +180,10 @@ fn rulings_13_units_bought_in_a_city_founded_on_the_form_join_the_army_standing_
     there.id = 7;
     there.square = sq("D3");
     gs.armies.push(there);
-    let production = vec![
-        Amount {
-            count: 5,
-            resource: Mat,
-        },
-        Amount {
-            count: 5,
-            resource: Jarn,
-        },
-    ];
     let orders = forms(vec![(
         "Alfa",
         vec![
-            Order::BuyCity {
-                square: sq("D3"),
-                production,
-            },
+            city_of_mat_and_jarn("D3"),
             units(3, UnitKind::Bagskyttar, Some("D3")),
         ],
     )]);
@@ -356,23 +352,7 @@ fn r_wall_3_walls_stop_at_a_tenth_of_the_population_and_r_wall_1_each_costs_its_
 fn r_city_2_a_new_city_has_population_10_and_the_ten_points_it_was_given() {
     let mut gs = game();
     rich(&mut gs, "Alfa");
-    let production = vec![
-        Amount {
-            count: 5,
-            resource: Mat,
-        },
-        Amount {
-            count: 5,
-            resource: Jarn,
-        },
-    ];
-    let orders = forms(vec![(
-        "Alfa",
-        vec![Order::BuyCity {
-            square: sq("D3"),
-            production,
-        }],
-    )]);
+    let orders = forms(vec![("Alfa", vec![city_of_mat_and_jarn("D3")])]);
     let res = weekend(&gs, &orders);
     let city = res
         .state
