@@ -33,7 +33,8 @@ struct Book {
     city_squares: FastSet<Square>,
     /// Each realm's cities.
     realm_cities: FastMap<String, Vec<usize>>,
-    /// The first army group of a realm on a square that is not aboard a fleet.
+    /// The first army group of a realm on a square that is not aboard a fleet, on the
+    /// squares where units can be bought this step (see `Book::new`).
     armies: Places,
     fleets: Places,
     /// The highest army group and fleet numbers per realm.
@@ -46,8 +47,8 @@ struct Book {
 
 impl Book {
     /// `founding`: the squares where the forms found a city this step. Units are bought
-    /// into a city only (Rulings 13), so the groups noted by square are
-    /// those on a city's square or on one of these: a few per realm, not every group.
+    /// into a city only (Rulings 13), so the groups noted by square are those on a
+    /// city's square or on one of these: a few per realm, not every group.
     fn new(gs: &GameState, mut founding: FastSet<Square>) -> Book {
         let mut b = Book {
             // The army groups are counted in the pass over them below.
