@@ -46,10 +46,10 @@ struct Book {
 }
 
 impl Book {
-    /// `founding`: the squares where the forms found a city this step. Units are bought
-    /// into a city only (Rulings 13), so the groups noted by square are those on a
-    /// city's square or on one of these: a few per realm, not every group.
-    fn new(gs: &GameState, mut founding: FastSet<Square>) -> Book {
+    /// `sites`: the squares where the forms found a city this step; the squares of the
+    /// cities are added. Units are bought into a city only (Rulings 13), so the groups
+    /// noted by square are those on a site: a few per realm, not every group.
+    fn new(gs: &GameState, mut sites: FastSet<Square>) -> Book {
         let mut b = Book {
             // The army groups are counted in the pass over them below.
             counts: counts_but_armies(gs),
@@ -65,9 +65,8 @@ impl Book {
             // A square holds a city in one dimension at most (land or rock), so the
             // Evil's cities are found here too.
             b.cities.insert(c.square, i);
-            founding.insert(c.square);
+            sites.insert(c.square);
         }
-        let sites = founding;
         let aboard: FastSet<(&str, u32)> = gs
             .fleets
             .iter()
