@@ -59,8 +59,41 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-/// Bytes read between two cold tries: more than every cache of the machine holds.
-const EVICT: usize = 256 << 20;
+/// Bytes read between two cold tries: twice the machine's largest cache, as the
+/// system lists its caches (`/sys/devices/system/cpu/cpu0/cache`), and at least 256 MB
+/// (where the system lists none). Some processors here have a last-level cache of
+/// 480 MB: a fixed 256 MB left much of a weekend in it.
+fn evict_bytes() -> usize {
+    const LEAST: usize = 256 << 20;
+    let dir = std::path::Path::new("/sys/devices/system/cpu/cpu0/cache");
+    let largest = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path().join("size")).ok())
+        .filter_map(|s| cache_size(&s))
+        .max()
+        .unwrap_or(0);
+    largest.saturating_mul(2).max(LEAST)
+}
+
+/// A cache size as the system writes it: `48K`, `2048K`, `32M`.
+fn cache_size(s: &str) -> Option<usize> {
+    let s = s.trim();
+    let (digits, unit) = match s.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => s.split_at(i),
+        None => (s, ""),
+    };
+    let n: usize = digits.parse().ok()?;
+    let scale: usize = match unit {
+        "" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        _ => return None,
+    };
+    n.checked_mul(scale)
+}
 
 /// Read `buf` through, so that what the caches held before is gone.
 fn evict(buf: &[u8]) -> u64 {
@@ -150,7 +183,8 @@ fn generate(realms: usize) -> Size {
 /// and busy moments, where one size timed after the other would catch a different
 /// moment of a neighbour's load.
 fn engine(sizes: &mut [Size]) {
-    let buf = vec![1u8; EVICT];
+    let buf = vec![1u8; evict_bytes()];
+    println!("  the caches are emptied by reading {} MB", buf.len() >> 20);
     for round in 0..env("PBEMD_BENCH_TRIES", 5).max(1) {
         for s in sizes.iter_mut() {
             let mut warm = Duration::MAX;
