@@ -80,11 +80,8 @@ fn evict_bytes() -> usize {
 /// A cache size as the system writes it: `48K`, `2048K`, `32M`.
 fn cache_size(s: &str) -> Option<usize> {
     let s = s.trim();
-    let (digits, unit) = match s.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
-        Some((i, _)) => s.split_at(i),
-        None => (s, ""),
-    };
-    let n: usize = digits.parse().ok()?;
+    let unit = s.trim_start_matches(|c: char| c.is_ascii_digit());
+    let n: usize = s[..s.len() - unit.len()].parse().ok()?;
     let scale: usize = match unit {
         "" => 1,
         "K" => 1 << 10,
