@@ -94,20 +94,21 @@ pub fn run(w: &mut Weekend, dice: &mut Dice) {
     for a in attacks.iter().filter(|a| !a.group.is_army()) {
         naval(w, &mut ix, dice, a, &mut ctx);
     }
-    // Targets in the order first named; each with its attacks in form order.
-    let mut targets: Vec<Square> = Vec::new();
-    // Looked up by square, read in the order of `targets`: a hash map.
-    let mut on: FastMap<Square, Vec<&Attack>> =
+    // Targets in the order first named; each with its attacks in form order. A square
+    // is looked up once, when named, for its place in the list: the battles then read
+    // the list in order, with no second look into a table as large as the attacks.
+    let mut targets: Vec<Vec<&Attack>> = Vec::new();
+    let mut place: FastMap<Square, usize> =
         FastMap::with_capacity_and_hasher(attacks.len(), Default::default());
     for a in attacks.iter().filter(|a| a.group.is_army()) {
-        let list = on.entry(a.square).or_default();
-        if list.is_empty() {
-            targets.push(a.square);
-        }
-        list.push(a);
+        let k = *place.entry(a.square).or_insert_with(|| {
+            targets.push(Vec::new());
+            targets.len() - 1
+        });
+        targets[k].push(a);
     }
-    for t in targets {
-        let list = on.remove(&t).unwrap_or_default();
+    drop(place);
+    for list in targets {
         target(w, &mut ix, dice, &list, &mut ctx);
     }
     merge_all(w);
