@@ -770,6 +770,34 @@ fn r_evil_6_treasure_is_credited_when_the_army_stands_in_an_own_city() {
     assert!(group(&w.state, GEN, 1).treasure.is_zero());
 }
 
+/// A treasure found in step 4 by an army that is home in an own city by the end of the
+/// weekend (a home-invitation, step 9) is credited that same weekend, though no group
+/// carried one when the forms came in.
+#[test]
+fn r_evil_6_a_treasure_found_this_weekend_is_credited_the_same_weekend() {
+    let mut gs = game();
+    on_treasure(&mut gs);
+    assert!(gs.armies.iter().all(|a| a.treasure.is_zero()));
+    let soil = gs.realm(GEN).unwrap().stock.get(Resource::Jord);
+    let o = Orders::default();
+    let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
+    evil::pick_up_with(&mut w, Dice::scripted("test", &[5, 20, 1]));
+    let i = w
+        .state
+        .armies
+        .iter()
+        .position(|a| a.owner == GEN && a.id == 1)
+        .expect("the finder");
+    w.state.armies[i].square = sq("B2");
+    w.state.armies[i].dimension = Dimension::Normal;
+    evil::credit(&mut w);
+    assert_eq!(
+        w.state.realm(GEN).unwrap().stock.get(Resource::Jord),
+        soil + 30
+    );
+    assert!(group(&w.state, GEN, 1).treasure.is_zero());
+}
+
 #[test]
 fn r_evil_6_treasure_is_not_credited_outside_an_own_city() {
     let mut gs = game();

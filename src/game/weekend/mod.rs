@@ -124,6 +124,11 @@ pub struct Weekend<'a> {
     /// Nothing else raises one before the random events, so when this is false no
     /// group can stand at sea carried by one (`military::water::carried`).
     pub(crate) water_elementals: bool,
+    /// An army picked up a treasure this weekend (`evil::treasures`). Treasure comes
+    /// only from there or from the state the forms found (`start_treasures`); merges and
+    /// splits only move it between groups. With neither, no group carries any, and the
+    /// end of the weekend credits nothing without reading every group to find out.
+    pub(crate) treasure_found: bool,
 }
 
 /// A group carrying a treasure: its owner, its number, and what the treasure holds.
@@ -337,6 +342,7 @@ impl<'a> Weekend<'a> {
             start_army_units,
             start_treasures,
             water_elementals,
+            treasure_found: false,
         }
     }
 

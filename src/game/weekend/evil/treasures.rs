@@ -57,6 +57,7 @@ fn take(w: &mut Weekend, dice: &mut Dice, realm: &str, army: u32, square: Square
     if let Some(i) = army_index(&w.state, realm, army) {
         let a = &mut w.state.armies[i];
         a.treasure.add(&found);
+        w.treasure_found = true;
     }
     if let Some(m) = w.state.map.squares.get_mut(&square) {
         m.treasure = false;
@@ -121,6 +122,9 @@ fn free_rock(gs: &GameState, taken: Square) -> Vec<Square> {
 
 /// R-EVIL-6: carried treasure is credited to an army standing in an own city.
 pub fn credit(w: &mut Weekend) {
+    if w.start_treasures().is_empty() && !w.treasure_found {
+        return; // no group carries a treasure (see `Weekend::treasure_found`)
+    }
     // The cities by square, gathered at the first group that carries a treasure (one
     // pass over the groups, which mostly carry none).
     let mut own: Option<std::collections::BTreeMap<Square, Name>> = None;
