@@ -782,14 +782,14 @@ fn r_evil_6_a_treasure_found_this_weekend_is_credited_the_same_weekend() {
     let o = Orders::default();
     let mut w = Weekend::new(&gs, &o, &gs.settings, 1);
     evil::pick_up_with(&mut w, Dice::scripted("test", &[5, 20, 1]));
-    let i = w
+    let finder = w
         .state
         .armies
-        .iter()
-        .position(|a| a.owner == GEN && a.id == 1)
+        .iter_mut()
+        .find(|a| a.owner == GEN && a.id == 1)
         .expect("the finder");
-    w.state.armies[i].square = sq("B2");
-    w.state.armies[i].dimension = Dimension::Normal;
+    finder.square = sq("B2");
+    finder.dimension = Dimension::Normal;
     evil::credit(&mut w);
     assert_eq!(
         w.state.realm(GEN).unwrap().stock.get(Resource::Jord),
