@@ -108,8 +108,19 @@ pub fn run(w: &mut Weekend, dice: &mut Dice) {
         targets[k].push(a);
     }
     drop(place);
-    for list in targets {
-        target(w, &mut ix, dice, &list, &mut ctx);
+    // The battles in batches: each batch's groups read ahead together (`read_ahead`).
+    for batch in targets.chunks(index::READ_AHEAD) {
+        let attackers = batch
+            .iter()
+            .flatten()
+            .map(|a| (w.state.realm_index(&a.realm), a.group.id()));
+        let squares = batch
+            .iter()
+            .filter_map(|list| list.first().map(|a| a.square));
+        let _ = ix.read_ahead(&w.state, squares, attackers);
+        for list in batch {
+            target(w, &mut ix, dice, list, &mut ctx);
+        }
     }
     merge_all(w);
     ix.check(&w.state);

@@ -23,6 +23,10 @@ use crate::game::Square;
 
 use super::forces;
 
+/// Orders (or targets) whose army groups are read ahead together (`Index::read_ahead`):
+/// a batch's groups fit the fastest caches many times over.
+pub(crate) const READ_AHEAD: usize = 16;
+
 /// A group's owner (its place in `Index::names`) and number.
 type Key = (u32, u32);
 
@@ -248,6 +252,37 @@ impl Index {
         out
     }
 
+    /// Read ahead, in one short pass, the army groups the next battles read first: those
+    /// noted on `squares` and the `attackers` (each a realm's place in `gs.realms` and a
+    /// group's number), at the places the state's hint gives them. The reads do not
+    /// wait on one another, so the processor fetches the groups together; the battles
+    /// that follow then find them in the cache instead of each waiting for memory in
+    /// turn, which on a game larger than the cache is most of a lookup's time. Speed
+    /// only: nothing read here reaches a result. Returns how many groups it read.
+    pub fn read_ahead(
+        &self,
+        gs: &GameState,
+        squares: impl IntoIterator<Item = Square>,
+        attackers: impl IntoIterator<Item = (Option<usize>, u32)>,
+    ) -> usize {
+        let noted = squares.into_iter().flat_map(|sq| {
+            self.armies
+                .keys(&sq)
+                .iter()
+                .map(|&(o, id)| (self.places.get(o as usize).copied().flatten(), id))
+        });
+        let (mut read, mut seen) = (0, 0u32);
+        for (place, id) in noted.chain(attackers) {
+            let at = place.and_then(|p| gs.army_places.guess_at(gs, p, id));
+            if let Some(a) = at.and_then(|at| gs.armies.get(at)) {
+                seen = seen.wrapping_add(a.id);
+                read += 1;
+            }
+        }
+        std::hint::black_box(seen);
+        read
+    }
+
     /// Places in `gs.fleets` of the fleets on `square`, in the state's order.
     pub fn fleets_on(&self, gs: &GameState, square: Square) -> Vec<usize> {
         let found = self.fleets.keys(&square);
@@ -400,6 +435,31 @@ mod tests {
 
     fn sq(col: u16, row: u16) -> Square {
         Square::new(col, row).expect("square")
+    }
+
+    /// The read-ahead reads each group noted on a square and each named group once, and
+    /// takes unknown realms, numbers past the list and an empty list without failing.
+    #[test]
+    fn reading_ahead_reads_the_groups_on_the_squares_and_those_named() {
+        let mut gs = crate::game::load_scenario(include_str!("../../../../scenarios/demo.yaml"))
+            .expect("demo");
+        forces::sort(&mut gs);
+        let ix = Index::build(&gs);
+        let mut squares: Vec<Square> = gs.armies.iter().map(|a| a.square).collect();
+        squares.sort_unstable();
+        squares.dedup();
+        assert_eq!(ix.read_ahead(&gs, squares.clone(), []), gs.armies.len());
+        let named: Vec<(Option<usize>, u32)> = gs
+            .armies
+            .iter()
+            .map(|a| (gs.realm_index(&a.owner), a.id))
+            .collect();
+        assert_eq!(ix.read_ahead(&gs, [], named.clone()), gs.armies.len());
+        let unknown = [(None, 1), (Some(gs.realms.len() + 5), 1)];
+        assert_eq!(ix.read_ahead(&gs, [], unknown), 0);
+        assert_eq!(ix.read_ahead(&gs, [], [(named[0].0, u32::MAX)]), 1);
+        gs.armies.clear();
+        assert_eq!(ix.read_ahead(&gs, squares, named), 0);
     }
 
     #[test]
