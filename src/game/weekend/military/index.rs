@@ -23,8 +23,8 @@ use crate::game::Square;
 
 use super::forces;
 
-/// Orders (or targets) whose army groups are read ahead together (`Index::read_ahead`):
-/// a batch's groups fit the fastest caches many times over.
+/// Battle targets whose army groups are read ahead together (`Index::read_ahead`): a
+/// batch's groups fit the fastest caches many times over.
 pub(crate) const READ_AHEAD: usize = 16;
 
 /// A group's owner (its place in `Index::names`) and number.
