@@ -105,12 +105,20 @@ fn room<K, V>(n: usize) -> FastMap<K, V> {
     FastMap::with_capacity_and_hasher(n, Default::default())
 }
 
-/// The army groups noted by square: one cell a square of the map, in one array by
-/// column and row, so that noting the groups realm by realm writes near where it
-/// wrote last (a hash map would scatter them over a table as large as the game).
-/// Squares outside the map's stated size go to a hash map.
+/// The army groups noted by square: one cell a square of the map, in one array, so
+/// that noting the groups realm by realm writes near where it wrote last (a hash map
+/// would scatter them over a table as large as the game). The array runs along the
+/// map's shorter side: by row on a map taller than wide, else by column. A realm's
+/// patch of land then takes a few short stretches of it near one another however
+/// long the map is; by column, a map ten times as tall sets each column's stretch ten
+/// times as far from the next, and a look along a path or around a battlefield reads
+/// that many more memory pages. Squares outside the map's stated size go to a hash
+/// map.
 struct Cells {
+    width: usize,
     height: usize,
+    /// Cells by row (the map is taller than wide), else by column.
+    by_row: bool,
     cells: Vec<Option<Slot>>,
     lists: Lists,
     outside: Spread,
@@ -118,11 +126,13 @@ struct Cells {
 
 impl Cells {
     fn of(gs: &GameState) -> Cells {
-        let height = usize::from(gs.map.height);
+        let (width, height) = (usize::from(gs.map.width), usize::from(gs.map.height));
         let mut cells = Vec::new();
-        cells.resize_with(usize::from(gs.map.width) * height, || None);
+        cells.resize_with(width * height, || None);
         Cells {
+            width,
             height,
+            by_row: width < height,
             cells,
             lists: Lists::default(),
             outside: Spread::default(),
@@ -130,9 +140,15 @@ impl Cells {
     }
 
     fn cell(&self, sq: Square) -> Option<usize> {
-        let row = usize::from(sq.row()).checked_sub(1)?;
-        let c = usize::from(sq.col()) * self.height + row;
-        (row < self.height && c < self.cells.len()).then_some(c)
+        let (col, row) = (usize::from(sq.col()), usize::from(sq.row()).checked_sub(1)?);
+        if col >= self.width || row >= self.height {
+            return None;
+        }
+        let c = match self.by_row {
+            true => row * self.width + col,
+            false => col * self.height + row,
+        };
+        (c < self.cells.len()).then_some(c)
     }
 
     /// The groups noted on `sq`.
@@ -464,28 +480,75 @@ mod tests {
 
     #[test]
     fn squares_holding_several_groups_keep_each_its_own_list_in_order() {
-        let mut cells = Cells {
-            height: 4,
-            cells: vec![None; 8],
-            lists: Lists::default(),
-            outside: Spread::default(),
-        };
-        let (a, b, off) = (sq(0, 1), sq(1, 4), sq(9, 9));
-        for (square, k) in [
-            (a, (0, 1)),
-            (b, (0, 2)),
-            (a, (1, 1)),
-            (b, (1, 7)),
-            (a, (2, 3)),
-        ] {
-            cells.note(square, k);
+        // A map 2 wide and 4 tall (cells by row), and 4 wide and 2 tall (by column).
+        for (width, height) in [(2, 4), (4, 2)] {
+            let mut cells = Cells {
+                width,
+                height,
+                by_row: width < height,
+                cells: vec![None; 8],
+                lists: Lists::default(),
+                outside: Spread::default(),
+            };
+            let (a, b, off) = (sq(0, 1), sq(1, 2), sq(9, 9));
+            for (square, k) in [
+                (a, (0, 1)),
+                (b, (0, 2)),
+                (a, (1, 1)),
+                (b, (1, 7)),
+                (a, (2, 3)),
+            ] {
+                cells.note(square, k);
+            }
+            for k in [(3, 1), (3, 2)] {
+                cells.note(off, k);
+            }
+            assert_eq!(cells.keys(&a), [(0, 1), (1, 1), (2, 3)]);
+            assert_eq!(cells.keys(&b), [(0, 2), (1, 7)]);
+            assert_eq!(cells.keys(&off), [(3, 1), (3, 2)], "off the map's cells");
+            assert_eq!(cells.keys(&sq(1, 1)), [], "{width} × {height}");
+            assert_eq!(cells.keys(&sq(0, 2)), [], "{width} × {height}");
         }
-        for k in [(3, 1), (3, 2)] {
-            cells.note(off, k);
+    }
+
+    /// On a map taller than wide the cells run along the rows, else along the columns:
+    /// the next square across the shorter side is the next cell. Every square of the
+    /// map has a cell of its own, and none past its edge.
+    #[test]
+    fn the_cells_run_along_the_maps_shorter_side() {
+        for (width, height) in [(2, 4), (4, 2), (3, 3)] {
+            let cells = Cells {
+                width,
+                height,
+                by_row: width < height,
+                cells: vec![None; width * height],
+                lists: Lists::default(),
+                outside: Spread::default(),
+            };
+            let at = |c, r| cells.cell(sq(c, r)).expect("a cell");
+            let (next_col, next_row) = (at(1, 1) - at(0, 1), at(0, 2) - at(0, 1));
+            match width < height {
+                true => assert_eq!((next_col, next_row), (1, width), "{width} × {height}"),
+                false => assert_eq!((next_col, next_row), (height, 1), "{width} × {height}"),
+            }
+            let mut seen = std::collections::BTreeSet::new();
+            for col in 0..width as u16 {
+                for row in 1..=height as u16 {
+                    assert!(seen.insert(at(col, row)), "{col} {row}");
+                }
+            }
+            assert_eq!(seen.len(), width * height);
+            assert!(seen.iter().all(|&c| c < width * height));
+            assert_eq!(
+                cells.cell(sq(width as u16, 1)),
+                None,
+                "past the last column"
+            );
+            assert_eq!(
+                cells.cell(sq(0, height as u16 + 1)),
+                None,
+                "past the last row"
+            );
         }
-        assert_eq!(cells.keys(&a), [(0, 1), (1, 1), (2, 3)]);
-        assert_eq!(cells.keys(&b), [(0, 2), (1, 7)]);
-        assert_eq!(cells.keys(&off), [(3, 1), (3, 2)], "off the map's cells");
-        assert_eq!(cells.keys(&sq(1, 1)), []);
     }
 }
