@@ -126,7 +126,11 @@ struct Cells {
 
 impl Cells {
     fn of(gs: &GameState) -> Cells {
-        let (width, height) = (usize::from(gs.map.width), usize::from(gs.map.height));
+        Cells::new(usize::from(gs.map.width), usize::from(gs.map.height))
+    }
+
+    /// Empty cells for a map of `width` columns and `height` rows.
+    fn new(width: usize, height: usize) -> Cells {
         let mut cells = Vec::new();
         cells.resize_with(width * height, || None);
         Cells {
@@ -482,14 +486,7 @@ mod tests {
     fn squares_holding_several_groups_keep_each_its_own_list_in_order() {
         // A map 2 wide and 4 tall (cells by row), and 4 wide and 2 tall (by column).
         for (width, height) in [(2, 4), (4, 2)] {
-            let mut cells = Cells {
-                width,
-                height,
-                by_row: width < height,
-                cells: vec![None; 8],
-                lists: Lists::default(),
-                outside: Spread::default(),
-            };
+            let mut cells = Cells::new(width, height);
             let (a, b, off) = (sq(0, 1), sq(1, 2), sq(9, 9));
             for (square, k) in [
                 (a, (0, 1)),
@@ -517,14 +514,7 @@ mod tests {
     #[test]
     fn the_cells_run_along_the_maps_shorter_side() {
         for (width, height) in [(2, 4), (4, 2), (3, 3)] {
-            let cells = Cells {
-                width,
-                height,
-                by_row: width < height,
-                cells: vec![None; width * height],
-                lists: Lists::default(),
-                outside: Spread::default(),
-            };
+            let cells = Cells::new(width, height);
             let at = |c, r| cells.cell(sq(c, r)).expect("a cell");
             let (next_col, next_row) = (at(1, 1) - at(0, 1), at(0, 2) - at(0, 1));
             match width < height {
