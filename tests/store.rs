@@ -853,6 +853,22 @@ on_both_backends!(
                 assert_eq!(r.get::<String, _>(0), to.join(", "), "recipients");
                 assert_eq!(r.get::<String, _>(1), clean, "outbox subject");
             }
+            // A weekend's resolution: its documents are bound borrowed, or cleaned.
+            use pbemd::store::resolutions;
+            let round = n as i64 + 1;
+            let row = resolutions::NewResolution {
+                orders: text,
+                output_state: text,
+                events: text,
+                ..resolution(round, 1)
+            };
+            resolutions::insert(&mut c, &row).await.unwrap();
+            let r = resolutions::standing(&mut c, round).await.unwrap().unwrap();
+            assert_eq!(
+                (&r.orders, &r.output_state, &r.events),
+                (&clean, &clean, &clean),
+                "resolution documents"
+            );
         }
     }
 );

@@ -65,24 +65,26 @@ fn from_row(r: &sqlx::any::AnyRow) -> Result<Resolution, StoreError> {
 
 /// Store a resolution; fails (unique key) when one already stands for the round.
 pub async fn insert(conn: &mut Conn, n: &NewResolution<'_>) -> Result<i64, StoreError> {
-    let r = sqlx::query(
+    // The documents (the state and the events are the largest texts pbemd stores) are
+    // bound borrowed, not copied, unless they hold a NUL (`bind_text`).
+    let q = sqlx::query(
         "INSERT INTO resolutions (round, base_version, new_version, orders, settings, seed, \
          output_state, events, rolls, created_at) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
     )
     .bind(n.round)
     .bind(n.base_version)
-    .bind(n.new_version)
-    .bind(super::db_text(n.orders))
-    .bind(n.settings)
-    .bind(n.seed.to_string())
-    .bind(super::db_text(n.output_state))
-    .bind(super::db_text(n.events))
-    .bind(n.rolls)
-    .bind(n.at)
-    .fetch_one(&mut *conn)
-    .await
-    .ctx("store a weekend resolution")?;
+    .bind(n.new_version);
+    let q = super::bind_text(q, n.orders)
+        .bind(n.settings)
+        .bind(n.seed.to_string());
+    let q = super::bind_text(q, n.output_state);
+    let r = super::bind_text(q, n.events)
+        .bind(n.rolls)
+        .bind(n.at)
+        .fetch_one(&mut *conn)
+        .await
+        .ctx("store a weekend resolution")?;
     Ok(r.get(0))
 }
 

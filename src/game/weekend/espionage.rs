@@ -51,21 +51,31 @@ pub enum Detection {
 /// After step 9: a passive roll for every realm foreign troops entered.
 pub fn passive_rolls(w: &mut Weekend) {
     let entered = entered(w.start, &w.state);
-    let mut own_land: Option<Vec<Vec<Square>>> = None;
-    for idx in 0..w.state.realms.len() {
-        let r = &w.state.realms[idx];
-        let Some(squares) = entered.get(idx).filter(|s| !s.is_empty()) else {
+    // Every realm's roll first (each realm's dice are its own): a false report names a
+    // square of the realm's land, and the land of every realm that needs it is then
+    // found in one pass over the map, and only theirs.
+    let mut rolls = Vec::new();
+    for (idx, squares) in entered.iter().enumerate() {
+        let Some(r) = w.state.realms.get(idx).filter(|_| !squares.is_empty()) else {
             continue;
         };
         if r.eliminated || r.is_evil {
             continue;
         }
-        let (realm, informator) = (r.name.clone(), r.positions.informator);
-        let mut dice = w.dice(&format!("spy/passive/{realm}"));
+        let mut dice = w.dice(&format!("spy/passive/{}", r.name));
         let roll = dice.d10();
-        let false_report = roll == 1 && w.settings.passive_spy_false_reports;
+        rolls.push((idx, dice, roll));
+    }
+    let false_reports = w.settings.passive_spy_false_reports;
+    let liars = rolls
+        .iter()
+        .filter(|&&(_, _, roll)| roll == 1 && false_reports);
+    let land = land_of(&w.state, liars.map(|&(idx, ..)| idx));
+    for (idx, mut dice, roll) in rolls {
+        let r = &w.state.realms[idx];
+        let (realm, informator) = (r.name.clone(), r.positions.informator);
+        let false_report = roll == 1 && false_reports;
         let report = if false_report {
-            let land = own_land.get_or_insert_with(|| land_of(&w.state));
             let mine = land.get(idx).map_or(&[][..], Vec::as_slice);
             let sides = u32::try_from(mine.len()).unwrap_or(u32::MAX);
             match mine.get((dice.roll(sides.max(1)) as usize).saturating_sub(1)) {
@@ -73,7 +83,7 @@ pub fn passive_rolls(w: &mut Weekend) {
                 None => Detection::Troops,
             }
         } else {
-            detect(w, informator, roll, squares)
+            detect(w, informator, roll, &entered[idx])
         };
         w.keep(dice);
         let seen_by = match report {
@@ -185,10 +195,21 @@ impl<'g> Before<'g> {
     }
 }
 
-/// Each realm's own land squares (normal dimension), in square order, by the realm's
-/// place in `gs.realms`.
-fn land_of(gs: &GameState) -> Vec<Vec<Square>> {
+/// The own land squares (normal dimension), in square order, of the realms at these
+/// places in `gs.realms`, by the realm's place (every other realm's list is empty).
+/// With none asked for, the map is not read.
+fn land_of(gs: &GameState, asked: impl IntoIterator<Item = usize>) -> Vec<Vec<Square>> {
     let mut out: Vec<Vec<Square>> = vec![Vec::new(); gs.realms.len()];
+    let mut wanted = vec![false; gs.realms.len()];
+    let mut any = false;
+    for k in asked {
+        if let Some(w) = wanted.get_mut(k) {
+            (*w, any) = (true, true);
+        }
+    }
+    if !any {
+        return out;
+    }
     // Squares of one owner come in runs (a realm's land is a patch): the owner is
     // looked up once a run.
     let mut runs = OwnerRuns::default();
@@ -196,10 +217,45 @@ fn land_of(gs: &GameState) -> Vec<Vec<Square>> {
         let Some(owner) = m.owner.as_deref() else {
             continue;
         };
-        let place = runs.place(gs, owner);
+        let place = runs
+            .place(gs, owner)
+            .filter(|&k| wanted.get(k) == Some(&true));
         if let Some(squares) = place.and_then(|k| out.get_mut(k)) {
             squares.push(sq);
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A false report's land list holds the asked realms' own squares, each in square
+    /// order and no other's; every other realm's list stays empty, and with none asked
+    /// every list is.
+    #[test]
+    fn the_land_is_listed_for_the_realms_asked_for_and_no_other() {
+        let gs =
+            crate::game::load_scenario(include_str!("../../../scenarios/demo.yaml")).expect("demo");
+        let asked = [0, 2];
+        let land = land_of(&gs, asked);
+        assert_eq!(land.len(), gs.realms.len());
+        for (k, list) in land.iter().enumerate() {
+            if !asked.contains(&k) {
+                assert!(list.is_empty(), "{} was not asked for", gs.realms[k].name);
+                continue;
+            }
+            let own: Vec<Square> = gs
+                .map
+                .squares
+                .iter()
+                .filter(|(_, m)| m.owner.as_deref() == Some(gs.realms[k].name.as_str()))
+                .map(|(sq, _)| sq)
+                .collect();
+            assert!(!own.is_empty(), "{} holds land", gs.realms[k].name);
+            assert_eq!(*list, own, "{}", gs.realms[k].name);
+        }
+        assert!(land_of(&gs, []).iter().all(Vec::is_empty));
+    }
 }
