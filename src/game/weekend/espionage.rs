@@ -56,7 +56,10 @@ pub fn passive_rolls(w: &mut Weekend) {
     // found in one pass over the map, and only theirs.
     let mut rolls = Vec::new();
     for (idx, squares) in entered.iter().enumerate() {
-        let Some(r) = w.state.realms.get(idx).filter(|_| !squares.is_empty()) else {
+        if squares.is_empty() {
+            continue;
+        }
+        let Some(r) = w.state.realms.get(idx) else {
             continue;
         };
         if r.eliminated || r.is_evil {
@@ -201,13 +204,12 @@ impl<'g> Before<'g> {
 fn land_of(gs: &GameState, asked: impl IntoIterator<Item = usize>) -> Vec<Vec<Square>> {
     let mut out: Vec<Vec<Square>> = vec![Vec::new(); gs.realms.len()];
     let mut wanted = vec![false; gs.realms.len()];
-    let mut any = false;
     for k in asked {
         if let Some(w) = wanted.get_mut(k) {
-            (*w, any) = (true, true);
+            *w = true;
         }
     }
-    if !any {
+    if !wanted.contains(&true) {
         return out;
     }
     // Squares of one owner come in runs (a realm's land is a patch): the owner is
