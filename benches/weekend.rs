@@ -15,6 +15,10 @@
 //! `PBEMD_BENCH_TRIES` (5) sets the engine's rounds (each size three times warm and
 //! once cold a round) and `PBEMD_BENCH_APP_TRIES` (3) the app path's (each figure is
 //! the best of its tries); `PBEMD_BENCH_SQL_LOG=1` logs every statement with its time.
+//! Next to the best-of figures, the engine's warm ratio round by round (the median and
+//! the middle half of the rounds' ratios): a round times both sizes moments apart, so
+//! its ratio is taken under one load, where the best of each size may come from two
+//! different moments of a shared machine.
 //!
 //! Run: `cargo bench --bench weekend`.
 
@@ -179,10 +183,15 @@ fn generate(realms: usize) -> Size {
 /// state just read from the store). Taking turns, the sizes share the machine's quiet
 /// and busy moments, where one size timed after the other would catch a different
 /// moment of a neighbour's load.
-fn engine(sizes: &mut [Size]) {
+///
+/// Returns each round's warm ratio (the larger size's best of three over the smaller's):
+/// both times of a round are taken a few milliseconds apart, under the same load.
+fn engine(sizes: &mut [Size]) -> Vec<f64> {
     let buf = vec![1u8; evict_bytes()];
     println!("  the caches are emptied by reading {} MB", buf.len() >> 20);
+    let mut ratios = Vec::new();
     for round in 0..env("PBEMD_BENCH_TRIES", 5).max(1) {
+        let mut this_round = Vec::with_capacity(sizes.len());
         for s in sizes.iter_mut() {
             let mut warm = Duration::MAX;
             let mut events = 0;
@@ -202,8 +211,23 @@ fn engine(sizes: &mut [Size]) {
             );
             s.pure = s.pure.min(warm);
             s.cold = s.cold.min(cold);
+            this_round.push(warm);
+        }
+        if let [small, large] = this_round[..] {
+            ratios.push(large.as_secs_f64() / small.as_secs_f64().max(1e-9));
         }
     }
+    ratios
+}
+
+/// The median of `v` and its middle half (the quartiles, nearest rank).
+fn median_and_middle_half(v: &mut [f64]) -> Option<(f64, f64, f64)> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let at = |q: usize| v[(v.len() - 1) * q / 4];
+    Some((at(2), at(1), at(3)))
 }
 
 /// The app path, the sizes taking turns, `PBEMD_BENCH_APP_TRIES` (3) times each, each
@@ -242,7 +266,7 @@ async fn main() {
     let realms = env("PBEMD_BENCH_REALMS", 100);
     let scale = env("PBEMD_BENCH_SCALE", 10);
     let mut sizes = vec![generate(realms), generate(realms * scale)];
-    engine(&mut sizes);
+    let mut ratios = engine(&mut sizes);
     if !std::env::var("PBEMD_BENCH_ONLY").is_ok_and(|v| v == "pure") {
         app(&mut sizes).await;
     }
@@ -267,6 +291,12 @@ async fn main() {
         large.gs.armies.len(),
         ratio(small.cold, large.cold)
     );
+    if let Some((median, low, high)) = median_and_middle_half(&mut ratios) {
+        println!(
+            "    pure, round by round: median {median:.1}× (middle half {low:.1}–{high:.1}×, {} rounds)",
+            ratios.len()
+        );
+    }
     if small.app == Duration::MAX {
         return; // `PBEMD_BENCH_ONLY=pure`: the app path was not timed.
     }
