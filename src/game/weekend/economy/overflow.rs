@@ -63,13 +63,14 @@ pub(super) fn run(w: &mut Weekend) {
                     n = count(&w.state, &g, i, away);
                 }
             }
-            let over = Over {
+            let over = EconomyEvent::Overflow {
+                realm: realm.clone(),
                 cap,
                 have,
                 limit,
                 disbanded,
             };
-            report(w, &realm, over, drowned);
+            report(w, over, drowned);
         }
     }
     if emptied {
@@ -77,33 +78,13 @@ pub(super) fn run(w: &mut Weekend) {
     }
 }
 
-/// A cap the realm is over: what it has, the cap, and how much went.
-struct Over {
-    cap: Cap,
-    have: u32,
-    limit: u32,
-    disbanded: u32,
-}
-
-/// Tell the realm it is over the cap, and of the troops that drowned with the disband.
-fn report(w: &mut Weekend, realm: &str, over: Over, drowned: Vec<MilitaryEvent>) {
-    let Over {
-        cap,
-        have,
-        limit,
-        disbanded,
-    } = over;
-    let ev = EconomyEvent::Overflow {
-        realm: realm.to_string(),
-        cap,
-        have,
-        limit,
-        disbanded,
-    };
-    tell(w, Step::Overflow, ev);
+/// Tell the realm it is over a cap (`Overflow`), then of the troops that drowned with
+/// the disband.
+fn report(w: &mut Weekend, over: EconomyEvent, drowned: Vec<MilitaryEvent>) {
+    let realm = w.name(over.realm());
+    tell(w, Step::Overflow, over);
     for ev in drowned {
-        let seen_by = [w.name(realm)];
-        w.emit(Step::Overflow, seen_by, What::Military(ev));
+        w.emit(Step::Overflow, [realm.clone()], What::Military(ev));
     }
 }
 
@@ -311,7 +292,7 @@ fn drop_any(gs: &mut GameState, g: &Groups, realm: &str) -> bool {
 mod tests {
     use super::{cargo_lost, drop_any, drop_ship, drop_spy, drop_unit, measure, report};
     use super::{Cap, EconomyEvent};
-    use super::{Groups, Over, CAPS};
+    use super::{Groups, CAPS};
     use crate::game::event::What;
     use crate::game::state::{
         ArmyGroup, ArmyOverflow, Dimension, Fleet, GameState, Ship, Unit, Units,
@@ -349,13 +330,14 @@ mod tests {
                         n = w.state.counted_units(&realm);
                     }
                 }
-                let over = Over {
+                let over = EconomyEvent::Overflow {
+                    realm: realm.clone(),
                     cap,
                     have,
                     limit,
                     disbanded,
                 };
-                report(w, &realm, over, drowned);
+                report(w, over, drowned);
             }
         }
     }
