@@ -50,7 +50,8 @@ pub enum Detection {
 
 /// After step 9: a passive roll for every realm foreign troops entered.
 pub fn passive_rolls(w: &mut Weekend) {
-    let entered = entered(w.start, &w.state);
+    let lands = Lands::of(&w.state);
+    let entered = entered(w.start, &w.state, &lands);
     // Every realm's roll first (each realm's dice are its own): a false report names a
     // square of the realm's land, and the land of every realm that needs it is then
     // found in one pass over the map, and only theirs.
@@ -73,7 +74,7 @@ pub fn passive_rolls(w: &mut Weekend) {
     let liars = rolls
         .iter()
         .filter(|&&(_, _, roll)| roll == 1 && false_reports);
-    let land = land_of(&w.state, liars.map(|&(idx, ..)| idx));
+    let land = land_of(&w.state, &lands, liars.map(|&(idx, ..)| idx));
     for (idx, mut dice, roll) in rolls {
         let r = &w.state.realms[idx];
         let (realm, informator) = (r.name.clone(), r.positions.informator);
@@ -120,41 +121,88 @@ fn detect(w: &Weekend, informator: u32, roll: u32, squares: &BTreeSet<Square>) -
 
 /// Per realm (by its place in `end.realms`), the squares of its land where army groups
 /// of another (not the Evil) stand now that were not in its land when the forms came in.
-fn entered(start: &GameState, end: &GameState) -> Vec<BTreeSet<Square>> {
-    let evil: BTreeSet<&str> = end
-        .realms
-        .iter()
-        .filter(|r| r.is_evil)
-        .map(|r| r.name.as_str())
-        .collect();
+fn entered(start: &GameState, end: &GameState, lands: &Lands) -> Vec<BTreeSet<Square>> {
+    let evil: Vec<bool> = end.realms.iter().map(|r| r.is_evil).collect();
     let before = Before::of(start);
-    // Whose land a square is: the map is an array, so a look at one square is cheap.
-    let land = |sq| end.map.get(sq).and_then(|m| m.owner.as_ref());
     let mut out: Vec<BTreeSet<Square>> = vec![BTreeSet::new(); end.realms.len()];
-    // The groups come owner by owner: each owner's place in `start` found once per run.
-    let mut runs = OwnerRuns::default();
+    // The groups come owner by owner: each owner's place in `end` and in `start` is
+    // found once per run.
+    let (mut mine, mut runs) = (OwnerRuns::default(), OwnerRuns::default());
     for a in end
         .armies
         .iter()
         .filter(|a| a.dimension == Dimension::Normal)
     {
-        // Most groups stand in their own land: names compared as `Name`s, which the
-        // weekend's copy shares, are told apart by their address before their letters.
-        let Some(owner) = land(a.square).filter(|o| **o != a.owner) else {
+        // Most groups stand in their own land: one look at the owners' list, not at
+        // the map's square.
+        let me = mine.place(end, &a.owner);
+        let Some(k) = lands.owner(end, a.square).filter(|&k| Some(k) != me) else {
             continue;
         };
-        if evil.contains(a.owner.as_str()) {
+        if me.is_some_and(|m| evil.get(m) == Some(&true)) {
             continue;
         }
-        let owner = owner.as_str();
+        let owner = end.realms[k].name.as_str();
         let place = runs.place(start, &a.owner);
         if before.land(start, place, &a.owner, a.id) != Some(owner) {
-            if let Some(squares) = end.realm_index(owner).and_then(|k| out.get_mut(k)) {
+            if let Some(squares) = out.get_mut(k) {
                 squares.insert(a.square);
             }
         }
     }
     out
+}
+
+/// Whose land each square of the map is, as the realm's place in `realms`: four bytes
+/// a square, by column and row, where the map's own square is 32, so the look at every
+/// army group's square (a pass over all of them) reads a list that stays in the fast
+/// caches. Built by one pass over the map in its order.
+struct Lands {
+    height: usize,
+    width: usize,
+    /// By cell (`col * height + row - 1`); `NOBODY` for no realm's land.
+    owner: Vec<u32>,
+    /// Every square of the map has its cell (none lies outside width and height).
+    whole: bool,
+}
+
+const NOBODY: u32 = u32::MAX;
+
+impl Lands {
+    fn of(gs: &GameState) -> Lands {
+        let (width, height) = (usize::from(gs.map.width), usize::from(gs.map.height));
+        let mut lands = Lands {
+            height,
+            width,
+            owner: vec![NOBODY; width.saturating_mul(height)],
+            whole: true,
+        };
+        let mut runs = OwnerRuns::default();
+        for (sq, m) in &gs.map.squares {
+            let Some(cell) = lands.cell(sq) else {
+                lands.whole = false;
+                continue;
+            };
+            let k = m.owner.as_deref().and_then(|o| runs.place(gs, o));
+            lands.owner[cell] = k.and_then(|k| u32::try_from(k).ok()).unwrap_or(NOBODY);
+        }
+        lands
+    }
+
+    fn cell(&self, sq: Square) -> Option<usize> {
+        let (col, row) = (usize::from(sq.col()), usize::from(sq.row()));
+        (col < self.width && row >= 1 && row <= self.height).then(|| col * self.height + row - 1)
+    }
+
+    /// The place of the realm whose land `sq` is (`gs`: the state the list was made of).
+    fn owner(&self, gs: &GameState, sq: Square) -> Option<usize> {
+        match self.cell(sq) {
+            Some(cell) => Some(self.owner[cell])
+                .filter(|&k| k != NOBODY)
+                .map(|k| k as usize),
+            None => gs.realm_index(gs.map.get(sq)?.owner.as_deref()?),
+        }
+    }
 }
 
 /// Finds an army group as the forms found it. The stored state keeps its groups sorted
@@ -201,7 +249,11 @@ impl<'g> Before<'g> {
 /// The own land squares (normal dimension), in square order, of the realms at these
 /// places in `gs.realms`, by the realm's place (every other realm's list is empty).
 /// With none asked for, the map is not read.
-fn land_of(gs: &GameState, asked: impl IntoIterator<Item = usize>) -> Vec<Vec<Square>> {
+fn land_of(
+    gs: &GameState,
+    lands: &Lands,
+    asked: impl IntoIterator<Item = usize>,
+) -> Vec<Vec<Square>> {
     let mut out: Vec<Vec<Square>> = vec![Vec::new(); gs.realms.len()];
     let mut wanted = vec![false; gs.realms.len()];
     for k in asked {
@@ -210,6 +262,22 @@ fn land_of(gs: &GameState, asked: impl IntoIterator<Item = usize>) -> Vec<Vec<Sq
         }
     }
     if !wanted.contains(&true) {
+        return out;
+    }
+    if lands.whole {
+        // The list of owners is in square order (column by column): read it, not the
+        // map.
+        for (cell, &k) in lands.owner.iter().enumerate() {
+            let k = k as usize;
+            if wanted.get(k) != Some(&true) {
+                continue;
+            }
+            let (col, row) = (cell / lands.height.max(1), cell % lands.height.max(1) + 1);
+            let sq = u16::try_from(col).ok().zip(u16::try_from(row).ok());
+            if let Some(sq) = sq.and_then(|(c, r)| Square::new(c, r)) {
+                out[k].push(sq);
+            }
+        }
         return out;
     }
     // Squares of one owner come in runs (a realm's land is a patch): the owner is
@@ -233,31 +301,118 @@ fn land_of(gs: &GameState, asked: impl IntoIterator<Item = usize>) -> Vec<Vec<Sq
 mod tests {
     use super::*;
 
+    fn demo() -> GameState {
+        crate::game::load_scenario(include_str!("../../../scenarios/demo.yaml")).expect("demo")
+    }
+
+    /// The demo with one more square of the first realm's land far outside the map's
+    /// rectangle (as a hand-edited state may hold): the list of owners does not cover
+    /// it, and the map is read for it instead.
+    fn with_a_stray_square() -> (GameState, Square) {
+        let mut gs = demo();
+        let stray = Square::new(60, 900).expect("a square");
+        let mut m = gs.map.squares.values().next().expect("a square").clone();
+        m.owner = Some(gs.realms[0].name.as_str().into());
+        gs.map.squares.insert(stray, m);
+        (gs, stray)
+    }
+
     /// A false report's land list holds the asked realms' own squares, each in square
     /// order and no other's; every other realm's list stays empty, and with none asked
-    /// every list is.
+    /// every list is. So whether the list of owners covers the whole map or not.
     #[test]
     fn the_land_is_listed_for_the_realms_asked_for_and_no_other() {
-        let gs =
-            crate::game::load_scenario(include_str!("../../../scenarios/demo.yaml")).expect("demo");
-        let asked = [0, 2];
-        let land = land_of(&gs, asked);
-        assert_eq!(land.len(), gs.realms.len());
-        for (k, list) in land.iter().enumerate() {
-            if !asked.contains(&k) {
-                assert!(list.is_empty(), "{} was not asked for", gs.realms[k].name);
+        let (stray, at) = with_a_stray_square();
+        for (gs, whole) in [(demo(), true), (stray, false)] {
+            let lands = Lands::of(&gs);
+            assert_eq!(lands.whole, whole);
+            let asked = [0, 2];
+            let land = land_of(&gs, &lands, asked);
+            assert_eq!(land.len(), gs.realms.len());
+            for (k, list) in land.iter().enumerate() {
+                if !asked.contains(&k) {
+                    assert!(list.is_empty(), "{} was not asked for", gs.realms[k].name);
+                    continue;
+                }
+                let own: Vec<Square> = gs
+                    .map
+                    .squares
+                    .iter()
+                    .filter(|(_, m)| m.owner.as_deref() == Some(gs.realms[k].name.as_str()))
+                    .map(|(sq, _)| sq)
+                    .collect();
+                assert!(!own.is_empty(), "{} holds land", gs.realms[k].name);
+                assert_eq!(*list, own, "{}", gs.realms[k].name);
+            }
+            assert_eq!(land[0].contains(&at), !whole, "the stray square");
+            assert!(land_of(&gs, &lands, []).iter().all(Vec::is_empty));
+        }
+    }
+
+    /// R-SPY-9 read plainly, with no list of owners: per realm, the squares of its land
+    /// where another realm's (not the Evil's) groups stand that were not in its land
+    /// when the forms came in.
+    fn entered_by_the_rule(start: &GameState, end: &GameState) -> Vec<BTreeSet<Square>> {
+        let land = |gs: &GameState, sq| gs.map.get(sq).and_then(|m| m.owner.clone());
+        let mut out = vec![BTreeSet::new(); end.realms.len()];
+        for a in end
+            .armies
+            .iter()
+            .filter(|a| a.dimension == Dimension::Normal)
+        {
+            let Some(owner) = land(end, a.square).filter(|o| *o != a.owner) else {
+                continue;
+            };
+            if end.realm(&a.owner).is_some_and(|r| r.is_evil) {
                 continue;
             }
-            let own: Vec<Square> = gs
-                .map
-                .squares
+            let was = start
+                .armies
                 .iter()
-                .filter(|(_, m)| m.owner.as_deref() == Some(gs.realms[k].name.as_str()))
-                .map(|(sq, _)| sq)
-                .collect();
-            assert!(!own.is_empty(), "{} holds land", gs.realms[k].name);
-            assert_eq!(*list, own, "{}", gs.realms[k].name);
+                .find(|b| b.owner == a.owner && b.id == a.id)
+                .filter(|b| b.dimension == Dimension::Normal)
+                .and_then(|b| land(start, b.square));
+            if was.as_ref() != Some(&owner) {
+                if let Some(k) = end.realm_index(&owner) {
+                    out[k].insert(a.square);
+                }
+            }
         }
-        assert!(land_of(&gs, []).iter().all(Vec::is_empty));
+        out
+    }
+
+    /// Groups moved into another realm's land (each of the first five realms' first
+    /// group onto the next realm's capital, on the map's squares and on a stray square)
+    /// are found as the rule reads, and one that stood there already is not.
+    #[test]
+    fn r_spy_9_the_troops_that_entered_are_those_the_rule_reads() {
+        let (mut start, stray) = with_a_stray_square();
+        // One of the second realm's groups stands on the first realm's stray square
+        // already when the forms come in.
+        let second = start.realms[1].name.clone();
+        let already = start.armies.iter().position(|a| a.owner == second);
+        start.armies[already.expect("a group of the second realm")].square = stray;
+        let mut end = start.clone();
+        let n = end.realms.len();
+        let mut moved = 0;
+        for k in 0..n.min(5) {
+            let (me, next) = (end.realms[k].name.clone(), (k + 1) % n);
+            let Some(to) = end.realms[next].capital else {
+                continue;
+            };
+            let first = end.armies.iter().position(|a| a.owner == me);
+            if let Some(i) = first.filter(|&i| end.armies[i].square != stray) {
+                end.armies[i].square = if k == 2 { stray } else { to };
+                moved += 1;
+            }
+        }
+        assert!(moved >= 3, "{moved} groups moved");
+        let lands = Lands::of(&end);
+        assert!(!lands.whole);
+        let found = entered(&start, &end, &lands);
+        let expected = entered_by_the_rule(&start, &end);
+        assert_eq!(found, expected);
+        assert!(expected.iter().map(BTreeSet::len).sum::<usize>() >= 3);
+        assert!(expected[0].contains(&stray), "the stray square, entered");
     }
 }
