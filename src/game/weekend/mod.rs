@@ -129,6 +129,9 @@ pub struct Weekend<'a> {
     /// splits only move it between groups. With neither, no group carries any, and the
     /// end of the weekend credits nothing without reading every group to find out.
     pub(crate) treasure_found: bool,
+    /// What step 1 reads from every army group, noted as the groups were copied
+    /// (`economy::GroupNotes`); step 1 takes it.
+    pub(crate) group_notes: Option<economy::GroupNotes>,
 }
 
 /// A group carrying a treasure: its owner, its number, and what the treasure holds.
@@ -301,6 +304,16 @@ impl<'a> Weekend<'a> {
         settings: &'a RuleSettings,
         seed: u64,
     ) -> Self {
+        let lines = Lines::of(orders);
+        // The squares where the forms found a city: step 1 notes the groups there too.
+        let founding = lines.0[Reads::Purchases as usize]
+            .iter()
+            .filter_map(|&(k, i)| orders.forms.get(k as usize)?.orders.get(i as usize))
+            .filter_map(|o| match o {
+                Order::BuyCity { square, .. } => Some(*square),
+                _ => None,
+            });
+        let noter = economy::GroupNoter::new(state, founding);
         let (
             own,
             Shared {
@@ -309,9 +322,9 @@ impl<'a> Weekend<'a> {
                 treasures: start_treasures,
                 portals,
                 water_elementals,
+                group_notes,
             },
-        ) = own_copy(state);
-        let lines = Lines::of(orders);
+        ) = own_copy(state, noter);
         let water_elementals = water_elementals
             || [Reads::Purchases, Reads::Placement]
                 .iter()
@@ -343,6 +356,7 @@ impl<'a> Weekend<'a> {
             start_treasures,
             water_elementals,
             treasure_found: false,
+            group_notes: Some(group_notes),
         }
     }
 
@@ -505,7 +519,7 @@ impl<'a> Weekend<'a> {
 /// treasure and the squares with an open portal. Each group, city and square is copied
 /// and its owner shared in one pass: on a large game, a second pass over the copy would
 /// read it back from memory, no longer from the cache.
-fn own_copy(state: &GameState) -> (GameState, Shared) {
+fn own_copy<'s>(state: &'s GameState, mut noter: economy::GroupNoter<'s>) -> (GameState, Shared) {
     // Every field named, so that a field added to the state is not forgotten here.
     let GameState {
         schema_version,
@@ -560,6 +574,7 @@ fn own_copy(state: &GameState) -> (GameState, Shared) {
         let mut own = a.clone();
         let place = names.share(&mut own.owner);
         starts.next(i, a, || place);
+        noter.note(i, a, place);
         if let Some(n) = place.and_then(|k| army_units.get_mut(k)) {
             let units = u32::try_from(own.units.len()).unwrap_or(u32::MAX);
             *n = n.saturating_add(units);
@@ -639,6 +654,7 @@ fn own_copy(state: &GameState) -> (GameState, Shared) {
         treasures,
         portals,
         water_elementals,
+        group_notes: noter.finish(),
     };
     (own, shared)
 }
@@ -684,6 +700,8 @@ struct Shared {
     portals: Vec<Square>,
     /// Some group holds a water elemental.
     water_elementals: bool,
+    /// What step 1 reads from the groups.
+    group_notes: economy::GroupNotes,
 }
 
 /// Resolve the weekend of `state.round`.

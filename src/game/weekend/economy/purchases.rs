@@ -48,10 +48,12 @@ struct Book {
 impl Book {
     /// `sites`: the squares where the forms found a city this step; the squares of the
     /// cities are added. Units are bought into a city only (Rulings 13), so the groups
-    /// noted by square are those on a site: a few per realm, not every group.
-    fn new(gs: &GameState, mut sites: FastSet<Square>) -> Book {
+    /// noted by square are those on a site: a few per realm, not every group. `noted`:
+    /// what the weekend's copy noted of the groups (`GroupNotes`), read instead of the
+    /// groups when it still describes them.
+    fn new(gs: &GameState, mut sites: FastSet<Square>, noted: Option<GroupNotes>) -> Book {
         let mut b = Book {
-            // The army groups are counted in the pass over them below.
+            // The army groups are counted from the notes or in the pass over them.
             counts: counts_but_armies(gs),
             population: populations(gs),
             ..Book::default()
@@ -67,11 +69,56 @@ impl Book {
             b.cities.insert(c.square, i);
             sites.insert(c.square);
         }
-        let aboard: FastSet<(&str, u32)> = gs
-            .fleets
-            .iter()
-            .flat_map(|f| f.cargo.iter().map(move |id| (f.owner.as_str(), *id)))
-            .collect();
+        let noted = noted.filter(|n| n.describe(gs, &sites));
+        match &noted {
+            Some(n) => b.armies_from(gs, n),
+            None => b.armies_by_pass(gs, &sites),
+        }
+        #[cfg(debug_assertions)]
+        if noted.is_some() {
+            // The notes and the pass they replace agree (every test's weekend checks).
+            let mut by_pass = Book {
+                counts: counts_but_armies(gs),
+                ..Book::default()
+            };
+            by_pass.armies_by_pass(gs, &sites);
+            assert_eq!(b.counts, by_pass.counts, "the troops counted");
+            assert_eq!(b.army_ids, by_pass.army_ids, "the highest group numbers");
+            assert_eq!(b.armies, by_pass.armies, "the groups on the sites");
+        }
+        for (i, f) in gs.fleets.iter().enumerate() {
+            highest(&mut b.fleet_ids, &f.owner, f.id);
+            note(&mut b.fleets, &f.owner, f.square, i);
+        }
+        b
+    }
+
+    /// Each realm's troops and highest group number, and the groups on `sites`, from
+    /// the notes of the weekend's copy.
+    fn armies_from(&mut self, gs: &GameState, n: &GroupNotes) {
+        for (k, (c, top)) in n.counts.iter().zip(&n.top).enumerate() {
+            if c.army_groups == 0 {
+                continue;
+            }
+            if let Some(mine) = self.counts.get_mut(k) {
+                mine.army_units = mine.army_units.saturating_add(c.army_units);
+                mine.elementals = mine.elementals.saturating_add(c.elementals);
+                mine.army_groups = mine.army_groups.saturating_add(c.army_groups);
+            }
+            if let Some(r) = gs.realms.get(k) {
+                highest(&mut self.army_ids, &r.name, *top);
+            }
+        }
+        for &i in &n.on_sites {
+            if let Some(a) = gs.armies.get(i) {
+                note(&mut self.armies, &a.owner, a.square, i);
+            }
+        }
+    }
+
+    /// The same, by one pass over the groups.
+    fn armies_by_pass(&mut self, gs: &GameState, sites: &FastSet<Square>) {
+        let aboard = aboard(gs);
         // One owner's groups at a time (the list keeps them together), so each run
         // looks its realm up once, not once per group.
         let mut start = 0;
@@ -82,24 +129,109 @@ impl Book {
                 .take_while(|a| a.owner == owner)
                 .count();
             let top = gs.armies[start..start + run].iter().map(|a| a.id).max();
-            highest(&mut b.army_ids, owner, top.unwrap_or(0));
-            if let Some(c) = gs.realm_index(owner).and_then(|k| b.counts.get_mut(k)) {
+            highest(&mut self.army_ids, owner, top.unwrap_or(0));
+            if let Some(c) = gs.realm_index(owner).and_then(|k| self.counts.get_mut(k)) {
                 for a in &gs.armies[start..start + run] {
                     add_army(c, a);
                 }
             }
             for (i, a) in gs.armies.iter().enumerate().skip(start).take(run) {
                 if sites.contains(&a.square) && !aboard.contains(&(owner, a.id)) {
-                    note(&mut b.armies, owner, a.square, i);
+                    note(&mut self.armies, owner, a.square, i);
                 }
             }
             start += run;
         }
-        for (i, f) in gs.fleets.iter().enumerate() {
-            highest(&mut b.fleet_ids, &f.owner, f.id);
-            note(&mut b.fleets, &f.owner, f.square, i);
+    }
+}
+
+/// The army groups aboard a fleet, as (owner, number).
+fn aboard(gs: &GameState) -> FastSet<(&str, u32)> {
+    gs.fleets
+        .iter()
+        .flat_map(|f| f.cargo.iter().map(move |id| (f.owner.as_str(), *id)))
+        .collect()
+}
+
+/// What step 1 reads from every army group, noted while the weekend copies the groups
+/// (`Weekend::new`): each realm's troops and highest group number, and the groups that
+/// stand on a square where units can be bought. Step 1's own pass over the groups would
+/// read a large game's groups back from memory; the copy has each one at hand. Step 1
+/// reads the notes only when they still describe the groups (nothing before it adds,
+/// removes or moves one; `describe` checks what it cheaply can, and in test builds
+/// the pass is made as well and compared).
+pub(crate) struct GroupNotes {
+    /// By the realm's place in `realms`: its groups' troops as `add_army` counts them.
+    counts: Vec<UnitCount>,
+    /// By the realm's place: its highest group number.
+    top: Vec<u32>,
+    /// Places in `armies` of the groups on a site and not aboard a fleet, in order.
+    on_sites: Vec<usize>,
+    /// The sites the notes were taken for.
+    sites: FastSet<Square>,
+    /// The groups noted.
+    groups: usize,
+    /// Every group's owner was a realm.
+    all_realms: bool,
+}
+
+impl GroupNotes {
+    fn describe(&self, gs: &GameState, sites: &FastSet<Square>) -> bool {
+        self.all_realms
+            && self.groups == gs.armies.len()
+            && self.counts.len() == gs.realms.len()
+            && self.sites == *sites
+    }
+}
+
+/// Takes the notes, group by group, as the weekend copies them.
+pub(crate) struct GroupNoter<'s> {
+    aboard: FastSet<(&'s str, u32)>,
+    notes: GroupNotes,
+}
+
+impl<'s> GroupNoter<'s> {
+    /// For the groups of `gs`, with `founding` the squares where the forms found a city.
+    pub(crate) fn new(gs: &'s GameState, founding: impl IntoIterator<Item = Square>) -> Self {
+        let mut sites: FastSet<Square> = founding.into_iter().collect();
+        sites.extend(gs.cities.iter().map(|c| c.square));
+        let none = UnitCount {
+            army_units: 0,
+            elementals: 0,
+            ships: 0,
+            spies: 0,
+            army_groups: 0,
+        };
+        GroupNoter {
+            aboard: aboard(gs),
+            notes: GroupNotes {
+                counts: vec![none; gs.realms.len()],
+                top: vec![0; gs.realms.len()],
+                on_sites: Vec::new(),
+                sites,
+                groups: 0,
+                all_realms: true,
+            },
         }
-        b
+    }
+
+    /// Group `i` of the list, whose owner is the realm at `place` (`None`: no realm's).
+    pub(crate) fn note(&mut self, i: usize, a: &'s ArmyGroup, place: Option<usize>) {
+        let n = &mut self.notes;
+        n.groups += 1;
+        let Some(k) = place.filter(|&k| k < n.counts.len()) else {
+            n.all_realms = false;
+            return;
+        };
+        add_army(&mut n.counts[k], a);
+        n.top[k] = n.top[k].max(a.id);
+        if n.sites.contains(&a.square) && !self.aboard.contains(&(a.owner.as_str(), a.id)) {
+            n.on_sites.push(i);
+        }
+    }
+
+    pub(crate) fn finish(self) -> GroupNotes {
+        self.notes
     }
 }
 
@@ -155,7 +287,8 @@ pub(super) fn run(w: &mut Weekend) {
             _ => None,
         })
         .collect();
-    let mut book = Book::new(&w.state, founding);
+    let noted = w.group_notes.take();
+    let mut book = Book::new(&w.state, founding, noted);
     for lines in reading.forms() {
         let form = lines.form;
         let found = w.state.realm_index(&form.realm);
@@ -658,6 +791,8 @@ fn convert(
 mod tests {
     use super::*;
     use crate::game::weekend::economy::tally::unit_counts;
+    use crate::game::weekend::Orders;
+    use crate::game::Name;
 
     /// The book counts each realm's troops in its pass over the groups, as the tally
     /// does, whether the groups come owner by owner or an owner's come in two runs.
@@ -667,9 +802,84 @@ mod tests {
             .expect("demo");
         let first = gs.armies.remove(0);
         gs.armies.push(first);
-        let book = Book::new(&gs, FastSet::default());
+        let book = Book::new(&gs, FastSet::default(), None);
         let tally = unit_counts(&gs);
         assert_eq!(book.counts, tally);
         assert!(tally.iter().filter(|c| c.army_groups > 0).count() >= 2);
+    }
+
+    fn demo() -> GameState {
+        crate::game::load_scenario(include_str!("../../../../scenarios/demo.yaml")).expect("demo")
+    }
+
+    /// A city founded on a square where a group stands: the notes must hold that group.
+    fn founding_where_a_group_stands(gs: &GameState) -> (Orders, Square) {
+        let a = gs
+            .armies
+            .iter()
+            .find(|a| gs.cities.iter().all(|c| c.square != a.square))
+            .expect("a group off the cities");
+        let form = crate::game::weekend::FormOrders {
+            realm: a.owner.to_string(),
+            received_at: chrono::DateTime::UNIX_EPOCH,
+            orders: vec![Order::BuyCity {
+                square: a.square,
+                production: Vec::new(),
+            }],
+        };
+        let orders = Orders { forms: vec![form] };
+        (orders, a.square)
+    }
+
+    /// What the weekend's copy notes of the groups describes them at step 1, and gives
+    /// the book step 1's own pass would: troops, highest numbers and the groups on the
+    /// sites, a founded city's square among them.
+    #[test]
+    fn the_copys_notes_give_the_book_the_pass_over_the_groups_gives() {
+        let gs = demo();
+        let (orders, founded) = founding_where_a_group_stands(&gs);
+        let mut w = Weekend::new(&gs, &orders, &gs.settings, 1);
+        let notes = w.group_notes.take().expect("noted as copied");
+        let founding: FastSet<Square> = [founded].into_iter().collect();
+        let mut sites = founding.clone();
+        sites.extend(w.state.cities.iter().map(|c| c.square));
+        assert!(notes.describe(&w.state, &sites));
+        let on_founded = notes.on_sites.iter().map(|&i| &w.state.armies[i]);
+        assert_eq!(on_founded.filter(|a| a.square == founded).count(), 1);
+        let noted = Book::new(&w.state, founding.clone(), Some(notes));
+        let by_pass = Book::new(&w.state, founding, None);
+        assert_eq!(noted.counts, by_pass.counts);
+        assert_eq!(noted.army_ids, by_pass.army_ids);
+        assert_eq!(noted.armies, by_pass.armies);
+        assert!(noted.armies.values().map(FastMap::len).sum::<usize>() >= 2);
+    }
+
+    /// Notes that no longer describe the groups (one gone, the sites not those noted
+    /// for, an owner that is no realm's) are not read.
+    #[test]
+    fn notes_that_no_longer_describe_the_groups_are_not_read() {
+        let gs = demo();
+        let (orders, founded) = founding_where_a_group_stands(&gs);
+        let sites_of = |w: &Weekend, founding: &[Square]| {
+            let mut sites: FastSet<Square> = founding.iter().copied().collect();
+            sites.extend(w.state.cities.iter().map(|c| c.square));
+            sites
+        };
+        let mut w = Weekend::new(&gs, &orders, &gs.settings, 1);
+        let notes = w.group_notes.take().expect("noted");
+        assert!(!notes.describe(&w.state, &sites_of(&w, &[])), "other sites");
+        w.state.armies.pop();
+        assert!(
+            !notes.describe(&w.state, &sites_of(&w, &[founded])),
+            "a group gone"
+        );
+        let mut stray = gs.clone();
+        stray.armies[0].owner = Name::from("Ingen");
+        let mut w = Weekend::new(&stray, &orders, &stray.settings, 1);
+        let notes = w.group_notes.take().expect("noted");
+        assert!(
+            !notes.describe(&w.state, &sites_of(&w, &[founded])),
+            "no realm's group"
+        );
     }
 }
