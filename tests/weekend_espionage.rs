@@ -236,6 +236,31 @@ fn r_spy_9_troops_already_in_the_land_bring_no_new_roll() {
     assert!(passive(&res).is_none());
 }
 
+/// R-COMBAT-11 meets R-SPY-9: the square Beta's army stands on (E3, no one's land)
+/// becomes Alfa's land this weekend, two rounds after Alfa took it, so foreign troops
+/// now stand in Alfa's land that were not in it when the forms came in: Alfa rolls,
+/// though no army moved.
+#[test]
+fn r_spy_9_a_border_redrawn_this_weekend_brings_the_new_owner_a_roll() {
+    let mut gs = border(14);
+    assert!(gs.map.get(sq("E3")).is_some_and(|m| m.owner.is_none()));
+    gs.round = 3;
+    let round = gs.round;
+    gs.conquests.push(pbemd::game::state::Conquest {
+        square: sq("E3"),
+        from: "Beta".into(),
+        to: "Alfa".into(),
+        round: round - 2,
+    });
+    let res = resolve(&gs, &forms(vec![]), &gs.settings, 7);
+    assert_eq!(
+        res.state.map.get(sq("E3")).and_then(|m| m.owner.as_deref()),
+        Some("Alfa")
+    );
+    let (ev, _, _) = passive(&res).expect("Alfa rolls");
+    assert!(matches!(ev, EspionageEvent::Passive { ref realm, .. } if realm.as_str() == "Alfa"));
+}
+
 #[test]
 fn r_evil_19_the_evils_troops_are_not_spied_on() {
     let mut gs = border(14);

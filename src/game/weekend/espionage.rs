@@ -14,6 +14,7 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
+use super::lands::Lands;
 use super::Weekend;
 use crate::game::event::{Step, What};
 use crate::game::hash::FastMap;
@@ -50,8 +51,10 @@ pub enum Detection {
 
 /// After step 9: a passive roll for every realm foreign troops entered.
 pub fn passive_rolls(w: &mut Weekend) {
-    let lands = Lands::of(&w.state);
-    let entered = entered(w.start, &w.state, &lands);
+    // The lands the weekend keeps are the map's (test builds read the map to check).
+    #[cfg(debug_assertions)]
+    assert_eq!(w.lands, Lands::of(&w.state), "the lands kept are the map's");
+    let entered = entered((w.start, &w.start_lands), (&w.state, &w.lands));
     // Every realm's roll first (each realm's dice are its own): a false report names a
     // square of the realm's land, and the land of every realm that needs it is then
     // found in one pass over the map, and only theirs.
@@ -74,7 +77,7 @@ pub fn passive_rolls(w: &mut Weekend) {
     let liars = rolls
         .iter()
         .filter(|&&(_, _, roll)| roll == 1 && false_reports);
-    let land = land_of(&w.state, &lands, liars.map(|&(idx, ..)| idx));
+    let land = land_of(&w.state, &w.lands, liars.map(|&(idx, ..)| idx));
     for (idx, mut dice, roll) in rolls {
         let r = &w.state.realms[idx];
         let (realm, informator) = (r.name.clone(), r.positions.informator);
@@ -121,7 +124,11 @@ fn detect(w: &Weekend, informator: u32, roll: u32, squares: &BTreeSet<Square>) -
 
 /// Per realm (by its place in `end.realms`), the squares of its land where army groups
 /// of another (not the Evil) stand now that were not in its land when the forms came in.
-fn entered(start: &GameState, end: &GameState, lands: &Lands) -> Vec<BTreeSet<Square>> {
+/// Each state comes with its lands (whose land each square is).
+fn entered(
+    (start, was): (&GameState, &Lands),
+    (end, lands): (&GameState, &Lands),
+) -> Vec<BTreeSet<Square>> {
     let evil: Vec<bool> = end.realms.iter().map(|r| r.is_evil).collect();
     let before = Before::of(start);
     let mut out: Vec<BTreeSet<Square>> = vec![BTreeSet::new(); end.realms.len()];
@@ -133,7 +140,7 @@ fn entered(start: &GameState, end: &GameState, lands: &Lands) -> Vec<BTreeSet<Sq
         .iter()
         .filter(|a| a.dimension == Dimension::Normal)
     {
-        // Most groups stand in their own land: one look at the owners' list, not at
+        // Most groups stand in their own land: one look at the list of lands, not at
         // the map's square.
         let me = mine.place(end, &a.owner);
         let Some(k) = lands.owner(end, a.square).filter(|&k| Some(k) != me) else {
@@ -142,67 +149,16 @@ fn entered(start: &GameState, end: &GameState, lands: &Lands) -> Vec<BTreeSet<Sq
         if me.is_some_and(|m| evil.get(m) == Some(&true)) {
             continue;
         }
-        let owner = end.realms[k].name.as_str();
+        // The weekend keeps its realms in the order the forms found them, so a realm's
+        // place is the same in both states.
         let place = runs.place(start, &a.owner);
-        if before.land(start, place, &a.owner, a.id) != Some(owner) {
+        if before.land(start, was, place, &a.owner, a.id) != Some(k) {
             if let Some(squares) = out.get_mut(k) {
                 squares.insert(a.square);
             }
         }
     }
     out
-}
-
-/// Whose land each square of the map is, as the realm's place in `realms`: four bytes
-/// a square, by column and row, where the map's own square is 32, so the look at every
-/// army group's square (a pass over all of them) reads a list that stays in the fast
-/// caches. Built by one pass over the map in its order.
-struct Lands {
-    height: usize,
-    width: usize,
-    /// By cell (`col * height + row - 1`); `NOBODY` for no realm's land.
-    owner: Vec<u32>,
-    /// Every square of the map has its cell (none lies outside width and height).
-    whole: bool,
-}
-
-const NOBODY: u32 = u32::MAX;
-
-impl Lands {
-    fn of(gs: &GameState) -> Lands {
-        let (width, height) = (usize::from(gs.map.width), usize::from(gs.map.height));
-        let mut lands = Lands {
-            height,
-            width,
-            owner: vec![NOBODY; width.saturating_mul(height)],
-            whole: true,
-        };
-        let mut runs = OwnerRuns::default();
-        for (sq, m) in &gs.map.squares {
-            let Some(cell) = lands.cell(sq) else {
-                lands.whole = false;
-                continue;
-            };
-            let k = m.owner.as_deref().and_then(|o| runs.place(gs, o));
-            lands.owner[cell] = k.and_then(|k| u32::try_from(k).ok()).unwrap_or(NOBODY);
-        }
-        lands
-    }
-
-    fn cell(&self, sq: Square) -> Option<usize> {
-        let (col, row) = (usize::from(sq.col()), usize::from(sq.row()));
-        (col < self.width && row >= 1 && row <= self.height).then(|| col * self.height + row - 1)
-    }
-
-    /// The place of the realm whose land `sq` is (`gs`: the state the list was made of).
-    fn owner(&self, gs: &GameState, sq: Square) -> Option<usize> {
-        match self.cell(sq) {
-            Some(cell) => Some(self.owner[cell])
-                .filter(|&k| k != NOBODY)
-                .map(|k| k as usize),
-            None => gs.realm_index(gs.map.get(sq)?.owner.as_deref()?),
-        }
-    }
 }
 
 /// Finds an army group as the forms found it. The stored state keeps its groups sorted
@@ -225,15 +181,17 @@ impl<'g> Before<'g> {
         Before::Indexed(places.map(|(i, a)| (key(a), i)).rev().collect())
     }
 
-    /// Whose land `owner`'s army `id` stood on when the forms came in (normal dimension;
-    /// `place`: the owner's place in `start.realms`).
-    fn land<'s>(
+    /// The place of the realm on whose land `owner`'s army `id` stood when the forms
+    /// came in (normal dimension; `place`: the owner's place in `start.realms`; `was`:
+    /// the lands of `start`).
+    fn land(
         &self,
-        start: &'s GameState,
+        start: &GameState,
+        was: &Lands,
         place: Option<usize>,
         owner: &str,
         id: u32,
-    ) -> Option<&'s str> {
+    ) -> Option<usize> {
         let i = match self {
             Before::Sorted => super::military::placed_at_in(start, place, owner, id)?,
             Before::Indexed(m) => *m.get(&(owner, id))?,
@@ -242,7 +200,7 @@ impl<'g> Before<'g> {
         if a.dimension != Dimension::Normal {
             return None;
         }
-        start.map.get(a.square)?.owner.as_deref()
+        was.owner(start, a.square)
     }
 }
 
@@ -264,17 +222,11 @@ fn land_of(
     if !wanted.contains(&true) {
         return out;
     }
-    if lands.whole {
-        // The list of owners is in square order (column by column): read it, not the
+    if lands.whole() {
+        // The list of lands is in square order (column by column): read it, not the
         // map.
-        for (cell, &k) in lands.owner.iter().enumerate() {
-            let k = k as usize;
-            if wanted.get(k) != Some(&true) {
-                continue;
-            }
-            let (col, row) = (cell / lands.height.max(1), cell % lands.height.max(1) + 1);
-            let sq = u16::try_from(col).ok().zip(u16::try_from(row).ok());
-            if let Some(sq) = sq.and_then(|(c, r)| Square::new(c, r)) {
+        for (sq, k) in lands.squares() {
+            if wanted.get(k) == Some(&true) {
                 out[k].push(sq);
             }
         }
@@ -325,7 +277,7 @@ mod tests {
         let (stray, at) = with_a_stray_square();
         for (gs, whole) in [(demo(), true), (stray, false)] {
             let lands = Lands::of(&gs);
-            assert_eq!(lands.whole, whole);
+            assert_eq!(lands.whole(), whole);
             let asked = [0, 2];
             let land = land_of(&gs, &lands, asked);
             assert_eq!(land.len(), gs.realms.len());
@@ -408,8 +360,8 @@ mod tests {
         }
         assert!(moved >= 3, "{moved} groups moved");
         let lands = Lands::of(&end);
-        assert!(!lands.whole);
-        let found = entered(&start, &end, &lands);
+        assert!(!lands.whole());
+        let found = entered((&start, &Lands::of(&start)), (&end, &lands));
         let expected = entered_by_the_rule(&start, &end);
         assert_eq!(found, expected);
         assert!(expected.iter().map(BTreeSet::len).sum::<usize>() >= 3);

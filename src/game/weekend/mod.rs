@@ -12,6 +12,7 @@
 pub mod economy;
 pub mod espionage;
 pub mod evil;
+mod lands;
 pub mod magic;
 pub mod market;
 pub mod military;
@@ -132,6 +133,11 @@ pub struct Weekend<'a> {
     /// What step 1 reads from every army group, noted as the groups were copied
     /// (`economy::GroupNotes`); step 1 takes it.
     pub(crate) group_notes: Option<economy::GroupNotes>,
+    /// Whose land each square was when the forms came in, noted as the map was copied.
+    pub(crate) start_lands: lands::Lands,
+    /// Whose land each square of `state` is: the lands the forms found, kept as step 3
+    /// redraws the borders (nothing else in a weekend changes a square's owner).
+    pub(crate) lands: lands::Lands,
 }
 
 /// A group carrying a treasure: its owner, its number, and what the treasure holds.
@@ -323,6 +329,7 @@ impl<'a> Weekend<'a> {
                 portals,
                 water_elementals,
                 group_notes,
+                lands: start_lands,
             },
         ) = own_copy(state, noter);
         let water_elementals = water_elementals
@@ -357,6 +364,8 @@ impl<'a> Weekend<'a> {
             water_elementals,
             treasure_found: false,
             group_notes: Some(group_notes),
+            lands: start_lands.clone(),
+            start_lands,
         }
     }
 
@@ -600,8 +609,11 @@ fn own_copy<'s>(state: &'s GameState, mut noter: economy::GroupNoter<'s>) -> (Ga
     });
     let cities = cities.collect();
     let mut portals = Vec::new();
+    let mut lands = lands::Lands::new(*width, *height);
     let squares = squares.clone_with(|sq, m| {
-        for owner in m.owner.iter_mut().chain(m.evil_owner.iter_mut()) {
+        let place = m.owner.as_mut().and_then(|owner| names.share(owner));
+        lands.note(sq, place);
+        if let Some(owner) = m.evil_owner.as_mut() {
             names.share(owner);
         }
         if m.portal.is_some() {
@@ -655,6 +667,7 @@ fn own_copy<'s>(state: &'s GameState, mut noter: economy::GroupNoter<'s>) -> (Ga
         portals,
         water_elementals,
         group_notes: noter.finish(),
+        lands,
     };
     (own, shared)
 }
@@ -702,6 +715,8 @@ struct Shared {
     water_elementals: bool,
     /// What step 1 reads from the groups.
     group_notes: economy::GroupNotes,
+    /// Whose land each square is.
+    lands: lands::Lands,
 }
 
 /// Resolve the weekend of `state.round`.

@@ -59,7 +59,7 @@ impl Moves {
 pub fn run(w: &mut Weekend) {
     w.sort_forces();
     let round = w.round();
-    redraw_borders(&mut w.state, round);
+    redraw_borders(w, round);
     let mut ix = w.take_index();
     // The forms are read where they are (the weekend's inputs, not its state).
     let reading = w.reading(Reads::Movement);
@@ -126,7 +126,9 @@ fn mover_first(gs: &GameState, round: u32) -> Option<String> {
 
 /// R-COMBAT-11: the loser keeps a taken city's square as home ground for the weekend
 /// after the conquest; from the one after that it is the taker's land.
-fn redraw_borders(gs: &mut GameState, round: u32) {
+/// The weekend's list of lands is kept with the map.
+fn redraw_borders(w: &mut Weekend, round: u32) {
+    let gs = &mut w.state;
     let due: Vec<_> = gs
         .conquests
         .iter()
@@ -136,6 +138,7 @@ fn redraw_borders(gs: &mut GameState, round: u32) {
     for c in due {
         if let Some(m) = gs.map.squares.get_mut(&c.square) {
             m.owner = Some(c.to.as_str().into());
+            w.lands.note(c.square, gs.realm_index(&c.to));
         }
     }
     gs.conquests.retain(|c| c.round.saturating_add(1) >= round);

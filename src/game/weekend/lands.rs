@@ -1,0 +1,91 @@
+//! `Lands`: whose land each square of the map is, as the realm's place in `realms`,
+//! four bytes a square by column and row (where the map's own square is 32). The
+//! weekend keeps one for the state as the forms found it and one for its copy, made as
+//! the map is copied and kept as step 3 redraws the borders (the one change the weekend
+//! makes to whose land a square is), so the passive spy roll reads whose land each army
+//! group stands on without a pass over the map or a read of the map's square.
+
+use crate::game::state::{GameState, OwnerRuns};
+use crate::game::Square;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Lands {
+    height: usize,
+    width: usize,
+    /// By cell (`col * height + row - 1`); `NOBODY` for no realm's land.
+    owner: Vec<u32>,
+    /// Every square of the map has its cell (none lies outside width and height).
+    whole: bool,
+}
+
+const NOBODY: u32 = u32::MAX;
+
+impl Lands {
+    /// For a map of `width` × `height` squares, no square noted yet.
+    pub(crate) fn new(width: u16, height: u16) -> Lands {
+        let (width, height) = (usize::from(width), usize::from(height));
+        Lands {
+            height,
+            width,
+            owner: vec![NOBODY; width.saturating_mul(height)],
+            whole: true,
+        }
+    }
+
+    /// Read from the map of `gs`, in one pass over it in its order.
+    pub(crate) fn of(gs: &GameState) -> Lands {
+        let mut lands = Lands::new(gs.map.width, gs.map.height);
+        let mut runs = OwnerRuns::default();
+        for (sq, m) in &gs.map.squares {
+            let k = m.owner.as_deref().and_then(|o| runs.place(gs, o));
+            lands.note(sq, k);
+        }
+        lands
+    }
+
+    /// `sq` is the land of the realm at `place` (`None`: of no realm).
+    pub(crate) fn note(&mut self, sq: Square, place: Option<usize>) {
+        let Some(cell) = self.cell(sq) else {
+            self.whole = false;
+            return;
+        };
+        self.owner[cell] = place.and_then(|k| u32::try_from(k).ok()).unwrap_or(NOBODY);
+    }
+
+    fn cell(&self, sq: Square) -> Option<usize> {
+        let (col, row) = (usize::from(sq.col()), usize::from(sq.row()));
+        (col < self.width && row >= 1 && row <= self.height).then(|| col * self.height + row - 1)
+    }
+
+    /// Every square of the map is in the list (else the map must be read for those
+    /// outside it).
+    pub(crate) fn whole(&self) -> bool {
+        self.whole
+    }
+
+    /// The place of the realm whose land `sq` is (`gs`: the state the list describes,
+    /// read for a square outside the list).
+    pub(crate) fn owner(&self, gs: &GameState, sq: Square) -> Option<usize> {
+        match self.cell(sq) {
+            Some(cell) => Some(self.owner[cell])
+                .filter(|&k| k != NOBODY)
+                .map(|k| k as usize),
+            None => gs.realm_index(gs.map.get(sq)?.owner.as_deref()?),
+        }
+    }
+
+    /// The squares in the list, in square order (column by column), with the place of
+    /// the realm whose land each is.
+    pub(crate) fn squares(&self) -> impl Iterator<Item = (Square, usize)> + '_ {
+        let height = self.height.max(1);
+        self.owner
+            .iter()
+            .enumerate()
+            .filter(|&(_, &k)| k != NOBODY)
+            .filter_map(move |(cell, &k)| {
+                let (col, row) = (cell / height, cell % height + 1);
+                let sq = u16::try_from(col).ok().zip(u16::try_from(row).ok());
+                Some((sq.and_then(|(c, r)| Square::new(c, r))?, k as usize))
+            })
+    }
+}
