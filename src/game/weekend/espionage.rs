@@ -57,7 +57,8 @@ pub fn passive_rolls(w: &mut Weekend) {
     let entered = entered((w.start, &w.start_lands), (&w.state, &w.lands));
     // Every realm's roll first (each realm's dice are its own): a false report names a
     // square of the realm's land, and the land of every realm that needs it is then
-    // found in one pass over the map, and only theirs.
+    // found in one pass over the list of lands (the map only for squares outside it),
+    // and only theirs.
     let mut rolls = Vec::new();
     for (idx, squares) in entered.iter().enumerate() {
         if squares.is_empty() {
