@@ -21,9 +21,15 @@ pub(crate) struct Lands {
 const NOBODY: u32 = u32::MAX;
 
 impl Lands {
-    /// For a map of `width` × `height` squares, no square noted yet.
-    pub(crate) fn new(width: u16, height: u16) -> Lands {
-        let (width, height) = (usize::from(width), usize::from(height));
+    /// For a map of `width` × `height` squares holding `squares` squares, no square
+    /// noted yet. A valid map holds exactly its width times its height; a state that
+    /// claims a far larger rectangle than it has squares (a hand-edited one) gets an
+    /// empty list, and every look goes to the map, so its claim costs no memory.
+    pub(crate) fn new(width: u16, height: u16, squares: usize) -> Lands {
+        let (mut width, mut height) = (usize::from(width), usize::from(height));
+        if width.saturating_mul(height) > squares.saturating_mul(2).saturating_add(1 << 16) {
+            (width, height) = (0, 0);
+        }
         Lands {
             height,
             width,
@@ -34,7 +40,8 @@ impl Lands {
 
     /// Read from the map of `gs`, in one pass over it in its order.
     pub(crate) fn of(gs: &GameState) -> Lands {
-        let mut lands = Lands::new(gs.map.width, gs.map.height);
+        let map = &gs.map;
+        let mut lands = Lands::new(map.width, map.height, map.squares.len());
         let mut runs = OwnerRuns::default();
         for (sq, m) in &gs.map.squares {
             let k = m.owner.as_deref().and_then(|o| runs.place(gs, o));
@@ -87,5 +94,58 @@ impl Lands {
                 let sq = u16::try_from(col).ok().zip(u16::try_from(row).ok());
                 Some((sq.and_then(|(c, r)| Square::new(c, r))?, k as usize))
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn demo() -> GameState {
+        crate::game::load_scenario(include_str!("../../../scenarios/demo.yaml")).expect("demo")
+    }
+
+    /// Every square's owner read from the list is the map's, and the list walks the
+    /// squares in the map's order.
+    #[test]
+    fn the_list_tells_each_squares_owner_as_the_map_does() {
+        let gs = demo();
+        let lands = Lands::of(&gs);
+        assert!(lands.whole());
+        let mut owned = 0;
+        for (sq, m) in &gs.map.squares {
+            let want = m.owner.as_deref().and_then(|o| gs.realm_index(o));
+            assert_eq!(lands.owner(&gs, sq), want, "{sq}");
+            owned += usize::from(want.is_some());
+        }
+        assert!(owned > 10, "{owned} squares owned");
+        let listed: Vec<Square> = lands.squares().map(|(sq, _)| sq).collect();
+        let on_map: Vec<Square> = gs
+            .map
+            .squares
+            .iter()
+            .filter(|(_, m)| m.owner.is_some())
+            .map(|(sq, _)| sq)
+            .collect();
+        assert_eq!(listed, on_map);
+    }
+
+    /// A map that claims a rectangle of 3,600 million squares and holds the demo's few
+    /// gets no list of that size: every look goes to the map, and still finds the owner.
+    #[test]
+    fn a_map_claiming_a_huge_rectangle_costs_no_memory_and_is_read_instead() {
+        let mut gs = demo();
+        (gs.map.width, gs.map.height) = (60_000, 60_000);
+        let lands = Lands::of(&gs);
+        assert!(lands.owner.is_empty());
+        assert!(!lands.whole());
+        let (sq, m) = gs
+            .map
+            .squares
+            .iter()
+            .find(|(_, m)| m.owner.is_some())
+            .expect("an owned square");
+        let want = gs.realm_index(m.owner.as_deref().expect("owned"));
+        assert_eq!(lands.owner(&gs, sq), want);
     }
 }

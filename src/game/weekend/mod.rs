@@ -609,7 +609,7 @@ fn own_copy<'s>(state: &'s GameState, mut noter: economy::GroupNoter<'s>) -> (Ga
     });
     let cities = cities.collect();
     let mut portals = Vec::new();
-    let mut lands = lands::Lands::new(*width, *height);
+    let mut lands = lands::Lands::new(*width, *height, squares.len());
     let squares = squares.clone_with(|sq, m| {
         let place = m.owner.as_mut().and_then(|owner| names.share(owner));
         lands.note(sq, place);
