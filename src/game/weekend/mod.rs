@@ -315,10 +315,7 @@ impl<'a> Weekend<'a> {
         let founding = lines.0[Reads::Purchases as usize]
             .iter()
             .filter_map(|&(k, i)| orders.forms.get(k as usize)?.orders.get(i as usize))
-            .filter_map(|o| match o {
-                Order::BuyCity { square, .. } => Some(*square),
-                _ => None,
-            });
+            .filter_map(economy::founded);
         let noter = economy::GroupNoter::new(state, founding);
         let (
             own,
@@ -525,7 +522,8 @@ impl<'a> Weekend<'a> {
 /// A copy of `state` for the weekend to change, with every owner in it (army groups,
 /// fleets, cities, map squares) pointing at its realm's one name, and those names by the
 /// realm's place in `state.realms`, each realm's army units, the groups carrying a
-/// treasure and the squares with an open portal. Each group, city and square is copied
+/// treasure, the squares with an open portal, whose land each square is, and what
+/// `noter` notes of the groups for step 1. Each group, city and square is copied
 /// and its owner shared in one pass: on a large game, a second pass over the copy would
 /// read it back from memory, no longer from the cache.
 fn own_copy<'s>(state: &'s GameState, mut noter: economy::GroupNoter<'s>) -> (GameState, Shared) {

@@ -203,7 +203,7 @@ pub enum Why {
 
 /// The caps of units (R-POP-1, R-POS-4, R-WALL-3), shared with the receipt.
 pub use crate::game::caps::Cap;
-pub(crate) use purchases::{GroupNoter, GroupNotes};
+pub(crate) use purchases::{founded, GroupNoter, GroupNotes};
 
 impl EconomyEvent {
     /// The realm the event is about.

@@ -153,6 +153,15 @@ fn aboard(gs: &GameState) -> FastSet<(&str, u32)> {
         .collect()
 }
 
+/// The square where a line founds a city: with the cities' squares, where units can be
+/// bought this step (the sites of `Book::new` and of the weekend copy's notes alike).
+pub(crate) fn founded(o: &Order) -> Option<Square> {
+    match o {
+        Order::BuyCity { square, .. } => Some(*square),
+        _ => None,
+    }
+}
+
 /// What step 1 reads from every army group, noted while the weekend copies the groups
 /// (`Weekend::new`): each realm's troops and highest group number, and the groups that
 /// stand on a square where units can be bought. Step 1's own pass over the groups would
@@ -282,10 +291,7 @@ pub(super) fn run(w: &mut Weekend) {
     let founding: FastSet<Square> = reading
         .forms()
         .flat_map(|lines| lines.orders())
-        .filter_map(|o| match o {
-            Order::BuyCity { square, .. } => Some(*square),
-            _ => None,
-        })
+        .filter_map(founded)
         .collect();
     let noted = w.group_notes.take();
     let mut book = Book::new(&w.state, founding, noted);
