@@ -18,7 +18,7 @@ use super::lands::Lands;
 use super::Weekend;
 use crate::game::event::{Step, What};
 use crate::game::hash::FastMap;
-use crate::game::state::{Dimension, GameState, OwnerRuns};
+use crate::game::state::{ArmyGroup, Dimension, GameState, OwnerRuns};
 use crate::game::Name;
 use crate::game::Square;
 
@@ -131,18 +131,18 @@ fn entered(
     (end, lands): (&GameState, &Lands),
 ) -> Vec<BTreeSet<Square>> {
     let evil: Vec<bool> = end.realms.iter().map(|r| r.is_evil).collect();
-    let before = Before::of(start);
     let mut out: Vec<BTreeSet<Square>> = vec![BTreeSet::new(); end.realms.len()];
-    // The groups come owner by owner: each owner's place in `end` and in `start` is
-    // found once per run.
-    let (mut mine, mut runs) = (OwnerRuns::default(), OwnerRuns::default());
+    // First the groups that stand in another realm's land now (a few in a hundred),
+    // with that realm's place. The groups come owner by owner: each owner's place is
+    // found once per run. Most groups stand in their own land: one look at the list of
+    // lands, not at the map's square.
+    let mut abroad: Vec<(&ArmyGroup, usize)> = Vec::new();
+    let mut mine = OwnerRuns::default();
     for a in end
         .armies
         .iter()
         .filter(|a| a.dimension == Dimension::Normal)
     {
-        // Most groups stand in their own land: one look at the list of lands, not at
-        // the map's square.
         let me = mine.place(end, &a.owner);
         let Some(k) = lands.owner(end, a.square).filter(|&k| Some(k) != me) else {
             continue;
@@ -150,10 +150,28 @@ fn entered(
         if me.is_some_and(|m| evil.get(m) == Some(&true)) {
             continue;
         }
-        // The weekend keeps its realms in the order the forms found them, so a realm's
-        // place is the same in both states.
-        let place = runs.place(start, &a.owner);
-        if before.land(start, was, place, &a.owner, a.id) != Some(k) {
+        abroad.push((a, k));
+    }
+    // Then where each of them stood when the forms came in, and whose land that was.
+    // The weekend keeps its realms in the order the forms found them, so a realm's
+    // place is the same in both states.
+    let mut runs = OwnerRuns::default();
+    let places: Vec<Option<usize>> = abroad
+        .iter()
+        .map(|(a, _)| runs.place(start, &a.owner))
+        .collect();
+    let before = Before::of(start);
+    before.read_ahead(
+        start,
+        places.iter().zip(&abroad).map(|(&p, (a, _))| (p, a.id)),
+    );
+    let stood = places
+        .iter()
+        .zip(&abroad)
+        .map(|(&place, (a, _))| before.square(start, place, &a.owner, a.id));
+    let stood: Vec<Option<Square>> = stood.collect();
+    for ((a, k), stood) in abroad.into_iter().zip(stood) {
+        if stood.and_then(|sq| was.owner(start, sq)) != Some(k) {
             if let Some(squares) = out.get_mut(k) {
                 squares.insert(a.square);
             }
@@ -172,7 +190,7 @@ enum Before<'g> {
 
 impl<'g> Before<'g> {
     fn of(start: &'g GameState) -> Self {
-        let key = |a: &'g crate::game::state::ArmyGroup| (a.owner.as_str(), a.id);
+        let key = |a: &'g ArmyGroup| (a.owner.as_str(), a.id);
         // The state's hint of where each realm's groups begin knows whether they are
         // in order, and starts each search near the group.
         if start.army_places.in_order(start) {
@@ -182,26 +200,43 @@ impl<'g> Before<'g> {
         Before::Indexed(places.map(|(i, a)| (key(a), i)).rev().collect())
     }
 
-    /// The place of the realm on whose land `owner`'s army `id` stood when the forms
-    /// came in (normal dimension; `place`: the owner's place in `start.realms`; `was`:
-    /// the lands of `start`).
-    fn land(
+    /// Read, in one short pass, the groups of `start` that `square` will look up (each
+    /// the owner's place in `start.realms` and the group's number), where the state's
+    /// hint has them. No read waits on another, so the processor fetches them together;
+    /// the lookups then find them in the cache instead of each waiting for memory in
+    /// turn (a large game's groups are far larger than the cache). Speed only: nothing
+    /// read here reaches a result.
+    fn read_ahead(&self, start: &GameState, groups: impl Iterator<Item = (Option<usize>, u32)>) {
+        if let Before::Sorted = self {
+            let guess = |(place, id): (Option<usize>, u32)| {
+                place.and_then(|p| start.army_places.guess_at(start, p, id))
+            };
+            let at: Vec<usize> = groups.filter_map(guess).collect();
+            // A loop of its own, short enough that the processor has many of its reads
+            // under way at once.
+            let mut seen = 0u32;
+            for a in at.iter().filter_map(|&i| start.armies.get(i)) {
+                seen = seen.wrapping_add(a.id);
+            }
+            std::hint::black_box(seen);
+        }
+    }
+
+    /// The square where `owner`'s army `id` stood when the forms came in, if it stood
+    /// in the normal dimension (`place`: the owner's place in `start.realms`).
+    fn square(
         &self,
         start: &GameState,
-        was: &Lands,
         place: Option<usize>,
         owner: &str,
         id: u32,
-    ) -> Option<usize> {
+    ) -> Option<Square> {
         let i = match self {
             Before::Sorted => super::military::placed_at_in(start, place, owner, id)?,
             Before::Indexed(m) => *m.get(&(owner, id))?,
         };
         let a = &start.armies[i];
-        if a.dimension != Dimension::Normal {
-            return None;
-        }
-        was.owner(start, a.square)
+        (a.dimension == Dimension::Normal).then_some(a.square)
     }
 }
 

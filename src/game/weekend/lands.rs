@@ -5,7 +5,7 @@
 //! makes to whose land a square is), so the passive spy roll reads whose land each army
 //! group stands on without a pass over the map or a read of the map's square.
 
-use crate::game::state::{GameState, OwnerRuns};
+use crate::game::state::GameState;
 use crate::game::Square;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,11 +38,13 @@ impl Lands {
         }
     }
 
-    /// Read from the map of `gs`, in one pass over it in its order.
+    /// Read from the map of `gs`, in one pass over it in its order (the weekend notes
+    /// its lands as it copies the map; test builds check them against this).
+    #[cfg(any(test, debug_assertions))]
     pub(crate) fn of(gs: &GameState) -> Lands {
         let map = &gs.map;
         let mut lands = Lands::new(map.width, map.height, map.squares.len());
-        let mut runs = OwnerRuns::default();
+        let mut runs = crate::game::state::OwnerRuns::default();
         for (sq, m) in &gs.map.squares {
             let k = m.owner.as_deref().and_then(|o| runs.place(gs, o));
             lands.note(sq, k);
@@ -84,16 +86,14 @@ impl Lands {
     /// The squares in the list, in square order (column by column), with the place of
     /// the realm whose land each is.
     pub(crate) fn squares(&self) -> impl Iterator<Item = (Square, usize)> + '_ {
-        let height = self.height.max(1);
-        self.owner
-            .iter()
-            .enumerate()
-            .filter(|&(_, &k)| k != NOBODY)
-            .filter_map(move |(cell, &k)| {
-                let (col, row) = (cell / height, cell % height + 1);
-                let sq = u16::try_from(col).ok().zip(u16::try_from(row).ok());
-                Some((sq.and_then(|(c, r)| Square::new(c, r))?, k as usize))
-            })
+        let columns = self.owner.chunks(self.height.max(1)).enumerate();
+        columns.flat_map(|(col, column)| {
+            let col = u16::try_from(col).ok();
+            // The column first: it ends the pairs, and no row past it is counted.
+            let rows = column.iter().zip(1u16..);
+            rows.filter(|&(&k, _)| k != NOBODY)
+                .filter_map(move |(&k, row)| Some((Square::new(col?, row)?, k as usize)))
+        })
     }
 }
 
