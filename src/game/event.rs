@@ -56,17 +56,32 @@ impl Event {
     }
 }
 
-/// The realms an event is told to: most events are told to one realm, kept in place
-/// (no list of its own on the heap); more are kept in a list. It reads as a slice of
-/// names and is stored as a list of names, exactly as a `Vec<Name>` was.
-#[derive(Clone, PartialEq, Eq)]
+/// The realms an event is told to: most events are told to one realm or two (a
+/// battle's sides), kept in place (no list of its own on the heap, which a large
+/// weekend would write once more for each battle); more are kept in a list. It reads
+/// as a slice of names and is stored as a list of names, exactly as a `Vec<Name>` was.
+#[derive(Clone)]
 pub struct SeenBy(Inner);
 
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 enum Inner {
     One(Name),
+    Two([Name; 2]),
     Many(Vec<Name>),
 }
+
+// In place, two names take no more room than the list's header.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<SeenBy>() == std::mem::size_of::<Vec<Name>>());
+
+/// Equal when the names are, in order, however they are kept.
+impl PartialEq for SeenBy {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for SeenBy {}
 
 impl SeenBy {
     /// Told to no realm (the GM's alone).
@@ -91,6 +106,7 @@ impl std::ops::Deref for SeenBy {
     fn deref(&self) -> &[Name] {
         match &self.0 {
             Inner::One(n) => std::slice::from_ref(n),
+            Inner::Two(two) => two,
             Inner::Many(v) => v,
         }
     }
@@ -110,11 +126,14 @@ impl FromIterator<Name> for SeenBy {
         let Some(first) = it.next() else {
             return SeenBy::none();
         };
+        let Some(second) = it.next() else {
+            return SeenBy::one(first);
+        };
         match it.next() {
-            None => SeenBy::one(first),
-            Some(second) => {
-                let mut v = Vec::with_capacity(2 + it.size_hint().0);
-                v.extend([first, second]);
+            None => SeenBy(Inner::Two([first, second])),
+            Some(third) => {
+                let mut v = Vec::with_capacity(3 + it.size_hint().0);
+                v.extend([first, second, third]);
                 v.extend(it);
                 SeenBy(Inner::Many(v))
             }
@@ -236,6 +255,7 @@ mod tests {
         for list in [
             names(&[]),
             names(&["Alfa"]),
+            names(&["Alfa", "Beta"]),
             names(&["Alfa", "Beta", "Gamma"]),
         ] {
             let seen: SeenBy = list.clone().into();
@@ -249,15 +269,36 @@ mod tests {
     }
 
     #[test]
-    fn seen_by_keeps_one_realm_in_place_and_more_in_a_list_in_their_order() {
+    fn seen_by_keeps_one_or_two_realms_in_place_and_more_in_a_list_in_their_order() {
         let one: SeenBy = names(&["Alfa"]).into_iter().collect();
         assert!(matches!(one.0, Inner::One(_)));
         assert_eq!(one, ["Alfa"]);
         let two: SeenBy = names(&["Beta", "Alfa"]).into_iter().collect();
-        assert!(matches!(two.0, Inner::Many(_)));
+        assert!(matches!(two.0, Inner::Two(_)));
         assert_eq!(two, ["Beta", "Alfa"]);
         assert_ne!(two, ["Alfa", "Beta"]);
+        let three: SeenBy = names(&["Gamma", "Beta", "Alfa"]).into_iter().collect();
+        assert!(matches!(three.0, Inner::Many(_)));
+        assert_eq!(three, ["Gamma", "Beta", "Alfa"]);
+        assert_ne!(three, two);
         assert!(SeenBy::none().is_empty());
         assert_eq!(SeenBy::default(), SeenBy::none());
+    }
+
+    #[test]
+    fn seen_by_compares_its_names_however_they_are_kept() {
+        let listed = SeenBy(Inner::Many(names(&["Alfa", "Beta"])));
+        let in_place: SeenBy = names(&["Alfa", "Beta"]).into_iter().collect();
+        assert_eq!(listed, in_place);
+        assert_eq!(
+            SeenBy(Inner::Many(names(&["Alfa"]))),
+            SeenBy::one(Name::from("Alfa"))
+        );
+        assert_ne!(
+            listed,
+            SeenBy(Inner::Two(
+                names(&["Beta", "Alfa"]).try_into().expect("two")
+            ))
+        );
     }
 }

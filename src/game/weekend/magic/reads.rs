@@ -10,81 +10,133 @@ use crate::game::orders::Group;
 use crate::game::state::{GameState, GroupRef, SpellEffect, SpellTarget, Terrain};
 use crate::game::{Resources, Spell, Square};
 
-/// The casters of each spell on one target, in the order cast; the spells in the
-/// order first cast (one target meets few of the spells).
-type OnTarget = Vec<(Spell, Vec<String>)>;
-
-fn add(on: &mut OnTarget, spell: Spell, caster: String) {
-    match on.iter_mut().find(|(s, _)| *s == spell) {
-        Some((_, casters)) => casters.push(caster),
-        None => on.push((spell, vec![caster])),
-    }
+/// What an effect acted on, as the index finds it: a realm or a group's owner by a
+/// hash of the name (the name itself is kept in `Spells::text` and compared on every
+/// look, so two names of one hash never mix), a city by its square.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Key {
+    Realm(u64),
+    Group(u64, Group),
+    City(Square),
 }
 
-fn casters_in(on: Option<&OnTarget>, spell: Spell) -> &[String] {
-    on.and_then(|on| on.iter().find(|(s, _)| *s == spell))
-        .map_or(&[], |(_, casters)| casters.as_slice())
+/// One effect: its target, the spell, and where in `Spells::text` the target's name
+/// (empty for a city) and the caster's are.
+#[derive(Debug, Clone, PartialEq)]
+struct On {
+    key: Key,
+    spell: Spell,
+    name: (u32, u32),
+    caster: (u32, u32),
 }
 
 /// This round's spell effects by target, each with its casters in order. The effects
-/// are only looked up, never read in order: hash maps, since a large game's effects
-/// make a deep search tree, read at every production and battle. Realms and groups are
-/// found by the name as it is asked for (a lookup copies no name), cities by their
-/// square. A spell on a square (Open Portal) is read from the
-/// effects where they act, not here.
+/// are only looked up, never read in order: one list of them, sorted by target, and a
+/// hash map from each target to its stretch of the list. The names are kept in one
+/// text, so the whole index is four allocations however many spells a large game
+/// casts (it is built at step 2 and read through step 6, and a large game's weekend
+/// would otherwise find each of many small pieces gone from the cache, to read and
+/// again to free). Realms and groups are found by the name as it is asked for (a
+/// lookup copies no name), cities by their square. A spell on a square (Open Portal)
+/// is read from the effects where they act, not here.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Spells {
-    realms: FastMap<String, OnTarget>,
-    /// By the owner's name, then the group.
-    groups: FastMap<String, FastMap<Group, OnTarget>>,
-    cities: FastMap<Square, OnTarget>,
+    on: Vec<On>,
+    text: String,
+    targets: FastMap<Key, (u32, u32)>,
     cast: BTreeSet<Spell>,
+}
+
+fn name_hash(name: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::default().hash_one(name)
 }
 
 impl Spells {
     /// The index of the effects cast in `gs.round`.
     pub fn of(gs: &GameState) -> Spells {
         let mut s = Spells::default();
+        let mut text = String::new();
+        let mut keep = |t: &str| {
+            let from = text.len();
+            text.push_str(t);
+            let span = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+            (span(from), span(text.len()))
+        };
         for e in gs.effects.iter().filter(|e| e.cast_round == gs.round) {
             s.cast.insert(e.spell);
-            let on = match &e.target {
-                SpellTarget::Realm(r) => s.realms.entry(r.clone()).or_default(),
-                SpellTarget::City(sq) => s.cities.entry(*sq).or_default(),
+            let (key, name) = match &e.target {
+                SpellTarget::Realm(r) => (Key::Realm(name_hash(r)), keep(r)),
+                SpellTarget::City(sq) => (Key::City(*sq), (0, 0)),
                 SpellTarget::Square(_) => continue,
                 SpellTarget::Group(g) => {
                     let (owner, group) = owner_and_group(g);
-                    let owned = s.groups.entry(owner.to_string()).or_default();
-                    owned.entry(group).or_default()
+                    (Key::Group(name_hash(owner), group), keep(owner))
                 }
             };
-            add(on, e.spell, e.caster.clone());
+            let caster = keep(&e.caster);
+            let spell = e.spell;
+            s.on.push(On {
+                key,
+                spell,
+                name,
+                caster,
+            });
+        }
+        s.text = text;
+        // Stable: one target's casters of a spell stay in the order cast.
+        s.on.sort_by_key(|o| o.key);
+        let mut from = 0;
+        while let Some(first) = s.on.get(from) {
+            let key = first.key;
+            let len = s.on[from..].iter().take_while(|o| o.key == key).count();
+            let span = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+            s.targets.insert(key, (span(from), span(from + len)));
+            from += len;
         }
         s
     }
 
+    fn text(&self, (from, to): (u32, u32)) -> &str {
+        self.text.get(from as usize..to as usize).unwrap_or("")
+    }
+
+    /// The casters of `spell` on the target `key` named `name` (a city: "").
+    fn casters<'s>(
+        &'s self,
+        spell: Spell,
+        key: Key,
+        name: &'s str,
+    ) -> impl Iterator<Item = &'s str> + 's {
+        let on = match self.cast.contains(&spell) {
+            true => self.targets.get(&key).copied(),
+            false => None,
+        };
+        let on = on.and_then(|(from, to)| self.on.get(from as usize..to as usize));
+        on.unwrap_or(&[])
+            .iter()
+            .filter(move |o| o.spell == spell && self.text(o.name) == name)
+            .map(|o| self.text(o.caster))
+    }
+
     /// The casters of `spell` on `realm` this round.
-    fn on_realm(&self, spell: Spell, realm: &str) -> &[String] {
-        if !self.cast.contains(&spell) {
-            return &[];
-        }
-        casters_in(self.realms.get(realm), spell)
+    fn on_realm<'s>(&'s self, spell: Spell, realm: &'s str) -> impl Iterator<Item = &'s str> {
+        self.casters(spell, Key::Realm(name_hash(realm)), realm)
     }
 
     /// The casters of `spell` on `owner`'s `group` this round.
-    fn on_group(&self, spell: Spell, owner: &str, group: Group) -> &[String] {
-        if !self.cast.contains(&spell) {
-            return &[];
-        }
-        let owned = self.groups.get(owner);
-        casters_in(owned.and_then(|o| o.get(&group)), spell)
+    fn on_group<'s>(
+        &'s self,
+        spell: Spell,
+        owner: &'s str,
+        group: Group,
+    ) -> impl Iterator<Item = &'s str> {
+        self.casters(spell, Key::Group(name_hash(owner), group), owner)
     }
 
     /// The casters of `spell` on the city on `sq` this round.
-    fn on_city(&self, spell: Spell, sq: Square) -> &[String] {
-        if !self.cast.contains(&spell) {
-            return &[];
-        }
-        casters_in(self.cities.get(&sq), spell)
+    fn on_city(&self, spell: Spell, sq: Square) -> impl Iterator<Item = &str> {
+        self.casters(spell, Key::City(sq), "")
     }
 
     /// Antimagic on `realm` or on `group` whose protected owner is not `caster` (or
@@ -99,9 +151,9 @@ impl Spells {
         if !self.cast.contains(&Spell::Antimagi) {
             return None;
         }
-        let by_realm = realm.filter(|r| !self.on_realm(Spell::Antimagi, r).is_empty());
+        let by_realm = realm.filter(|r| self.on_realm(Spell::Antimagi, r).next().is_some());
         let by_group = group.map(owner_and_group).and_then(|(owner, g)| {
-            (!self.on_group(Spell::Antimagi, owner, g).is_empty()).then_some(owner)
+            (self.on_group(Spell::Antimagi, owner, g).next().is_some()).then_some(owner)
         });
         [by_realm, by_group]
             .into_iter()
@@ -149,18 +201,19 @@ pub fn victim_of(gs: &GameState, target: &SpellTarget) -> Option<String> {
 
 /// Whirlwind: +1 movement this weekend (R-SPELL table 13).
 pub fn extra_points(s: &Spells, realm: &str, group: Group) -> u32 {
-    u32::from(!s.on_group(Spell::Virvelvind, realm, group).is_empty())
+    u32::from(s.on_group(Spell::Virvelvind, realm, group).next().is_some())
 }
 
 /// Waterway: the army may cross water this weekend (R-SPELL-1).
 pub fn waterway(s: &Spells, realm: &str, army: u32) -> bool {
-    !s.on_group(Spell::Vattenvag, realm, Group::Army(army))
-        .is_empty()
+    s.on_group(Spell::Vattenvag, realm, Group::Army(army))
+        .next()
+        .is_some()
 }
 
 /// Mountain Wall: one wall more in the city on `sq` this weekend (Rulings 36).
 pub fn extra_walls(s: &Spells, sq: Square) -> u64 {
-    u64::from(!s.on_city(Spell::Bergvagg, sq).is_empty())
+    u64::from(s.on_city(Spell::Bergvagg, sq).next().is_some())
 }
 
 /// Attack (`attack`) or Defence: the caster's Besvärjare added to the group's side in
@@ -172,7 +225,6 @@ pub fn combat_bonus(s: &Spells, gs: &GameState, realm: &str, group: Group, attac
         Spell::Forsvar
     };
     s.on_group(spell, realm, group)
-        .iter()
         .filter_map(|c| gs.realm(c))
         .map(|r| u64::from(r.positions.besvarjare))
         .max()
@@ -213,7 +265,7 @@ pub fn attacks_stopped(
     }
     owners
         .iter()
-        .any(|o| !s.on_realm(spell, o).is_empty())
+        .any(|o| s.on_realm(spell, o).next().is_some())
         .then_some(spell)
 }
 
@@ -223,8 +275,7 @@ pub fn production(s: &Spells, gs: &GameState, realm: &str, made: Resources) -> R
     let mut out = made;
     // Only the spells cast this round can act: no key made for the others.
     for spell in Spell::ALL.into_iter().filter(|sp| s.cast.contains(sp)) {
-        let casters = s.on_realm(spell, realm);
-        if casters.is_empty() {
+        if s.on_realm(spell, realm).next().is_none() {
             continue;
         }
         if let Some(r) = spell.bans() {
@@ -234,7 +285,7 @@ pub fn production(s: &Spells, gs: &GameState, realm: &str, made: Resources) -> R
     let conjurer = gs.realm(realm).map_or(0, |x| x.positions.besvarjare);
     for spell in Spell::ALL.into_iter().filter(|sp| s.cast.contains(sp)) {
         if let Some(r) = spell.boosts() {
-            if s.on_realm(spell, realm).iter().any(|c| c == realm) {
+            if s.on_realm(spell, realm).any(|c| c == realm) {
                 out.set(r, out.get(r).saturating_add(conjurer));
             }
         }
