@@ -80,6 +80,25 @@ fn r_move_1_a_move_stops_where_the_points_run_out() {
 }
 
 #[test]
+fn r_move_1_a_group_moved_on_two_lines_spends_one_weekends_points() {
+    let mut gs = game();
+    army(
+        &mut gs,
+        "Fugandri",
+        1,
+        "B7",
+        units(&[(1, LattKavalleri)], false),
+    );
+    let first = mv(Group::Army(1), &["C7", "D7"]);
+    let second = mv(Group::Army(1), &["E7", "F7"]);
+    let o = orders(&[("Fugandri", vec![first, second])]);
+    let (after, events) = move_and_fight(&gs, &o, &[]);
+    // Three points: two on the first line, the one left on the second.
+    assert_eq!(group_of(&after, "Fugandri", 1).unwrap().square, sq("E7"));
+    assert_eq!(stops(&events), [None, Some(MoveStop::OutOfPoints)]);
+}
+
+#[test]
 fn r_move_10_an_army_does_not_walk_into_the_sea() {
     let mut gs = game();
     army(
