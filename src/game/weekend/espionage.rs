@@ -58,7 +58,7 @@ pub fn passive_rolls(w: &mut Weekend) {
     // Every realm's roll first (each realm's dice are its own): a false report names a
     // square of the realm's land, and the land of every realm that needs it is then
     // found in one pass over the list of lands (the map only for squares outside it),
-    // and only theirs. A source of dice takes some hundred bytes: room for every
+    // and only theirs. A source of dice takes several hundred bytes: room for every
     // realm's at once, so none is moved as the list grows.
     let mut rolls = Vec::with_capacity(entered.iter().filter(|s| !s.is_empty()).count());
     for (idx, squares) in entered.iter().enumerate() {
