@@ -10,3 +10,10 @@ pub type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
 /// A set with the fast fixed hasher.
 pub type FastSet<K> = HashSet<K, foldhash::fast::FixedState>;
+
+/// The fast fixed hash of a name, for an index that keys names by their hash and checks
+/// the name itself on every look.
+pub fn name_hash(name: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::default().hash_one(name)
+}

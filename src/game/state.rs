@@ -288,8 +288,7 @@ pub struct RealmPlaces(std::sync::OnceLock<crate::game::hash::FastMap<u64, u32>>
 
 impl RealmPlaces {
     pub fn place(&self, realms: &[Realm], name: &str) -> Option<usize> {
-        use std::hash::BuildHasher;
-        let hash = |n: &str| foldhash::fast::FixedState::default().hash_one(n);
+        let hash = crate::game::hash::name_hash;
         let map = self.0.get_or_init(|| {
             let mut m = crate::game::hash::FastMap::default();
             m.reserve(realms.len());

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::game::hash::FastMap;
+use crate::game::hash::{name_hash, FastMap};
 use crate::game::orders::Group;
 use crate::game::state::{GameState, GroupRef, SpellEffect, SpellTarget, Terrain};
 use crate::game::{Resources, Spell, Square};
@@ -45,11 +45,6 @@ pub struct Spells {
     text: String,
     targets: FastMap<Key, (u32, u32)>,
     cast: BTreeSet<Spell>,
-}
-
-fn name_hash(name: &str) -> u64 {
-    use std::hash::BuildHasher;
-    foldhash::fast::FixedState::default().hash_one(name)
 }
 
 impl Spells {
