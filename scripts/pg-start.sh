@@ -40,4 +40,12 @@ for _ in $(seq 1 100); do
 done
 as_pg "$BIN/psql" -h 127.0.0.1 -p "$PORT" -U postgres -qtAc \
   "DO \$\$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname='pbemd') THEN CREATE ROLE pbemd LOGIN SUPERUSER PASSWORD 'pbemd'; END IF; END\$\$;" >/dev/null
+# Each test makes its own database and leaves it for a look afterwards; the next run
+# drops those of earlier runs, so the folder does not grow run after run. A database
+# still in use (a run going on beside this one) is left alone.
+as_pg "$BIN/psql" -h 127.0.0.1 -p "$PORT" -U postgres -qtAc \
+  "SELECT datname FROM pg_database WHERE datname LIKE 'pbemd\\_t\\_%' OR datname LIKE 'pbemd\\_h3\\_%'" |
+  while read -r db; do
+    [ -n "$db" ] && as_pg "$BIN/psql" -h 127.0.0.1 -p "$PORT" -U postgres -qtAc "DROP DATABASE IF EXISTS \"$db\"" >/dev/null 2>&1 || true
+  done
 echo "postgres://pbemd:pbemd@127.0.0.1:$PORT/postgres"

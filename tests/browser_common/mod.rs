@@ -24,6 +24,9 @@ pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 pub struct Browser {
     pub client: Client,
     driver: Child,
+    /// chromedriver's and Chromium's `TMPDIR`: the profile Chromium makes for each
+    /// session lands here and goes with it, even when a test panics midway.
+    _tmp: tempfile::TempDir,
 }
 
 impl Browser {
@@ -35,7 +38,8 @@ impl Browser {
             );
             return None;
         }
-        let (driver, port) = start_driver();
+        let tmp = tempfile::tempdir().expect("a temporary folder for Chromium");
+        let (driver, port) = start_driver(tmp.path());
         let mut caps = serde_json::Map::new();
         caps.insert(
             "goog:chromeOptions".into(),
@@ -53,7 +57,11 @@ impl Browser {
             .connect(&format!("http://127.0.0.1:{port}"))
             .await
             .expect("connect to chromedriver");
-        Some(Browser { client, driver })
+        Some(Browser {
+            client,
+            driver,
+            _tmp: tmp,
+        })
     }
 
     /// Save a screenshot of the current page as `target/screenshots/<name>.png`.
@@ -108,12 +116,14 @@ pub async fn serve(app: Arc<pbemd::app::App>) -> SocketAddr {
 }
 
 /// Start chromedriver on a port the kernel picks (`--port=0`) and read the port
-/// from its "started successfully on port N" line. Picking a free port first and
+/// from its "started successfully on port N" line. Chromium, its child, keeps its
+/// throwaway profile under `tmp`. Picking a free port first and
 /// handing it over races with every other test doing the same; this does not.
-fn start_driver() -> (Child, u16) {
+fn start_driver(tmp: &Path) -> (Child, u16) {
     use std::io::{BufRead, BufReader};
     let mut driver = Command::new(CHROMEDRIVER)
         .arg("--port=0")
+        .env("TMPDIR", tmp)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
