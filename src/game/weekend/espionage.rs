@@ -166,11 +166,11 @@ fn entered(
         start,
         places.iter().zip(&abroad).map(|(&p, (a, _))| (p, a.id)),
     );
-    let stood = places
+    let stood: Vec<Option<Square>> = places
         .iter()
         .zip(&abroad)
-        .map(|(&place, (a, _))| before.square(start, place, &a.owner, a.id));
-    let stood: Vec<Option<Square>> = stood.collect();
+        .map(|(&place, (a, _))| before.square(start, place, &a.owner, a.id))
+        .collect();
     for ((a, k), stood) in abroad.into_iter().zip(stood) {
         if stood.and_then(|sq| was.owner(start, sq)) != Some(k) {
             if let Some(squares) = out.get_mut(k) {

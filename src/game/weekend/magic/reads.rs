@@ -20,6 +20,11 @@ enum Key {
     City(Square),
 }
 
+/// A place in `Spells::text` or `Spells::on`, kept in 32 bits.
+fn span(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
 /// One effect: its target, the spell, and where in `Spells::text` the target's name
 /// (empty for a city) and the caster's are.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,7 +60,6 @@ impl Spells {
         let mut keep = |t: &str| {
             let from = text.len();
             text.push_str(t);
-            let span = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
             (span(from), span(text.len()))
         };
         for e in gs.effects.iter().filter(|e| e.cast_round == gs.round) {
@@ -85,7 +89,6 @@ impl Spells {
         while let Some(first) = s.on.get(from) {
             let key = first.key;
             let len = s.on[from..].iter().take_while(|o| o.key == key).count();
-            let span = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
             s.targets.insert(key, (span(from), span(from + len)));
             from += len;
         }
@@ -103,11 +106,12 @@ impl Spells {
         key: Key,
         name: &'s str,
     ) -> impl Iterator<Item = &'s str> + 's {
-        let on = match self.cast.contains(&spell) {
-            true => self.targets.get(&key).copied(),
-            false => None,
+        let on = if self.cast.contains(&spell) {
+            self.targets.get(&key)
+        } else {
+            None
         };
-        let on = on.and_then(|(from, to)| self.on.get(from as usize..to as usize));
+        let on = on.and_then(|&(from, to)| self.on.get(from as usize..to as usize));
         on.unwrap_or(&[])
             .iter()
             .filter(move |o| o.spell == spell && self.text(o.name) == name)
