@@ -250,6 +250,76 @@ on_both_backends!(state_versions_never_fork, |store: Store| async move {
     );
 });
 
+/// A JSON text of about `mib` MiB with two-byte letters, so that pieces are cut
+/// between characters and the texts are told apart by `tag`.
+fn long_doc(tag: &str, mib: usize) -> String {
+    format!("{{\"{tag}\":\"{}\"}}", "å".repeat(mib << 19))
+}
+
+on_both_backends!(
+    a_long_state_is_stored_in_pieces_and_read_back_whole,
+    |store: Store| async move {
+        let mut c = store.conn().await.unwrap();
+        let big = long_doc("a", 3);
+        state::save(&mut c, 0, 1, 1, &big, "init", 5).await.unwrap();
+        state::save(&mut c, 1, 1, 1, "{}", "short", 6)
+            .await
+            .unwrap();
+        let after_the_row: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM doc_pieces WHERE owner = 'state' AND row_id = 1",
+        )
+        .fetch_one(&mut *c)
+        .await
+        .unwrap();
+        assert_eq!(
+            after_the_row, 3,
+            "3 MiB and a little: one piece in the row, three after it"
+        );
+        assert_eq!(state::get(&mut c, 1).await.unwrap().unwrap().doc, big);
+        assert_eq!(state::latest(&mut c).await.unwrap().unwrap().doc, "{}");
+        // A piece gone is damage, said so; never a shorter document.
+        sqlx::query("DELETE FROM doc_pieces WHERE owner = 'state' AND seq = 2")
+            .execute(&mut *c)
+            .await
+            .unwrap();
+        let err = state::get(&mut c, 1).await.unwrap_err().to_string();
+        assert!(err.contains("damaged"), "{err}");
+    }
+);
+
+on_both_backends!(
+    a_long_resolution_is_stored_in_pieces_and_read_back_whole,
+    |store: Store| async move {
+        use pbemd::store::resolutions;
+        let mut c = store.conn().await.unwrap();
+        let (state, events, rolls) = (long_doc("s", 2), long_doc("e", 1), long_doc("r", 1));
+        let n = resolutions::NewResolution {
+            output_state: &state,
+            events: &events,
+            rolls: &rolls,
+            ..resolution(1, 9)
+        };
+        let id = resolutions::insert(&mut c, &n).await.unwrap();
+        for r in [
+            resolutions::standing(&mut c, 1).await.unwrap().unwrap(),
+            resolutions::latest(&mut c).await.unwrap().unwrap(),
+            resolutions::latest_of(&mut c, 1).await.unwrap().unwrap(),
+        ] {
+            assert_eq!(r.id, id);
+            assert!(r.output_state == state && r.events == events && r.rolls == rolls);
+            assert_eq!(
+                (r.orders.as_str(), r.settings.as_str()),
+                (n.orders, n.settings)
+            );
+        }
+        let told = resolutions::standing_told(&mut c, 1)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(told.events == events, "the events alone, joined");
+    }
+);
+
 /// A stored mail and its message of `round`, carrying a form: the message's id.
 async fn message(c: &mut pbemd::store::Conn, key: &str, round: i64) -> i64 {
     let id = match inbox::insert(c, &mail(key, key.as_bytes(), 1))

@@ -16,6 +16,7 @@ pub mod messages;
 pub mod meta;
 pub mod notices;
 pub mod outbox;
+mod pieces;
 pub mod resolutions;
 pub mod schedule;
 pub mod site_player;
@@ -523,6 +524,7 @@ impl Store {
     pub async fn wipe(&self) -> Result<(), StoreError> {
         let mut tx = self.begin().await?;
         for t in [
+            "doc_pieces",
             "resolutions",
             "notices",
             "rate_counts",

@@ -1,8 +1,10 @@
 //! The game state: one JSON document per version. Every change writes a new version
-//! (never an update in place) together with an audit event, in one transaction.
+//! (never an update in place) together with an audit event, in one transaction. A long
+//! document is stored in pieces (`pieces`).
 
 use sqlx::Row;
 
+use super::pieces::{self, Owner, Pieces};
 use super::{Conn, Ctx, StoreError};
 
 /// One stored version of the game state.
@@ -19,17 +21,30 @@ pub struct StateRow {
 /// The newest version, if the game has been started.
 pub async fn latest(conn: &mut Conn) -> Result<Option<StateRow>, StoreError> {
     let row = sqlx::query(
-        "SELECT version, round, schema, doc, reason, created_at FROM game_state \
+        "SELECT version, round, schema, doc, reason, created_at, pieces FROM game_state \
          ORDER BY version DESC LIMIT 1",
     )
     .fetch_optional(&mut *conn)
     .await
     .ctx("read the game state")?;
-    Ok(row.map(|r| StateRow {
-        version: r.get(0),
+    whole(conn, row).await
+}
+
+/// A row of `game_state` as [`StateRow`], its document joined from its pieces.
+async fn whole(
+    conn: &mut Conn,
+    row: Option<sqlx::any::AnyRow>,
+) -> Result<Option<StateRow>, StoreError> {
+    let Some(r) = row else {
+        return Ok(None);
+    };
+    let version = r.get(0);
+    let mut rest = Pieces::read(conn, Owner::State, version, None, r.get(6)).await?;
+    Ok(Some(StateRow {
+        version,
         round: r.get(1),
         schema: r.get(2),
-        doc: r.get(3),
+        doc: rest.whole("doc", r.get(3)),
         reason: r.get(4),
         created_at: r.get(5),
     }))
@@ -47,20 +62,14 @@ pub async fn latest_version(conn: &mut Conn) -> Result<Option<i64>, StoreError> 
 /// One version of the state.
 pub async fn get(conn: &mut Conn, version: i64) -> Result<Option<StateRow>, StoreError> {
     let row = sqlx::query(
-        "SELECT version, round, schema, doc, reason, created_at FROM game_state WHERE version = $1",
+        "SELECT version, round, schema, doc, reason, created_at, pieces FROM game_state \
+         WHERE version = $1",
     )
     .bind(version)
     .fetch_optional(&mut *conn)
     .await
     .ctx("read a game state version")?;
-    Ok(row.map(|r| StateRow {
-        version: r.get(0),
-        round: r.get(1),
-        schema: r.get(2),
-        doc: r.get(3),
-        reason: r.get(4),
-        created_at: r.get(5),
-    }))
+    whole(conn, row).await
 }
 
 /// Write `doc` as the version after `expected_version` (0 for the first). Fails with
@@ -76,19 +85,22 @@ pub async fn save(
     at: i64,
 ) -> Result<i64, StoreError> {
     let version = expected_version + 1;
-    sqlx::query(
-        "INSERT INTO game_state (version, round, schema, doc, reason, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6)",
+    let cut = pieces::cut(doc);
+    let q = sqlx::query(
+        "INSERT INTO game_state (version, round, schema, doc, reason, created_at, pieces) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
     )
     .bind(version)
     .bind(round)
-    .bind(schema)
-    .bind(doc)
-    .bind(reason)
-    .bind(at)
-    .execute(&mut *conn)
-    .await
-    .ctx("save a new game state version")?;
+    .bind(schema);
+    super::bind_text(q, cut[0])
+        .bind(reason)
+        .bind(at)
+        .bind(i64::try_from(cut.len() - 1).unwrap_or(i64::MAX))
+        .execute(&mut *conn)
+        .await
+        .ctx("save a new game state version")?;
+    pieces::write(conn, Owner::State, version, "doc", &cut[1..]).await?;
     Ok(version)
 }
 
