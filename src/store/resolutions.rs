@@ -77,8 +77,9 @@ async fn from_row(
 /// Store a resolution; fails (unique key) when one already stands for the round.
 pub async fn insert(conn: &mut Conn, n: &NewResolution<'_>) -> Result<i64, StoreError> {
     // The documents (the state and the events are the largest texts pbemd stores) are
-    // bound borrowed, not copied, unless they hold a NUL (`bind_text`); a long one's
-    // first piece in the row, the rest after it.
+    // bound borrowed unless they hold a NUL (`bind_text`; the SQLite driver still
+    // copies each for its worker thread), a long one's first piece in the row and the
+    // rest after it (`pieces`).
     let docs = [
         ("orders", pieces::cut(n.orders)),
         ("settings", pieces::cut(n.settings)),
