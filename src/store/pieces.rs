@@ -49,18 +49,15 @@ pub(crate) fn cut(doc: &str) -> Vec<&str> {
     out
 }
 
-/// Store `rest`, the pieces after the first of column `col` of `owner`'s row `row_id`;
-/// returns how many were stored.
+/// Store `rest`, the pieces after the first of column `col` of `owner`'s row `row_id`.
 pub(crate) async fn write(
     conn: &mut Conn,
     owner: Owner,
     row_id: i64,
     col: &str,
     rest: &[&str],
-) -> Result<i64, StoreError> {
-    let mut seq = 0i64;
-    for piece in rest {
-        seq += 1;
+) -> Result<(), StoreError> {
+    for (seq, piece) in (1i64..).zip(rest) {
         let q = sqlx::query(
             "INSERT INTO doc_pieces (owner, row_id, col, seq, piece) VALUES ($1, $2, $3, $4, $5)",
         )
@@ -73,7 +70,7 @@ pub(crate) async fn write(
             .await
             .ctx("store a piece of a long document")?;
     }
-    Ok(seq)
+    Ok(())
 }
 
 /// The pieces of one row, by column, in order.
@@ -114,7 +111,7 @@ impl Pieces {
         .ctx("read the pieces of a long document")?;
         let damaged = || {
             StoreError::Corrupt(format!(
-                "the pieces of {} {row_id} (it counts {count})",
+                "{} {row_id}: its pieces do not run 1, 2, 3 … to the {count} the row counts",
                 owner.as_str()
             ))
         };
@@ -144,7 +141,6 @@ impl Pieces {
             .fold(head.len(), usize::saturating_add);
         let mut doc = String::with_capacity(len);
         doc.push_str(&head);
-        drop(head);
         for piece in rest {
             doc.push_str(&piece);
         }
