@@ -14,8 +14,9 @@
 //! turns, with the ratios. Targets (issue 8, section 7): pure < 100 ms, app < 1 s, 10×
 //! at most 12× the time. Env `PBEMD_BENCH_REALMS` (100) and `PBEMD_BENCH_SCALE` (10)
 //! change the sizes; `PBEMD_BENCH_ONLY=pure` skips the app path,
-//! `PBEMD_BENCH_TRIES` (5) sets the engine's rounds (each size three times warm and
-//! once cold a round) and `PBEMD_BENCH_APP_TRIES` (3) the app path's (each figure is
+//! `PBEMD_BENCH_TRIES` (15) sets the engine's rounds (each size three times warm and
+//! once cold a round; a few seconds in all, so that a busy spell of the host does not
+//! cover every try of a size) and `PBEMD_BENCH_APP_TRIES` (3) the app path's (each figure is
 //! the best of its tries); `PBEMD_BENCH_SQL_LOG=1` logs every statement with its time.
 //! Next to the best-of figures, the engine's warm ratio round by round (the median and
 //! the middle half of the rounds' ratios): a round times both sizes moments apart, so
@@ -191,7 +192,7 @@ fn generate(realms: usize) -> Size {
     }
 }
 
-/// The pure engine, the sizes taking turns: in each of `PBEMD_BENCH_TRIES` (5) rounds,
+/// The pure engine, the sizes taking turns: in each of `PBEMD_BENCH_TRIES` (15) rounds,
 /// each size is resolved three times in a row (warm: the same state again and again)
 /// and once more after the caches were emptied (cold: a weekend is resolved once, on a
 /// state just read from the store). Taking turns, the sizes share the machine's quiet
@@ -204,7 +205,7 @@ fn engine(sizes: &mut [Size]) -> Vec<f64> {
     let buf = vec![1u8; evict_bytes()];
     println!("  the caches are emptied by reading {} MB", buf.len() >> 20);
     let mut ratios = Vec::new();
-    for round in 0..env("PBEMD_BENCH_TRIES", 5).max(1) {
+    for round in 0..env("PBEMD_BENCH_TRIES", 15).max(1) {
         let mut this_round = Vec::with_capacity(sizes.len());
         for s in sizes.iter_mut() {
             let mut warm = Duration::MAX;
