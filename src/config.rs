@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::transport::diagnose::{Protocol, Server};
 use crate::transport::imap::{ImapParams, TlsMode};
 use crate::transport::smtp::SmtpParams;
 
@@ -576,6 +577,19 @@ impl std::fmt::Debug for Webhook {
     }
 }
 
+/// Where a mail server's password comes from (`password_env` or `password_file`), and
+/// why it could not be read, if it could not. Read at load; required only by the
+/// commands that talk to that server (README, "Which commands need the passwords").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Secret {
+    /// The key that names it: `inbound.imap.password_env`, `outbound.smtp.password_file` …
+    pub key: String,
+    /// The variable's name or the file's path.
+    pub from: String,
+    /// Why it could not be read (`None`: it was read).
+    pub missing: Option<String>,
+}
+
 /// The validated configuration every part of pbemd reads.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -600,6 +614,11 @@ pub struct Config {
     pub webhook: Option<Webhook>,
     /// The webhook's `secret_env` when the webhook is configured and that variable is unset.
     pub webhook_unset: Option<String>,
+    /// Where the IMAP password comes from and whether it could be read (IMAP intake).
+    pub imap_password: Option<Secret>,
+    /// Where the SMTP password comes from and whether it could be read (SMTP with a
+    /// `user`).
+    pub smtp_password: Option<Secret>,
     /// Address for `/inbound`, `/healthz` and `/metrics` (`pbemd run` only).
     pub http_listen: Option<String>,
     /// The web site's login and cookie settings (`http.gm_password_hash`, …).
@@ -632,9 +651,10 @@ impl Config {
         Self::from_yaml(&text, path, &|k| std::env::var(k).ok())
     }
 
-    /// The secrets only the daemon needs (the webhook's): `pbemd run` calls this before
-    /// starting; every other command runs without them.
+    /// The secrets the daemon needs (the mail servers' passwords and the webhook's):
+    /// `pbemd run` calls this before starting.
     pub fn require_run_secrets(&self) -> Result<(), ConfigError> {
+        self.require_mail_secrets()?;
         match &self.webhook_unset {
             None => Ok(()),
             Some(var) => Err(ConfigError::Invalid {
@@ -645,6 +665,74 @@ impl Config {
                 ),
             }),
         }
+    }
+
+    /// Both mail servers' passwords (`pbemd tick`, which reads and sends mail).
+    pub fn require_mail_secrets(&self) -> Result<(), ConfigError> {
+        self.require_inbound_secret()?;
+        self.require_outbound_secret()
+    }
+
+    /// The IMAP password, when mail comes over IMAP (reading the inbox).
+    pub fn require_inbound_secret(&self) -> Result<(), ConfigError> {
+        self.require(self.imap_password.as_ref(), "read the game's mail")
+    }
+
+    /// The SMTP password, when mail goes out over SMTP with a login (sending).
+    pub fn require_outbound_secret(&self) -> Result<(), ConfigError> {
+        self.require(self.smtp_password.as_ref(), "send mail")
+    }
+
+    fn require(&self, secret: Option<&Secret>, to: &str) -> Result<(), ConfigError> {
+        match secret.and_then(|s| s.missing.as_ref().map(|m| (s, m))) {
+            None => Ok(()),
+            Some((s, missing)) => Err(ConfigError::Invalid {
+                path: self.path.clone(),
+                key: s.key.clone(),
+                message: format!("the password to {to}: {missing}"),
+            }),
+        }
+    }
+
+    /// The IMAP server, for the words of its failures (IMAP intake only).
+    pub fn imap_server(&self) -> Option<Server> {
+        let Inbound::Imap(i) = &self.inbound else {
+            return None;
+        };
+        let p = &i.params;
+        Some(Server {
+            protocol: Protocol::Imap,
+            key: "inbound.imap".into(),
+            host: p.host.clone(),
+            port: p.port,
+            user: Some(p.user.clone()),
+            password_from: self.imap_password.as_ref().map(|s| s.from.clone()),
+            tls: p.tls,
+            mailbox: Some(p.mailbox.clone()),
+        })
+    }
+
+    /// The SMTP server, for the words of its failures (SMTP output only).
+    pub fn smtp_server(&self) -> Option<Server> {
+        let Outbound::Smtp(p) = &self.outbound else {
+            return None;
+        };
+        Some(Server {
+            protocol: Protocol::Smtp,
+            key: "outbound.smtp".into(),
+            host: p.host.clone(),
+            port: p.port,
+            user: p.user.clone(),
+            password_from: self.smtp_password.as_ref().map(|s| s.from.clone()),
+            tls: p.tls,
+            mailbox: None,
+        })
+    }
+
+    /// Why mail cannot be sent from here (the SMTP password could not be read), if so:
+    /// commands that only queue mail then leave it in the outbox for `pbemd run`.
+    pub fn outbound_secret_missing(&self) -> Option<String> {
+        self.require_outbound_secret().err().map(|e| e.to_string())
     }
 
     /// Parse and validate config text. `env` looks up environment variables (injected so
@@ -688,47 +776,73 @@ impl Config {
         let database_url =
             resolve_database_url(&raw.database, base).map_err(|m| invalid("database", m))?;
 
+        // A password is read here, but one that cannot be read (an unset variable, an
+        // unreadable file) fails only the commands that talk to that server
+        // ([`Config::require_mail_secrets`] and its kin): `gm queue`, `state` and the
+        // rest run without the mail passwords.
         let secret = |key: &str,
                       env_name: &Option<String>,
                       file: &Option<PathBuf>|
-         -> Result<Option<String>, ConfigError> {
+         -> Result<Option<(Option<String>, Secret)>, ConfigError> {
             match (env_name, file) {
                 (Some(_), Some(_)) => Err(invalid(
                     key,
                     "give either password_env or password_file, not both".into(),
                 )),
-                (Some(var), None) => env(var).map(Some).ok_or_else(|| {
-                    invalid(
-                        &format!("{key}.password_env"),
-                        format!("environment variable {var} is not set; export it before starting pbemd"),
-                    )
-                }),
+                (Some(var), None) => {
+                    let value = env(var);
+                    let missing = value.is_none().then(|| {
+                        format!(
+                            "environment variable {var} is not set; export it (or name a \
+                             file in {key}.password_file)"
+                        )
+                    });
+                    Ok(Some((
+                        value,
+                        Secret {
+                            key: format!("{key}.password_env"),
+                            from: var.clone(),
+                            missing,
+                        },
+                    )))
+                }
                 (None, Some(f)) => {
                     let f = resolve(f);
-                    std::fs::read_to_string(&f)
-                        .map(|s| Some(s.trim_end_matches(['\n', '\r']).to_string()))
-                        .map_err(|e| {
-                            invalid(
-                                &format!("{key}.password_file"),
-                                format!("cannot read {}: {e}", f.display()),
-                            )
-                        })
+                    let read = std::fs::read_to_string(&f)
+                        .map(|s| s.trim_end_matches(['\n', '\r']).to_string());
+                    let missing = read
+                        .as_ref()
+                        .err()
+                        .map(|e| format!("cannot read {}: {e}", f.display()));
+                    Ok(Some((
+                        read.ok(),
+                        Secret {
+                            key: format!("{key}.password_file"),
+                            from: f.display().to_string(),
+                            missing,
+                        },
+                    )))
                 }
                 (None, None) => Ok(None),
             }
         };
 
+        let mut imap_password = None;
+        let mut smtp_password = None;
         let inbound = match (&raw.inbound.maildir, &raw.inbound.imap) {
             (Some(dir), None) => Inbound::Maildir(resolve(dir)),
             (None, Some(i)) => {
-                let password = secret("inbound.imap", &i.password_env, &i.password_file)?
+                let (password, source) = secret("inbound.imap", &i.password_env, &i.password_file)?
                     .ok_or_else(|| {
                         invalid(
                             "inbound.imap",
-                            "needs password_env (name of an environment variable) or password_file"
+                            "needs password_env (name of an environment variable) or \
+                                 password_file"
                                 .into(),
                         )
                     })?;
+                let password = password.unwrap_or_default();
+                imap_password = Some(source);
                 if i.fetch_batch == 0 {
                     return Err(invalid(
                         "inbound.imap.fetch_batch",
@@ -769,7 +883,13 @@ impl Config {
         let outbound = match (&raw.outbound.maildir, &raw.outbound.smtp) {
             (Some(dir), None) => Outbound::Maildir(resolve(dir)),
             (None, Some(s)) => {
-                let password = secret("outbound.smtp", &s.password_env, &s.password_file)?;
+                let password = match secret("outbound.smtp", &s.password_env, &s.password_file)? {
+                    Some((value, source)) => {
+                        smtp_password = Some(source);
+                        Some(value.unwrap_or_default())
+                    }
+                    None => None,
+                };
                 if password.is_some() != s.user.is_some() {
                     return Err(invalid(
                         "outbound.smtp",
@@ -880,6 +1000,8 @@ impl Config {
             outbound,
             webhook,
             webhook_unset,
+            imap_password,
+            smtp_password,
             http_public_url: raw.http.as_ref().and_then(|h| {
                 h.public_url
                     .as_deref()
@@ -1088,16 +1210,41 @@ database: sqlite:pbemd.db\nscenario: s.yaml\ninbound: {maildir: inbox}\noutbound
             "inbound: {imap: {host: 127.0.0.1, port: 1143, user: sl@game.test, password_env: IMAP_PW, tls: none}}",
         );
         let c = parse(&text).unwrap();
-        let Inbound::Imap(i) = c.inbound else {
+        let Inbound::Imap(ref i) = c.inbound else {
             panic!()
         };
         assert_eq!(i.params.password, "secret");
+        assert_eq!(c.imap_password.as_ref().unwrap().from, "IMAP_PW");
+        c.require_mail_secrets().unwrap();
         let missing = text.replace("IMAP_PW", "NOPE");
-        let err = parse(&missing).unwrap_err().to_string();
+        let cfg = parse(&missing).expect("a command that reads no mail runs without it");
+        let err = cfg.require_inbound_secret().unwrap_err().to_string();
         assert!(
             err.contains("inbound.imap.password_env") && err.contains("NOPE"),
             "{err}"
         );
+        assert!(cfg.require_run_secrets().is_err());
+        cfg.require_outbound_secret().unwrap();
+    }
+
+    #[test]
+    fn an_unreadable_smtp_password_stops_sending_only() {
+        let text = MINIMAL.replace(
+            "outbound: {maildir: outbox}",
+            "outbound: {smtp: {host: 127.0.0.1, user: sl@game.test, password_file: /nonexistent/pw}}",
+        );
+        let cfg = parse(&text).unwrap();
+        let why = cfg.outbound_secret_missing().expect("missing");
+        assert!(
+            why.contains("outbound.smtp.password_file") && why.contains("/nonexistent/pw"),
+            "{why}"
+        );
+        cfg.require_inbound_secret().unwrap();
+        let both = text.replace(
+            "password_file: /nonexistent/pw",
+            "password_env: A, password_file: b",
+        );
+        assert!(parse(&both).unwrap_err().to_string().contains("not both"));
     }
 
     #[test]

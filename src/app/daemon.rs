@@ -292,7 +292,11 @@ async fn imap_loop(app: &App, s: &ImapSettings, cancel: &CancellationToken) {
                 sess
             }
             Err(e) => {
-                tracing::warn!(error = %e, retry_in = ?backoff, "IMAP connect failed");
+                let problem = match app.cfg.imap_server() {
+                    Some(server) => intake::explain_transport(&server, &e),
+                    None => e.to_string(),
+                };
+                tracing::warn!(detail = %e, retry_in = ?backoff, "IMAP connect failed: {problem}");
                 tokio::select! {
                     _ = cancel.cancelled() => return,
                     _ = tokio::time::sleep(backoff) => {}
@@ -316,7 +320,8 @@ async fn imap_loop(app: &App, s: &ImapSettings, cancel: &CancellationToken) {
             app.health.intake(false);
             app.wake.notify_one();
             if let Err(e) = taken {
-                tracing::warn!(error = %e, "IMAP fetch failed; reconnecting");
+                let problem = intake::explain(app, &e);
+                tracing::warn!(detail = %e, retry_in = ?backoff, "IMAP fetch failed: {problem}; reconnecting");
                 break;
             }
             backoff = Duration::from_secs(1);

@@ -34,9 +34,16 @@ pub struct Queue {
 
 /// The message states the queue lists; with `all` also the refused ones.
 pub fn queue_states(all: bool) -> &'static [&'static str] {
-    const OPEN: &[&str] = &[state::PARKED, state::GM_QUEUE, state::HELD, state::QUEUED];
+    const OPEN: &[&str] = &[
+        state::PARKED,
+        state::BEFORE_GAME,
+        state::GM_QUEUE,
+        state::HELD,
+        state::QUEUED,
+    ];
     const ALL: &[&str] = &[
         state::PARKED,
+        state::BEFORE_GAME,
         state::GM_QUEUE,
         state::HELD,
         state::QUEUED,

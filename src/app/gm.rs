@@ -66,7 +66,13 @@ pub async fn reject(app: &App, id: i64, reason: &str) -> Result<()> {
     let m = load(
         &mut tx,
         id,
-        &[state::HELD, state::QUEUED, state::GM_QUEUE, state::PARKED],
+        &[
+            state::HELD,
+            state::QUEUED,
+            state::GM_QUEUE,
+            state::PARKED,
+            state::BEFORE_GAME,
+        ],
         "rejected",
     )
     .await?;
@@ -112,8 +118,13 @@ pub async fn reject(app: &App, id: i64, reason: &str) -> Result<()> {
 pub async fn retry(app: &App, id: i64) -> Result<()> {
     let at = clock::to_ms(app.now());
     let mut tx = app.store.begin().await?;
-    let m = load(&mut tx, id, &[state::PARKED], "retried").await?;
-    if m.kind == messages::UNHANDLED {
+    let m = load(&mut tx, id, &[state::PARKED, state::BEFORE_GAME], "retried").await?;
+    if m.state == state::BEFORE_GAME {
+        // Mail from before the game is played as received at the game's latest time.
+        let played_at = super::scheduler::last_now(app, &mut tx).await?;
+        messages::delete(&mut tx, id).await?;
+        crate::store::inbox::play_before_game(&mut tx, m.inbox_id, clock::to_ms(played_at)).await?;
+    } else if m.kind == messages::UNHANDLED {
         messages::delete(&mut tx, id).await?;
         crate::store::inbox::set_state(&mut tx, m.inbox_id, "new", at).await?;
     } else {

@@ -460,6 +460,28 @@ async fn received_bounds(app: &App, conn: &mut crate::store::Conn) -> Result<(i6
     Ok((floor, now))
 }
 
+/// A failure of the IMAP intake as the GM reads it: the server's name and what to
+/// fix ([`crate::transport::diagnose::explain`]), the same words `check-config` uses;
+/// a failure that is not the server's (the database) in its own words.
+pub fn explain(app: &App, e: &super::AppError) -> String {
+    match (e, app.cfg.imap_server()) {
+        (super::AppError::Transport(t), Some(s)) => explain_transport(&s, t),
+        _ => e.to_string(),
+    }
+}
+
+/// [`explain`] of a transport failure on the IMAP server `s`.
+pub fn explain_transport(
+    s: &crate::transport::diagnose::Server,
+    e: &crate::transport::TransportError,
+) -> String {
+    format!(
+        "{}: {}",
+        s.name(),
+        crate::transport::diagnose::explain(e, s)
+    )
+}
+
 fn session_mailbox(app: &App) -> String {
     match &app.cfg.inbound {
         crate::config::Inbound::Imap(i) => i.params.mailbox.clone(),

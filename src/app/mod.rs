@@ -7,6 +7,7 @@
 //! things and the transactions; the rules live in `courier/`, `game/`, `forms/`, the
 //! SQL in `store/`, the bytes on the wire in `transport/`.
 
+pub mod check_config;
 pub mod courier;
 pub mod daemon;
 pub mod demo;

@@ -17,8 +17,13 @@ const LEASE_SECONDS: i64 = 120;
 /// Rows claimed per round trip to the database.
 const BATCH: i64 = 64;
 
-/// Send one batch of due mail. Returns (sent, failed attempts).
+/// Send one batch of due mail. Returns (sent, failed attempts). Without the SMTP
+/// password (its variable unset here) nothing is sent: the mail waits in the outbox
+/// for `pbemd run` or `pbemd tick`, which need the password ([`flush_all`] says so).
 pub async fn flush_once(app: &App) -> Result<(usize, usize)> {
+    if app.cfg.outbound_secret_missing().is_some() {
+        return Ok((0, 0));
+    }
     let now = app.now();
     let now_ms = clock::to_ms(now);
     let mut tx = app.store.begin().await?;
@@ -58,15 +63,23 @@ pub async fn flush_once(app: &App) -> Result<(usize, usize)> {
                 let permanent = matches!(e, TransportError::Permanent { .. });
                 let give_up = permanent || attempts >= app.cfg.outbox.max_attempts;
                 let delay = backoff(app, attempts);
+                let problem = explain(app, &e);
                 outbox::mark_attempt_failed(
                     &mut conn,
                     row.id,
-                    &e.to_string(),
+                    &problem,
                     clock::to_ms(app.now() + delay),
                     give_up,
                 )
                 .await?;
-                tracing::warn!(outbox_id = row.id, attempts, give_up, error = %e, "send failed");
+                tracing::warn!(
+                    outbox_id = row.id,
+                    attempts,
+                    give_up,
+                    retry_in = ?(!give_up).then_some(delay.num_seconds()),
+                    detail = %e,
+                    "send failed: {problem}"
+                );
                 failed += 1;
             }
         }
@@ -74,8 +87,33 @@ pub async fn flush_once(app: &App) -> Result<(usize, usize)> {
     Ok((sent, failed))
 }
 
-/// Send until nothing due is left (or only failing rows remain for later).
+/// A failure to send as the GM reads it: the SMTP server's name and what to fix
+/// ([`crate::transport::diagnose::explain`]), the same words `check-config` uses.
+pub fn explain(app: &App, e: &TransportError) -> String {
+    match app.cfg.smtp_server() {
+        Some(s) => format!(
+            "{}: {}",
+            s.name(),
+            crate::transport::diagnose::explain(e, &s)
+        ),
+        None => e.to_string(),
+    }
+}
+
+/// Send until nothing due is left (or only failing rows remain for later). Without
+/// the SMTP password nothing is sent, and a warning says where the mail waits.
 pub async fn flush_all(app: &App) -> Result<(usize, usize)> {
+    if let Some(why) = app.cfg.outbound_secret_missing() {
+        let mut conn = app.store.conn().await?;
+        let (_, _, pending) = outbox::counts(&mut conn).await?;
+        if pending > 0 {
+            tracing::warn!(
+                "{pending} mail(s) wait in the outbox, not sent from here: {why}; `pbemd run` \
+                 (or `pbemd tick`) sends them with the password"
+            );
+        }
+        return Ok((0, 0));
+    }
     let (mut sent, mut failed) = (0, 0);
     loop {
         let (s, f) = flush_once(app).await?;

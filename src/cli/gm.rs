@@ -211,11 +211,16 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
             }
             for m in items {
                 let age = now - from_ms(m.created_at);
+                // Mail from before the game reads as that, over its state and kind.
+                let what = if m.state == messages::state::BEFORE_GAME {
+                    "from before the game".to_string()
+                } else {
+                    format!("{:<9} {}", m.state, m.kind)
+                };
                 println!(
-                    "{:>5}  {:<9} {:<15} {:<22} {:>6}  {}",
+                    "{:>5}  {:<25} {:<22} {:>6}  {}",
                     m.id,
-                    m.state,
-                    m.kind,
+                    what,
                     who(m),
                     human_age(age),
                     one_line(&m.subject, 60)

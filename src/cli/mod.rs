@@ -28,6 +28,7 @@ macro_rules! print {
 }
 
 mod battle;
+mod check_config;
 mod gm;
 mod gm_passwd;
 mod politics;
@@ -94,10 +95,17 @@ pub enum Command {
         /// Delete an existing game in this database and start over.
         #[arg(long)]
         force: bool,
-        /// Do not mail the realms their opening forms.
+        /// Do not mail the realms their opening forms (then no SMTP password is needed).
         #[arg(long)]
         quiet: bool,
+        /// Take and play the mail already in the game's inbox, as mail of the game
+        /// (without it, that mail is set aside: README, "Mail from before the game").
+        #[arg(long)]
+        take_old_mail: bool,
     },
+    /// Log in to the IMAP and SMTP servers (no mail sent), or look at the Maildirs,
+    /// and say for each part what works or what to fix; exit 0 only when all works.
+    CheckConfig,
     /// Run the daemon until SIGTERM/SIGINT.
     Run,
     /// One full pass as if the time were --now, then exit.
@@ -190,13 +198,39 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             println!("start the game with: pbemd --config {} init", cfg.display());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Init { now, force, quiet } => {
+        Command::Init {
+            now,
+            force,
+            quiet,
+            take_old_mail,
+        } => {
             let now = match now {
                 Some(s) => clock::parse_rfc3339(&s).map_err(anyhow::Error::msg)?,
                 None => clock::Clock::now(&SystemClock),
             };
-            let app = open(&cli.config, Arc::new(FixedClock::new(now))).await?;
+            // The passwords `init` needs: SMTP for the opening forms (unless --quiet),
+            // IMAP to note where the inbox ends (unless --take-old-mail).
+            let cfg = Config::load(&cli.config)?;
+            if !quiet {
+                cfg.require_outbound_secret().context(
+                    "`init` mails the opening forms; `init --quiet` starts the game without them",
+                )?;
+            }
+            if !take_old_mail {
+                cfg.require_inbound_secret().context(
+                    "`init` notes where the game's inbox ends; `init --take-old-mail` starts \
+                     without it (the mail already there is then played)",
+                )?;
+            }
+            let app = App::open(cfg, Arc::new(FixedClock::new(now))).await?;
+            // Before the game is made: a refused login leaves nothing half made.
+            let end = if take_old_mail {
+                None
+            } else {
+                app::setup::imap_inbox_end(&app).await?
+            };
             app::setup::init(&app, now, force).await?;
+            let old = app::setup::set_aside_old_mail(&app, now, end, take_old_mail).await?;
             let mut conn = app.store.conn().await?;
             let (_, gs) = app.state(&mut conn).await?;
             println!(
@@ -206,16 +240,17 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                 gs.realms.len()
             );
             drop(conn);
-            if !quiet {
-                let sent = app::setup::mail_opening_forms(&app, now).await?;
-                app::sender::flush_all(&app).await?;
-                println!(
-                    "opening forms mailed to {} realms (`init --quiet` skips them)",
-                    sent.len()
-                );
+            println!("{}", old.said());
+            if quiet {
+                println!("opening forms: none sent (--quiet)");
+            } else {
+                app::setup::mail_opening_forms(&app, now).await?;
+                let sent = app::setup::send_opening_forms(&app).await?;
+                println!("{}", sent.said());
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::CheckConfig => check_config::run(&cli.config).await,
         Command::Run => {
             let cfg = Config::load(&cli.config)?;
             cfg.require_run_secrets()?;
@@ -236,8 +271,18 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Tick { now, force } => {
             let now = clock::parse_rfc3339(&now).map_err(anyhow::Error::msg)?;
-            let app = open(&cli.config, Arc::new(FixedClock::new(now))).await?;
-            let r = app::tick::tick_with(&app, force).await?;
+            let cfg = Config::load(&cli.config)?;
+            // A tick reads and sends mail: it needs both mail servers' passwords.
+            cfg.require_mail_secrets()?;
+            let app = App::open(cfg, Arc::new(FixedClock::new(now))).await?;
+            let r = match app::tick::tick_with(&app, force).await {
+                Ok(r) => r,
+                // The IMAP server's failure in the words of `check-config`.
+                Err(e @ app::AppError::Transport(_)) => {
+                    anyhow::bail!("{}", app::intake::explain(&app, &e))
+                }
+                Err(e) => return Err(e.into()),
+            };
             println!(
                 "tick {}: {} stored, {} handled, {}, {} delivered, {} sent, {}",
                 app.game_time(now),

@@ -77,12 +77,30 @@ pub async fn insert_many_as(
     mails: &[NewMail<'_>],
     done_at: Option<i64>,
 ) -> Result<Vec<Stored>, StoreError> {
-    let head = "INSERT INTO inbox (dedup_key, message_id, sha256, source, raw, size, \
-                received_at, imap_uidvalidity, imap_uid, truncated, processed_at, state)";
     let state = match done_at {
         Some(_) => ", 'done'",
         None => ", 'new'",
     };
+    insert_in_state(conn, mails, done_at, state).await
+}
+
+/// [`insert_many`] of mail received before the game began (in the inbox at `pbemd
+/// init`): stored as `before_game`, never claimed; `gm retry` makes one `new`.
+pub async fn insert_before_game(
+    conn: &mut Conn,
+    mails: &[NewMail<'_>],
+) -> Result<Vec<Stored>, StoreError> {
+    insert_in_state(conn, mails, None, ", 'before_game'").await
+}
+
+async fn insert_in_state(
+    conn: &mut Conn,
+    mails: &[NewMail<'_>],
+    done_at: Option<i64>,
+    state: &'static str,
+) -> Result<Vec<Stored>, StoreError> {
+    let head = "INSERT INTO inbox (dedup_key, message_id, sha256, source, raw, size, \
+                received_at, imap_uidvalidity, imap_uid, truncated, processed_at, state)";
     let mut ids = super::insert_new_by_key(
         conn,
         "inbox",
@@ -289,6 +307,21 @@ pub async fn set_state(conn: &mut Conn, id: i64, state: &str, at: i64) -> Result
         .execute(&mut *conn)
         .await
         .ctx("change a stored mail's state")?;
+    Ok(())
+}
+
+/// Play a mail from before the game (`gm retry`): it waits to be handled as received
+/// at `at` (ms), the game's latest time.
+pub async fn play_before_game(conn: &mut Conn, id: i64, at: i64) -> Result<(), StoreError> {
+    sqlx::query(
+        "UPDATE inbox SET state = 'new', received_at = $1, processed_at = NULL \
+         WHERE id = $2 AND state = 'before_game'",
+    )
+    .bind(at)
+    .bind(id)
+    .execute(&mut *conn)
+    .await
+    .ctx("play a mail from before the game")?;
     Ok(())
 }
 

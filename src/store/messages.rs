@@ -24,6 +24,9 @@ pub mod state {
     /// Its handling failed (an error or a panic; the reason holds the error text). It
     /// is not tried again until `gm retry`; `gm reject` refuses it.
     pub const PARKED: &str = "parked";
+    /// Received before the game began (in the inbox at `pbemd init`): stored, not
+    /// played. `gm retry` plays it, `gm reject` drops it.
+    pub const BEFORE_GAME: &str = "before_game";
 }
 
 /// The kind of the message that stands for a stored mail whose handling failed before

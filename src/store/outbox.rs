@@ -303,6 +303,21 @@ pub async fn failed_or_retrying(conn: &mut Conn) -> Result<Vec<OutRow>, StoreErr
     Ok(rows.iter().map(out_row).collect())
 }
 
+/// The mails whose key begins with `prefix` (`opening:1:` for round 1's opening
+/// forms), oldest first.
+pub async fn with_key_prefix(conn: &mut Conn, prefix: &str) -> Result<Vec<OutRow>, StoreError> {
+    let sql = format!(
+        "{OUT_ROW} WHERE substr(dedup_key, 1, {}) = $1 ORDER BY id",
+        prefix.chars().count()
+    );
+    let rows = sqlx::query(&sql)
+        .bind(prefix)
+        .fetch_all(&mut *conn)
+        .await
+        .ctx("read queued mail by its key")?;
+    Ok(rows.iter().map(out_row).collect())
+}
+
 /// One queued mail as the GM sees it.
 pub async fn get(conn: &mut Conn, id: i64) -> Result<Option<OutRow>, StoreError> {
     let sql = format!("{OUT_ROW} WHERE id = $1");

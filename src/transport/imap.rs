@@ -185,6 +185,31 @@ impl ImapSession {
         })
     }
 
+    /// SELECTs the mailbox and finds its last UID now (0 when it is empty): UIDNEXT − 1,
+    /// or where the server sends no UIDNEXT, the UID of its last message. Mail up to it
+    /// is there now; `fetch_after` that UID brings only what comes later.
+    pub async fn end(&mut self) -> Result<(MailboxState, u32), TransportError> {
+        let st = self.select().await?;
+        if let Some(next) = st.uid_next {
+            return Ok((st.clone(), next.saturating_sub(1)));
+        }
+        if st.exists == 0 {
+            return Ok((st, 0));
+        }
+        let action = || format!("find the last UID in {:?}", self.mailbox);
+        let last = with_timeout(COMMAND_TIMEOUT, action, async {
+            self.session
+                .uid_search("*")
+                .await
+                .map_err(|e| TransportError::imap(action(), e))
+        })
+        .await?
+        .into_iter()
+        .max()
+        .unwrap_or(0);
+        Ok((st, last))
+    }
+
     /// Fetches the raw bytes of at most `max` messages with UID > `after_uid`, lowest UIDs
     /// first; the next call (with the highest UID returned) continues. Never sets `\Seen`
     /// (`BODY.PEEK[]`).

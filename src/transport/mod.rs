@@ -4,6 +4,7 @@
 //! Outbound: SMTP (`smtp`) or a Maildir. Everything above this room sees raw RFC 5322
 //! bytes going in and out; what the bytes mean is `mail/`'s business.
 
+pub mod diagnose;
 pub mod imap;
 pub mod maildir;
 pub mod smtp;

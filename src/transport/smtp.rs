@@ -132,7 +132,7 @@ impl SmtpSender {
                 // lettre has already sent QUIT on an SMTP error; a timeout leaves the
                 // connection mid-command. Either way it is not reused.
                 self.conn = None;
-                tracing::warn!(error = %e, "SMTP send failed");
+                tracing::debug!(error = %e, "SMTP send failed");
                 Err(e)
             }
         }
@@ -170,6 +170,29 @@ impl SmtpSender {
         self.last_used = Instant::now();
         Ok(())
     }
+}
+
+/// What a login without sending found (`pbemd check-config`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Probed {
+    /// Whether AUTH was done (a user and password are set).
+    pub logged_in: bool,
+}
+
+/// Connects, greets (EHLO), upgrades (STARTTLS or TLS) and authenticates as sending
+/// would, then says QUIT: no mail is sent.
+pub async fn probe(p: &SmtpParams) -> Result<Probed, TransportError> {
+    let server = format!("{}:{}", p.host, p.port);
+    let mut conn = with_timeout(
+        CONNECT_TIMEOUT,
+        || format!("connect to SMTP server {server}"),
+        connect(p, &server),
+    )
+    .await?;
+    let _ = tokio::time::timeout(NOOP_TIMEOUT, conn.quit()).await;
+    Ok(Probed {
+        logged_in: p.user.is_some() && p.password.is_some(),
+    })
 }
 
 /// Opens, greets (EHLO), upgrades (STARTTLS) and authenticates one connection.
