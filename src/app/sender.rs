@@ -60,7 +60,10 @@ pub async fn flush_once(app: &App) -> Result<(usize, usize)> {
             }
             Err(e) => {
                 let attempts = row.attempts + 1;
-                let permanent = matches!(e, TransportError::Permanent { .. });
+                // A wrong password or a refused TLS is the setup's fault: the mail
+                // waits and is retried with backoff; only a refusal of the message
+                // itself gives it up at once.
+                let permanent = e.refuses_the_message();
                 let give_up = permanent || attempts >= app.cfg.outbox.max_attempts;
                 let delay = backoff(app, attempts);
                 let problem = explain(app, &e);

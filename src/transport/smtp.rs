@@ -22,6 +22,7 @@ use tokio::time::Instant;
 pub use super::tls::TlsMode;
 use super::tls::{
     client_config, connect_tcp, tls_handshake, with_timeout, MailStream, TransportError,
+    SEND_ACTION,
 };
 
 /// Time allowed for TCP connect + TLS + greeting + EHLO (+ STARTTLS) + AUTH.
@@ -109,7 +110,7 @@ impl SmtpSender {
         self.ensure_connected().await?;
         let conn = self.conn.as_mut().expect("connected above");
         let limit = SEND_TIMEOUT + Duration::from_secs((raw.len() / SEND_BYTES_PER_SEC) as u64);
-        let action = || format!("send a message from <{envelope_from}> to {to:?}");
+        let action = || format!("{SEND_ACTION} from <{envelope_from}> to {to:?}");
         let result = with_timeout(limit, action, async {
             conn.send(&envelope, raw)
                 .await

@@ -108,6 +108,14 @@ impl TransportError {
         }
     }
 
+    /// Whether the server refused this very message (a 5xx to MAIL FROM, RCPT TO or
+    /// DATA): sending it again cannot help. A 5xx while connecting, greeting, starting
+    /// TLS or logging in (a wrong password: 535) is the setup's fault, not the
+    /// message's: the message waits and is tried again once the GM fixes the setup.
+    pub fn refuses_the_message(&self) -> bool {
+        matches!(self, TransportError::Permanent { action, .. } if action.starts_with(SEND_ACTION))
+    }
+
     /// Whether retrying the same operation later can succeed (network trouble, 4xx, time-outs).
     /// `false` for permanent refusals and configuration errors.
     pub fn is_retryable(&self) -> bool {
@@ -128,6 +136,10 @@ impl TransportError {
         }
     }
 }
+
+/// How the action of sending one message begins (`smtp.rs`), for
+/// [`TransportError::refuses_the_message`].
+pub(crate) const SEND_ACTION: &str = "send a message";
 
 /// Runs `fut` with a time limit; a timeout becomes [`TransportError::Timeout`] for `action`.
 pub(crate) async fn with_timeout<T>(
