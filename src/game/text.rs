@@ -291,13 +291,14 @@ mod tests {
         assert_eq!(lines.concat().matches("infanteri").count(), 20);
     }
 
-    /// The hanging wrap as it was first written: the whole paragraph wrapped once to
-    /// see whether it fits one line, the rest joined again and wrapped.
+    /// The hanging wrap as it was first written: a paragraph that fits one line as
+    /// written (its leading spaces counted) kept, else the first line filled and the
+    /// rest joined again and wrapped.
     fn hanging_wrap_as_first_written(text: &str, width: usize, indent: usize) -> Vec<String> {
         let mut out = Vec::new();
         for para in text.split('\n') {
             let lead = para.len() - para.trim_start().len();
-            if wrap(para, width, 0).len() <= 1 {
+            if lead + para.trim().chars().count() <= width.max(10) {
                 out.push(format!("{}{}", " ".repeat(lead), para.trim()));
                 continue;
             }
