@@ -80,7 +80,9 @@ fn sent(dir: &Path) -> Vec<Sent> {
     all
 }
 
-const REALMS: [&str; 6] = ["genogien", "afani", "fugandri", "kaldor", "mirandel", "ostvik"];
+const REALMS: [&str; 6] = [
+    "genogien", "afani", "fugandri", "kaldor", "mirandel", "ostvik",
+];
 
 /// The mails to the realms (not the GM's).
 fn to_realms(all: &[Sent]) -> usize {
@@ -95,13 +97,25 @@ fn new_game(start: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tmp.path().join("game");
     ok(&pbemd(&["new", dir.to_str().unwrap()]));
     let cfg = dir.join("pbemd.yaml");
-    ok(&pbemd(&["--config", cfg.to_str().unwrap(), "init", "--now", start]));
+    ok(&pbemd(&[
+        "--config",
+        cfg.to_str().unwrap(),
+        "init",
+        "--now",
+        start,
+    ]));
     (tmp, dir)
 }
 
 fn tick(dir: &Path, now: &str) -> String {
     let cfg = dir.join("pbemd.yaml");
-    ok(&pbemd(&["--config", cfg.to_str().unwrap(), "tick", "--now", now]))
+    ok(&pbemd(&[
+        "--config",
+        cfg.to_str().unwrap(),
+        "tick",
+        "--now",
+        now,
+    ]))
 }
 
 #[test]
@@ -188,7 +202,10 @@ async fn rulings_64_a_form_sent_on_a_weekday_is_kept_and_counts_from_the_windows
     );
     assert!(receipt.contains(WINDOW_EN), "{receipt}");
     assert!(!receipt.contains("outside"), "not refused: {receipt}");
-    assert!(standing_orders(&g, "Afani", 1).await.is_some(), "kept for round 1");
+    assert!(
+        standing_orders(&g, "Afani", 1).await.is_some(),
+        "kept for round 1"
+    );
     let spies = |gs: &pbemd::game::GameState| gs.realm("Afani").unwrap().spies;
     let before = spies(&*g.state().await);
 
@@ -248,7 +265,10 @@ async fn rulings_64_a_kept_form_is_checked_again_against_the_state_when_the_wind
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(at, common::at("2026-11-24T10:00:00+01:00").timestamp_millis());
+    assert_eq!(
+        at,
+        common::at("2026-11-24T10:00:00+01:00").timestamp_millis()
+    );
 }
 
 #[tokio::test]
@@ -301,7 +321,11 @@ async fn a_weekday_reply_to_last_rounds_form_is_not_kept_for_this_round() {
         .map(|m| flat(&m.text))
         .collect::<Vec<_>>();
     assert_eq!(receipt.len(), 1, "{receipt:?}");
-    assert!(receipt[0].contains("for round 1, but this is round 2"), "{}", receipt[0]);
+    assert!(
+        receipt[0].contains("for round 1, but this is round 2"),
+        "{}",
+        receipt[0]
+    );
     assert!(standing_orders(&g, "Afani", 2).await.is_none());
 }
 
@@ -326,9 +350,14 @@ async fn a_later_form_names_the_earlier_orders_that_no_longer_count() {
     assert_eq!(mails.len(), 2, "{mails:?}");
     let text = &mails[1].text;
     let receipt = flat(text);
-    assert!(receipt.contains("Det ersätter ditt tidigare formulär"), "{text}");
     assert!(
-        receipt.contains("Dessa order i ditt tidigare formulär finns inte med i detta och gäller inte längre:"),
+        receipt.contains("Det ersätter ditt tidigare formulär"),
+        "{text}"
+    );
+    assert!(
+        receipt.contains(
+            "Dessa order i ditt tidigare formulär finns inte med i detta och gäller inte längre:"
+        ),
         "{text}"
     );
     for dropped in ["KÖP 2 spion", "FLYTTA armé 2: D3 D4", "PRODUKTION B2 järn"] {

@@ -24,8 +24,12 @@ fn ctx(lang: Lang) -> FormContext {
             Lang::En => "Sunday 29 November 2026 15:00".into(),
         },
         window_local: match lang {
-            Lang::Sv => "lördag 28 november 00:00 – söndag 29 november 15:00 (Europe/Stockholm)".into(),
-            Lang::En => "Saturday 28 November 00:00 – Sunday 29 November 15:00 (Europe/Stockholm)".into(),
+            Lang::Sv => {
+                "lördag 28 november 00:00 – söndag 29 november 15:00 (Europe/Stockholm)".into()
+            }
+            Lang::En => {
+                "Saturday 28 November 00:00 – Sunday 29 November 15:00 (Europe/Stockholm)".into()
+            }
         },
         game_address: "sl@game.test".into(),
         realms_listed: None,

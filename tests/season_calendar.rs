@@ -617,7 +617,9 @@ fn a_late_deadline_for_one_realm_is_told_to_that_realm_alone() {
     assert_eq!(afani.len(), 1, "Afani's reminder: {afani:?}");
     let text = &afani[0].text;
     assert_eq!(
-        flat(text).matches(&taken(&saturday, &monday, false)).count(),
+        flat(text)
+            .matches(&taken(&saturday, &monday, false))
+            .count(),
         2,
         "in the reminder and its form: {text}"
     );

@@ -1072,8 +1072,7 @@ pub async fn recheck_early_forms(
     at: DateTime<Utc>,
 ) -> Result<Vec<String>> {
     use crate::game::state::Phase;
-    if gs.phase != Phase::Weekday || super::results_hold::waiting(conn, gs).await?.rolled_back
-    {
+    if gs.phase != Phase::Weekday || super::results_hold::waiting(conn, gs).await?.rolled_back {
         return Ok(Vec::new());
     }
     let Some(started) = round_started(conn).await? else {
@@ -1109,12 +1108,8 @@ pub async fn recheck_early_forms(
         let deadline = super::season_calendar::form_deadline(app, gs, Some(&realm), at)
             .map(|t| app.local(t, lang))
             .unwrap_or_default();
-        let receipt = crate::forms::receipt_for(
-            &checked,
-            lang,
-            &deadline,
-            crate::forms::Effect::Stands,
-        );
+        let receipt =
+            crate::forms::receipt_for(&checked, lang, &deadline, crate::forms::Effect::Stands);
         let data = json!({
             "realm": realm,
             "round": round,

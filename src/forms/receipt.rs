@@ -53,11 +53,8 @@ pub fn receipt_for(
 pub fn dropped_orders(earlier: &Checked, now: &Checked) -> Vec<String> {
     use crate::game::text::fold;
     use std::collections::HashMap;
-    let order_key = |l: &super::CheckedLine| {
-        l.order
-            .as_ref()
-            .and_then(|o| serde_json::to_string(o).ok())
-    };
+    let order_key =
+        |l: &super::CheckedLine| l.order.as_ref().and_then(|o| serde_json::to_string(o).ok());
     let mut by_text: HashMap<String, Vec<usize>> = HashMap::new();
     let mut by_order: HashMap<String, Vec<usize>> = HashMap::new();
     for (i, l) in now.lines.iter().enumerate().rev() {

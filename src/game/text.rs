@@ -246,7 +246,9 @@ mod tests {
         assert!(lines[0].starts_with("      kostar") && lines[1].starts_with("        "));
         // Inner spacing counts too.
         let table = format!("a{}b", " ".repeat(80));
-        assert!(wrap_hanging(&table, 78, 0).iter().all(|l| l.chars().count() <= 78));
+        assert!(wrap_hanging(&table, 78, 0)
+            .iter()
+            .all(|l| l.chars().count() <= 78));
         // What fits stays as written.
         assert_eq!(wrap_hanging("  x   y", 78, 4), vec!["  x   y".to_string()]);
     }
