@@ -8,6 +8,7 @@ fn main() {
     let state = load_scenario(include_str!("../scenarios/demo.yaml")).expect("demo loads");
     let ctx = FormContext {
         deadline_local: "söndag 29 november 2026 15:00".into(),
+        window_local: String::new(),
         game_address: "sl@game.test".into(),
         realms_listed: None,
     };

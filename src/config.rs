@@ -356,12 +356,26 @@ fn default_max_extend_hours() -> u32 {
     48
 }
 
+/// What happens to a weekend form that arrives before its window opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum EarlyForm {
+    /// Kept as the realm's form for the coming weekend: checked now, and again against
+    /// the state when the window opens (RULINGS 64).
+    #[default]
+    Keep,
+    /// Refused, as mail outside its window is (R-MAIL-11).
+    Refuse,
+}
+
 /// Weekend-form settings.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FormSettings {
     #[serde(default)]
     pub missing: MissingForm,
+    #[serde(default)]
+    pub early: EarlyForm,
 }
 
 /// The map pictures on the realms' forms (README, Map pictures).
@@ -1299,6 +1313,17 @@ database: sqlite:pbemd.db\nscenario: s.yaml\ninbound: {maildir: inbox}\noutbound
             .unwrap_err()
             .to_string();
         assert!(err.contains("guess"), "{err}");
+    }
+
+    #[test]
+    fn an_early_form_is_kept_unless_the_game_refuses_it() {
+        assert_eq!(parse(MINIMAL).unwrap().forms.early, EarlyForm::Keep);
+        let c = parse(&format!("{MINIMAL}forms: {{early: refuse}}\n")).unwrap();
+        assert_eq!(c.forms.early, EarlyForm::Refuse);
+        let err = parse(&format!("{MINIMAL}forms: {{early: later}}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("later"), "{err}");
     }
 
     #[test]

@@ -397,7 +397,9 @@ async fn reminders_go_only_to_realms_without_a_form_and_the_gm_learns_who_sent_n
         "a reply classifies as the form"
     );
     assert!(
-        ostvik.text.contains("Sunday 29 November 2026 15:00"),
+        ostvik
+            .text
+            .contains("Forms are taken Saturday 28 November 00:00 – Sunday 29 November 15:00"),
         "{}",
         ostvik.text
     );

@@ -19,6 +19,7 @@ fn demo() -> GameState {
 fn monday_form(s: &GameState, realm: &str) -> String {
     let ctx = FormContext {
         deadline_local: "söndag 29 november 2026 15:00".into(),
+        window_local: String::new(),
         game_address: "sl@game.test".into(),
         realms_listed: None,
     };

@@ -20,6 +20,7 @@ fn ctx(lang: Lang) -> FormContext {
             Lang::Sv => "söndag 29 november 2026 15:00".into(),
             Lang::En => "Sunday 29 November 2026 15:00".into(),
         },
+        window_local: String::new(),
         game_address: "sl@game.test".into(),
         realms_listed: None,
     }

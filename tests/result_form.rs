@@ -23,6 +23,14 @@ fn ctx(lang: Lang) -> FormContext {
             Lang::Sv => "söndag 29 november 2026 15:00".into(),
             Lang::En => "Sunday 29 November 2026 15:00".into(),
         },
+        window_local: match lang {
+            Lang::Sv => {
+                "lördag 28 november 00:00 – söndag 29 november 15:00 (Europe/Stockholm)".into()
+            }
+            Lang::En => {
+                "Saturday 28 November 00:00 – Sunday 29 November 15:00 (Europe/Stockholm)".into()
+            }
+        },
         game_address: "sl@game.test".into(),
         realms_listed: None,
     }
@@ -93,6 +101,7 @@ fn every_line_fits_and_has_no_tabs() {
                 "long",
                 FormContext {
                     deadline_local: "söndag ".repeat(15),
+                    window_local: "lördag ".repeat(15),
                     game_address: "a-very-long-game-address-for-testing@".to_string()
                         + &"sub.".repeat(8)
                         + "example",

@@ -308,6 +308,7 @@ fn any_orders_over_weekends_in_a_row_leave_a_state_that_validates_reads_back_and
     let renderer = pbemd::render::Renderer::new().expect("templates");
     let ctx = pbemd::render::FormContext {
         deadline_local: "söndag 29 november 2026 15:00".into(),
+        window_local: String::new(),
         game_address: "sl@game.test".into(),
         realms_listed: None,
     };

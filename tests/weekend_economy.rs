@@ -1761,6 +1761,7 @@ fn r_gen_3_the_victory_line_is_the_setting_shown_on_the_form_and_reaching_it_win
     gs.realm_mut("Beta").unwrap().vp = 699;
     let ctx = pbemd::render::FormContext {
         deadline_local: "söndag 29 november 2026 15:00".into(),
+        window_local: String::new(),
         game_address: "sl@game.test".into(),
         realms_listed: None,
     };

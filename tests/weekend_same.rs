@@ -378,6 +378,7 @@ fn form_fingerprints() -> Vec<String> {
     let renderer = pbemd::render::Renderer::new().expect("templates");
     let ctx = pbemd::render::FormContext {
         deadline_local: "söndag 29 november 2026 15:00".to_string(),
+        window_local: String::new(),
         game_address: "sl@game.test".to_string(),
         realms_listed: None,
     };

@@ -352,6 +352,12 @@ async fn handle(
         } => {
             let received_at = from_ms(received_ms);
             let decision = route_accepted(app, gs, &realm, &sub, received_at);
+            let early = match (&decision, sub.kind) {
+                (Route::Refuse(_), MailKind::Form) => {
+                    early_window(app, conn, gs, &realm, received_at).await?
+                }
+                _ => None,
+            };
             let body = body_of(&mail, sub.kind);
             let base = NewMessage {
                 inbox_id,
@@ -385,6 +391,17 @@ async fn handle(
                         realm: &realm,
                         lang,
                         received_ms,
+                        early: None,
+                    };
+                    receive_form(app, conn, gs, &form, &reply, &base).await?;
+                }
+                Route::Refuse(_) if sub.kind == MailKind::Form && early.is_some() => {
+                    // Before its window opens: kept for the coming weekend (RULINGS 64).
+                    let form = FormMail {
+                        realm: &realm,
+                        lang,
+                        received_ms,
+                        early,
                     };
                     receive_form(app, conn, gs, &form, &reply, &base).await?;
                 }
@@ -814,6 +831,53 @@ struct FormMail<'a> {
     realm: &'a str,
     lang: Lang,
     received_ms: i64,
+    /// It came before its window opens and is kept ([`early_window`]): the window.
+    early: Option<(DateTime<Utc>, DateTime<Utc>)>,
+}
+
+/// The window a form `realm` sent at `t`, outside the form window, is kept for
+/// (`forms.early: keep`, RULINGS 64), if it is early: the state's round has begun, its
+/// form is out (the weekend before was resolved and its results sent; not while the GM
+/// has rolled it back) and its form window has not opened yet. A form after the
+/// window (late, or while the round is being resolved) is no early form.
+async fn early_window(
+    app: &App,
+    conn: &mut Conn,
+    gs: &GameState,
+    realm: &str,
+    t: DateTime<Utc>,
+) -> Result<Option<(DateTime<Utc>, DateTime<Utc>)>> {
+    use crate::game::state::Phase;
+    if app.cfg.forms.early != crate::config::EarlyForm::Keep || gs.phase != Phase::Weekday {
+        return Ok(None);
+    }
+    let Some(opens) = round_opening(app, conn, gs).await? else {
+        return Ok(None);
+    };
+    if t >= opens {
+        return Ok(None);
+    }
+    Ok(form_window(app, gs, Some(realm), t).filter(|(open, _)| t < *open))
+}
+
+/// When the form window of the state's round opens (`None`: not known, or the round is
+/// rolled back by the GM): at the round's start if the window is open then, else its
+/// first opening after the start.
+async fn round_opening(
+    app: &App,
+    conn: &mut Conn,
+    gs: &GameState,
+) -> Result<Option<DateTime<Utc>>> {
+    if super::results_hold::waiting(conn, gs).await?.rolled_back {
+        return Ok(None);
+    }
+    let Some(started) = round_started(conn).await? else {
+        return Ok(None);
+    };
+    if app.schedule.window_at(started) == Window::Weekend {
+        return Ok(Some(started));
+    }
+    Ok(app.schedule.next_opening(Window::Weekend, started))
 }
 
 /// A realm's weekend form: stored and answered with a receipt. A form written for an
@@ -846,9 +910,18 @@ async fn receive_form(
     let round = gs.round as i64;
     let attachments: Vec<&str> = mail.attachments.iter().map(|a| a.text.as_str()).collect();
     let checked = crate::forms::read_form(gs, realm, &mail.text, &attachments);
-    let standing = forms::current(conn, realm, round)
-        .await?
-        .filter(|_| checked.lines.is_empty() && !checked.no_orders);
+    let earlier = forms::standing(conn, realm, round).await?;
+    // A form without orders leaves the earlier one standing; any other replaces it, and
+    // its receipt names the earlier form's orders it does not give again.
+    let keeps_earlier = checked.lines.is_empty() && !checked.no_orders;
+    let standing = earlier
+        .as_ref()
+        .filter(|_| keeps_earlier)
+        .map(|f| (f.id, f.received_at));
+    let dropped = match earlier.as_ref().filter(|_| !keeps_earlier) {
+        Some(f) => earlier_orders_dropped(f, &checked),
+        None => Vec::new(),
+    };
     let standing_local = standing.map(|(_, at)| app.local(from_ms(at), lang));
     let (id, stored) =
         record_form(conn, form, base, round, &checked, standing_local.as_deref()).await?;
@@ -858,6 +931,7 @@ async fn receive_form(
         checked: &checked,
         standing: standing_local.as_deref(),
         replaced: replaced.map(|(_, at)| app.local(from_ms(at), lang)),
+        dropped: &dropped,
     };
     send_receipt(app, conn, form, reply, &receipt).await?;
     let detail = json!({
@@ -867,6 +941,8 @@ async fn receive_form(
         "no_orders": checked.no_orders,
         "accepted": checked.accepted(),
         "refused": checked.refused(),
+        "dropped": dropped.len(),
+        "early": form.early.is_some(),
     })
     .to_string();
     let now = clock::to_ms(app.now());
@@ -881,6 +957,17 @@ async fn receive_form(
     )
     .await?;
     Ok(())
+}
+
+/// The accepted orders of the stored form `earlier` that `now` (which replaces it) does
+/// not give again. A stored form that no longer reads names none.
+fn earlier_orders_dropped(earlier: &forms::Standing, now: &crate::forms::Checked) -> Vec<String> {
+    earlier
+        .orders
+        .as_deref()
+        .and_then(|o| serde_json::from_str::<crate::forms::Checked>(o).ok())
+        .map(|e| crate::forms::dropped_orders(&e, now))
+        .unwrap_or_default()
 }
 
 /// Record the form's message and, unless an earlier form stands (`standing`, its
@@ -934,6 +1021,8 @@ struct Receipt<'a> {
     standing: Option<&'a str>,
     /// The form this one replaced (its arrival, in words).
     replaced: Option<String>,
+    /// The replaced form's orders this one does not give again.
+    dropped: &'a [String],
 }
 
 async fn send_receipt(
@@ -954,17 +1043,106 @@ async fn send_receipt(
         Some(received) => crate::forms::Effect::EarlierStands { received },
         None => crate::forms::Effect::Stands,
     };
+    let window = form.early.map(|w| form_window_local(app, Some(w), lang));
+    let notes = crate::forms::Notes {
+        dropped: r.dropped,
+        early_window: window.as_deref(),
+    };
     let data = json!({
         "realm": form.realm,
         "round": r.round,
         "received": app.local(received_at, lang),
-        "deadline": deadline,
         "replaces": r.replaced,
-        "receipt": crate::forms::receipt_for(r.checked, lang, &deadline, effect),
+        "rechecked": false,
+        "receipt": crate::forms::receipt_with(r.checked, lang, &deadline, effect, notes),
     });
     reply
         .send(app, conn, "form_receipt", "receipt", &data)
         .await
+}
+
+/// The `form_open` event at `at`: every form kept early for the state's round (received
+/// after the round began, before this opening; RULINGS 64) is checked again against
+/// the state as it is now, stored again as the realm's form (its receipt time kept,
+/// R-MAIL-12), and the realm gets the new receipt. Returns the realms.
+pub async fn recheck_early_forms(
+    app: &App,
+    conn: &mut Conn,
+    gs: &GameState,
+    at: DateTime<Utc>,
+) -> Result<Vec<String>> {
+    use crate::game::state::Phase;
+    if gs.phase != Phase::Weekday || super::results_hold::waiting(conn, gs).await?.rolled_back {
+        return Ok(Vec::new());
+    }
+    let Some(started) = round_started(conn).await? else {
+        return Ok(Vec::new());
+    };
+    let (from, to) = (clock::to_ms(started), clock::to_ms(at));
+    let round = gs.round as i64;
+    let mut early: Vec<(String, forms::Standing)> = forms::standing_all(conn, round)
+        .await?
+        .into_iter()
+        .filter(|(_, f)| from <= f.received_at && f.received_at < to)
+        .collect();
+    early.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut rechecked = Vec::new();
+    for (realm, f) in early {
+        let Some(r) = gs.realm(&realm) else {
+            continue;
+        };
+        let checked = crate::forms::read_form(gs, &realm, &f.body, &[]);
+        let orders =
+            serde_json::to_string(&checked).map_err(|e| AppError::BadState(e.to_string()))?;
+        let (id, _) = forms::insert(
+            conn,
+            f.message_id,
+            &realm,
+            round,
+            f.received_at,
+            &f.body,
+            Some(&orders),
+        )
+        .await?;
+        let lang = r.language;
+        let deadline = super::season_calendar::form_deadline(app, gs, Some(&realm), at)
+            .map(|t| app.local(t, lang))
+            .unwrap_or_default();
+        let receipt =
+            crate::forms::receipt_for(&checked, lang, &deadline, crate::forms::Effect::Stands);
+        let data = json!({
+            "realm": realm,
+            "round": round,
+            "received": app.local(from_ms(f.received_at), lang),
+            "replaces": null,
+            "rechecked": true,
+            "receipt": receipt,
+        });
+        let o = Outgoing {
+            kind: "form_receipt",
+            dedup_key: format!("form_recheck:{id}"),
+            to: r.emails.clone(),
+            subject: super::scheduler::form_subject(&realm, lang),
+            body: app.renderer.render("form_receipt", lang, &data)?,
+            in_reply_to: None,
+        };
+        app.enqueue(conn, &o).await?;
+        let detail = json!({"form_id": id, "replaces": f.id, "accepted": checked.accepted(),
+                            "refused": checked.refused()})
+        .to_string();
+        events::log(
+            conn,
+            to,
+            round,
+            "form_rechecked",
+            Some(&realm),
+            Some(f.message_id),
+            &detail,
+        )
+        .await?;
+        rechecked.push(realm);
+    }
+    Ok(rechecked)
 }
 
 /// A form answering an earlier round's form: refused with a reply that names the round
@@ -1095,6 +1273,108 @@ pub async fn round_deadline(
 ) -> Result<Option<DateTime<Utc>>> {
     let start = round_started(conn).await?.unwrap_or_else(|| app.now());
     Ok(super::season_calendar::form_deadline(app, gs, realm, start))
+}
+
+/// The form window `realm`'s form is taken in, as it stands at `t` in the round of
+/// `gs`: from the weekend window's opening to the realm's form deadline
+/// ([`super::season_calendar::form_deadline`], so the GM's extensions and pauses are
+/// in it). The opening is the last one of the weekend window before that deadline
+/// (already past when the window is open). `None`: the schedule has no deadline.
+pub fn form_window(
+    app: &App,
+    gs: &GameState,
+    realm: Option<&str>,
+    t: DateTime<Utc>,
+) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
+    form_window_knowing(app, gs, realm, t, None)
+}
+
+/// [`form_window`], taking the opening from `known` (a window found already, e.g. for
+/// every realm given no late deadline) when it closes at the same instant, so forms for
+/// many realms look the opening up once.
+pub fn form_window_knowing(
+    app: &App,
+    gs: &GameState,
+    realm: Option<&str>,
+    t: DateTime<Utc>,
+    known: Option<(DateTime<Utc>, DateTime<Utc>)>,
+) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
+    let close = super::season_calendar::form_deadline(app, gs, realm, t)?;
+    let open = match known {
+        Some((open, c)) if c == close => open,
+        _ => opening_before(app, close).unwrap_or(close),
+    };
+    Some((open, close))
+}
+
+/// The last opening of the weekend window before `close`: looked for a week back, or
+/// further when a pause stretched the week.
+fn opening_before(app: &App, close: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    for days in [8, 60, 400] {
+        let Some(from) = close.checked_sub_signed(chrono::Duration::days(days)) else {
+            continue;
+        };
+        let Some(mut open) = app
+            .schedule
+            .next_opening(Window::Weekend, from)
+            .filter(|o| *o < close)
+        else {
+            continue;
+        };
+        while let Some(next) = app
+            .schedule
+            .next_opening(Window::Weekend, open)
+            .filter(|o| *o < close)
+        {
+            open = next;
+        }
+        return Some(open);
+    }
+    None
+}
+
+/// [`form_window`] in words, in `lang` ("lördag 28 november 00:00 – söndag 29 november
+/// 15:00 (Europe/Stockholm)"); empty without a deadline.
+pub fn form_window_local(
+    app: &App,
+    window: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    lang: Lang,
+) -> String {
+    window.map_or_else(String::new, |(open, close)| {
+        crate::schedule::describe_span(open, close, app.schedule.timezone(), lang == Lang::Sv)
+    })
+}
+
+/// The form context of `realm`'s form at `t`: its deadline and its window in words.
+pub fn form_context(
+    app: &App,
+    gs: &GameState,
+    realm: &str,
+    t: DateTime<Utc>,
+    realms_listed: Option<usize>,
+) -> crate::render::FormContext {
+    form_context_knowing(app, gs, realm, t, realms_listed, None)
+}
+
+/// [`form_context`] with a window found already ([`form_window_knowing`]).
+pub fn form_context_knowing(
+    app: &App,
+    gs: &GameState,
+    realm: &str,
+    t: DateTime<Utc>,
+    realms_listed: Option<usize>,
+    known: Option<(DateTime<Utc>, DateTime<Utc>)>,
+) -> crate::render::FormContext {
+    let lang = gs.realm(realm).map_or(Lang::Sv, |r| r.language);
+    let window = form_window_knowing(app, gs, Some(realm), t, known);
+    crate::render::FormContext {
+        deadline_local: window
+            .map(|(_, close)| app.local(close, lang))
+            .unwrap_or_default(),
+        window_local: form_window_local(app, window, lang),
+        game_address: app.cfg.game_address.clone(),
+        realms_listed,
+    }
 }
 
 /// When the current round's form is mailed: the first `results` event after the round

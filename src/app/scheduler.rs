@@ -11,7 +11,6 @@ use tracing::Instrument;
 use super::{App, AppError, Result};
 use crate::clock::{self, from_ms};
 use crate::mail::compose::Outgoing;
-use crate::render::FormContext;
 use crate::schedule::{Due, EventKind};
 use crate::store::{events, meta, schedule, Conn};
 
@@ -174,6 +173,9 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<Applied> {
         EventKind::Results => {
             let mailed = super::weekend::results(app, conn, due.at).await?;
             detail["result_forms"] = json!(mailed.realms);
+            if !mailed.had_opening.is_empty() {
+                detail["opening_form_stands"] = json!(mailed.had_opening);
+            }
             saved = mailed.saved;
         }
         EventKind::Reminder => {
@@ -208,6 +210,9 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<Applied> {
             // The realms to remind, with their deadlines; the last weekend's events
             // are read, and indexed with the state once for all their forms (not once a
             // realm, which grew with the game's size squared), only when there are any.
+            // The window of every realm given no late deadline, looked up once.
+            let window = super::process::form_window(app, &gs, None, due.at);
+            let event_at = due.at;
             let due: Vec<_> = gs
                 .realms
                 .iter()
@@ -222,16 +227,20 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<Applied> {
             if !due.is_empty() {
                 let last_events = super::weekend::last_events(conn, &gs).await?;
                 let index = crate::render::view::FormIndex::new(&gs, &last_events);
-                for (realm, deadline) in due {
+                for (realm, _) in due {
                     let lang = realm.language;
-                    let deadline_local = deadline.map(|t| app.local(t, lang)).unwrap_or_default();
-                    let ctx = FormContext {
-                        deadline_local: deadline_local.clone(),
-                        game_address: app.cfg.game_address.clone(),
-                        realms_listed: Some(app.cfg.render.realms_listed),
-                    };
+                    let listed = Some(app.cfg.render.realms_listed);
+                    let ctx = super::process::form_context_knowing(
+                        app,
+                        &gs,
+                        &realm.name,
+                        event_at,
+                        listed,
+                        window,
+                    );
                     let form = app.renderer.result_form_in(&index, &realm.name, &ctx)?;
-                    let data = json!({"realm": realm.name, "round": round, "deadline": deadline_local, "form": form});
+                    let data = json!({"realm": realm.name, "round": round,
+                        "deadline": ctx.deadline_local, "window": ctx.window_local, "form": form});
                     let o = Outgoing {
                         kind: "reminder",
                         dedup_key: format!("reminder:{round}:{at}:{}", realm.name),
@@ -348,10 +357,14 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<Applied> {
             detail["reused"] = json!(reused);
             detail["away"] = json!(away);
         }
-        EventKind::WeekdayOpen
-        | EventKind::WeekdayClose
-        | EventKind::FormOpen
-        | EventKind::CourierBatch => {
+        EventKind::FormOpen => {
+            // Forms kept early are checked again against the state as it is now.
+            let rechecked = super::process::recheck_early_forms(app, conn, &gs, due.at).await?;
+            if !rechecked.is_empty() {
+                detail["early_forms_rechecked"] = json!(rechecked);
+            }
+        }
+        EventKind::WeekdayOpen | EventKind::WeekdayClose | EventKind::CourierBatch => {
             // Windows are read from the schedule itself (`window_at`), so opening and
             // closing change no state; the firing is recorded either way.
         }

@@ -25,7 +25,6 @@ use crate::mail::classify::AbsenceTopic;
 use crate::mail::compose::Outgoing;
 use crate::mail::parse::Inbound;
 use crate::render::season_realms as text;
-use crate::render::FormContext;
 use crate::store::messages::{self, state, NewMessage};
 use crate::store::{self, events, Conn};
 
@@ -647,15 +646,13 @@ fn check_display(name: &str) -> Result<String> {
 /// The realm's current form as a reminder shows it: the state, the last weekend's
 /// report and this round's deadline.
 async fn current_form(app: &App, conn: &mut Conn, gs: &GameState, realm: &str) -> Result<String> {
-    let lang = gs.realm(realm).map_or(Lang::Sv, |r| r.language);
     let events = super::weekend::last_events(conn, gs).await?;
-    let deadline = super::process::round_deadline(app, conn, gs, Some(realm)).await?;
-    let ctx = FormContext {
-        deadline_local: deadline.map(|t| app.local(t, lang)).unwrap_or_default(),
-        game_address: app.cfg.game_address.clone(),
-        // A new player's first form: every realm named, as in the opening forms.
-        realms_listed: None,
-    };
+    // The round's deadline and window; a new player's first form names every realm, as
+    // the opening forms do.
+    let start = super::process::round_started(conn)
+        .await?
+        .unwrap_or_else(|| app.now());
+    let ctx = super::process::form_context(app, gs, realm, start, None);
     Ok(app.renderer.result_form_with(gs, realm, &ctx, &events)?)
 }
 

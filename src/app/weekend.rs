@@ -18,7 +18,6 @@ use crate::game::weekend::{self, FormOrders, Orders, Resolution};
 use crate::game::GameState;
 use crate::mail::compose::Outgoing;
 use crate::render::view::FormIndex;
-use crate::render::FormContext;
 use crate::store::{self, events, meta, resolutions, Conn};
 
 /// The meta key naming the round of the Monday forms the `results` event held, because
@@ -296,6 +295,9 @@ pub async fn results(
 pub struct Mailed {
     /// The realms mailed.
     pub realms: Vec<String>,
+    /// The realms not mailed because they have their opening form of the round already
+    /// (the `results` event before the first weekend).
+    pub had_opening: Vec<String>,
     /// The state written when the results put it in the weekday phase: for
     /// [`App::remember_state`] once the caller's transaction commits.
     pub saved: Option<super::SavedState>,
@@ -318,14 +320,43 @@ pub(super) async fn send_results(
         // A won game whose last results went out: nothing more to tell.
         return Ok(Mailed::default());
     }
+    // Before the first weekend there is nothing to tell: a realm that has its opening
+    // form of this round already (`init` mailed it) is not mailed the same form again.
+    let had_opening = match standing {
+        None => opening_forms_sent(conn, gs).await?,
+        Some(_) => Default::default(),
+    };
     let m = Mailing {
         state: gs,
         resolution: standing.as_ref(),
         deadline_from: at,
         key: format!("result:{round}:{}", clock::to_ms(at)),
         correction: false,
+        skip: &had_opening,
     };
-    mail_monday(app, conn, &m).await
+    let mut mailed = mail_monday(app, conn, &m).await?;
+    mailed.had_opening = had_opening.into_iter().collect();
+    mailed.had_opening.sort();
+    Ok(mailed)
+}
+
+/// The playing realms whose opening form of the state's round is in the outbox.
+async fn opening_forms_sent(
+    conn: &mut Conn,
+    gs: &GameState,
+) -> Result<std::collections::HashSet<String>> {
+    let keys: Vec<String> = gs
+        .realms
+        .iter()
+        .map(|r| format!("opening:{}:{}", gs.round, r.name))
+        .collect();
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let found = store::outbox::ids_of(conn, &keys).await?;
+    let prefix = format!("opening:{}:", gs.round);
+    Ok(found
+        .into_iter()
+        .filter_map(|(key, _)| key.strip_prefix(&prefix).map(str::to_string))
+        .collect())
 }
 
 /// One mailing of the Monday forms.
@@ -340,6 +371,8 @@ struct Mailing<'a> {
     key: String,
     /// The forms correct those mailed earlier for the round.
     correction: bool,
+    /// Realms not mailed (they have this form already).
+    skip: &'a std::collections::HashSet<String>,
 }
 
 const CORRECTION_NOTE: (&str, &str) = (
@@ -357,7 +390,14 @@ async fn mail_monday(app: &App, conn: &mut Conn, m: &Mailing<'_>) -> Result<Mail
     let events = events_of(m.resolution)?;
     let note = m.correction.then_some(CORRECTION_NOTE);
     let key = m.key.as_str();
-    let sent = enqueue_forms(app, conn, gs, &events, m.deadline_from, key, note).await?;
+    let to = MailedTo {
+        events: &events,
+        deadline_from: m.deadline_from,
+        key,
+        correction: note,
+        skip: m.skip,
+    };
+    let sent = enqueue_forms_to(app, conn, gs, &to).await?;
     let round = i64::from(gs.round);
     gm_decisions(app, conn, &events, round, key, m.correction).await?;
     if let Some(r) = m.resolution.filter(|r| r.results_sent_at.is_none()) {
@@ -371,6 +411,7 @@ async fn mail_monday(app: &App, conn: &mut Conn, m: &Mailing<'_>) -> Result<Mail
     Ok(Mailed {
         realms: sent,
         saved,
+        had_opening: Vec::new(),
     })
 }
 
@@ -415,6 +456,8 @@ pub struct MondayForms<'a> {
     links: Option<super::site_links::Links>,
     key: &'a str,
     correction: Option<(&'a str, &'a str)>,
+    /// The form window of every realm given no late deadline, looked up once.
+    window: Option<(chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>)>,
 }
 
 impl<'a> MondayForms<'a> {
@@ -439,6 +482,7 @@ impl<'a> MondayForms<'a> {
             links: super::site_links::Links::load(app, conn, made_at).await?,
             key,
             correction: None,
+            window: super::process::form_window(app, gs, None, deadline_from),
         })
     }
 
@@ -452,20 +496,17 @@ impl<'a> MondayForms<'a> {
     /// realm's site link below it, a correction note on top.
     pub fn text(&self, app: &App, realm: &Realm) -> Result<String> {
         let lang = realm.language;
-        let deadline = super::season_calendar::form_deadline(
+        // The opening forms name every realm; later forms in a large game name the
+        // neighbours.
+        let listed = (!self.key.starts_with("opening:")).then_some(app.cfg.render.realms_listed);
+        let ctx = super::process::form_context_knowing(
             app,
             self.gs,
-            Some(&realm.name),
+            &realm.name,
             self.deadline_from,
+            listed,
+            self.window,
         );
-        let ctx = FormContext {
-            deadline_local: deadline.map(|t| app.local(t, lang)).unwrap_or_default(),
-            game_address: app.cfg.game_address.clone(),
-            // The opening forms name every realm; later forms in a large game name
-            // the neighbours.
-            realms_listed: (!self.key.starts_with("opening:"))
-                .then_some(app.cfg.render.realms_listed),
-        };
         let form = app.renderer.result_form_in(&self.ix, &realm.name, &ctx)?;
         let form = super::season_calendar::with_form_notes(app, lang, self.made_at, form);
         let form = self.notices.on_top(app, &realm.name, lang, form)?;
@@ -497,12 +538,43 @@ pub async fn enqueue_forms(
     key: &str,
     correction: Option<(&str, &str)>,
 ) -> Result<Vec<String>> {
+    let to = MailedTo {
+        events,
+        deadline_from,
+        key,
+        correction,
+        skip: &Default::default(),
+    };
+    enqueue_forms_to(app, conn, gs, &to).await
+}
+
+/// What one mailing of Monday forms tells, and to whom not.
+struct MailedTo<'a> {
+    events: &'a [Event],
+    deadline_from: chrono::DateTime<chrono::Utc>,
+    key: &'a str,
+    correction: Option<(&'a str, &'a str)>,
+    skip: &'a std::collections::HashSet<String>,
+}
+
+/// [`enqueue_forms`], leaving out the realms in `to.skip`.
+async fn enqueue_forms_to(
+    app: &App,
+    conn: &mut Conn,
+    gs: &GameState,
+    to: &MailedTo<'_>,
+) -> Result<Vec<String>> {
+    let (events, deadline_from, key) = (to.events, to.deadline_from, to.key);
     let mut sent = Vec::new();
     let forms = MondayForms::load(app, conn, gs, events, deadline_from, key, app.now())
         .await?
-        .corrected(correction);
+        .corrected(to.correction);
     let pictures = super::map_pictures::Pictures::new(app, gs);
-    for realm in gs.realms.iter().filter(|r| !r.emails.is_empty()) {
+    for realm in gs
+        .realms
+        .iter()
+        .filter(|r| !r.emails.is_empty() && !to.skip.contains(&r.name))
+    {
         let o = Outgoing {
             kind: "result_form",
             dedup_key: format!("{key}:{}", realm.name),
@@ -748,6 +820,7 @@ pub async fn gm_resolve(app: &App) -> Result<Reresolved> {
             deadline_from,
             key: format!("result:{}:gm:{}", next.round, resolved.id),
             correction,
+            skip: &Default::default(),
         };
         let mailed = mail_monday(app, &mut tx, &m).await?;
         saved = mailed.saved.or(saved);

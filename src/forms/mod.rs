@@ -15,7 +15,9 @@ pub mod view;
 pub use check::{check, check_orders, Checked, CheckedLine, Standing};
 pub use extract::{extract_orders, Extracted, Source};
 pub use grammar::{parse_line, LineError, OrderKind, ORDER_TABLE};
-pub use receipt::{receipt_for, receipt_text, stale_form_text, Effect};
+pub use receipt::{
+    dropped_orders, receipt_for, receipt_text, receipt_with, stale_form_text, Effect, Notes,
+};
 pub use refusal::Refusal;
 pub use view::{form_state_of, form_title, parse_form_view, FormParseError, FormState};
 

@@ -18,6 +18,17 @@ pub enum Effect<'a> {
     EarlierStands { received: &'a str },
 }
 
+/// What a receipt tells beside the form's own lines (nothing, for `check-form`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Notes<'a> {
+    /// The orders of the earlier form this one replaced that this one does not give,
+    /// as the player wrote them ([`dropped_orders`]).
+    pub dropped: &'a [String],
+    /// The form came before its window opens and is kept: the window in words
+    /// (`lördag 28 november 00:00 – söndag 29 november 15:00 (Europe/Stockholm)`).
+    pub early_window: Option<&'a str>,
+}
+
 /// The receipt text in `lang`; `deadline_local` is the form deadline in
 /// words (a later form before it replaces this one).
 pub fn receipt_text(checked: &Checked, lang: Lang, deadline_local: &str) -> String {
@@ -30,6 +41,64 @@ pub fn receipt_for(
     lang: Lang,
     deadline_local: &str,
     effect: Effect<'_>,
+) -> String {
+    receipt_with(checked, lang, deadline_local, effect, Notes::default())
+}
+
+/// The accepted orders of `earlier` (the form `now` replaces) that `now` does not give
+/// again, each as its line was written, in form order. An earlier line is given again
+/// by a line of `now` (accepted or not: its own status is on the receipt) with the same
+/// words (case, accents and spacing aside), or else by one that reads as the same
+/// order; each line of `now` answers one earlier line. Linear in the forms' lengths.
+pub fn dropped_orders(earlier: &Checked, now: &Checked) -> Vec<String> {
+    use crate::game::text::fold;
+    use std::collections::HashMap;
+    let order_key =
+        |l: &super::CheckedLine| l.order.as_ref().and_then(|o| serde_json::to_string(o).ok());
+    let mut by_text: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut by_order: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, l) in now.lines.iter().enumerate().rev() {
+        by_text.entry(fold(&l.text)).or_default().push(i);
+        if let Some(k) = order_key(l) {
+            by_order.entry(k).or_default().push(i);
+        }
+    }
+    let mut used = vec![false; now.lines.len()];
+    let take = |list: Option<&mut Vec<usize>>, used: &mut Vec<bool>| {
+        let list = list?;
+        while let Some(i) = list.pop() {
+            if !used[i] {
+                used[i] = true;
+                return Some(i);
+            }
+        }
+        None
+    };
+    let earlier: Vec<&super::CheckedLine> = earlier.lines.iter().filter(|l| l.accepted()).collect();
+    // Same words first, so an order read differently now (an upgrade's crystals chosen
+    // from another stock) still finds its line.
+    let mut given: Vec<bool> = earlier
+        .iter()
+        .map(|l| take(by_text.get_mut(&fold(&l.text)), &mut used).is_some())
+        .collect();
+    for (l, g) in earlier.iter().zip(given.iter_mut()).filter(|(_, g)| !**g) {
+        *g = order_key(l).is_some_and(|k| take(by_order.get_mut(&k), &mut used).is_some());
+    }
+    earlier
+        .iter()
+        .zip(given)
+        .filter(|(_, g)| !g)
+        .map(|(l, _)| l.text.clone())
+        .collect()
+}
+
+/// The receipt text with what else the form did ([`Notes`]).
+pub fn receipt_with(
+    checked: &Checked,
+    lang: Lang,
+    deadline_local: &str,
+    effect: Effect<'_>,
+    notes: Notes<'_>,
 ) -> String {
     let sv = lang == Lang::Sv;
     let mut out: Vec<String> = Vec::new();
@@ -112,7 +181,59 @@ pub fn receipt_for(
             para(format!("  {}", if sv { &s.sv } else { &s.en }), 4, &mut out);
         }
     }
+    if !notes.dropped.is_empty() {
+        out.push(String::new());
+        para(
+            if sv {
+                "Dessa order i ditt tidigare formulär finns inte med i detta och gäller inte \
+                 längre:"
+                    .to_string()
+            } else {
+                "These orders of your earlier form are not in this one and no longer count:"
+                    .to_string()
+            },
+            0,
+            &mut out,
+        );
+        for d in notes.dropped {
+            para(format!("  {d}"), 4, &mut out);
+        }
+        para(
+            if sv {
+                "Vill du lägga till en order: skicka hela formuläret igen med den.".to_string()
+            } else {
+                "To add an order, send the whole form again with it.".to_string()
+            },
+            0,
+            &mut out,
+        );
+    }
     out.push(String::new());
+    let closing = match (notes.early_window, effect, sv) {
+        (Some(w), Effect::Stands, true) => Some(format!(
+            "Formuläret kom innan formulärfönstret öppnar och sparas: det gäller från \
+             fönstrets öppning, om inte ett senare formulär ersätter det, och kontrolleras \
+             då igen mot läget som det är då (du får ett nytt kvitto). Formulär tas emot {w}."
+        )),
+        (Some(w), Effect::Stands, false) => Some(format!(
+            "This form came before the form window opens and is kept: it counts from the \
+             window's opening unless a later form replaces it, and is checked again then \
+             against the state as it is then (you get a new receipt). Forms are taken {w}."
+        )),
+        (Some(w), Effect::EarlierStands { .. }, true) => Some(format!(
+            "Formulär tas emot {w}; ett nytt formulär ersätter det som gäller."
+        )),
+        (Some(w), Effect::EarlierStands { .. }, false) => Some(format!(
+            "Forms are taken {w}; a new form replaces the one that stands."
+        )),
+        (None, _, _) => None,
+    };
+    if let Some(text) = closing {
+        para(text, 0, &mut out);
+        let mut s = out.join("\n");
+        s.push('\n');
+        return s;
+    }
     para(
         match (effect, sv) {
             (Effect::Stands, true) => {

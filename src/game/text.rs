@@ -169,11 +169,14 @@ pub fn wrap_hanging(text: &str, width: usize, indent: usize) -> Vec<String> {
     let mut out = Vec::new();
     for para in text.split('\n') {
         let lead = para.len() - para.trim_start().len();
-        // A paragraph whose words fit one line of the full width (as `wrap` would
-        // join them) is kept as written; deciding so counts, it does not wrap it
-        // whole (a form's list of every realm is a long paragraph).
-        if fits_one_line(para, width.max(10)) {
-            out.push(format!("{}{}", " ".repeat(lead), para.trim()));
+        // A paragraph that fits one line of the full width as written, its leading
+        // spaces and its inner spacing counted, is kept as written; deciding so counts
+        // at most a line's characters, it does not wrap it whole (a form's list of
+        // every realm is a long paragraph).
+        let kept = para.trim();
+        let room = width.max(10).saturating_sub(lead);
+        if kept.chars().take(room + 1).count() <= room {
+            out.push(format!("{}{kept}", " ".repeat(lead)));
             continue;
         }
         // Re-wrap: first line at full width, the rest indented.
@@ -200,20 +203,6 @@ pub fn wrap_hanging(text: &str, width: usize, indent: usize) -> Vec<String> {
         out.extend(wrap_words(words, width, indent));
     }
     out
-}
-
-/// True when the words of `para`, one space apart, take at most `room` characters.
-fn fits_one_line(para: &str, room: usize) -> bool {
-    let mut len = 0usize;
-    for (k, w) in para.split_whitespace().enumerate() {
-        len = len
-            .saturating_add(usize::from(k > 0))
-            .saturating_add(w.chars().count());
-        if len > room {
-            return false;
-        }
-    }
-    true
 }
 
 #[cfg(test)]
@@ -244,6 +233,24 @@ mod tests {
         assert_eq!(fold("Å ä Ö é ø"), "a a o e o");
         assert_eq!(fold("O\u{308}stvik "), "ostvik");
         assert_eq!(fold(""), "");
+    }
+
+    #[test]
+    fn a_line_with_leading_spaces_wraps_at_the_width_with_them_counted() {
+        // 6 spaces and 78 characters of words: 84 in all, over the width of 78.
+        let text = format!("      kostar {}", "12 mat, ".repeat(9).trim_end());
+        assert!(text.trim().chars().count() <= 78 && text.chars().count() > 78);
+        let lines = wrap_hanging(&text, 78, 8);
+        assert!(lines.len() == 2, "{lines:?}");
+        assert!(lines.iter().all(|l| l.chars().count() <= 78), "{lines:?}");
+        assert!(lines[0].starts_with("      kostar") && lines[1].starts_with("        "));
+        // Inner spacing counts too.
+        let table = format!("a{}b", " ".repeat(80));
+        assert!(wrap_hanging(&table, 78, 0)
+            .iter()
+            .all(|l| l.chars().count() <= 78));
+        // What fits stays as written.
+        assert_eq!(wrap_hanging("  x   y", 78, 4), vec!["  x   y".to_string()]);
     }
 
     #[test]
@@ -286,13 +293,14 @@ mod tests {
         assert_eq!(lines.concat().matches("infanteri").count(), 20);
     }
 
-    /// The hanging wrap as it was first written: the whole paragraph wrapped once to
-    /// see whether it fits one line, the rest joined again and wrapped.
+    /// The hanging wrap as it was first written: a paragraph that fits one line as
+    /// written (its leading spaces counted) kept, else the first line filled and the
+    /// rest joined again and wrapped.
     fn hanging_wrap_as_first_written(text: &str, width: usize, indent: usize) -> Vec<String> {
         let mut out = Vec::new();
         for para in text.split('\n') {
             let lead = para.len() - para.trim_start().len();
-            if wrap(para, width, 0).len() <= 1 {
+            if lead + para.trim().chars().count() <= width.max(10) {
                 out.push(format!("{}{}", " ".repeat(lead), para.trim()));
                 continue;
             }

@@ -21,6 +21,10 @@ pub struct FormContext {
     /// The form deadline in the game's time zone, already in words, e.g.
     /// `söndag 29 november 2026 15:00`.
     pub deadline_local: String,
+    /// When forms are taken, the window's opening to that deadline, in words, e.g.
+    /// `lördag 28 november 00:00 – söndag 29 november 15:00 (Europe/Stockholm)`
+    /// ([`crate::schedule::describe_span`]); empty: the form gives the deadline alone.
+    pub window_local: String,
     /// Where forms are sent (`sl@game.test`).
     pub game_address: String,
     /// Name every other realm when there are at most this many (`render.realms_listed`
@@ -36,6 +40,8 @@ pub struct FormView {
     pub realm: String,
     pub round: u32,
     pub deadline: String,
+    /// When forms are taken (empty: the deadline alone is given).
+    pub window: String,
     pub game_address: String,
     pub subject: String,
     pub rule: String,
@@ -518,6 +524,7 @@ impl FormView {
             realm: realm.name.clone(),
             round: state.round,
             deadline: ctx.deadline_local.clone(),
+            window: ctx.window_local.clone(),
             game_address: ctx.game_address.clone(),
             subject: match lang {
                 Lang::Sv => format!("{} formulär", realm.name),
@@ -1184,6 +1191,7 @@ mod tests {
     fn others_on_the_form(state: &GameState, realm: &str, listed: Option<usize>) -> String {
         let ctx = FormContext {
             deadline_local: String::new(),
+            window_local: String::new(),
             game_address: "sl@game.test".into(),
             realms_listed: listed,
         };

@@ -764,6 +764,29 @@ pub fn describe_local(t: DateTime<Utc>, tz: Tz, lang_sv: bool) -> String {
     )
 }
 
+/// Renders the span `from` – `to` as local times in `tz` for players, to the minute,
+/// without the year and with the zone once, e.g. "lördag 28 november 00:00 – söndag
+/// 29 november 15:00 (Europe/Stockholm)" (the form window, README The weekend form).
+pub fn describe_span(from: DateTime<Utc>, to: DateTime<Utc>, tz: Tz, lang_sv: bool) -> String {
+    let (weekdays, months) = if lang_sv {
+        (&WEEKDAYS_SV, &MONTHS_SV)
+    } else {
+        (&WEEKDAYS_EN, &MONTHS_EN)
+    };
+    let one = |t: DateTime<Utc>| {
+        let local = t.with_timezone(&tz);
+        format!(
+            "{} {} {} {:02}:{:02}",
+            weekdays[weekday_index(local.weekday())],
+            local.day(),
+            months[local.month0() as usize],
+            local.hour(),
+            local.minute()
+        )
+    };
+    format!("{} – {} ({})", one(from), one(to), tz.name())
+}
+
 fn weekday_index(day: Weekday) -> usize {
     day.num_days_from_monday() as usize
 }

@@ -397,6 +397,19 @@ fn next_opening_and_closing_answer_refusals_and_receipts() {
 }
 
 #[test]
+fn the_form_window_is_told_as_one_span_without_the_year_and_with_the_zone_once() {
+    let (from, to) = (sthlm(2026, 11, 28, 0, 0, 0), sthlm(2026, 11, 29, 15, 0, 0));
+    assert_eq!(
+        describe_span(from, to, Stockholm, true),
+        "lördag 28 november 00:00 – söndag 29 november 15:00 (Europe/Stockholm)"
+    );
+    assert_eq!(
+        describe_span(from, to, Stockholm, false),
+        "Saturday 28 November 00:00 – Sunday 29 November 15:00 (Europe/Stockholm)"
+    );
+}
+
+#[test]
 fn describe_local_renders_swedish_and_english() {
     let t = sthlm(2026, 11, 23, 12, 0, 0);
     assert_eq!(
