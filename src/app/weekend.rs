@@ -469,6 +469,7 @@ impl<'a> MondayForms<'a> {
         let form = app.renderer.result_form_in(&self.ix, &realm.name, &ctx)?;
         let form = super::season_calendar::with_form_notes(app, lang, self.made_at, form);
         let form = self.notices.on_top(app, &realm.name, lang, form)?;
+        let form = super::player_guide::on_opening_form(self.key, realm, form);
         let form = super::sender_auth::opening_note(app, self.key, realm, form);
         let form = super::site_links::with_link(app, self.links.as_ref(), realm, lang, form);
         Ok(match self.correction {
