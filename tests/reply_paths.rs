@@ -260,7 +260,11 @@ fn delivered_envoy(d: &Dir, text: &str) -> common::Sent {
     } else {
         format!("[{afani}] ")
     };
-    d.send(AFANI, &format!("{tag}Afani sends an envoy to Genogien"), text);
+    d.send(
+        AFANI,
+        &format!("{tag}Afani sends an envoy to Genogien"),
+        text,
+    );
     d.tick(LATER);
     d.outbox_since(&before)
         .into_iter()

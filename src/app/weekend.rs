@@ -448,8 +448,9 @@ impl<'a> MondayForms<'a> {
     }
 
     /// `realm`'s form, word for word as mailed: the schedule's notes and the GM's
-    /// notices above the result form, the sender-token note on an opening form, the
-    /// realm's site link below it, a correction note on top.
+    /// notices above the result form (an opening form's first line naming the player's
+    /// guide), the sender-token note on an opening form, the realm's site link below
+    /// it, a correction note on top.
     pub fn text(&self, app: &App, realm: &Realm) -> Result<String> {
         let lang = realm.language;
         let deadline = super::season_calendar::form_deadline(
@@ -467,9 +468,9 @@ impl<'a> MondayForms<'a> {
                 .then_some(app.cfg.render.realms_listed),
         };
         let form = app.renderer.result_form_in(&self.ix, &realm.name, &ctx)?;
+        let form = super::player_guide::on_opening_form(self.key, realm, form);
         let form = super::season_calendar::with_form_notes(app, lang, self.made_at, form);
         let form = self.notices.on_top(app, &realm.name, lang, form)?;
-        let form = super::player_guide::on_opening_form(self.key, realm, form);
         let form = super::sender_auth::opening_note(app, self.key, realm, form);
         let form = super::site_links::with_link(app, self.links.as_ref(), realm, lang, form);
         Ok(match self.correction {
