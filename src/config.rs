@@ -339,13 +339,28 @@ pub enum Review {
 }
 
 /// Courier settings.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CourierSettings {
     #[serde(default)]
     pub mode: CourierMode,
     #[serde(default)]
     pub review: Review,
+    /// A realm's plain Reply to an envoy delivered to it is an envoy to the realm the
+    /// delivery named (charged and windowed like any envoy); `false`: it is refused,
+    /// naming the subject to write instead.
+    #[serde(default = "default_true")]
+    pub reply_is_envoy: bool,
+}
+
+impl Default for CourierSettings {
+    fn default() -> Self {
+        CourierSettings {
+            mode: CourierMode::default(),
+            review: Review::default(),
+            reply_is_envoy: true,
+        }
+    }
 }
 
 fn default_max_pause_days() -> u32 {

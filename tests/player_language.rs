@@ -191,9 +191,10 @@ fn mail_index(r: &MailRefusal) -> usize {
         MailRefusal::WrongSender { .. } => 2,
         MailRefusal::EmptyBody { .. } => 3,
         MailRefusal::TooLarge { .. } => 4,
+        MailRefusal::ReplyNotEnvoy { .. } => 5,
     }
 }
-const MAIL_REFUSALS: usize = 5;
+const MAIL_REFUSALS: usize = 6;
 
 fn subject_index(e: &SubjectError) -> usize {
     match e {
@@ -584,6 +585,10 @@ fn mail_refusals() -> Vec<MailRefusal> {
         MailRefusal::TooLarge {
             size: 70_000_000,
             limit: 1_048_576,
+        },
+        MailRefusal::ReplyNotEnvoy {
+            from: "Genogien".into(),
+            to: "Afani".into(),
         },
     ];
     v.extend(MAIL_KINDS.map(|kind| MailRefusal::EmptyBody { kind }));

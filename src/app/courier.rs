@@ -343,7 +343,7 @@ fn apply(
 ) -> Result<()> {
     let m = &q.message;
     let sender_lang = lang_of(gs, &d.sender);
-    let reply_subject = format!("Re: {}", m.subject.trim());
+    let reply_subject = crate::mail::subject::reply_subject(&m.subject, sender_lang);
     match &d.outcome {
         Outcome::Refused(r) => {
             let next = crate::courier::window_for(kind_of(&m.kind).unwrap_or(MailKind::Envoy))
@@ -437,11 +437,9 @@ fn dispatch_mail(
             ..
         } => {
             let lang = lang_of(gs, to);
-            let subject = match lang {
-                Lang::Sv => format!("Sändebud från {shown_from}"),
-                Lang::En => format!("Envoy from {shown_from}"),
-            };
+            let subject = crate::mail::subject::delivery_subject(shown_from, lang);
             let data = json!({
+                "reply_is_envoy": app.cfg.courier.reply_is_envoy,
                 "from": shown_from,
                 "to": to,
                 "text": redact_addresses(text, gs),
@@ -557,6 +555,88 @@ fn dispatch_mail(
         body: app.renderer.render_owned(template, lang, data)?,
         in_reply_to: None,
     }))
+}
+
+/// A realm's reply to an envoy delivered to it, settled (README, The courier): with
+/// `courier.reply_is_envoy` and when the mail is the client's Reply to a mail of the
+/// game's, an envoy from the realm to the realm the delivery named — charged and
+/// windowed like any envoy, its text without the delivery the mail program quoted
+/// below or above it; otherwise refused, naming the exact envoy subject. Every other
+/// classification is returned as it is.
+pub fn settle_delivery_reply(
+    app: &App,
+    c: crate::mail::classify::Classified,
+    mail: &mut crate::mail::parse::Inbound,
+) -> crate::mail::classify::Classified {
+    use crate::mail::classify::{Classified, Refusal};
+    let Classified::DeliveryReply {
+        realm,
+        lang,
+        to,
+        replied,
+    } = c
+    else {
+        return c;
+    };
+    let refuse = |realm: String, reason| Classified::Refused {
+        realm,
+        lang,
+        reason,
+    };
+    if !(app.cfg.courier.reply_is_envoy && replied) {
+        let reason = Refusal::ReplyNotEnvoy {
+            from: realm.clone(),
+            to,
+        };
+        return refuse(realm, reason);
+    }
+    mail.text = own_reply_text(&mail.text);
+    if mail.text.trim().is_empty() {
+        let reason = Refusal::EmptyBody {
+            kind: MailKind::Envoy,
+        };
+        return refuse(realm, reason);
+    }
+    let subject = crate::mail::subject::Subject {
+        kind: MailKind::Envoy,
+        from: realm.clone(),
+        to: Some(to),
+        topic: None,
+        lang,
+    };
+    Classified::Accepted {
+        realm,
+        lang,
+        subject,
+    }
+}
+
+/// The replier's own text of a reply: above the mail it quotes (top-posting, Outlook's
+/// block), or, when the reply is written below the quote, the lines that are not
+/// quoted (`>`) and not the quote's attribution line.
+fn own_reply_text(text: &str) -> String {
+    let above = crate::courier::trailer::without_quoted_reply(text);
+    if !above.trim().is_empty() {
+        return above;
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let quoted = |l: &str| l.trim_start().starts_with('>');
+    // Whether the next line that is not blank is quoted, for each line (one pass back).
+    let mut quote_follows = vec![false; lines.len()];
+    let mut next = false;
+    for (i, l) in lines.iter().enumerate().rev() {
+        quote_follows[i] = next;
+        if !l.trim().is_empty() {
+            next = quoted(l);
+        }
+    }
+    let kept: Vec<&str> = lines
+        .iter()
+        .zip(&quote_follows)
+        .filter(|(l, follows)| !quoted(l) && !(l.trim_end().ends_with(':') && **follows))
+        .map(|(l, _)| *l)
+        .collect();
+    kept.join("\n").trim().to_string()
 }
 
 /// Remove every registered player address from a text passed between realms, so a

@@ -89,7 +89,7 @@ pub async fn reject(app: &App, id: i64, reason: &str) -> Result<()> {
                 kind: "refusal",
                 dedup_key: format!("gm_reject:{id}"),
                 to: r.emails.clone(),
-                subject: format!("Re: {}", m.subject.trim()),
+                subject: crate::mail::subject::reply_subject(&m.subject, r.language),
                 body: app.renderer.render("refusal", r.language, &data)?,
                 in_reply_to: raw_id,
             };

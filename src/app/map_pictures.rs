@@ -113,6 +113,9 @@ impl App {
 
     /// [`App::enqueue_many`] without reading the row ids back.
     pub async fn queue_many(&self, conn: &mut Conn, os: &[&Outgoing]) -> Result<()> {
+        let tagged = super::sender_auth::tagged(self, conn, os).await?;
+        let os: Vec<&Outgoing> = tagged.iter().map(|o| &**o).collect();
+        let os = os.as_slice();
         let now = self.now();
         let made = self.made(os, &[], now)?;
         Ok(outbox::queue_many(conn, &self.rows(os, &made, now)).await?)
@@ -127,6 +130,10 @@ impl App {
         os: &[&Outgoing],
         files: &[Attachment],
     ) -> Result<Vec<i64>> {
+        // The one way into the outbox: each realm's mail gets its token tag here.
+        let tagged = super::sender_auth::tagged(self, conn, os).await?;
+        let os: Vec<&Outgoing> = tagged.iter().map(|o| &**o).collect();
+        let os = os.as_slice();
         let now = self.now();
         let made = self.made(os, files, now)?;
         Ok(outbox::enqueue_many(conn, &self.rows(os, &made, now)).await?)

@@ -19,6 +19,7 @@ pub mod lease;
 pub mod map_pictures;
 pub mod metrics;
 pub mod par;
+pub mod player_guide;
 pub mod politics;
 pub mod process;
 pub mod results_hold;

@@ -335,6 +335,29 @@ async fn handle(
             };
             super::season_notices::resend::handle(app, conn, gs, &req).await?;
         }
+        Classified::Help { realm, lang } => {
+            let req = super::player_guide::Request {
+                inbox_id,
+                realm: &realm,
+                lang,
+                mail: &mail,
+                subject: &subject,
+            };
+            super::player_guide::handle(app, conn, gs, &req).await?;
+        }
+        Classified::DeliveryReply { realm, .. } => {
+            // `read_mail` settles every reply to a delivery as an envoy or a refusal.
+            let reason = format!("a reply to an envoy delivery from {realm} was not settled");
+            let entry = GmEntry {
+                kind: "unclassified",
+                event: "mail_unsettled",
+                from: mail.from_addr.as_deref(),
+                subject: &subject,
+                body: &mail.text,
+                reason: &reason,
+            };
+            queue_for_gm(conn, inbox_id, round, now, &entry).await?;
+        }
         Classified::Link { realm, lang } => {
             let req = super::site_links::Request {
                 inbox_id,
@@ -511,6 +534,7 @@ pub(super) fn read_mail(
     let subject = mail.subject.clone().unwrap_or_default();
     let dir = app.directory(gs);
     let classified = classify::classify(&mail, &dir, app.cfg.limits.max_mail_bytes);
+    let classified = super::courier::settle_delivery_reply(app, classified, &mut mail);
     let span = tracing::Span::current();
     span.record("round", gs.round);
     if let Some(realm) = super::sender_auth::claimed_realm(&classified) {
@@ -814,17 +838,7 @@ fn realm_addresses(gs: &GameState, realm: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// `Re: <subject>`, or for a mail without one, `Re:` and "no subject" in `lang`.
-fn reply_subject(subject: &str, lang: Lang) -> String {
-    if subject.trim().is_empty() {
-        match lang {
-            Lang::Sv => "Re: (inget ämne)".into(),
-            Lang::En => "Re: (no subject)".into(),
-        }
-    } else {
-        format!("Re: {}", crate::mail::subject::shown(subject.trim()))
-    }
-}
+use crate::mail::subject::reply_subject;
 
 /// A weekend form as received.
 struct FormMail<'a> {
@@ -1401,5 +1415,9 @@ mod tests {
         assert_eq!(reply_subject("  ", Lang::Sv), "Re: (inget ämne)");
         assert_eq!(reply_subject("", Lang::En), "Re: (no subject)");
         assert_eq!(reply_subject(" Afani form ", Lang::En), "Re: Afani form");
+        assert_eq!(
+            reply_subject("Re: Sv: Afani form", Lang::En),
+            "Re: Afani form"
+        );
     }
 }

@@ -286,7 +286,7 @@ async fn reply(
             .realm(m.realm)
             .map(|r| r.emails.clone())
             .unwrap_or_default(),
-        subject: format!("Re: {}", crate::mail::subject::shown(m.subject.trim())),
+        subject: crate::mail::subject::reply_subject(m.subject, m.lang),
         body: body.to_string(),
         in_reply_to: m.mail.message_id.clone(),
     };

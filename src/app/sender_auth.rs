@@ -74,8 +74,98 @@ pub fn prepare(app: &App, gs: &GameState, mail: &mut Inbound) -> Prepared {
             mail.text = s.text;
             p.token_of.push(r.name.clone());
         }
+        // A reply may quote the subject it answers, tag and all (Outlook's header
+        // block): the token never goes on to another realm in an envoy's text.
+        mail.text = pure::scrub_token(&mail.text, token);
     }
     p
+}
+
+/// `os` as they go out (every mail passes here on its way to the outbox): in the token
+/// modes a mail whose every recipient is an address of one realm ends its subject with
+/// that realm's tag `[k:TOKEN]`, so the player's plain Reply carries the token back and
+/// proves the sender (README, The mail contract). A mail to the GM, to the game's own
+/// address, or to addresses of several realms carries no token, nor does the hint about
+/// a mail held for want of it; any `[k:…]` a subject
+/// already held (a reply quoting one) is dropped. In `from-only` and `dkim` nothing
+/// changes.
+pub async fn tagged<'a>(
+    app: &App,
+    conn: &mut Conn,
+    os: &[&'a Outgoing],
+) -> Result<Vec<std::borrow::Cow<'a, Outgoing>>> {
+    use std::borrow::Cow;
+    if !app.cfg.sender_check.uses_token() || os.is_empty() {
+        return Ok(os.iter().map(|o| Cow::Borrowed(*o)).collect());
+    }
+    let Some(gs) = state_for_tags(app, conn).await? else {
+        return Ok(os.iter().map(|o| Cow::Borrowed(*o)).collect());
+    };
+    Ok(os
+        .iter()
+        .map(|o| {
+            let token = token_for(app, &gs, o);
+            let subject = pure::tag_subject(&o.subject, token);
+            if subject == o.subject {
+                Cow::Borrowed(*o)
+            } else {
+                Cow::Owned(Outgoing {
+                    subject,
+                    ..(*o).clone()
+                })
+            }
+        })
+        .collect())
+}
+
+/// The token whose tag `o` carries: the realm's whose addresses are all of `o`'s
+/// recipients (when an address is shared by several realms, the one the subject names,
+/// else the first: every recipient reads that realm's mail anyway); none for mail that
+/// also goes to the GM, the game, or another realm.
+fn token_for<'g>(app: &App, gs: &'g GameState, o: &Outgoing) -> Option<&'g str> {
+    let ours = |a: &str| {
+        a.trim().eq_ignore_ascii_case(app.cfg.gm_address.trim())
+            || a.trim().eq_ignore_ascii_case(app.cfg.game_address.trim())
+    };
+    // The hint about a mail without the token never says the token (it answers a
+    // mail that may be a forger's).
+    if o.kind == "sender_hint" || o.to.is_empty() || o.to.iter().any(|a| ours(a)) {
+        return None;
+    }
+    let owns_all = |r: &&crate::game::state::Realm| {
+        o.to.iter().all(|a| {
+            r.emails
+                .iter()
+                .any(|e| e.trim().eq_ignore_ascii_case(a.trim()))
+        })
+    };
+    let owners: Vec<&crate::game::state::Realm> = gs.realms.iter().filter(owns_all).collect();
+    let subject = crate::game::text::fold(&o.subject);
+    let named = owners
+        .iter()
+        .find(|r| subject.contains(&crate::game::text::fold(&r.name)));
+    named.copied().or(owners.first().copied())?.token.as_deref()
+}
+
+/// The state the tags are read from, as `conn` sees it (a mail may be queued in the
+/// transaction that gave a realm its token): the cached one when it is current,
+/// otherwise parsed and not cached (the transaction may still roll back).
+async fn state_for_tags(app: &App, conn: &mut Conn) -> Result<Option<std::sync::Arc<GameState>>> {
+    use crate::store::state as st;
+    let Some(version) = st::latest_version(conn).await? else {
+        return Ok(None);
+    };
+    if let Some((v, gs)) = app.cache().clone() {
+        if v == version {
+            return Ok(Some(gs));
+        }
+    }
+    let Some(row) = st::get(conn, version).await? else {
+        return Ok(None);
+    };
+    let gs: GameState =
+        serde_json::from_str(&row.doc).map_err(|e| super::AppError::BadState(e.to_string()))?;
+    Ok(Some(std::sync::Arc::new(gs)))
 }
 
 impl Prepared {
@@ -90,8 +180,8 @@ impl Prepared {
                     "{realm} has no token yet (`pbemd gm token {realm} --new` gives it one)"
                 )),
                 Some(_) => Err(format!(
-                    "no token of {realm} (missing or wrong) in the subject as [TOKEN] or on \
-                     the first line"
+                    "no token of {realm} (missing or wrong) in the subject as [TOKEN] or \
+                     [k:TOKEN], or on the first line"
                 )),
             }
         };
@@ -123,7 +213,9 @@ pub fn claimed_realm(c: &Classified) -> Option<&str> {
         Classified::Accepted { realm, .. }
         | Classified::Refused { realm, .. }
         | Classified::Resend { realm, .. }
-        | Classified::Link { realm, .. } => Some(realm),
+        | Classified::Link { realm, .. }
+        | Classified::Help { realm, .. }
+        | Classified::DeliveryReply { realm, .. } => Some(realm),
         _ => None,
     }
 }

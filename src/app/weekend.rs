@@ -492,8 +492,9 @@ impl<'a> MondayForms<'a> {
     }
 
     /// `realm`'s form, word for word as mailed: the schedule's notes and the GM's
-    /// notices above the result form, the sender-token note on an opening form, the
-    /// realm's site link below it, a correction note on top.
+    /// notices above the result form (an opening form's first line naming the player's
+    /// guide), the sender-token note on an opening form, the realm's site link below
+    /// it, a correction note on top.
     pub fn text(&self, app: &App, realm: &Realm) -> Result<String> {
         let lang = realm.language;
         // The opening forms name every realm; later forms in a large game name the
@@ -508,6 +509,7 @@ impl<'a> MondayForms<'a> {
             self.window,
         );
         let form = app.renderer.result_form_in(&self.ix, &realm.name, &ctx)?;
+        let form = super::player_guide::on_opening_form(self.key, realm, form);
         let form = super::season_calendar::with_form_notes(app, lang, self.made_at, form);
         let form = self.notices.on_top(app, &realm.name, lang, form)?;
         let form = super::sender_auth::opening_note(app, self.key, realm, form);

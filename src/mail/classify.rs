@@ -53,6 +53,19 @@ pub enum Classified {
     /// A realm asks for a link to its pages on the game's web site (`<Land> länk` /
     /// `<Realm> link`); the mail's From is one of the realm's addresses.
     Link { realm: String, lang: Lang },
+    /// A realm asks for the player's guide (`<Land> hjälp` / `<Realm> help`); the
+    /// mail's From is one of the realm's addresses.
+    Help { realm: String, lang: Lang },
+    /// A realm answers an envoy delivered to it (subject `Re: Sändebud från <Land>` /
+    /// `Re: Envoy from <Realm>`): `to` is the realm the delivery named. `replied` when
+    /// the mail's `In-Reply-To`/`References` name a mail of the game's (the client's
+    /// Reply); the app makes it an envoy or refuses it (`courier.reply_is_envoy`).
+    DeliveryReply {
+        realm: String,
+        lang: Lang,
+        to: String,
+        replied: bool,
+    },
     /// A realm's mail that fits no kind or is wrong: the realm gets a reply explaining it.
     Refused {
         realm: String,
@@ -79,6 +92,12 @@ pub enum Refusal {
     TooLarge {
         size: usize,
         limit: usize,
+    },
+    /// A reply to an envoy delivery that is not taken as an envoy: the refusal names
+    /// the exact envoy subject from `from` to `to`.
+    ReplyNotEnvoy {
+        from: String,
+        to: String,
     },
 }
 
@@ -121,6 +140,12 @@ pub fn classify(mail: &Inbound, dir: &Directory, max_size: usize) -> Classified 
     }
     if let Some(link) = link_of(mail, &owners, &names, max_size) {
         return link;
+    }
+    if let Some(help) = help_of(mail, &owners, &names, max_size) {
+        return help;
+    }
+    if let Some(reply) = delivery_reply_of(mail, dir, &owners, &names, max_size) {
+        return reply;
     }
     let parsed = mail.subject.as_deref().map(|s| parse_subject(s, &names));
     let owner = match &parsed {
@@ -242,6 +267,58 @@ fn link_of(
     })
 }
 
+/// A request for the player's guide (checked before the other subjects).
+fn help_of(
+    mail: &Inbound,
+    owners: &[&DirEntry],
+    names: &[&str],
+    max_size: usize,
+) -> Option<Classified> {
+    let parse = crate::mail::subject::parse_help;
+    realm_request(mail, owners, names, max_size, parse, |realm, lang| {
+        Classified::Help { realm, lang }
+    })
+}
+
+/// A reply to an envoy delivery: the subject is the delivery's (`Re: Envoy from
+/// Afani`) and the sender is a realm other than the one it names.
+fn delivery_reply_of(
+    mail: &Inbound,
+    dir: &Directory,
+    owners: &[&DirEntry],
+    names: &[&str],
+    max_size: usize,
+) -> Option<Classified> {
+    let subject = mail.subject.as_deref()?;
+    let (to, _) = crate::mail::subject::parse_delivery_reply(subject, names)?;
+    let owner = owners.iter().find(|o| o.name != to)?;
+    if mail.size > max_size {
+        return Some(Classified::Refused {
+            realm: owner.name.clone(),
+            lang: owner.lang,
+            reason: Refusal::TooLarge {
+                size: mail.size,
+                limit: max_size,
+            },
+        });
+    }
+    let ours = format!(
+        ".pbemd@{}",
+        normalize_addr(dir.game_address.rsplit('@').next().unwrap_or_default())
+    );
+    let replied = mail
+        .in_reply_to
+        .iter()
+        .chain(mail.references.iter())
+        .any(|id| normalize_addr(id).ends_with(&ours));
+    Some(Classified::DeliveryReply {
+        realm: owner.name.clone(),
+        lang: owner.lang,
+        to,
+        replied,
+    })
+}
+
 /// Reads a request's subject: the realm named and the subject's language.
 type SubjectParser = fn(&str, &[&str]) -> Option<(String, Lang)>;
 
@@ -341,6 +418,18 @@ impl Refusal {
                     )
                 };
             }
+            Refusal::ReplyNotEnvoy { from, to } => {
+                let exact = envoy_subject(sv, from, to);
+                return if sv {
+                    format!(
+                        "Ett svar på ett sändebud blir inte ett nytt sändebud av sig självt. Skicka ett nytt brev till spelets adress med ämnesraden «{exact}» och din text."
+                    )
+                } else {
+                    format!(
+                        "A reply to an envoy does not become an envoy by itself. Send a new mail to the game's address with the subject “{exact}” and your text."
+                    )
+                };
+            }
             Refusal::TooLarge { size, limit } => {
                 return if sv {
                     format!(
@@ -405,17 +494,26 @@ fn bad_subject(sv: bool, subject: &str, error: &SubjectError) -> String {
     }
 }
 
-/// The sentence listing all five subject forms.
+/// The exact envoy subject from `from` to `to` in the realm's language.
+pub fn envoy_subject(sv: bool, from: &str, to: &str) -> String {
+    if sv {
+        format!("{from} skickar ett sändebud till {to}")
+    } else {
+        format!("{from} sends an envoy to {to}")
+    }
+}
+
+/// The sentence listing all five subject forms, and the one naming the player's guide.
 fn forms_sentence(sv: bool, realm: Option<&str>) -> String {
     if sv {
         let me = realm.unwrap_or("<Land>");
         format!(
-            "Ämnesraden ska vara en av: «{me} skickar ett sändebud till <Land>», «{me} skickar en handelsman till <Land>», «{me} skickar en spion till <Land>», «{me} formulär» eller «{me} till SL: <ämne>»."
+            "Ämnesraden ska vara en av: «{me} skickar ett sändebud till <Land>», «{me} skickar en handelsman till <Land>», «{me} skickar en spion till <Land>», «{me} formulär» eller «{me} till SL: <ämne>». Med ämnet «{me} hjälp» får du spelarhandledningen med alla brevformer."
         )
     } else {
         let me = realm.unwrap_or("<Realm>");
         format!(
-            "The subject must be one of: “{me} sends an envoy to <Realm>”, “{me} sends a merchant to <Realm>”, “{me} sends a spy to <Realm>”, “{me} form” or “{me} to GM: <topic>”."
+            "The subject must be one of: “{me} sends an envoy to <Realm>”, “{me} sends a merchant to <Realm>”, “{me} sends a spy to <Realm>”, “{me} form” or “{me} to GM: <topic>”. The subject “{me} help” brings you the player's guide with every kind of mail."
         )
     }
 }

@@ -4,8 +4,9 @@
 //! Two pure checks. `dkim`: the `Authentication-Results` header (RFC 8601) added by
 //! the game's own receiving server, recognised by its authserv-id, says DKIM passed for
 //! a domain aligned with the `From` domain, or DMARC passed for the `From` domain.
-//! `token`: the realm's secret token stands in the subject as `[TOKEN]` or on the first
-//! line of the body; it is found, compared in constant time, and cut out.
+//! `token`: the realm's secret token stands in the subject as `[TOKEN]` or `[k:TOKEN]`
+//! (the tag pbemd ends its own mail to the realm with, so a plain reply carries it) or
+//! on the first line of the body; it is found, compared in constant time, and cut out.
 //!
 //! No I/O, no clock, no randomness: the app passes the random bytes of a new token.
 
@@ -315,12 +316,102 @@ fn cut_from_subject(subject: &str, token: &str) -> Option<String> {
             continue;
         };
         let close = open + 1 + close;
-        if tokens_equal(subject[open + 1..close].trim(), token) {
+        if tokens_equal(tag_inside(&subject[open + 1..close]), token) {
             let rest = format!("{} {}", &subject[..open], &subject[close + 1..]);
             return Some(rest.split_whitespace().collect::<Vec<_>>().join(" "));
         }
     }
     None
+}
+
+/// What stands between a subject's brackets without the `k:` pbemd writes before the
+/// token (`[k:TOKEN]`, any case, spaces allowed) and the spaces around it.
+fn tag_inside(inside: &str) -> &str {
+    let t = inside.trim();
+    match t.get(..2) {
+        Some(k) if k.eq_ignore_ascii_case("k:") => t[2..].trim(),
+        _ => t,
+    }
+}
+
+/// The tag pbemd ends the subject of every mail to a realm with in the token modes, so
+/// that a plain reply carries the realm's token back (README, The mail contract).
+pub fn subject_tag(token: &str) -> String {
+    format!("[k:{token}]")
+}
+
+/// `subject` without any `[k:…]` tag (a reply's subject may quote one) and, given a
+/// token, with that realm's tag at its end. Linear in the subject.
+pub fn tag_subject(subject: &str, token: Option<&str>) -> String {
+    let mut out = String::with_capacity(subject.len() + TOKEN_LEN + 6);
+    let mut rest = subject;
+    while let Some(open) = rest.find('[') {
+        let after = &rest[open + 1..];
+        let tagged = after
+            .get(..2)
+            .is_some_and(|k| k.eq_ignore_ascii_case("k:"))
+            .then(|| {
+                let window = &after.as_bytes()[..after.len().min(TOKEN_LEN + 9)];
+                window.iter().position(|&b| b == b']')
+            })
+            .flatten();
+        match tagged {
+            Some(close) => {
+                out.push_str(rest[..open].trim_end());
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push_str(&rest[..=open]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    let mut out = out.trim().to_string();
+    if let Some(token) = token {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&subject_tag(token));
+    }
+    out
+}
+
+/// `text` with every whole-word `token` (and a `[k:` … `]` or `[` … `]` around it) cut
+/// out: a reply may quote the subject of the mail it answers (Outlook's quoted header
+/// block does), and the token must never travel on to another realm. Linear in the text.
+pub fn scrub_token(text: &str, token: &str) -> String {
+    if token.len() != TOKEN_LEN
+        || !text
+            .to_ascii_uppercase()
+            .contains(&token.to_ascii_uppercase())
+    {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some((at, len)) = find_word(rest, token) {
+        let mut left = &rest[..at];
+        let mut right = &rest[at + len..];
+        if right.starts_with(']') {
+            let l = left.trim_end();
+            let cut = if l.len() >= 3 && l[l.len() - 3..].eq_ignore_ascii_case("[k:") {
+                Some(l.len() - 3)
+            } else if l.ends_with('[') {
+                Some(l.len() - 1)
+            } else {
+                None
+            };
+            if let Some(c) = cut {
+                left = &left[..c];
+                right = &right[1..];
+            }
+        }
+        out.push_str(left);
+        rest = right;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Words that may stand before the token on its line.

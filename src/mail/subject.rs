@@ -225,6 +225,78 @@ pub fn parse_link(subject: &str, realms: &[&str]) -> Option<(String, Lang)> {
     Some((realm, lang))
 }
 
+/// A realm asking for the player's guide: `<Land> hjälp` / `<Realm> help` (also
+/// `<Land> spelarhandledning`, `<Realm> guide`; case and diacritics ignored, reply
+/// prefixes and a trailing `.`, `!` or `?` allowed). Returns the realm named and the
+/// language of the subject. Checked before [`parse_subject`], like [`parse_link`].
+pub fn parse_help(subject: &str, realms: &[&str]) -> Option<(String, Lang)> {
+    let body = strip_prefixes(subject)
+        .trim_end_matches(['.', '!', '?'])
+        .trim_end();
+    if !matches!(
+        fold(last_word(body)).as_str(),
+        "hjalp" | "spelarhandledning" | "handledning" | "help" | "guide"
+    ) {
+        return None;
+    }
+    let tokens = tokenize(body);
+    let folded: Vec<&str> = tokens.iter().map(|t| t.folded.as_str()).collect();
+    let (realm, n) = RealmNames::new(realms).prefix(&folded)?;
+    let lang = match &folded[n..] {
+        ["hjalp"] | ["spelarhandledning"] | ["handledning"] => Lang::Sv,
+        ["help"] | ["guide"] | ["player's", "guide"] | ["players", "guide"] => Lang::En,
+        _ => return None,
+    };
+    Some((realm, lang))
+}
+
+/// The subject of an envoy delivery to a realm: `Sändebud från <Land>` /
+/// `Envoy from <Realm>` (README, The courier). Shared by the courier, which writes
+/// it, and [`parse_delivery_reply`], which reads a reply to it.
+pub fn delivery_subject(from: &str, lang: Lang) -> String {
+    match lang {
+        Lang::Sv => format!("Sändebud från {from}"),
+        Lang::En => format!("Envoy from {from}"),
+    }
+}
+
+/// A subject that answers an envoy delivery: [`delivery_subject`] in either language,
+/// with any reply prefixes. Returns the realm the delivered envoy came from (as the
+/// delivery named it) and the language of the subject.
+pub fn parse_delivery_reply(subject: &str, realms: &[&str]) -> Option<(String, Lang)> {
+    let body = strip_prefixes(subject)
+        .trim_end_matches(['.', '!'])
+        .trim_end();
+    let tokens = tokenize(body);
+    let folded: Vec<&str> = tokens.iter().map(|t| t.folded.as_str()).collect();
+    let (lang, n) = match folded.as_slice() {
+        ["sandebud", "fran", ..] => (Lang::Sv, 2),
+        ["envoy", "from", ..] => (Lang::En, 2),
+        ["an", "envoy", "from", ..] => (Lang::En, 3),
+        _ => return None,
+    };
+    let rest = &folded[n..];
+    match RealmNames::new(realms).prefix(rest) {
+        Some((realm, m)) if m == rest.len() => Some((realm, lang)),
+        _ => None,
+    }
+}
+
+/// The subject of pbemd's reply to a mail titled `subject`: one `Re:` in front of the
+/// subject without the reply and forward prefixes it already had (so a reply to a
+/// reply is never `Re: Re: Re: …`), cut to [`SHOWN_CHARS`]; for a mail without a
+/// subject, `Re:` and "no subject" in `lang`.
+pub fn reply_subject(subject: &str, lang: Lang) -> String {
+    let bare = strip_prefixes(subject).trim();
+    if bare.is_empty() {
+        return match lang {
+            Lang::Sv => "Re: (inget ämne)".into(),
+            Lang::En => "Re: (no subject)".into(),
+        };
+    }
+    format!("Re: {}", shown(bare))
+}
+
 /// Removes any number of leading `Re:`-style prefixes (also `Re[2]:`, `SV :`).
 fn strip_prefixes(subject: &str) -> &str {
     let mut s = subject.trim();
@@ -655,6 +727,74 @@ mod tests {
                 word: "Ostvik".into()
             }
         );
+    }
+
+    #[test]
+    fn a_reply_keeps_one_re_whatever_prefixes_the_subject_had() {
+        for s in [
+            "Kaldor helgformulär",
+            "Re: Kaldor helgformulär",
+            "Re: Re: Re: Kaldor helgformulär",
+            "SV: Sv: RE: Kaldor helgformulär",
+            "AW: VS: Fwd: Re[3]: Kaldor helgformulär",
+        ] {
+            assert_eq!(
+                reply_subject(s, Lang::Sv),
+                "Re: Kaldor helgformulär",
+                "{s:?}"
+            );
+        }
+        assert_eq!(reply_subject("Re: Sv: ", Lang::Sv), "Re: (inget ämne)");
+        assert_eq!(reply_subject("", Lang::En), "Re: (no subject)");
+    }
+
+    #[test]
+    fn a_request_for_help_parses_in_both_languages_and_nothing_else_does() {
+        for (s, realm, lang) in [
+            ("Östvik hjälp", "Ostvik", Lang::Sv),
+            ("Re: ostvik HJALP?", "Ostvik", Lang::Sv),
+            ("Nya Ostvik spelarhandledning", "Nya Ostvik", Lang::Sv),
+            ("Afani help", "Afani", Lang::En),
+            ("Afani help!", "Afani", Lang::En),
+            ("Stora Oar guide", "Stora Öar", Lang::En),
+        ] {
+            assert_eq!(
+                parse_help(s, REALMS),
+                Some((realm.to_string(), lang)),
+                "{s:?}"
+            );
+        }
+        for s in [
+            "Afani help me",
+            "help",
+            "Atlantis help",
+            "Afani to GM: help",
+        ] {
+            assert_eq!(parse_help(s, REALMS), None, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn a_reply_to_an_envoy_delivery_names_the_realm_it_came_from() {
+        for lang in [Lang::Sv, Lang::En] {
+            let s = format!("Re: {}", delivery_subject("Stora Öar", lang));
+            assert_eq!(
+                parse_delivery_reply(&s, REALMS),
+                Some(("Stora Öar".to_string(), lang)),
+                "{s}"
+            );
+        }
+        assert_eq!(
+            parse_delivery_reply("SV: Re: sandebud fran AFANI", REALMS),
+            Some(("Afani".to_string(), Lang::Sv))
+        );
+        for s in [
+            "Envoy from Narnia",
+            "Envoy from Afani and Ostvik",
+            "Afani form",
+        ] {
+            assert_eq!(parse_delivery_reply(s, REALMS), None, "{s}");
+        }
     }
 
     #[test]

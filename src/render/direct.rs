@@ -131,6 +131,7 @@ fn delivery(lang: Lang, data: &Map<String, Value>) -> Option<String> {
     let to = shown(data, "to")?;
     let sent = shown(data, "sent")?;
     let text = shown(data, "text")?;
+    let reply = truthy(data, "reply_is_envoy")?;
     let (envoy_from, arrived, sent_at, gift, invitation, spent, answer, answer_end) = match lang {
         Lang::En => (
             "An envoy from ",
@@ -138,10 +139,13 @@ fn delivery(lang: Lang, data: &Map<String, Value>) -> Option<String> {
             "Sent ",
             "The envoy brings a gift: ",
             " to the square ",
-            "\nThe envoy has delivered its message and is spent.\n\
-             To answer, send an envoy of your own: subject line\n\"",
+            "\nThe envoy has delivered its message and is spent.\n",
             " sends an envoy to ",
-            "\", to the game's address.\n",
+            if reply {
+                "\".\n"
+            } else {
+                "\", to the game's address.\n"
+            },
         ),
         Lang::Sv => (
             "Ett sändebud från ",
@@ -149,10 +153,13 @@ fn delivery(lang: Lang, data: &Map<String, Value>) -> Option<String> {
             "Skickat ",
             "Sändebudet har med sig en gåva: ",
             " till rutan ",
-            "\nSändebudet har framfört sitt budskap och är förbrukat.\n\
-             Svara genom att skicka ett eget sändebud: ämnesraden\n\"",
+            "\nSändebudet har framfört sitt budskap och är förbrukat.\n",
             " skickar ett sändebud till ",
-            "\", till spelets adress.\n",
+            if reply {
+                "\".\n"
+            } else {
+                "\", till spelets adress.\n"
+            },
         ),
     };
     let mut out = String::with_capacity(1024 + text_len(&text));
@@ -190,6 +197,32 @@ fn delivery(lang: Lang, data: &Map<String, Value>) -> Option<String> {
         });
     }
     out.push_str(spent);
+    match (lang, reply) {
+        (Lang::En, true) => {
+            out.push_str("Reply to this mail and ");
+            to.push_to(&mut out);
+            out.push_str(" sends an envoy of its own to ");
+            from.push_to(&mut out);
+            out.push_str(
+                "\nwith your text; it counts and costs as any envoy. You may also write a\n\
+                 new mail to the game's address with the subject line\n\"",
+            );
+        }
+        (Lang::Sv, true) => {
+            out.push_str("Svara på det här brevet så skickar ");
+            to.push_to(&mut out);
+            out.push_str(" ett eget sändebud till\n");
+            from.push_to(&mut out);
+            out.push_str(
+                " med din text; det räknas och kostar som vilket sändebud som helst.\n\
+                 Du kan också skriva ett nytt brev till spelets adress med ämnesraden\n\"",
+            );
+        }
+        (Lang::En, false) => out.push_str("To answer, send an envoy of your own: subject line\n\""),
+        (Lang::Sv, false) => {
+            out.push_str("Svara genom att skicka ett eget sändebud: ämnesraden\n\"")
+        }
+    }
     to.push_to(&mut out);
     out.push_str(answer);
     from.push_to(&mut out);

@@ -454,10 +454,13 @@ mod tests {
         let mut all = Vec::new();
         for gift in ["", texts[0]] {
             for invitation in ["", "C4"] {
-                all.push(serde_json::json!({
-                    "from": texts[1], "to": texts[2], "text": texts[3],
-                    "sent": texts[4], "gift": gift, "invitation": invitation,
-                }));
+                for reply in [true, false] {
+                    all.push(serde_json::json!({
+                        "from": texts[1], "to": texts[2], "text": texts[3],
+                        "sent": texts[4], "gift": gift, "invitation": invitation,
+                        "reply_is_envoy": reply,
+                    }));
+                }
             }
         }
         all
@@ -497,7 +500,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(checked, 2 * 2 * (32 + 4));
+        assert_eq!(checked, 2 * 2 * (32 + 8));
         proptest::proptest!(|(t in proptest::collection::vec(".{0,30}", 5), sv: bool)| {
             let texts: Vec<&str> = t.iter().map(String::as_str).collect();
             let lang = if sv { Lang::Sv } else { Lang::En };

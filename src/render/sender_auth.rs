@@ -11,14 +11,16 @@ pub fn token_note(lang: Lang, realm: &str, token: &str) -> String {
     match lang {
         Lang::Sv => format!(
             "Er hemliga nyckel: [{token}]\n\
-             Skriv den i ämnet inom hakparenteser, till exempel «[{token}] {realm} formulär», \
-             eller ensam på första raden i varje brev till spelet. Brev utan den väntar hos \
-             spelledaren. Visa den inte för någon.\n"
+             Varje brev spelet skickar er slutar ämnet med [k:{token}], så ett vanligt Svara \
+             tar med den. I ett nytt brev: skriv den i ämnet inom hakparenteser, till exempel \
+             «[{token}] {realm} formulär», eller ensam på första raden. Brev utan den väntar \
+             hos spelledaren. Visa den inte för någon.\n"
         ),
         Lang::En => format!(
             "Your secret token: [{token}]\n\
-             Put it in the subject in square brackets, for example “[{token}] {realm} form”, \
-             or alone on the first line of every mail to the game. Mail without it waits for \
+             Every mail the game sends you ends its subject with [k:{token}], so a plain Reply \
+             carries it. In a new mail, put it in the subject in square brackets, for example \
+             “[{token}] {realm} form”, or alone on the first line. Mail without it waits for \
              the GM. Show it to nobody.\n"
         ),
     }

@@ -157,6 +157,7 @@ pub fn read_outbox(dir: &Path) -> Vec<Sent> {
 }
 
 pub fn is_result_form(m: &Sent) -> bool {
-    m.text.starts_with("=====")
+    // An opening form has the player's guide line above its title.
+    m.text.lines().take(3).any(|l| l.starts_with("====="))
         && (m.subject.ends_with(" form") || m.subject.ends_with("helgformulär"))
 }

@@ -135,7 +135,7 @@ async fn refuse(
         kind: "refusal",
         dedup_key: format!("refusal:{}", req.inbox_id),
         to: addresses(gs, req.realm),
-        subject: format!("Re: {subject}"),
+        subject: crate::mail::subject::reply_subject(&subject, req.lang),
         body: app.renderer.render("refusal", req.lang, &data)?,
         in_reply_to: req.mail.message_id.clone(),
     };

@@ -200,3 +200,51 @@ fn a_hostile_subject_or_body_is_scanned_in_linear_time() {
     let s = take_token(Some("[åäö]"), "ö[ABCDE23456]ö", T).unwrap();
     assert_eq!(s.text, "öö");
 }
+
+#[test]
+fn a_token_tagged_k_in_the_subject_counts_and_is_cut_out() {
+    let token = "K7QM2XWA4D";
+    for subject in [
+        "Re: Kaldor helgformulär [k:K7QM2XWA4D]",
+        "Re: Kaldor helgformulär [K: k7qm2xwa4d ]",
+        "[k:K7QM2XWA4D] Re: Kaldor helgformulär",
+    ] {
+        let s = take_token(Some(subject), "> quoted", token).expect(subject);
+        assert_eq!(
+            s.subject.as_deref(),
+            Some("Re: Kaldor helgformulär"),
+            "{subject}"
+        );
+    }
+    assert!(take_token(Some("Kaldor form [k:AAAAAAAAAA]"), "x", token).is_none());
+    assert!(take_token(Some("Kaldor form [x:K7QM2XWA4D]"), "x", token).is_none());
+}
+
+#[test]
+fn a_subject_is_tagged_once_with_the_realms_token_and_old_tags_go() {
+    assert_eq!(
+        tag_subject("Re: Kaldor form [k:AAAAAAAAAA]", Some("K7QM2XWA4D")),
+        "Re: Kaldor form [k:K7QM2XWA4D]"
+    );
+    assert_eq!(
+        tag_subject("Kaldor [k:AAAAAAAAAA] form [x] [k:", None),
+        "Kaldor form [x] [k:"
+    );
+    assert_eq!(tag_subject("", Some("K7QM2XWA4D")), "[k:K7QM2XWA4D]");
+    // Linear on a hostile subject.
+    let huge = "[k:".repeat(100_000);
+    assert_eq!(tag_subject(&huge, None), huge);
+}
+
+#[test]
+fn a_token_quoted_in_a_reply_is_scrubbed_from_the_text() {
+    let token = "K7QM2XWA4D";
+    let text = "Peace!\n\nFrom: sl@game.test\nSubject: Envoy from Afani [k:k7qm2xwa4d]\n\
+                > [K7QM2XWA4D] and K7QM2XWA4D; XK7QM2XWA4D stays";
+    let out = scrub_token(text, token);
+    assert!(!out.to_uppercase().contains(&format!(" {token}")), "{out}");
+    assert!(!out.contains("[k:"), "{out}");
+    assert!(out.contains("XK7QM2XWA4D stays"), "{out}");
+    assert!(out.starts_with("Peace!"), "{out}");
+    assert_eq!(scrub_token("nothing here", token), "nothing here");
+}
