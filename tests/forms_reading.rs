@@ -885,7 +885,7 @@ fn the_forms_reminder_lines_are_valid_orders() {
                         .is_some_and(|w| pbemd::forms::OrderKind::from_keyword(w).is_some())
             })
             .collect();
-        assert!(examples.len() >= 10, "{realm}: {examples:?}");
+        assert!(examples.len() >= 3, "{realm}: {examples:?}");
         for ex in examples {
             assert!(pbemd::forms::parse_line(ex, None).is_ok(), "{realm}: {ex}");
         }

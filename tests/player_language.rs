@@ -737,7 +737,13 @@ fn rule_refusals() -> Vec<FR> {
         FR::NoSeat { army: true },
         FR::NoSeat { army: false },
         FR::NoFreeMerchant,
-        FR::BidTooLow { value: 3, min: 10 },
+        FR::BidTooLow {
+            value: 3,
+            min: 10,
+            offer: res(Resource::Eld, 1).plus(&res(Resource::Mat, 1)),
+            doubled: true,
+            penalty: 5,
+        },
         FR::HasEngineers,
         FR::EngineersPrice { price: 30 },
         FR::NeedsEngineers,
@@ -992,7 +998,17 @@ fn every_form_receipt_is_in_the_realms_language_and_counts_agree() {
 fn every_courier_receipt_is_in_the_realms_language_and_counts_agree() {
     let r = Renderer::new().unwrap();
     let mut texts = Vec::new();
-    for kind in MAIL_KINDS {
+    use pbemd::courier::batch::Then;
+    let thens = [
+        Then::NotTold,
+        Then::SpyReport { stationed: false },
+        Then::SpyReport { stationed: true },
+        Then::FreeSpyReport { stationed: false },
+        Then::FreeSpyReport { stationed: true },
+        Then::RevealResult,
+        Then::HomeInvitation,
+    ];
+    for (kind, then) in MAIL_KINDS.into_iter().flat_map(|k| thens.map(|t| (k, t))) {
         for (free, left, spies) in [(true, 0, None), (true, 1, Some(1)), (false, 2, Some(2))] {
             let mut goods = pbemd::courier::Goods {
                 resources: res(Resource::Hastar, 1),
@@ -1009,6 +1025,7 @@ fn every_courier_receipt_is_in_the_realms_language_and_counts_agree() {
                 stock_after: res(Resource::Slavar, 1),
                 goods: Some(goods),
                 spies_left: spies,
+                then,
             };
             texts.extend(both(|lang| {
                 let data = pbemd::app::courier::receipt_data(&receipt, "Genogien", lang);

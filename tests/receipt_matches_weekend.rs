@@ -359,7 +359,16 @@ fn rulings_40_a_bid_after_a_battle_last_weekend_is_valued_on_the_receipt_as_at_t
     let (c, _) = receipt_and_weekend(&gs, "Alfa", &["BUD 12 mat", "BUD 15 mat"]);
     assert_eq!(
         verdicts(&c),
-        vec![Some(Refusal::BidTooLow { value: 7, min: 10 }), None]
+        vec![
+            Some(Refusal::BidTooLow {
+                value: 7,
+                min: 10,
+                offer: pbemd::game::Resources::from_pairs(&[(pbemd::game::Resource::Mat, 12)]),
+                doubled: false,
+                penalty: 5,
+            }),
+            None
+        ]
     );
 }
 

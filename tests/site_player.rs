@@ -1009,3 +1009,21 @@ async fn a_forwarded_https_from_an_untrusted_client_does_not_make_the_realm_cook
         "{set}"
     );
 }
+
+/// In a game without the Evil the realm's map page shows the world only: no heading
+/// and no empty picture for a dimension the game does not have.
+#[tokio::test]
+async fn outside_a_game_with_the_evil_the_map_page_has_no_evil_section() {
+    let s = Site::start(true).await;
+    assert!(s.state().await.evil.is_none());
+    for (realm, world, evil) in [
+        ("Genogien", "Världen", "Ondskans dimension"),
+        ("Afani", "The world", "The Evil dimension"),
+    ] {
+        let page = s.get("/realm/map", Some(&s.cookie(realm).await)).await;
+        assert_eq!(page.status, 200);
+        assert!(page.body.contains(world), "{}", page.body);
+        assert!(!page.body.contains(evil), "{}", page.body);
+        assert!(!page.body.contains("map-evil"), "{}", page.body);
+    }
+}

@@ -242,7 +242,14 @@ fn r_free_4_crystals_count_double() {
     assert_eq!(won(&res, "Alfa").map(|w| w.1), Some(10));
     assert!(matches!(
         bid_refusal(&res, "Beta"),
-        Some((_, Why::BelowMinimum { value: 9, min: 10 }))
+        Some((
+            _,
+            Why::BelowMinimum {
+                value: 9,
+                min: 10,
+                ..
+            }
+        ))
     ));
     gs.free_merchant = None;
     let offer = pbemd::game::Resources::from_pairs(&[(Eld, 5), (Slavar, 3), (Mat, 2)]);
@@ -255,7 +262,16 @@ fn r_free_4_a_bid_worth_less_than_the_lot_takes_no_part_and_costs_nothing() {
     let res = weekend(&gs, &forms(vec![("Alfa", vec![bid(&[(Mat, 9)])])]));
     assert_eq!(
         bid_refusal(&res, "Alfa"),
-        Some(("R-FREE-4".into(), Why::BelowMinimum { value: 9, min: 10 }))
+        Some((
+            "R-FREE-4".into(),
+            Why::BelowMinimum {
+                value: 9,
+                min: 10,
+                offer: pbemd::game::Resources::from_pairs(&[(Mat, 9)]),
+                doubled: false,
+                penalty: 0,
+            }
+        ))
     );
     assert_eq!(won(&res, "Alfa"), None);
     assert_eq!(
@@ -1089,4 +1105,33 @@ fn r_eng_4_a_failure_is_tried_again_next_round_and_a_success_is_the_researchers_
     };
     assert!(refused("Alfa").is_empty(), "{:?}", refused("Alfa"));
     assert_eq!(refused("Beta"), ["R-ENG-3"]);
+}
+
+/// A refused bid's line shows how its value was summed, in the realm's language: the
+/// offer (crystals ×2), the penalty after a battle, and what the lot needs.
+#[test]
+fn r_free_4_a_bid_under_the_minimum_shows_its_sum_in_the_realms_language() {
+    let mut gs = auction();
+    gs.realm_mut("Alfa").unwrap().fought_last_weekend = true;
+    let res = weekend(
+        &gs,
+        &forms(vec![
+            ("Alfa", vec![bid(&[(Guld, 12)])]),
+            ("Beta", vec![bid(&[(Mat, 2), (Eld, 3)])]),
+        ]),
+    );
+    let report = |realm: &str| {
+        let lang = gs.realm(realm).unwrap().language;
+        pbemd::render::weekend::report(&res.events, &res.state, realm, lang).join("\n")
+    };
+    let sv = report("Alfa");
+    assert!(
+        sv.contains("budet är värt 7: 12 guld − 5 efter strid; lotten kräver 10 (R-FREE-4)"),
+        "{sv}"
+    );
+    let en = report("Beta");
+    assert!(en.contains("the bid is worth 8: "), "{en}");
+    assert!(en.contains("2 food"), "{en}");
+    assert!(en.contains("3 fire × 2"), "{en}");
+    assert!(en.contains("; the lot needs 10 (R-FREE-4)"), "{en}");
 }

@@ -394,26 +394,73 @@ fn apply(
 
 /// The courier receipt template's data in `lang` (public for the language tests).
 pub fn receipt_data(r: &Receipt, realm: &str, lang: Lang) -> serde_json::Value {
-    let kind = match (r.kind, lang) {
-        (MailKind::Envoy, Lang::Sv) => "ett sändebud",
-        (MailKind::Envoy, Lang::En) => "an envoy",
-        (MailKind::Merchant, Lang::Sv) => "en handelsman",
-        (MailKind::Merchant, Lang::En) => "a merchant",
-        (MailKind::Spy, Lang::Sv) => "en spion",
-        (MailKind::Spy, Lang::En) => "a spy",
-        (_, Lang::Sv) => "ett brev",
-        (_, Lang::En) => "a mail",
+    use crate::courier::batch::Then;
+    let sv = lang == Lang::Sv;
+    let kind = match (r.kind, r.then, lang) {
+        (_, Then::RevealResult, Lang::Sv) => "en begäran om Avslöja",
+        (_, Then::RevealResult, Lang::En) => "a request for Reveal",
+        (_, Then::HomeInvitation, Lang::Sv) => "en hembjudan",
+        (_, Then::HomeInvitation, Lang::En) => "a home-invitation",
+        (MailKind::Envoy, _, Lang::Sv) => "ett sändebud",
+        (MailKind::Envoy, _, Lang::En) => "an envoy",
+        (MailKind::Merchant, _, Lang::Sv) => "en handelsman",
+        (MailKind::Merchant, _, Lang::En) => "a merchant",
+        (MailKind::Spy, _, Lang::Sv) => "en spion",
+        (MailKind::Spy, _, Lang::En) => "a spy",
+        (_, _, Lang::Sv) => "ett brev",
+        (_, _, Lang::En) => "a mail",
+    };
+    // A spy costs the spy itself, never resources (R-SPY-1); a free spy of the
+    // voting winner costs nothing at all (R-SPY-11). Anything else: what was charged.
+    let charged = match r.then {
+        Then::SpyReport { .. } if sv => "en spion, inga resurser".to_string(),
+        Then::SpyReport { .. } => "one spy, no resources".to_string(),
+        Then::FreeSpyReport { .. } if sv => {
+            "ingenting; spionen är en av härskarens fria spioner".to_string()
+        }
+        Then::FreeSpyReport { .. } => {
+            "nothing; the spy is one of the ruler's free spies".to_string()
+        }
+        _ if r.charged.is_zero() && sv => "ingenting".to_string(),
+        _ if r.charged.is_zero() => "nothing".to_string(),
+        _ => r.charged.describe(lang),
+    };
+    let free = r.free && !matches!(r.then, Then::SpyReport { .. } | Then::FreeSpyReport { .. });
+    let then = match (r.then, sv) {
+        (Then::NotTold, true) => "Om budet kommer fram får ni inte veta.",
+        (Then::NotTold, false) => "Whether it arrives, you are not told.",
+        (Then::SpyReport { stationed: false } | Then::FreeSpyReport { stationed: false }, true) => {
+            "Spionrapporten kommer i ett eget brev samtidigt med detta kvitto."
+        }
+        (Then::SpyReport { stationed: false } | Then::FreeSpyReport { stationed: false }, false) => {
+            "The spy's report comes in a mail of its own with this receipt."
+        }
+        (Then::SpyReport { stationed: true } | Then::FreeSpyReport { stationed: true }, true) => {
+            "Spionrapporten kommer i ett eget brev samtidigt med detta kvitto, och en till när spionen har försökt ta ett sändebud."
+        }
+        (Then::SpyReport { stationed: true } | Then::FreeSpyReport { stationed: true }, false) => {
+            "The spy's report comes in a mail of its own with this receipt, and another when the spy has tried to take an envoy."
+        }
+        (Then::RevealResult, true) => "Resultatet kommer i ett eget brev samtidigt med detta kvitto.",
+        (Then::RevealResult, false) => "The result comes in a mail of its own with this receipt.",
+        (Then::HomeInvitation, true) => {
+            "Trupperna kommer hem i helgens förflyttningar (steg 9) och kan inte flytta mer den rundan."
+        }
+        (Then::HomeInvitation, false) => {
+            "The troops come home in the weekend's movement (step 9) and cannot move further that round."
+        }
     };
     json!({
         "realm": realm,
         "kind": kind,
         "to": r.to.clone().unwrap_or_default(),
-        "free": r.free,
-        "charged": r.charged.describe(lang),
+        "free": free,
+        "charged": charged,
         "allowance_left": r.allowance_left,
         "stock_after": r.stock_after.describe(lang),
         "goods": r.goods.as_ref().map(|g| goods_text(g, lang)).unwrap_or_default(),
         "spies_left": r.spies_left.map(|n| n.to_string()).unwrap_or_default(),
+        "then": then,
     })
 }
 
@@ -526,6 +573,7 @@ fn dispatch_mail(
                 Lang::Sv => format!("Spionrapport: {target}"),
                 Lang::En => format!("Spy report: {target}"),
             };
+            let mission = crate::courier::text::mission_text(mission, target, lang);
             let data =
                 json!({"realm": owner, "target": target, "mission": mission, "lines": lines});
             (owner.clone(), "spy_report", subject, data)

@@ -140,6 +140,25 @@ pub struct Receipt {
     pub goods: Option<Goods>,
     /// Held spies left (spy mail).
     pub spies_left: Option<u32>,
+    /// What the sender hears of this mail next.
+    pub then: Then,
+}
+
+/// What a sender hears of its mail after the receipt (the receipt says so).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "then")]
+pub enum Then {
+    /// Nothing: whether an envoy or a merchant arrives, the sender is not told.
+    NotTold,
+    /// A spy's report comes in its own mail with the receipt; a stationed thief's
+    /// (`stationed`) another when it has tried to take an envoy.
+    SpyReport { stationed: bool },
+    /// A free spy of the voting winner (R-SPY-11): its report as for `SpyReport`.
+    FreeSpyReport { stationed: bool },
+    /// Reveal's result comes in its own mail with the receipt.
+    RevealResult,
+    /// A home-invitation: the troops may come home at this round's weekend.
+    HomeInvitation,
 }
 
 /// Outgoing effects for the main crate to turn into mail.
@@ -186,7 +205,7 @@ pub enum Dispatch {
         owner: String,
         spy: u64,
         target: String,
-        mission: u8,
+        mission: SpyMission,
         result: SpyResult,
     },
     RevealResult {
@@ -763,6 +782,7 @@ fn receipt(
         stock_after: r.stock,
         goods,
         spies_left: (m.kind == MailKind::Spy).then_some(r.spies),
+        then: Then::NotTold,
     }
 }
 
@@ -1083,9 +1103,9 @@ fn try_intercept(
         .collect();
     waiting.sort_by_key(|&i| (state.spies[i].placed_at, state.spies[i].id));
     for i in waiting {
-        let (id, owner, realm) = {
+        let (id, owner, realm, mission) = {
             let s = &state.spies[i];
-            (s.id, s.owner.clone(), s.realm.clone())
+            (s.id, s.owner.clone(), s.realm.clone(), s.mission.clone())
         };
         if active_on(state, Spell::Skold, &realm).is_some() {
             state.spies[i].state = SpyState::Blocked;
@@ -1098,7 +1118,7 @@ fn try_intercept(
                 owner,
                 spy: id,
                 target: realm,
-                mission: 8,
+                mission,
                 result: SpyResult::EmptyHanded,
             });
             continue;
@@ -1124,7 +1144,7 @@ fn try_intercept(
             owner,
             spy: id,
             target: realm,
-            mission: 8,
+            mission,
             result: SpyResult::InterceptionFailed,
         });
     }
@@ -1277,7 +1297,15 @@ fn spy(
         charged: Resources::ZERO,
         free,
     });
-    d.receipt = Some(receipt(state, m, Resources::ZERO, free, 0, None));
+    let stationed = matches!(mission, SpyMission::Steal { .. });
+    d.receipt = Some(Receipt {
+        then: if free {
+            Then::FreeSpyReport { stationed }
+        } else {
+            Then::SpyReport { stationed }
+        },
+        ..receipt(state, m, Resources::ZERO, free, 0, None)
+    });
     let id = next_id(state);
     let mut record = StationedSpy {
         id,
@@ -1293,7 +1321,7 @@ fn spy(
         owner: m.from.as_str().into(),
         spy: id,
         target: target.clone(),
-        mission: mission.number(),
+        mission: mission.clone(),
         result,
     };
     // Shield (R-SPY-7); forgeries are envoys, Shield does not stop them.
@@ -1499,7 +1527,10 @@ fn to_gm(
                         .map(|e| (e.spell, e.caster.clone()))
                 })
                 .flatten();
-            d.receipt = Some(receipt(state, m, paid, false, 0, None));
+            d.receipt = Some(Receipt {
+                then: Then::RevealResult,
+                ..receipt(state, m, paid, false, 0, None)
+            });
             d.dispatches.push(Dispatch::RevealResult {
                 to: m.from.clone(),
                 success,
@@ -1574,7 +1605,10 @@ fn to_gm(
                 id: hid,
                 realm: m.from.clone(),
             });
-            d.receipt = Some(receipt(state, m, price, free, left, None));
+            d.receipt = Some(Receipt {
+                then: Then::HomeInvitation,
+                ..receipt(state, m, price, free, left, None)
+            });
             d.outcome = Outcome::HomeInvitation { id: hid };
             Ok(())
         }

@@ -364,10 +364,18 @@ impl Refusal {
             Refusal::OutsideWindow { kind, needed, .. } => {
                 let what = kind_name(*kind, lang);
                 let window = window_text(*needed, lang);
-                let mut s = pick(
-                    format!("{what} kan bara skickas {window} (spelets tid). Ditt brev kom utanför den tiden och har inte skickats vidare; inget har dragits från ditt lager."),
-                    format!("{what} can only be sent {window} (game time). Your mail arrived outside that window and was not passed on; nothing was charged."),
-                );
+                // A form is counted, not passed on: its refusal speaks of forms.
+                let mut s = if *kind == MailKind::Form {
+                    pick(
+                        format!("{what} tas emot {window} (spelets tid). Ditt formulär kom utanför den tiden och har inte räknats: inga order i det gäller."),
+                        format!("{what} are taken {window} (game time). Your form arrived outside that window and has not been counted: none of its orders stand."),
+                    )
+                } else {
+                    pick(
+                        format!("{what} kan bara skickas {window} (spelets tid). Ditt brev kom utanför den tiden och har inte skickats vidare; inget har dragits från ditt lager."),
+                        format!("{what} can only be sent {window} (game time). Your mail arrived outside that window and was not passed on; nothing was charged."),
+                    )
+                };
                 if let Some(t) = next_open {
                     s.push_str(&pick(format!("\nNästa gång: {t}."), format!("\nNext opening: {t}.")));
                 }

@@ -5,6 +5,7 @@ use super::batch::SpyResult;
 use super::mission::{ArmyIntel, FleetIntel, Intel, MissionError, MissionErrorKind};
 use super::trailer::{Goods, TrailerError, TrailerErrorKind};
 use crate::game::lang::count;
+use crate::game::state::SpyMission;
 use crate::game::units::Position;
 use crate::game::Lang;
 
@@ -230,6 +231,50 @@ pub fn intel_lines(intel: &Intel, lang: Lang) -> Vec<String> {
         }
     }
     out
+}
+
+/// `name`'s genitive in Swedish: `Kaldors`, but `Ostvik` → `Ostviks` and `Aras` → `Aras`.
+fn genitive_sv(name: &str) -> String {
+    if name.ends_with(['s', 'x', 'z', 'S', 'X', 'Z']) {
+        name.to_string()
+    } else {
+        format!("{name}s")
+    }
+}
+
+/// A spy's mission as words, naming its target (`target`: the realm spied on, the
+/// sender's own for missions 9 and 10), e.g. `Kaldors resurser` / `Kaldor's armies and
+/// fleets`: what the player's mail names instead of the mission's number (R-SPY-4).
+pub fn mission_text(mission: &SpyMission, target: &str, lang: Lang) -> String {
+    let sv = lang == Lang::Sv;
+    let of = |what_sv: &str, what_en: &str| {
+        if sv {
+            format!("{} {what_sv}", genitive_sv(target))
+        } else {
+            format!("{target}'s {what_en}")
+        }
+    };
+    match mission {
+        SpyMission::Resources => of("resurser", "resources"),
+        SpyMission::City { square } if sv => format!("staden på {square}"),
+        SpyMission::City { square } => format!("the city on {square}"),
+        SpyMission::Armies => of("arméer och flottor", "armies and fleets"),
+        SpyMission::Positions => of("befattningsvärden", "position values"),
+        SpyMission::Contacts => of("kontakter med andra länder", "contacts with other realms"),
+        SpyMission::Forgery if sv => format!("ett förfalskat sändebud till {target}"),
+        SpyMission::Forgery => format!("a forged envoy to {target}"),
+        SpyMission::VictoryPoints => of("segerpoäng och uppdrag", "victory points and mission"),
+        SpyMission::Steal { filter } => match (filter, sv) {
+            (None, true) => format!("stjäla ett sändebud som passerar {target}"),
+            (None, false) => format!("steal an envoy passing {target}"),
+            (Some(f), true) => format!("stjäla ett sändebud till eller från {f} i {target}"),
+            (Some(f), false) => format!("steal an envoy to or from {f} in {target}"),
+        },
+        SpyMission::WhoVoted if sv => "vem som röstade på er".to_string(),
+        SpyMission::WhoVoted => "who voted for you".to_string(),
+        SpyMission::ForeignTroops if sv => "främmande trupper i ert land".to_string(),
+        SpyMission::ForeignTroops => "foreign troops in your land".to_string(),
+    }
 }
 
 /// The body of a spy report: what the spy learned, or why it learned nothing.

@@ -1162,6 +1162,13 @@ impl<'a> Run<'a> {
             return Err(Refusal::BidTooLow {
                 value: u32::try_from(value).unwrap_or(u32::MAX),
                 min: fm.min_bid,
+                offer: b,
+                doubled,
+                penalty: if fought {
+                    self.s.settings.conflict_penalty
+                } else {
+                    0
+                },
             });
         }
         let evil = self.s.realm(self.realm).is_some_and(|r| r.is_evil);

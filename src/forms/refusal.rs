@@ -196,9 +196,17 @@ pub enum Refusal {
     },
     // --- economy
     NoFreeMerchant,
+    /// How the value was summed: the offer (crystals ×2), doubled for the ruler's
+    /// double bids, less `penalty` after a battle last weekend.
     BidTooLow {
         value: u32,
         min: u32,
+        #[serde(default)]
+        offer: Resources,
+        #[serde(default)]
+        doubled: bool,
+        #[serde(default)]
+        penalty: u32,
     },
     HasEngineers,
     EngineersPrice {
@@ -671,10 +679,21 @@ impl Refusal {
                 "de fria köpmännen säljer inget denna runda",
                 "the free merchants sell nothing this round",
             ),
-            BidTooLow { value, min } => (
-                format!("budet är värt {value}, minst {min}"),
-                format!("the bid is worth {value}, at least {min}"),
-            ),
+            BidTooLow {
+                value,
+                min,
+                offer,
+                doubled,
+                penalty,
+            } => {
+                use crate::game::weekend::market::bid_sum;
+                let sv = bid_sum(offer, *doubled, *penalty, Lang::Sv);
+                let en = bid_sum(offer, *doubled, *penalty, Lang::En);
+                (
+                    format!("budet är värt {value}{sv}; lotten kräver {min}"),
+                    format!("the bid is worth {value}{en}; the lot needs {min}"),
+                )
+            }
             HasEngineers => s("du har redan ingenjörer", "you already have engineers"),
             EngineersPrice { price } => (
                 format!("ingenjörer kostar {price} resurser"),

@@ -56,7 +56,7 @@ fn truthy(data: &Map<String, Value>, name: &str) -> Option<bool> {
 
 /// `templates/{en,sv}/courier_receipt.hbs`.
 fn receipt(lang: Lang, data: &Map<String, Value>) -> Option<String> {
-    let (sent, to, free, left, cost, goods, spies, stock, last) = match lang {
+    let (sent, to, free, left, cost, goods, spies, stock) = match lang {
         Lang::En => (
             " sent ",
             " to ",
@@ -66,7 +66,6 @@ fn receipt(lang: Lang, data: &Map<String, Value>) -> Option<String> {
             "Goods that left you: ",
             "Spies left at home: ",
             "Stock after this: ",
-            "Whether it arrives, you are not told.\n",
         ),
         Lang::Sv => (
             " skickade ",
@@ -77,7 +76,6 @@ fn receipt(lang: Lang, data: &Map<String, Value>) -> Option<String> {
             "Varor som lämnade er: ",
             "Spioner kvar hemma: ",
             "Lager efter detta: ",
-            "Om budet kommer fram får ni inte veta.\n",
         ),
     };
     let realm = shown(data, "realm")?;
@@ -109,7 +107,8 @@ fn receipt(lang: Lang, data: &Map<String, Value>) -> Option<String> {
     out.push_str(stock);
     shown(data, "stock_after")?.push_to(&mut out);
     out.push_str(".\n\n");
-    out.push_str(last);
+    shown(data, "then")?.push_to(&mut out);
+    out.push('\n');
     Some(out)
 }
 

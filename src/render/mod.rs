@@ -441,6 +441,7 @@ mod tests {
                                 "realm": texts[2], "kind": "ett sändebud", "to": to,
                                 "free": free, "charged": texts[3], "allowance_left": left,
                                 "stock_after": texts[4], "goods": goods, "spies_left": spies,
+                                "then": texts[left as usize % texts.len()],
                             }));
                         }
                     }

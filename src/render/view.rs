@@ -164,16 +164,12 @@ pub struct SpyView {
     pub has_stationed: bool,
 }
 
-/// Squares, names and ids used in the order reminder.
+/// The order reminder's example orders: each one an order the realm could give on
+/// this form as it stands (`every_example_order_of_an_opening_form_is_accepted_for_that_realm`),
+/// rendered in the realm's language.
 #[derive(Debug, Clone, Serialize)]
 pub struct Examples {
-    pub capital: String,
-    /// A unit kind the realm can buy (demons for the Evil).
-    pub unit: String,
-    pub army: u32,
-    pub step1: String,
-    pub step2: String,
-    pub other_realm: String,
+    pub lines: Vec<String>,
 }
 
 /// The state and a weekend's events arranged by realm, once: every realm's form built
@@ -815,7 +811,7 @@ impl Of<'_> {
         let lang = self.lang;
         let stationed: Vec<String> = FormIndex::list(&self.ix.spies, self.name)
             .iter()
-            .map(|s| {
+            .flat_map(|s| {
                 let state_word = match (lang, s.state) {
                     (Lang::Sv, SpyState::Waiting) => "väntar",
                     (Lang::Sv, _) => "klar",
@@ -823,17 +819,23 @@ impl Of<'_> {
                     (Lang::En, _) => "done",
                 };
                 let placed = s.placed_at.format("%Y-%m-%d %H:%M UTC");
-                let mission = s.mission.number();
-                match lang {
+                let mission = crate::courier::text::mission_text(&s.mission, &s.realm, lang);
+                let line = match lang {
                     Lang::Sv => format!(
-                        "Spion i {}: uppdrag {mission}, placerad {placed} ({state_word})",
+                        "Spion i {}: {mission}, placerad {placed} ({state_word})",
                         s.realm
                     ),
                     Lang::En => format!(
-                        "Spy in {}: mission {mission}, placed {placed} ({state_word})",
+                        "Spy in {}: {mission}, placed {placed} ({state_word})",
                         s.realm
                     ),
+                };
+                // Within the form's width, the lines after the first indented.
+                let mut lines = wrap(&line, WIDTH, 2);
+                if let Some(first) = lines.first_mut() {
+                    *first = first.trim_start().to_string();
                 }
+                lines
             })
             .collect();
         SpyView {
@@ -1015,61 +1017,232 @@ impl Of<'_> {
             .collect()
     }
 
-    /// Squares, names and ids for the order reminder's examples.
+    /// The order reminder's examples: orders this realm could give today, each valid
+    /// on its own as `forms::check` reads it (a kind of order the realm cannot give now
+    /// — no vote this round, no lot on offer, nothing to attack next to its armies, a
+    /// stock too small — is left out). Built from the realm's own lists, never from a
+    /// check of the whole state (every realm's form costs its share of the game).
     fn examples(&self, cities: &[&City]) -> Examples {
-        let (state, realm, lang) = (self.state, self.realm, self.lang);
-        let (army, step1, step2) = match self.ix.armies(self.name).first() {
-            Some(a) => {
-                let (n1, n2) = self.two_land_steps(a.square);
-                (a.id, n1.to_string(), n2.to_string())
-            }
-            None => (1, "A1".to_string(), "A2".to_string()),
-        };
-        let capital = realm
-            .capital
-            .map(|c| c.to_string())
-            .or_else(|| cities.first().map(|c| c.square.to_string()))
-            .unwrap_or_else(|| "A1".to_string());
-        let other_realm = state
-            .realms
+        let lang = self.lang;
+        // An example is one line (`# ` and the order) within the form's width: a longer
+        // one is left out, as a wrapped order would not read back.
+        let lines = self
+            .example_orders(cities)
             .iter()
-            .find(|r| r.name != self.name && !r.is_evil)
-            .map(|r| r.name.clone())
-            .unwrap_or_default();
-        let unit = if realm.is_evil {
-            crate::game::UnitKind::LagreDemon
-        } else {
-            crate::game::UnitKind::LattInfanteri
-        };
-        Examples {
-            capital,
-            unit: unit.names(lang).1.to_string(),
-            army,
-            step1,
-            step2,
-            other_realm,
-        }
+            .map(|o| o.render(lang))
+            .filter(|l| l.chars().count() + 2 <= WIDTH)
+            .collect();
+        Examples { lines }
     }
 
-    /// Two steps over land from `from` (staying put where there is none).
-    fn two_land_steps(&self, from: Square) -> (Square, Square) {
-        let map = &self.state.map;
-        let (w, h) = (map.width, map.height);
-        let land = |s: &Square| {
-            map.get(*s)
-                .is_some_and(|m| m.terrain == crate::game::state::Terrain::Land)
+    fn example_orders(&self, cities: &[&City]) -> Vec<crate::game::orders::Order> {
+        use crate::game::caps::Room;
+        use crate::game::orders::{Amount, Group, GroupSel, Order, Outcome, Target};
+        use crate::game::state::Terrain;
+        use crate::game::units::{build_cost, AgentKind};
+        use crate::game::{Spell, UnitKind};
+        let (state, realm, name) = (self.state, self.realm, self.name);
+        let stock = realm.stock;
+        let covers = |cost: &Resources| stock.checked_sub(cost).is_some();
+        let positions = realm.positions;
+        let population = cities.iter().map(|c| c.population).sum();
+        let room = Room::of(&self.ix.counted_units(name), population);
+        let mut out = Vec::new();
+        // Army units in the capital (or the first city), as many of 5, 2, 1 as fit.
+        let city = realm
+            .capital
+            .filter(|sq| cities.iter().any(|c| c.square == *sq))
+            .or_else(|| cities.first().map(|c| c.square));
+        let kind = if realm.is_evil {
+            UnitKind::LagreDemon
+        } else {
+            UnitKind::LattInfanteri
         };
-        let n1 = from
-            .neighbours(w, h, false)
-            .into_iter()
-            .find(land)
-            .unwrap_or(from);
-        let n2 = n1
-            .neighbours(w, h, false)
-            .into_iter()
-            .find(|s| *s != from && land(s))
-            .unwrap_or(n1);
-        (n1, n2)
+        let armies = self.ix.armies(name);
+        let aboard = |id: u32| self.ix.aboard.contains_key(&(name, id));
+        if let (Some(sq), Some(unit)) = (city, kind.cost()) {
+            let new_group = !armies.iter().any(|a| a.square == sq && !aboard(a.id));
+            let fits = |n: u32| {
+                room.troops(&positions, n, kind, new_group).is_ok() && covers(&unit.times(n))
+            };
+            if let Some(count) = [5, 2, 1].into_iter().find(|n| fits(*n)) {
+                out.push(Order::BuyUnits {
+                    count,
+                    kind,
+                    city: Some(sq),
+                });
+            }
+        }
+        if !realm.is_evil && room.spies(&positions, 1).is_ok() && covers(&AgentKind::Spion.cost()) {
+            out.push(Order::BuySpies { count: 1 });
+        }
+        // More people (a higher population cap) and a wall in that city.
+        if let Some(c) = city.and_then(|sq| cities.iter().find(|c| c.square == sq)) {
+            if covers(&build_cost::population()) {
+                out.push(Order::BuyPopulation {
+                    count: 1,
+                    city: c.square,
+                });
+            }
+            if c.walls < crate::game::state::wall_cap(c.population) && covers(&build_cost::wall()) {
+                out.push(Order::BuyWalls {
+                    count: 1,
+                    city: c.square,
+                });
+            }
+        }
+        // Slaves made into a resource the realm's cities produce (RULINGS 2).
+        let produced = cities
+            .iter()
+            .flat_map(|c| c.production.iter())
+            .find(|(r, n)| *n > 0 && r.is_ordinary())
+            .map(|(r, _)| r);
+        let slaves = stock.get(Resource::Slavar);
+        if let (Some(resource), true) = (produced, slaves > 0) {
+            out.push(Order::ConvertSlaves {
+                count: slaves.min(5),
+                resource,
+            });
+        }
+        // One upgrade step per round and Forskare steps in all (Rulings 9).
+        if positions.forskare > 0 {
+            let crystals = build_cost::position_crystals(&stock);
+            if crystals.is_some_and(|c| covers(&build_cost::position_fixed().plus(&c))) {
+                out.push(Order::UpgradePosition {
+                    position: Position::Befalhavare,
+                    crystals: Vec::new(),
+                });
+            }
+            let resource = realm
+                .standard
+                .iter()
+                .copied()
+                .find(|r| r.is_ordinary())
+                .unwrap_or(Resource::Jarn);
+            if let (Some(city), true) = (city, covers(&build_cost::production_ordinary())) {
+                out.push(Order::UpgradeProduction { city, resource });
+            }
+        }
+        // A move over the realm's own land, and an attack on what lies next to the army.
+        let map = &state.map;
+        let (w, h) = (map.width, map.height);
+        let diag = state.settings.adjacency == 8;
+        let own_land = |sq: &Square| {
+            map.get(*sq)
+                .is_some_and(|m| m.terrain == Terrain::Land && m.owner.as_deref() == Some(name))
+        };
+        let free = |a: &&&crate::game::state::ArmyGroup| {
+            a.dimension == Dimension::Normal
+                && !aboard(a.id)
+                && a.no_move_until_round.is_none_or(|r| r.get() < state.round)
+                && a.movement(state.settings.group_movement) > 0
+        };
+        if let Some(a) = armies.iter().find(free) {
+            let points = a.movement(state.settings.group_movement);
+            let mut path: Vec<Square> = Vec::new();
+            let mut at = a.square;
+            while (path.len() as u32) < points.min(2) {
+                let next = at
+                    .neighbours(w, h, diag)
+                    .into_iter()
+                    .find(|s| *s != a.square && !path.contains(s) && own_land(s));
+                match next {
+                    Some(s) => {
+                        path.push(s);
+                        at = s;
+                    }
+                    None => break,
+                }
+            }
+            let group = Group::Army(a.id);
+            if !path.is_empty() {
+                out.push(Order::Move { group, path });
+            }
+            // The cannon-fodder order turned round: the whole group, last listed falls
+            // first (only when it holds more than one kind).
+            let order = runs(a.units.iter().map(|u| u.kind));
+            if order.len() > 1 {
+                let pieces = order
+                    .iter()
+                    .rev()
+                    .map(|(k, n)| (*n as u32, crate::game::orders::Piece::Unit(*k)))
+                    .collect();
+                out.push(Order::Reorder { group, pieces });
+            }
+            // A foreign city next to the army is plundered; else foreign land is attacked.
+            let foreign_city = |s: &Square| {
+                self.ix
+                    .city_at(*s, Dimension::Normal)
+                    .is_some_and(|c| c.owner.as_str() != name)
+            };
+            let foreign_land = |s: &Square| {
+                map.get(*s).is_some_and(|m| {
+                    m.terrain == Terrain::Land
+                        && m.owner.as_deref().is_some_and(|o| o != name)
+                        && self.ix.city_at(*s, Dimension::Normal).is_none()
+                })
+            };
+            let near = a.square.neighbours(w, h, diag);
+            let target = near
+                .iter()
+                .find(|s| foreign_city(s))
+                .map(|s| (*s, Some(Outcome::Plunder)))
+                .or_else(|| near.iter().find(|s| foreign_land(s)).map(|s| (*s, None)));
+            if let Some((square, outcome)) = target {
+                out.push(Order::Attack {
+                    group,
+                    square,
+                    outcome,
+                    wave: None,
+                });
+                if covers(&Spell::Eldklot.cost()) {
+                    out.push(Order::Cast {
+                        spell: Spell::Eldklot,
+                        target: Target::Army(GroupSel::At(square)),
+                    });
+                }
+            }
+        }
+        // A bid that meets this week's lot, paid in the first ordinary resource the
+        // stock covers (the conflict penalty added back).
+        if let Some(o) = state
+            .free_merchant
+            .as_ref()
+            .filter(|o| o.round == state.round)
+        {
+            let demons =
+                matches!(o.lot, crate::game::state::Lot::Units { kind, .. } if kind.is_demon());
+            let penalty = if realm.fought_last_weekend {
+                state.settings.conflict_penalty
+            } else {
+                0
+            };
+            let count = o.min_bid.saturating_add(penalty).max(1);
+            let resource = Resource::ALL
+                .iter()
+                .copied()
+                .filter(|r| r.is_ordinary())
+                .find(|r| stock.get(*r) >= count);
+            if let (Some(resource), false) = (resource, demons && !realm.is_evil) {
+                out.push(Order::Bid {
+                    offer: vec![Amount { count, resource }],
+                });
+            }
+        }
+        let other = state
+            .realms
+            .iter()
+            .find(|r| r.name != name && !r.is_evil && !r.eliminated)
+            .map(|r| r.name.clone());
+        if let Some(other) = other {
+            if state.round.is_multiple_of(state.settings.vote_every.max(1)) {
+                out.push(Order::Vote {
+                    realm: other.clone(),
+                });
+            }
+            out.push(Order::Friend { realm: other });
+        }
+        out
     }
 }
 

@@ -116,6 +116,7 @@ impl<'g> MapIndex<'g> {
             viewer: viewer.map(str::to_string),
             game: self.gs.game.name.clone(),
             round: self.gs.round,
+            evil: self.gs.evil.is_some(),
             ..MapView::default()
         }
     }

@@ -500,7 +500,11 @@ fn legend(s: &mut Vec<Shape>, v: &MapView, w: [&'static str; 14], y: f32, width:
         };
         items.push((more, format!("+{}", v.realms.len() - 24)));
     }
-    items.extend(keys(w).into_iter().map(|(sh, t)| (sh, t.to_string())));
+    // Portals and treasures exist only in a game with the Evil.
+    let keys = keys(w)
+        .into_iter()
+        .filter(|(_, t)| v.evil || (*t != w[10] && *t != w[11]));
+    items.extend(keys.map(|(sh, t)| (sh, t.to_string())));
     for (sh, label) in items {
         let (x, yy) = place(k);
         s.push(moved(sh, x, yy));

@@ -54,6 +54,8 @@ pub struct MapView {
     /// The realms that own something drawn, the viewer first, then by name: the
     /// legend's order and each realm's colour.
     pub realms: Vec<String>,
+    /// The game has the Evil: only then does the legend explain portals and treasures.
+    pub evil: bool,
 }
 
 impl MapView {

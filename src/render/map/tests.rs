@@ -525,3 +525,40 @@ fn the_svg_draws_each_portal_treasure_city_wall_and_unit_number_on_its_square() 
     assert!(normal.cities.iter().any(|c| c.walls > 0));
     assert!(!normal.armies.is_empty() && !normal.fleets.is_empty() && !evil.armies.is_empty());
 }
+
+/// The legend's labels of `v`'s picture in `lang`.
+fn legend_labels(v: &MapView, lang: &str) -> Vec<String> {
+    layout(v, lang)
+        .shapes
+        .iter()
+        .filter_map(|s| match s {
+            Shape::Text { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn outside_a_game_with_the_evil_the_legend_has_no_portal_or_treasure() {
+    let gs = demo();
+    assert!(gs.evil.is_none());
+    for viewer in [Viewer::Gm, Viewer::Realm("Kaldor")] {
+        let v = view(&gs, viewer, Dimension::Normal);
+        for (lang, gone) in [("sv", ["portal", "skatt"]), ("en", ["portal", "treasure"])] {
+            let labels = legend_labels(&v, lang);
+            assert!(
+                labels.iter().any(|l| l == "stad" || l == "city"),
+                "{labels:?}"
+            );
+            for g in gone {
+                assert!(!labels.iter().any(|l| l == g), "`{g}` in {labels:?}");
+            }
+        }
+    }
+    // With the Evil both keys stay.
+    let gs = evil_game();
+    let v = view(&gs, Viewer::Gm, Dimension::Normal);
+    let labels = legend_labels(&v, "en");
+    assert!(labels.iter().any(|l| l == "portal"), "{labels:?}");
+    assert!(labels.iter().any(|l| l == "treasure"), "{labels:?}");
+}

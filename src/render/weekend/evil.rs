@@ -52,8 +52,8 @@ pub fn lines(ev: &EvilEvent, _gs: &GameState, _realm: &str, lang: Lang) -> Vec<S
             match (paid, sv) {
                 (true, true) => format!("Att skövla staden på {square} kostade {cost} (R-EVIL-12)."),
                 (true, false) => format!("Razing the city on {square} cost {cost} (R-EVIL-12)."),
-                (false, true) => format!("Staden på {square} kunde inte skövlas: det kostar {cost} (R-EVIL-12); den plundrades i stället."),
-                (false, false) => format!("The city on {square} could not be razed: it costs {cost} (R-EVIL-12); it was plundered instead."),
+                (false, true) => format!("Staden på {square} plundrades i stället för att skövlas: att skövla den kostar {cost} (R-EVIL-12)."),
+                (false, false) => format!("The city on {square} was plundered instead of razed: razing it costs {cost} (R-EVIL-12)."),
             }
         }
         EvilEvent::Sighted {
@@ -395,6 +395,22 @@ mod tests {
                 name: "Mörkborg".into(),
             },
         ]
+    }
+
+    /// A rule ID in a player's report comes last, in parentheses, after words.
+    #[test]
+    fn every_evil_events_rule_id_comes_last_in_parentheses() {
+        let gs =
+            crate::game::load_scenario(include_str!("../../../scenarios/evil.yaml")).expect("evil");
+        let mut bad = Vec::new();
+        for ev in every_event() {
+            for lang in [Lang::Sv, Lang::En] {
+                for line in lines(&ev, &gs, "Genogien", lang) {
+                    bad.extend(super::super::misplaced_rule_ids(&line));
+                }
+            }
+        }
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
     }
 
     #[test]

@@ -83,8 +83,8 @@ fn auction(ev: &MarketEvent, lang: Lang) -> String {
         ),
         MarketEvent::BidRefused { rule, why, .. } => pick(
             lang,
-            format!("De fria köpmännen: ditt bud deltog inte — {} ({rule}); inget drogs.", why_text(why, lang)),
-            format!("Free merchants: your bid took no part — {} ({rule}); nothing was taken.", why_text(why, lang)),
+            format!("De fria köpmännen: ditt bud deltog inte och inget drogs — {} ({rule}).", why_text(why, lang)),
+            format!("Free merchants: your bid took no part and nothing was taken — {} ({rule}).", why_text(why, lang)),
         ),
         MarketEvent::Offer { lot, min_bid, .. } => pick(
             lang,
@@ -246,10 +246,19 @@ fn why_text(why: &Why, lang: Lang) -> String {
             "de fria köpmännen erbjuder inget den här veckan".into(),
             "the free merchants offer nothing this week".into(),
         ),
-        Why::BelowMinimum { value, min } => p(
-            format!("budet är värt {value}, under lägsta budet {min}"),
-            format!("the bid is worth {value}, under the minimum bid {min}"),
-        ),
+        Why::BelowMinimum {
+            value,
+            min,
+            offer,
+            doubled,
+            penalty,
+        } => {
+            let sum = crate::game::weekend::market::bid_sum(offer, *doubled, *penalty, lang);
+            p(
+                format!("budet är värt {value}{sum}; lotten kräver {min}"),
+                format!("the bid is worth {value}{sum}; the lot needs {min}"),
+            )
+        }
         Why::Over {
             cap,
             have,
@@ -321,7 +330,13 @@ mod tests {
             Why::TooMany,
             Why::Nothing,
             Why::NoOffer,
-            Why::BelowMinimum { value: 8, min: 10 },
+            Why::BelowMinimum {
+                value: 8,
+                min: 10,
+                offer: cost,
+                doubled: true,
+                penalty: 5,
+            },
             Why::Over {
                 cap: Cap::Population,
                 have: 9,
@@ -423,6 +438,22 @@ mod tests {
             },
         ]);
         out
+    }
+
+    /// A rule ID in a player's report comes last, in parentheses, after words.
+    #[test]
+    fn every_market_events_rule_id_comes_last_in_parentheses() {
+        let gs =
+            crate::game::load_scenario(include_str!("../../../scenarios/evil.yaml")).expect("evil");
+        let mut bad = Vec::new();
+        for ev in every_event() {
+            for lang in [Lang::Sv, Lang::En] {
+                for line in lines(&ev, &gs, "Genogien", lang) {
+                    bad.extend(super::super::misplaced_rule_ids(&line));
+                }
+            }
+        }
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
     }
 
     #[test]

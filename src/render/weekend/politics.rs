@@ -322,6 +322,22 @@ mod tests {
         out
     }
 
+    /// A rule ID in a player's report comes last, in parentheses, after words.
+    #[test]
+    fn every_politics_events_rule_id_comes_last_in_parentheses() {
+        let gs =
+            crate::game::load_scenario(include_str!("../../../scenarios/evil.yaml")).expect("evil");
+        let mut bad = Vec::new();
+        for ev in every_event() {
+            for lang in [Lang::Sv, Lang::En] {
+                for line in lines(&ev, &gs, "Genogien", lang) {
+                    bad.extend(super::super::misplaced_rule_ids(&line));
+                }
+            }
+        }
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
+    }
+
     #[test]
     fn every_politics_event_reads_in_swedish_and_in_english() {
         let gs = gs();

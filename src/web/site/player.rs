@@ -284,6 +284,10 @@ async fn map_page(State(app): State<Arc<App>>, s: RealmSession) -> Response {
         Ok(l) => l,
         Err(r) => return r,
     };
+    let gs = match site_player::map_state(&app).await {
+        Ok(gs) => gs,
+        Err(e) => return failed(e),
+    };
     let mut body = String::new();
     for (d, sv, en, q) in [
         (Dimension::Normal, "Världen", "The world", "normal"),
@@ -294,10 +298,12 @@ async fn map_page(State(app): State<Arc<App>>, s: RealmSession) -> Response {
             "evil",
         ),
     ] {
-        let svg = match svg_of(&app, &s, lang, d).await {
-            Ok(svg) => svg,
-            Err(r) => return r,
-        };
+        // Outside a game with the Evil there is no second dimension to show.
+        if d == Dimension::Evil && gs.evil.is_none() {
+            continue;
+        }
+        let view = map::view(&gs, Viewer::Realm(&s.realm), d);
+        let svg = map::svg(&view, lang.code());
         body.push_str(&format!(
             "<h2>{}</h2>\n<div class=\"map\" id=\"map-{q}\">{svg}</div>\n\
              <p><a href=\"/realm/map.svg?dimension={q}\">SVG</a></p>\n",

@@ -13,7 +13,7 @@ use crate::game::orders::{Amount, Order};
 use crate::game::state::{FreeMerchantOffer, GameState, Lot, RuleSettings, RulerBenefit};
 use crate::game::weekend::economy::Cap;
 use crate::game::weekend::{Reads, Weekend};
-use crate::game::Resources;
+use crate::game::{Lang, Resources};
 
 /// A valid bid: the realm, its value and its offer.
 struct Bid {
@@ -53,6 +53,45 @@ pub fn bid_worth(offer: &Resources, doubled: bool, fought: bool, penalty: u32) -
     } else {
         doubled
     }
+}
+
+/// How `bid_worth` summed an offer, in words after a colon, for the player's receipt
+/// and report: `: 12 guld − 5 efter strid`, `: (2 food + 3 fire × 2) × 2 for double
+/// bids`; empty for an offer of nothing (or an event stored before the parts were).
+pub fn bid_sum(offer: &Resources, doubled: bool, penalty: u32, lang: Lang) -> String {
+    let pick = |sv: &str, en: &str| match lang {
+        Lang::Sv => sv.to_string(),
+        Lang::En => en.to_string(),
+    };
+    let parts: Vec<String> = offer
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(r, n)| {
+            let t = r.count_text(n, lang);
+            if r.is_crystal() {
+                format!("{t} × 2")
+            } else {
+                t
+            }
+        })
+        .collect();
+    if parts.is_empty() {
+        return String::new();
+    }
+    let mut sum = parts.join(" + ");
+    if doubled {
+        let why = pick("för dubbla bud", "for double bids");
+        sum = if parts.len() > 1 {
+            format!("({sum}) × 2 {why}")
+        } else {
+            format!("{sum} × 2 {why}")
+        };
+    }
+    if penalty > 0 {
+        let why = pick("efter strid", "after battle");
+        sum = format!("{sum} − {penalty} {why}");
+    }
+    format!(": {sum}")
 }
 
 /// The voting winner's double bids (R-VOTE-5), from the round after the vote up to,
@@ -153,9 +192,18 @@ fn valid(
     // The weekend); nothing before the auction changes the conflict mark.
     let value = bid_value(&w.state, w.settings, realm, &sum);
     if value < u64::from(o.min_bid) {
+        // The parts of the value as `bid_value` summed them, for the report.
+        let fought = w.state.realm(realm).is_some_and(|r| r.fought_last_weekend);
         let why = Why::BelowMinimum {
             value,
             min: o.min_bid,
+            offer: sum,
+            doubled: double_bids(&w.state, realm),
+            penalty: if fought {
+                w.settings.conflict_penalty
+            } else {
+                0
+            },
         };
         return Err(("R-FREE-4", why));
     }

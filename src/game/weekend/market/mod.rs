@@ -20,7 +20,7 @@ use crate::game::state::{GameState, Lot, Researched, SpyState};
 use crate::game::weekend::economy::Cap;
 use crate::game::{Resources, Square, UnitKind};
 
-pub use bids::{bid_value, bid_worth, double_bids};
+pub use bids::{bid_sum, bid_value, bid_worth, double_bids};
 
 /// What the free merchants and the engineers did, as data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -101,10 +101,18 @@ pub enum Why {
     Nothing,
     /// No lot is on offer this week.
     NoOffer,
-    /// R-FREE-4: valued under the minimum bid.
+    /// R-FREE-4: valued under the minimum bid. How the value was summed, for the
+    /// player's report: the `offer` (crystals count ×2), `doubled` for the ruler's double
+    /// bids, less `penalty` after a battle the weekend before (0 without one).
     BelowMinimum {
         value: u64,
         min: u32,
+        #[serde(default)]
+        offer: Resources,
+        #[serde(default)]
+        doubled: bool,
+        #[serde(default)]
+        penalty: u32,
     },
     /// A cap the troops would pass (R-POP-2, R-POS-4, R-UNIT-6).
     Over {
