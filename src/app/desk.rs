@@ -32,7 +32,8 @@ pub struct Queue {
     pub undelivered: Vec<OutRow>,
 }
 
-/// The message states the queue lists; with `all` also the refused ones.
+/// The message states the queue lists; with `all` also the refused, answered and
+/// closed ones.
 pub fn queue_states(all: bool) -> &'static [&'static str] {
     const OPEN: &[&str] = &[state::PARKED, state::GM_QUEUE, state::HELD, state::QUEUED];
     const ALL: &[&str] = &[
@@ -41,6 +42,8 @@ pub fn queue_states(all: bool) -> &'static [&'static str] {
         state::HELD,
         state::QUEUED,
         state::REFUSED,
+        state::ANSWERED,
+        state::DONE,
     ];
     if all {
         ALL

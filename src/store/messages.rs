@@ -24,6 +24,11 @@ pub mod state {
     /// Its handling failed (an error or a panic; the reason holds the error text). It
     /// is not tried again until `gm retry`; `gm reject` refuses it.
     pub const PARKED: &str = "parked";
+    /// A mail to the GM that the GM answered (`gm answer`, the desk, or a reply to the
+    /// notice about it); kept for the GM, out of the queue.
+    pub const ANSWERED: &str = "answered";
+    /// Closed by the GM without any mail (`gm done`); kept for the GM.
+    pub const DONE: &str = "done";
 }
 
 /// The kind of the message that stands for a stored mail whose handling failed before
