@@ -101,7 +101,10 @@ async fn answer_and_done_on_the_desk_do_what_gm_answer_and_gm_done_do() {
         .find(|s| s.to_is("kaldor@game.test") && s.text.contains("SVAR FRÅN SL"))
         .expect("the answer");
     assert!(
-        answer.text.contains("Ja, <b>bygg</b>.\nSL"),
+        answer
+            .text
+            .replace("\r\n", "\n")
+            .contains("Ja, <b>bygg</b>.\nSL"),
         "{}",
         answer.text
     );
