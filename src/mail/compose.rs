@@ -428,7 +428,7 @@ mod tests {
         let t = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
         let mut o = sample();
         let plain = compose(&o, "demo", "Spelet", "sl@game.test", t).unwrap();
-        assert!(!String::from_utf8_lossy(&plain.raw).contains("Reply-To"));
+        assert!(!String::from_utf8_lossy(&plain.raw).contains("\r\nReply-To:"));
         o.kind = "gm_notice";
         let c = compose(&o, "demo", "Spelet", "sl@game.test", t).unwrap();
         let text = String::from_utf8_lossy(&c.raw);
