@@ -800,8 +800,8 @@ async fn notify_gm(app: &App, conn: &mut Conn, n: &GmNotice<'_>) -> Result<()> {
         received = n.received,
         text = fault::clean_text(n.body, 100_000),
     );
-    app.notify_gm(conn, &super::gm::notice_key(id), &subject, &body)
-        .await
+    let key = super::gm::notice_key(conn, id).await?;
+    app.notify_gm(conn, &key, &subject, &body).await
 }
 
 fn realm_addresses(gs: &GameState, realm: &str) -> Vec<String> {
