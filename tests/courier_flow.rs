@@ -846,6 +846,14 @@ async fn every_row(g: &Game) -> Vec<(String, Vec<Vec<String>>)> {
 async fn a_batch_handled_as_it_is_stored_writes_what_storing_then_handling_write() {
     use pbemd::app::intake::{store_fetched, Taken};
     let (one, two) = (Game::start(TUESDAY).await, Game::start(TUESDAY).await);
+    // One signing key for both games (a notice to the GM is keyed with it).
+    for g in [&one, &two] {
+        let mut c = g.app.store.conn().await.unwrap();
+        let key = pbemd::store::meta::SITE_SECRET;
+        pbemd::store::meta::set(&mut c, key, &"ab".repeat(32))
+            .await
+            .unwrap();
+    }
     let batch = fetched_mixed();
     for g in [&one, &two] {
         g.clock.set(common::at("2026-11-24T10:00:00+01:00"));

@@ -32,7 +32,8 @@ pub struct Queue {
     pub undelivered: Vec<OutRow>,
 }
 
-/// The message states the queue lists; with `all` also the refused ones.
+/// The message states the queue lists; with `all` also the refused, answered and
+/// closed ones.
 pub fn queue_states(all: bool) -> &'static [&'static str] {
     const OPEN: &[&str] = &[
         state::PARKED,
@@ -48,6 +49,8 @@ pub fn queue_states(all: bool) -> &'static [&'static str] {
         state::HELD,
         state::QUEUED,
         state::REFUSED,
+        state::ANSWERED,
+        state::DONE,
     ];
     if all {
         ALL

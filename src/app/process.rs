@@ -269,22 +269,8 @@ async fn handle(
             queue_for_gm(conn, inbox_id, round, now, &entry).await?;
         }
         Classified::FromGm => {
-            let id = messages::insert(
-                conn,
-                &NewMessage {
-                    inbox_id,
-                    kind: "from_gm",
-                    from_addr: mail.from_addr.as_deref(),
-                    subject: &subject,
-                    body: &mail.text,
-                    state: state::GM_QUEUE,
-                    round,
-                    at: now,
-                    ..Default::default()
-                },
-            )
-            .await?;
-            events::log(conn, now, round, "mail_from_gm", None, Some(id), &subject).await?;
+            // A reply to a notice about a realm's mail is the GM's answer to the realm.
+            super::gm::from_gm_mail(app, conn, gs, inbox_id, &mail, &subject).await?;
         }
         Classified::Refused {
             realm,
@@ -475,7 +461,15 @@ async fn handle(
                         reply
                             .send_text(app, conn, "gm_ack", &gm_ack(lang, &subject, &received))
                             .await?;
-                        notify_gm(app, conn, inbox_id, id, &realm, &subject, &body).await?;
+                        let notice = GmNotice {
+                            message_id: id,
+                            realm: &realm,
+                            from: mail.from_addr.as_deref().unwrap_or("-"),
+                            subject: &subject,
+                            received: &app.game_time(received_at),
+                            body: &body,
+                        };
+                        notify_gm(app, conn, &notice).await?;
                     }
                 }
                 Route::Refuse(r) => {
@@ -800,36 +794,55 @@ fn gm_ack(lang: Lang, subject: &str, received: &str) -> String {
     match lang {
         Lang::Sv => format!(
             "Ert brev till spelledaren har kommit fram.\n\nÄmne: {subject}\nMottaget: {received}\n\n\
-             Spelledaren läser det och svarar själv när det behövs.\n"
+             Spelledaren läser det och svarar när det behövs.\n"
         ),
         Lang::En => format!(
             "Your mail to the GM has arrived.\n\nSubject: {subject}\nReceived: {received}\n\n\
-             The GM will read it and answer in person where needed.\n"
+             The GM will read it and answer where needed.\n"
         ),
     }
 }
 
-/// Tell the GM (at `game.gm_address`, when set) that a realm wrote to them.
-async fn notify_gm(
-    app: &App,
-    conn: &mut Conn,
-    inbox_id: i64,
+/// A realm's mail to the GM, as the notice to the GM tells it.
+struct GmNotice<'a> {
     message_id: i64,
-    realm: &str,
-    subject: &str,
-    body: &str,
-) -> Result<()> {
+    realm: &'a str,
+    /// The From address it came from.
+    from: &'a str,
+    subject: &'a str,
+    /// When it was received, in the game's time.
+    received: &'a str,
+    body: &'a str,
+}
+
+/// Tell the GM (at `game.gm_address`, when set) that a realm wrote to them: who wrote,
+/// from which address, and the text. The notice carries `Reply-To:` the game's address,
+/// and the GM's reply to it is the answer to the realm (`gm::from_gm_mail`). For the
+/// GM: each line in Swedish and English, as the GM's other notices.
+async fn notify_gm(app: &App, conn: &mut Conn, n: &GmNotice<'_>) -> Result<()> {
+    let (realm, id) = (n.realm, n.message_id);
     let subject = format!(
         "SL-post från {realm} / GM mail from {realm}: {}",
-        fault::clean_text(subject, 120).replace(['\n', '\t'], " ")
+        fault::clean_text(n.subject, 120).replace(['\n', '\t'], " ")
     );
     let body = format!(
-        "{realm} skrev till spelledaren / wrote to the GM (meddelande / message {message_id}; \
-         `pbemd gm show {message_id}`):\n\n{}\n",
-        fault::clean_text(body, 100_000)
+        "Svara på det här brevet för att svara {realm}. / Reply to this mail to answer {realm}.\n\
+         (Svaret går till {realm}s alla adresser från spelets adress; citerad text tas bort. / \
+         The answer goes to every address of {realm} from the game's address; quoted text \
+         is left out.)\n\n\
+         Från / From:      {realm} <{from}>\n\
+         Ämne / Subject:   {subject}\n\
+         Mottaget / Received: {received}\n\
+         Meddelande / Message: {id} (`pbemd gm show {id}`; `pbemd gm answer {id}` svarar / \
+         answers, `pbemd gm done {id}` stänger utan svar / closes it without an answer)\n\n\
+         {text}\n",
+        from = fault::clean_text(n.from, 200),
+        subject = fault::clean_text(n.subject, 200).replace(['\n', '\t'], " "),
+        received = n.received,
+        text = fault::clean_text(n.body, 100_000),
     );
-    app.notify_gm(conn, &format!("gm_notice:{inbox_id}"), &subject, &body)
-        .await
+    let key = super::gm::notice_key(conn, id).await?;
+    app.notify_gm(conn, &key, &subject, &body).await
 }
 
 fn realm_addresses(gs: &GameState, realm: &str) -> Vec<String> {

@@ -13,7 +13,7 @@ use crate::store::outbox;
 use crate::transport::TransportError;
 
 /// How long a claimed row is reserved for this sender.
-const LEASE_SECONDS: i64 = 120;
+pub(crate) const LEASE_SECONDS: i64 = 120;
 /// Rows claimed per round trip to the database.
 const BATCH: i64 = 64;
 

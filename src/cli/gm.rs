@@ -42,7 +42,7 @@ async fn results(app: &App, action: ResultsAction) -> Result<()> {
 pub enum GmCommand {
     /// What waits for the GM, oldest first (and mail that could not be sent).
     Queue {
-        /// Also list refused mail (already answered; kept for the GM).
+        /// Also list refused, answered and closed mail (kept for the GM).
         #[arg(long)]
         all: bool,
     },
@@ -54,18 +54,36 @@ pub enum GmCommand {
         #[arg(long)]
         now: bool,
     },
-    /// Refuse a held, queued or parked message; the sender gets the reason, nothing is
-    /// charged.
+    /// Refuse a held, queued or parked message; the sender gets the reason (when it is
+    /// a realm's), nothing is charged.
     Reject {
         id: i64,
         #[arg(long)]
         reason: String,
     },
+    /// Answer a realm's mail to the GM: the text (from --file, else standard input)
+    /// goes to every address of the realm from the game's address, in the realm's
+    /// language; the message is marked answered (audited).
+    Answer {
+        id: i64,
+        #[arg(long)]
+        file: Option<std::path::PathBuf>,
+    },
+    /// Close an item that waits for the GM (a realm's mail to the GM, a mail of an
+    /// unknown sender …) without any mail (audited).
+    Done { id: i64 },
     /// Try a parked message again (one whose handling failed; `gm show` has the error).
     Retry { id: i64 },
-    /// Send again an outgoing mail that was not delivered (failed, or waiting to be
-    /// tried again): ID is its outbox id, as `gm queue` lists it.
-    RetryMail { id: i64 },
+    /// Send again an outgoing mail that the sender gave up (ID: its outbox id, as
+    /// `gm queue` lists it), or with --all every mail not yet delivered (given up, or
+    /// waiting for its next try).
+    #[command(group(clap::ArgGroup::new("which").required(true).args(["id", "all"])))]
+    RetryMail {
+        id: Option<i64>,
+        /// Every outgoing mail not yet delivered.
+        #[arg(long)]
+        all: bool,
+    },
     /// Hold a queued message for review.
     Hold { id: i64 },
     /// Correct a held or queued message's text, or a realm's standing weekend form
@@ -230,8 +248,8 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
             let failed = q.undelivered;
             if !failed.is_empty() {
                 println!(
-                    "\noutgoing mail not yet delivered (`pbemd gm retry-mail ID` sends a failed one again; \
-                     pending ones are tried again by themselves):"
+                    "\noutgoing mail not yet delivered (`pbemd gm retry-mail ID` sends a failed one again, \
+                     `pbemd gm retry-mail --all` every one now; pending ones are also tried again by themselves):"
                 );
                 for f in failed {
                     println!(
@@ -266,6 +284,10 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
             }
             if m.state == messages::state::PARKED {
                 println!("(parked: `pbemd gm retry {id}` tries again, `pbemd gm reject {id} --reason …` refuses it)");
+            } else if m.kind == crate::app::gm::TO_GM && m.state == messages::state::GM_QUEUE {
+                println!("(mail to the GM: `pbemd gm answer {id}` answers it, `pbemd gm done {id}` closes it without mail; a reply to the notice mailed to the GM answers it too)");
+            } else if m.state == messages::state::GM_QUEUE {
+                println!("(`pbemd gm done {id}` closes it without mail)");
             }
             println!("\n{}", shown(&m.body));
             if let Some(raw) = view.raw {
@@ -289,9 +311,25 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
         }
         GmCommand::Reject { id, reason } => {
             drop(conn);
-            crate::app::gm::reject(app, id, &reason).await?;
+            let r = crate::app::gm::reject(app, id, &reason).await?;
             crate::app::sender::flush_all(app).await?;
-            println!("message {id} rejected; the sender was told why");
+            println!("{}", r.said(app).await?);
+        }
+        GmCommand::Answer { id, file } => {
+            drop(conn);
+            let text = match file {
+                Some(f) => std::fs::read_to_string(&f)
+                    .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", f.display()))?,
+                None => std::io::read_to_string(std::io::stdin())?,
+            };
+            let a = crate::app::gm::answer(app, id, &text, "command").await?;
+            crate::app::sender::flush_all(app).await?;
+            println!("{}", a.said(app).await?);
+        }
+        GmCommand::Done { id } => {
+            drop(conn);
+            crate::app::gm::done(app, id).await?;
+            println!("message {id} closed without any mail");
         }
         GmCommand::Retry { id } => {
             drop(conn);
@@ -300,10 +338,18 @@ pub async fn run(app: &App, cmd: GmCommand) -> Result<ExitCode> {
                 "message {id} will be tried again by the next tick, or at once by a running daemon"
             );
         }
-        GmCommand::RetryMail { id } => {
+        GmCommand::RetryMail { id, all } => {
             drop(conn);
-            let r = crate::app::gm::retry_mail(app, id).await?;
-            println!("{}", r.summary());
+            match id {
+                Some(id) if !all => {
+                    let r = crate::app::gm::retry_mail(app, id).await?;
+                    println!("{}", r.summary());
+                }
+                _ => {
+                    let r = crate::app::gm::retry_mail_all(app).await?;
+                    println!("{}", r.summary());
+                }
+            }
         }
         GmCommand::Hold { id } => {
             drop(conn);

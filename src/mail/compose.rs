@@ -122,7 +122,17 @@ pub struct Head {
     /// The Message-ID (without `<>`) of the mail this answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_reply_to: Option<String>,
+    /// The `Reply-To:` address, checked (see [`REPLY_TO_SENDER`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_to: Option<String>,
 }
+
+/// The kinds of mail that carry `Reply-To:` the sender's (the game's) own address: the
+/// notices to the GM, whose Reply must come back to the game (a reply to a notice about
+/// a realm's mail is the GM's answer to that realm), whatever the GM's mail program
+/// does with a mail whose From it also sends from. Kept by kind rather than as a field
+/// of [`Outgoing`], which every mail of the game is built as.
+pub const REPLY_TO_SENDER: &[&str] = &["gm_notice"];
 
 /// The checked addresses of a mail, as its headers carry them.
 struct Checked {
@@ -149,6 +159,9 @@ where
         from_name: from_name.to_string(),
         date: date.to_rfc2822(),
         in_reply_to: o.in_reply_to.clone(),
+        reply_to: REPLY_TO_SENDER
+            .contains(&o.kind)
+            .then(|| checked.from.clone()),
     };
     Ok((head, checked))
 }
@@ -209,6 +222,9 @@ pub fn format(f: &Fields<'_>, attachments: &[Attachment]) -> Result<Vec<u8>, Com
         let parent = format!("<{}>", header_text(parent.trim_matches(['<', '>'])));
         mime::raw_header(&mut out, "In-Reply-To", &parent);
         mime::raw_header(&mut out, "References", &parent);
+    }
+    if let Some(reply_to) = &f.head.reply_to {
+        mime::address_list_header(&mut out, "Reply-To", &[address(reply_to)?]);
     }
     mime::raw_header(&mut out, "MIME-Version", "1.0");
     if attachments.is_empty() {
@@ -405,6 +421,27 @@ mod tests {
             parsed.body_text(0).unwrap().trim_end(),
             "Hej från Genogien — åäö"
         );
+    }
+
+    #[test]
+    fn a_notice_to_the_gm_carries_reply_to_the_game_and_other_mail_none() {
+        let t = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        let mut o = sample();
+        let plain = compose(&o, "demo", "Spelet", "sl@game.test", t).unwrap();
+        assert!(!String::from_utf8_lossy(&plain.raw).contains("\r\nReply-To:"));
+        o.kind = "gm_notice";
+        let c = compose(&o, "demo", "Spelet", "sl@game.test", t).unwrap();
+        let text = String::from_utf8_lossy(&c.raw);
+        assert!(text.contains("\r\nReply-To: sl@game.test\r\n"), "{text}");
+        let head = head_to_keep(&o, "Spelet", "sl@game.test", t)
+            .unwrap()
+            .unwrap();
+        assert_eq!(head.reply_to.as_deref(), Some("sl@game.test"));
+        let kept = serde_json::to_string(&head).unwrap();
+        let back: Head = serde_json::from_str(&kept).unwrap();
+        assert_eq!(back, head, "kept in the outbox row and read back");
+        let old: Head = serde_json::from_str(r#"{"from_name":"S","date":"d"}"#).unwrap();
+        assert_eq!(old.reply_to, None, "a row queued before keeps reading");
     }
 
     fn parsed(raw: &[u8]) -> mail_parser::Message<'_> {

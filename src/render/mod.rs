@@ -155,6 +155,16 @@ pub const TEMPLATES: &[(&str, Lang, &str)] = &[
         Lang::En,
         include_str!("../../templates/en/gm_notice.hbs"),
     ),
+    (
+        "gm_answer",
+        Lang::Sv,
+        include_str!("../../templates/sv/gm_answer.hbs"),
+    ),
+    (
+        "gm_answer",
+        Lang::En,
+        include_str!("../../templates/en/gm_answer.hbs"),
+    ),
 ];
 
 /// Why rendering failed. These are program errors (a template bug or a

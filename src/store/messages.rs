@@ -27,6 +27,11 @@ pub mod state {
     /// Received before the game began (in the inbox at `pbemd init`): stored, not
     /// played. `gm retry` plays it, `gm reject` drops it.
     pub const BEFORE_GAME: &str = "before_game";
+    /// A mail to the GM that the GM answered (`gm answer`, the desk, or a reply to the
+    /// notice about it); kept for the GM, out of the queue.
+    pub const ANSWERED: &str = "answered";
+    /// Closed by the GM without any mail (`gm done`); kept for the GM.
+    pub const DONE: &str = "done";
 }
 
 /// The kind of the message that stands for a stored mail whose handling failed before

@@ -348,6 +348,68 @@ pub async fn retry_now(conn: &mut Conn, id: i64, at: i64) -> Result<bool, StoreE
     Ok(done.rows_affected() == 1)
 }
 
+/// The dedup keys of the mails of `kind` whose Message-ID is one of `ids` (given
+/// without angle brackets). Read by the GM's reply to a notice, which is rare: the
+/// outbox has no index on Message-IDs, and the kind narrows the scan.
+pub async fn keys_of_message_ids(
+    conn: &mut Conn,
+    kind: &str,
+    ids: &[String],
+) -> Result<Vec<String>, StoreError> {
+    let mut found = Vec::new();
+    for chunk in ids.chunks(super::rows_per_statement(1).saturating_sub(1).max(1)) {
+        let p = super::Params::of(conn);
+        let sql = format!(
+            "SELECT dedup_key FROM outbox WHERE kind = {} AND message_id IN ({}) ORDER BY id",
+            p.list(1, 1),
+            p.list(2, chunk.len())
+        );
+        let mut q = sqlx::query(&sql).bind(kind);
+        for id in chunk {
+            q = q.bind(format!("<{}>", id.trim_matches(['<', '>'])));
+        }
+        let rows = q
+            .fetch_all(&mut *conn)
+            .await
+            .ctx("find mail by Message-ID")?;
+        found.extend(rows.iter().map(|r| r.get::<String, _>(0)));
+    }
+    Ok(found)
+}
+
+/// Make every mail waiting for its next try (`pending` after a failed one) due at
+/// `at`, except one whose wait ends before `leased_until`: a sender's lease looks like
+/// a wait and never reaches past it, so such a mail may be in a sender's hands now
+/// (and is tried within the lease's time anyway). Returns the ids made due.
+pub async fn waiting_due_now(
+    conn: &mut Conn,
+    at: i64,
+    leased_until: i64,
+) -> Result<Vec<i64>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT id FROM outbox WHERE state = 'pending' AND attempts > 0 \
+         AND next_attempt_at > $1 ORDER BY id",
+    )
+    .bind(leased_until)
+    .fetch_all(&mut *conn)
+    .await
+    .ctx("find outgoing mail waiting for its next try")?;
+    let ids: Vec<i64> = rows.iter().map(|r| r.get::<i64, _>(0)).collect();
+    for id in &ids {
+        sqlx::query(
+            "UPDATE outbox SET next_attempt_at = $1 WHERE id = $2 AND state = 'pending' \
+             AND next_attempt_at > $3",
+        )
+        .bind(at)
+        .bind(*id)
+        .bind(leased_until)
+        .execute(&mut *conn)
+        .await
+        .ctx("make a waiting mail due")?;
+    }
+    Ok(ids)
+}
+
 /// Counts for metrics: (sent, failed, pending).
 pub async fn counts(conn: &mut Conn) -> Result<(i64, i64, i64), StoreError> {
     let r = sqlx::query(

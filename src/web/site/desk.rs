@@ -3,7 +3,7 @@
 //!
 //! Every action is a POST form carrying the session's CSRF token and calls the same app
 //! function as the matching `pbemd gm` command (approve, reject, hold, edit, retry,
-//! release, retry-mail); its result comes back on the next page as a one-time message. Everything
+//! answer, done, release, retry-mail); its result comes back on the next page as a one-time message. Everything
 //! a player wrote goes through [`html::escape`].
 
 use std::sync::Arc;
@@ -142,7 +142,12 @@ pub fn actions(csrf: &str, m: &Message, back: &str) -> String {
         ),
         state::QUEUED => format!("{}{reject}{edit}", form("hold", "", "Hold")),
         state::PARKED => format!("{}{reject}", form("retry", "", "Retry")),
-        state::GM_QUEUE => reject,
+        state::GM_QUEUE if m.kind == crate::app::gm::TO_GM => format!(
+            "<a href=\"/gm/message/{}#answer\">Answer</a> {}",
+            m.id,
+            form("done", "", "Done")
+        ),
+        state::GM_QUEUE => format!("{reject}{}", form("done", "", "Done")),
         _ => String::new(),
     }
 }
@@ -317,10 +322,19 @@ async fn run_action(app: &App, id: i64, action: &str, f: &ActionForm) -> Result<
                     "message {id} was not rejected: give the sender a reason"
                 )));
             }
-            gm::reject(app, id, reason).await?;
+            let r = gm::reject(app, id, reason).await?;
             sender::flush_all(app).await?;
-            Ok(format!("message {id} rejected; the sender was told why"))
+            r.said(app).await
         }
+        "answer" => {
+            let text = f.text.as_deref().unwrap_or_default();
+            let a = gm::answer(app, id, text, "desk").await?;
+            sender::flush_all(app).await?;
+            a.said(app).await
+        }
+        "done" => gm::done(app, id)
+            .await
+            .map(|()| format!("message {id} closed without any mail")),
         "hold" => gm::hold(app, id)
             .await
             .map(|()| format!("message {id} held")),
@@ -329,7 +343,7 @@ async fn run_action(app: &App, id: i64, action: &str, f: &ActionForm) -> Result<
         }),
         "edit" => edit(app, id, f).await,
         _ => Err(AppError::Refused(format!(
-            "no action {action:?}: approve, reject, hold, edit or retry"
+            "no action {action:?}: approve, reject, hold, edit, retry, answer or done"
         ))),
     }
 }

@@ -1,6 +1,7 @@
 //! One message on the GM's desk (`/gm/message/{id}`), as `pbemd gm show` prints it:
 //! its facts, the classified text, what happened to it (its audit trail), the actions
-//! its state allows, an edit form, and the raw mail — every part escaped.
+//! its state allows, an edit form, for a realm's mail to the GM an answer form, and
+//! the raw mail — every part escaped.
 
 use std::sync::Arc;
 
@@ -46,6 +47,7 @@ pub async fn message_page(
         "<h2>Classified text</h2>\n<pre id=\"body\">{}</pre>\n",
         html::escape(&view.message.body)
     ));
+    body.push_str(&answer_form(&s.csrf, &view));
     body.push_str(&edit_form(&s.csrf, &view));
     body.push_str(&trail(&app, &view));
     body.push_str(&raw(&view));
@@ -102,6 +104,38 @@ fn edit_form(csrf: &str, v: &MessageView) -> String {
         id = m.id,
         csrf = html::escape(csrf),
         text = html::escape(&m.body),
+    )
+}
+
+/// The answer form, for a realm's mail to the GM (`gm answer`): waiting, or answered
+/// or closed already (a second answer adds to the first).
+fn answer_form(csrf: &str, v: &MessageView) -> String {
+    let m = &v.message;
+    let open = matches!(
+        m.state.as_str(),
+        state::GM_QUEUE | state::ANSWERED | state::DONE
+    );
+    if m.kind != crate::app::gm::TO_GM || !open {
+        return String::new();
+    }
+    let realm = m.realm.as_deref().unwrap_or("the realm");
+    let again = if m.state == state::GM_QUEUE {
+        ""
+    } else {
+        " (it was answered or closed before; this is one more answer)"
+    };
+    format!(
+        "<h2 id=\"answer\">Answer {realm}</h2>\n\
+         <p>The text goes to every address of {realm}, from the game's address, in the \
+         realm's language{again}.</p>\n\
+         <form method=\"post\" action=\"/gm/queue/{id}/answer\">\
+         <input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
+         <input type=\"hidden\" name=\"back\" value=\"message\">\
+         <textarea name=\"text\" rows=\"12\" cols=\"80\" required></textarea><br>\
+         <button type=\"submit\" id=\"answer-{id}\">Send the answer</button></form>\n",
+        id = m.id,
+        realm = html::escape(realm),
+        csrf = html::escape(csrf),
     )
 }
 
