@@ -681,7 +681,10 @@ fn own_reply_text(text: &str) -> String {
     let kept: Vec<&str> = lines
         .iter()
         .zip(&quote_follows)
-        .filter(|(l, follows)| !quoted(l) && !(l.trim_end().ends_with(':') && **follows))
+        .filter(|(l, follows)| {
+            let attribution = l.trim_end().ends_with(':') && **follows;
+            !(quoted(l) || attribution)
+        })
         .map(|(l, _)| *l)
         .collect();
     kept.join("\n").trim().to_string()
