@@ -337,6 +337,7 @@ fn every_example_order_of_an_opening_form_is_accepted_for_that_realm() {
                     Lang::Sv => "söndag 29 november 2026 15:00".into(),
                     Lang::En => "Sunday 29 November 2026 15:00".into(),
                 },
+                window_local: String::new(),
                 game_address: "sl@game.test".into(),
                 realms_listed: None,
             };
