@@ -1007,7 +1007,7 @@ pub async fn import_state(app: &App, json_text: &str) -> Result<i64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{gm_words, notice_key, noticed_message};
+    use super::{gm_words, noticed_message};
 
     #[test]
     fn the_gms_words_lose_the_quoted_notice_whatever_the_mail_program() {
