@@ -206,3 +206,72 @@ async fn an_envoy_with_script_img_onerror_and_a_javascript_link_is_shown_inert()
     b.finish().await;
     assert!(links.is_empty(), "the mail's link is text, not a link");
 }
+
+/// The GM answers a realm's question on the desk's message page, on a desktop and on a
+/// phone's width: the answer box fits the screen (no sideways scrolling to write) and
+/// the form sends the answer as `gm answer` does.
+#[tokio::test]
+async fn the_gm_answers_a_realms_question_on_the_message_page_at_phone_and_desktop_width() {
+    let Some(b) = Browser::start().await else {
+        return;
+    };
+    let d = Desk::start_with(None, "", "", true).await;
+    d.send(
+        "kaldor@game.test",
+        "Kaldor till SL: Hamnar",
+        "Får min flotta ligga i Ostviks hamn?",
+    );
+    d.tick("2026-11-24T10:00:00+01:00").await;
+    let m = d
+        .in_state(state::GM_QUEUE)
+        .await
+        .into_iter()
+        .find(|m| m.subject == "Kaldor till SL: Hamnar")
+        .expect("Kaldor's question in the GM queue");
+    log_in(&b, &d, PASSWORD).await;
+    let mut widths = Vec::new();
+    for (w, name) in [
+        (1280, "desk_answer_form_1280"),
+        (390, "desk_answer_form_390"),
+    ] {
+        b.client.set_window_size(w, 900).await.unwrap();
+        goto(&b, &d, &format!("/gm/message/{}", m.id)).await;
+        let scroll: serde_json::Value = b
+            .client
+            .execute(
+                "var r = document.querySelector('textarea[name=text]').getBoundingClientRect();\
+                 return [Math.ceil(r.right), window.innerWidth]",
+                vec![],
+            )
+            .await
+            .unwrap();
+        widths.push((w, scroll));
+        b.screenshot(name).await;
+    }
+    b.client
+        .find(Locator::Css("textarea[name=text]"))
+        .await
+        .unwrap()
+        .send_keys("Nej, inte utan Ostviks inbjudan.")
+        .await
+        .unwrap();
+    click(&b, &format!("#answer-{}", m.id)).await;
+    wait_for(&b, "id=\"flash\"").await;
+    let after = b.page_text().await;
+    b.finish().await;
+    for (w, scroll) in &widths {
+        let (page, window) = (scroll[0].as_i64().unwrap(), scroll[1].as_i64().unwrap());
+        assert!(
+            page <= window,
+            "at {w} px the answer box ends at {page} px in a {window} px window"
+        );
+    }
+    assert!(after.contains("answered"), "{after}");
+    assert_eq!(d.in_state(state::ANSWERED).await.len(), 1);
+    assert!(
+        d.outbox()
+            .iter()
+            .any(|s| s.to_is("kaldor@game.test") && s.text.contains("Nej, inte utan Ostviks")),
+        "the answer went to Kaldor"
+    );
+}

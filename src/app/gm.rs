@@ -727,23 +727,39 @@ pub async fn retry_mail(app: &App, id: i64) -> Result<MailRetried> {
         )));
     }
     let (_, gs) = app.state(&mut tx).await?;
-    let detail = json!({"outbox_id": id, "kind": m.kind, "to": m.to_addrs,
-                        "state": m.state, "attempts": m.attempts, "error": m.last_error});
+    log_mail_retried(&mut tx, at, gs.round as i64, &m, false).await?;
+    commit(tx).await?;
+    super::sender::flush_all(app).await?;
+    let mut conn = app.store.conn().await?;
+    let mail = outbox::get(&mut conn, id).await?.ok_or_else(no_such)?;
+    Ok(MailRetried { mail })
+}
+
+/// The audit entry of an outgoing mail sent again (`gm_mail_retried`), with the state,
+/// attempts and error it had; `all` when `gm retry-mail --all` did it.
+async fn log_mail_retried(
+    conn: &mut Conn,
+    at: i64,
+    round: i64,
+    m: &OutRow,
+    all: bool,
+) -> Result<()> {
+    let mut detail = json!({"outbox_id": m.id, "kind": m.kind, "to": m.to_addrs,
+                            "state": m.state, "attempts": m.attempts, "error": m.last_error});
+    if all {
+        detail["all"] = json!(true);
+    }
     events::log(
-        &mut tx,
+        conn,
         at,
-        gs.round as i64,
+        round,
         "gm_mail_retried",
         None,
         None,
         &detail.to_string(),
     )
     .await?;
-    commit(tx).await?;
-    super::sender::flush_all(app).await?;
-    let mut conn = app.store.conn().await?;
-    let mail = outbox::get(&mut conn, id).await?.ok_or_else(no_such)?;
-    Ok(MailRetried { mail })
+    Ok(())
 }
 
 /// What `gm retry-mail --all` did.
@@ -824,18 +840,7 @@ pub async fn retry_mail_all(app: &App) -> Result<AllRetried> {
     tried.extend(before.iter().filter(|m| due.contains(&m.id)));
     let (_, gs) = app.state(&mut tx).await?;
     for m in &tried {
-        let detail = json!({"outbox_id": m.id, "kind": m.kind, "to": m.to_addrs, "all": true,
-                            "state": m.state, "attempts": m.attempts, "error": m.last_error});
-        events::log(
-            &mut tx,
-            at,
-            gs.round as i64,
-            "gm_mail_retried",
-            None,
-            None,
-            &detail.to_string(),
-        )
-        .await?;
+        log_mail_retried(&mut tx, at, gs.round as i64, m, true).await?;
     }
     commit(tx).await?;
     super::sender::flush_all(app).await?;

@@ -395,7 +395,9 @@ pub fn scrub_token(text: &str, token: &str) -> String {
         let mut right = &rest[at + len..];
         if right.starts_with(']') {
             let l = left.trim_end();
-            let cut = if l.len() >= 3 && l[l.len() - 3..].eq_ignore_ascii_case("[k:") {
+            // Compared as bytes: the three bytes before the token may end a character
+            // of several (`“[TOKEN]`), and only an ASCII `[k:` is cut.
+            let cut = if l.len() >= 3 && l.as_bytes()[l.len() - 3..].eq_ignore_ascii_case(b"[k:") {
                 Some(l.len() - 3)
             } else if l.ends_with('[') {
                 Some(l.len() - 1)

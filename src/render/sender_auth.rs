@@ -8,22 +8,35 @@ use crate::game::Lang;
 
 /// The lines at the top of a realm's opening form that give it its token.
 pub fn token_note(lang: Lang, realm: &str, token: &str) -> String {
-    match lang {
-        Lang::Sv => format!(
-            "Er hemliga nyckel: [{token}]\n\
-             Varje brev spelet skickar er slutar ämnet med [k:{token}], så ett vanligt Svara \
-             tar med den. I ett nytt brev: skriv den i ämnet inom hakparenteser, till exempel \
-             «[{token}] {realm} formulär», eller ensam på första raden. Brev utan den väntar \
-             hos spelledaren. Visa den inte för någon.\n"
+    let (head, body) = match lang {
+        Lang::Sv => (
+            format!("Er hemliga nyckel: [{token}]"),
+            format!(
+                "Varje brev spelet skickar er slutar ämnet med [k:{token}], så ett vanligt \
+                 Svara tar med den. I ett nytt brev: skriv den i ämnet inom hakparenteser, till \
+                 exempel «[{token}] {realm} formulär», eller ensam på första raden. Brev utan \
+                 den väntar hos spelledaren. Visa den inte för någon."
+            ),
         ),
-        Lang::En => format!(
-            "Your secret token: [{token}]\n\
-             Every mail the game sends you ends its subject with [k:{token}], so a plain Reply \
-             carries it. In a new mail, put it in the subject in square brackets, for example \
-             “[{token}] {realm} form”, or alone on the first line. Mail without it waits for \
-             the GM. Show it to nobody.\n"
+        Lang::En => (
+            format!("Your secret token: [{token}]"),
+            format!(
+                "Every mail the game sends you ends its subject with [k:{token}], so a plain \
+                 Reply carries it. In a new mail, put it in the subject in square brackets, for \
+                 example “[{token}] {realm} form”, or alone on the first line. Mail without it \
+                 waits for the GM. Show it to nobody."
+            ),
         ),
+    };
+    // At the form's width, as every line of the form: a phone shows it without
+    // sideways scrolling, and mail programs that do not wrap keep it readable.
+    let mut note = head;
+    for line in crate::game::text::wrap(&body, crate::game::text::WIDTH, 0) {
+        note.push('\n');
+        note.push_str(&line);
     }
+    note.push('\n');
+    note
 }
 
 /// Subject and text of the hint mailed to a realm's registered addresses when a mail in
@@ -73,5 +86,23 @@ pub fn new_token(lang: Lang, realm: &str, token: &str) -> (String, String) {
                  counts.\n\n{note}"
             ),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_token_note_keeps_to_the_forms_width_in_both_languages() {
+        for lang in [Lang::Sv, Lang::En] {
+            let note = token_note(lang, "Mirandel", "ABCDEFGHIJ");
+            assert!(note.contains("[k:ABCDEFGHIJ]"), "{note}");
+            assert!(
+                note.lines()
+                    .all(|l| l.chars().count() <= crate::game::text::WIDTH),
+                "{note}"
+            );
+        }
     }
 }

@@ -196,13 +196,24 @@ fn wrong_password(s: &Server, said: &str) -> String {
     format!("wrong user or password ({from}){said}")
 }
 
+/// The server's own words in async-imap's rendering of a tagged `NO`/`BAD`
+/// (`code: None, info: Some("[AUTHENTICATIONFAILED] Authentication failed.")`): the
+/// text inside `info: Some("…")`; any other text as it is.
+fn imap_words(t: &str) -> &str {
+    t.split_once("info: Some(\"")
+        .and_then(|(_, rest)| rest.rsplit_once("\")"))
+        .map_or(t, |(words, _)| words)
+}
+
 /// `: the server said …` with the server's own words, when it gave any.
 fn server_said(e: &TransportError) -> String {
     let text = match e {
         TransportError::LoginRefused { source, .. } | TransportError::Imap { source, .. } => {
             match source {
-                async_imap::error::Error::No(t) | async_imap::error::Error::Bad(t) => t.clone(),
-                other => other.to_string(),
+                async_imap::error::Error::No(t) | async_imap::error::Error::Bad(t) => {
+                    imap_words(t).to_string()
+                }
+                other => imap_words(&other.to_string()).to_string(),
             }
         }
         TransportError::Permanent { source, .. } | TransportError::Transient { source, .. } => {
@@ -324,6 +335,17 @@ mod tests {
             tls: TlsMode::Tls,
             mailbox: Some("INBOX".into()),
         }
+    }
+
+    #[test]
+    fn an_imap_refusal_quotes_the_servers_words_not_the_librarys_rendering() {
+        assert_eq!(
+            imap_words(
+                r#"code: None, info: Some("[AUTHENTICATIONFAILED] Authentication failed.")"#
+            ),
+            "[AUTHENTICATIONFAILED] Authentication failed."
+        );
+        assert_eq!(imap_words("Mailbox is full"), "Mailbox is full");
     }
 
     #[test]

@@ -248,3 +248,19 @@ fn a_token_quoted_in_a_reply_is_scrubbed_from_the_text() {
     assert!(out.starts_with("Peace!"), "{out}");
     assert_eq!(scrub_token("nothing here", token), "nothing here");
 }
+
+/// The English token note quotes an example subject in curly quotes (`“[TOKEN] …`), and
+/// a player's Reply to the opening form quotes the note: the scrub must not cut inside
+/// the quote mark's bytes (it once panicked there and parked the player's form).
+#[test]
+fn a_token_after_a_curly_quote_in_a_quoted_note_is_scrubbed_without_a_panic() {
+    let token = "K7QM2XWA4D";
+    for text in [
+        "> for example “[K7QM2XWA4D] Afani form”, or alone",
+        "> till exempel «[K7QM2XWA4D] Afani formulär»",
+        "“[k:K7QM2XWA4D]” and ”[K7QM2XWA4D]",
+    ] {
+        let out = scrub_token(text, token);
+        assert!(!out.to_uppercase().contains(token), "{out}");
+    }
+}

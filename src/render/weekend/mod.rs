@@ -54,49 +54,55 @@ pub fn seen_by_realm(events: &[Event]) -> FastMap<&str, Vec<usize>> {
     out
 }
 
-/// The lines of `text` where a rule ID (`R-SPY-4`, `RULINGS 43`) stands anywhere but
-/// last, in parentheses of its own, after words that explain on their own (the issue's
-/// rule for a player's mail; `tests/player_words.rs` reads a whole week with the same).
-#[cfg(test)]
-pub(crate) fn misplaced_rule_ids(text: &str) -> Vec<String> {
-    fn citations(line: &str) -> Vec<(usize, usize)> {
-        let b = line.as_bytes();
-        let mut out = Vec::new();
-        let mut i = 0;
-        while i < b.len() {
-            if !line.is_char_boundary(i) {
-                i += 1;
-                continue;
-            }
-            let glued = i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'-');
-            let rest = &line[i..];
-            let end = if glued {
-                None
-            } else if let Some(r) = rest.strip_prefix("R-") {
-                let fam = r.bytes().take_while(u8::is_ascii_uppercase).count();
-                let digits = r[fam..]
-                    .strip_prefix('-')
-                    .map_or(0, |t| t.bytes().take_while(u8::is_ascii_digit).count());
-                (fam > 0 && digits > 0).then(|| i + 2 + fam + 1 + digits)
-            } else if let Some(r) = rest.strip_prefix("RULINGS ") {
-                let digits = r.bytes().take_while(u8::is_ascii_digit).count();
-                (digits > 0).then(|| i + 8 + digits)
-            } else {
-                None
-            };
-            match end {
-                Some(e) => {
-                    out.push((i, e));
-                    i = e;
-                }
-                None => i += 1,
-            }
+/// Where each rule citation (`R-SPY-4`, `RULINGS 43`, `Rulings 43`) stands in `line`:
+/// its start and end, in bytes.
+pub fn rule_citations(line: &str) -> Vec<(usize, usize)> {
+    let b = line.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if !line.is_char_boundary(i) {
+            i += 1;
+            continue;
         }
-        out
+        let glued = i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'-');
+        let rest = &line[i..];
+        let end = if glued {
+            None
+        } else if let Some(r) = rest.strip_prefix("R-") {
+            let fam = r.bytes().take_while(u8::is_ascii_uppercase).count();
+            let digits = r[fam..]
+                .strip_prefix('-')
+                .map_or(0, |t| t.bytes().take_while(u8::is_ascii_digit).count());
+            (fam > 0 && digits > 0).then(|| i + 2 + fam + 1 + digits)
+        } else if let Some(r) = rest
+            .strip_prefix("RULINGS ")
+            .or_else(|| rest.strip_prefix("Rulings "))
+        {
+            let digits = r.bytes().take_while(u8::is_ascii_digit).count();
+            (digits > 0).then(|| i + 8 + digits)
+        } else {
+            None
+        };
+        match end {
+            Some(e) => {
+                out.push((i, e));
+                i = e;
+            }
+            None => i += 1,
+        }
     }
+    out
+}
+
+/// The lines of `text` where a rule ID (`R-SPY-4`, `RULINGS 43`) stands anywhere but
+/// last, in parentheses of its own, after words that explain on their own: how every
+/// player's mail cites a rule (README, Decisions). The render tests check each kind of
+/// event with it, and `tests/player_words.rs` every mail of a whole week.
+pub fn misplaced_rule_ids(text: &str) -> Vec<String> {
     let mut bad = Vec::new();
     for line in text.lines() {
-        for (start, end) in citations(line) {
+        for (start, end) in rule_citations(line) {
             let open = line[..start].rfind('(');
             let close = line[end..].find(')').map(|c| end + c);
             let ok = match (open, close) {
@@ -104,7 +110,7 @@ pub(crate) fn misplaced_rule_ids(text: &str) -> Vec<String> {
                     let inside = &line[o + 1..c];
                     let mut rest = String::new();
                     let mut last = 0;
-                    for (a, z) in citations(inside) {
+                    for (a, z) in rule_citations(inside) {
                         rest.push_str(&inside[last..a]);
                         last = z;
                     }

@@ -97,6 +97,7 @@ nav{background:#234;padding:.5em 1em}nav a{color:#fff;margin-right:1em}\
 main{padding:1em;max-width:70em}table{border-collapse:collapse;margin:.5em 0}\
 td,th{border:1px solid #bbb;padding:.2em .5em;text-align:left;vertical-align:top}\
 pre{white-space:pre-wrap;background:#f4f4f4;padding:.5em;border:1px solid #ddd}\
+textarea{width:100%;max-width:50em;box-sizing:border-box}\
 .error{color:#a00}.ok{color:#070}form.inline{display:inline}";
 
 #[cfg(test)]
