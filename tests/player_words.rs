@@ -43,6 +43,41 @@ async fn a_late_form_is_refused_in_form_words_not_in_envoy_words() {
     assert!(en.contains("Saturday 00:00 – Sunday 15:00"), "{en}");
 }
 
+/// An envoy's receipt lists the stock it leaves: a rich realm's runs past one line, and
+/// it wraps at the form's width like every line of the game's mail.
+#[tokio::test]
+async fn an_envoys_receipt_keeps_its_stock_line_to_the_forms_width() {
+    let g = Game::start(TUESDAY).await;
+    g.send(
+        "afani@game.test",
+        "Afani sends an envoy to Genogien",
+        "Peace and trade!",
+    );
+    g.send(
+        "genogien@game.test",
+        "Genogien skickar ett sändebud till Afani",
+        "Fred och handel!",
+    );
+    g.tick("2026-11-24T10:00:00+01:00").await;
+    for (addr, word) in [
+        ("afani@game.test", "Stock after this"),
+        ("genogien@game.test", "Lager efter detta"),
+    ] {
+        let receipt = to(&g, addr)
+            .into_iter()
+            .find(|m| m.text.contains(word))
+            .unwrap_or_else(|| panic!("{addr} got its receipt"));
+        for line in receipt.text.lines() {
+            assert!(
+                line.chars().count() <= 78,
+                "{} chars: {line}\n{}",
+                line.chars().count(),
+                receipt.text
+            );
+        }
+    }
+}
+
 /// Genogien (Swedish) and Afani (English) each hold a spy, and a roll that cannot
 /// fail on anything but a 1.
 async fn with_spies(g: &Game) {

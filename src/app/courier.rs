@@ -372,11 +372,17 @@ fn apply(
             dedup_key: format!("courier_receipt:{}", m.id),
             to: addresses(gs, &d.sender),
             subject: reply_subject.clone(),
-            body: app.renderer.render_owned(
-                "courier_receipt",
-                sender_lang,
-                receipt_data(r, &d.sender, sender_lang),
-            )?,
+            // At the form's width: the stock line of a rich realm runs long.
+            body: crate::game::text::wrap_hanging(
+                &app.renderer.render_owned(
+                    "courier_receipt",
+                    sender_lang,
+                    receipt_data(r, &d.sender, sender_lang),
+                )?,
+                crate::game::text::WIDTH,
+                2,
+            )
+            .join("\n"),
             in_reply_to: q.mail_message_id.clone(),
         };
         w.outgoing.push((Some(d.sender.clone()), o));
