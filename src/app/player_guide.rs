@@ -16,8 +16,6 @@ use super::{App, Result};
 use crate::clock;
 use crate::game::{GameState, Lang};
 use crate::mail::compose::Outgoing;
-use crate::mail::parse::Inbound;
-use crate::store::messages::{self, state, NewMessage};
 use crate::store::{events, Conn};
 
 /// The guide in Swedish, as kept in the repository.
@@ -84,33 +82,14 @@ pub fn on_opening_form(key: &str, realm: &crate::game::state::Realm, form: Strin
 }
 
 /// A guide request as classified.
-pub struct Request<'a> {
-    pub inbox_id: i64,
-    pub realm: &'a str,
-    pub lang: Lang,
-    pub mail: &'a Inbound,
-    pub subject: &'a str,
-}
+pub use super::site_links::Request;
 
 /// Handle a request inside the mail's transaction: store it, mail the guide in the
 /// request's language to the realm's registered addresses, audit it.
 pub async fn handle(app: &App, conn: &mut Conn, gs: &GameState, req: &Request<'_>) -> Result<()> {
     let now = clock::to_ms(app.now());
     let round = gs.round as i64;
-    let base = NewMessage {
-        inbox_id: req.inbox_id,
-        kind: KIND,
-        realm: Some(req.realm),
-        lang: Some(req.lang.code()),
-        from_addr: req.mail.from_addr.as_deref(),
-        subject: req.subject,
-        body: &req.mail.text,
-        state: state::ACCEPTED,
-        round,
-        at: now,
-        ..Default::default()
-    };
-    let id = messages::insert(conn, &base).await?;
+    let id = req.store(conn, KIND, round, now).await?;
     let to = gs
         .realm(req.realm)
         .map(|r| r.emails.clone())

@@ -133,7 +133,8 @@ pub fn with_link(
     }
 }
 
-/// A link request as classified.
+/// A realm's request that is answered at once and costs nothing (a link, the player's
+/// guide), as classified.
 pub struct Request<'a> {
     pub inbox_id: i64,
     pub realm: &'a str,
@@ -142,26 +143,34 @@ pub struct Request<'a> {
     pub subject: &'a str,
 }
 
+impl Request<'_> {
+    /// Store the request as an accepted message of `kind` (inside the mail's
+    /// transaction); its id.
+    pub async fn store(&self, conn: &mut Conn, kind: &str, round: i64, now: i64) -> Result<i64> {
+        let base = NewMessage {
+            inbox_id: self.inbox_id,
+            kind,
+            realm: Some(self.realm),
+            lang: Some(self.lang.code()),
+            from_addr: self.mail.from_addr.as_deref(),
+            subject: self.subject,
+            body: &self.mail.text,
+            state: state::ACCEPTED,
+            round,
+            at: now,
+            ..Default::default()
+        };
+        Ok(messages::insert(conn, &base).await?)
+    }
+}
+
 /// Handle a request inside the mail's transaction: store it, mail the link (or say
 /// the site is not public) to the realm's registered addresses, audit it.
 pub async fn handle(app: &App, conn: &mut Conn, gs: &GameState, req: &Request<'_>) -> Result<()> {
     let links = Links::load(app, conn, app.now()).await?;
     let now = clock::to_ms(app.now());
     let round = gs.round as i64;
-    let base = NewMessage {
-        inbox_id: req.inbox_id,
-        kind: KIND,
-        realm: Some(req.realm),
-        lang: Some(req.lang.code()),
-        from_addr: req.mail.from_addr.as_deref(),
-        subject: req.subject,
-        body: &req.mail.text,
-        state: state::ACCEPTED,
-        round,
-        at: now,
-        ..Default::default()
-    };
-    let id = messages::insert(conn, &base).await?;
+    let id = req.store(conn, KIND, round, now).await?;
     let body = match (&links, gs.realm(req.realm)) {
         (Some(l), Some(r)) => {
             let until = app.local(l.expires, req.lang);
