@@ -174,7 +174,7 @@ pub struct Examples {
 
 /// The state and a weekend's events arranged by realm, once: every realm's form built
 /// from it costs that realm's share of the game, not the whole game again
-/// (docs/performance.md). Lookups give what a scan of the state's lists would find first.
+/// (docs/dev/benchmarks.md). Lookups give what a scan of the state's lists would find first.
 pub struct FormIndex<'a> {
     pub state: &'a GameState,
     events: &'a [Event],
