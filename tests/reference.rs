@@ -96,6 +96,33 @@ fn a_man_page_for_pbemd_and_one_for_every_subcommand() {
     }
 }
 
+#[test]
+fn the_configuration_keys_are_read_from_the_definitions() {
+    let keys = pbemd::config::key_paths();
+    for k in [
+        "game.name",
+        "database",
+        "inbound.maildir",
+        "inbound.imap.fetch_batch",
+        "outbound.smtp.hello_name",
+        "http.trusted_proxies",
+        "season.max_absences",
+        "render.realms_listed",
+    ] {
+        assert!(keys.iter().any(|x| x == k), "{k} missing from {keys:?}");
+    }
+    // A block is not a key of its own.
+    for block in ["game", "inbound", "inbound.imap", "http"] {
+        assert!(!keys.iter().any(|x| x == block), "{block} listed");
+    }
+    let values = pbemd::config::key_values();
+    let tls = values
+        .iter()
+        .find(|(k, _)| k == "inbound.imap.tls")
+        .unwrap();
+    assert_eq!(tls.1, ["none", "starttls", "tls"]);
+}
+
 /// The keys named in the first column of the configuration table.
 fn table_keys(page: &str) -> Vec<String> {
     page.lines()

@@ -70,7 +70,7 @@ pub enum GmCommand {
     Approve {
         /// The message's id.
         id: i64,
-        /// Run a courier batch now instead of waiting for the next one.
+        /// Let the courier decide it now instead of at the next batch.
         #[arg(long)]
         now: bool,
     },

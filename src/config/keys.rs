@@ -259,35 +259,3 @@ impl<'de> MapAccess<'de> for Fields<'_> {
         })
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_keys_are_read_from_the_definitions() {
-        let keys = key_paths();
-        for k in [
-            "game.name",
-            "database",
-            "inbound.maildir",
-            "inbound.imap.fetch_batch",
-            "outbound.smtp.hello_name",
-            "http.trusted_proxies",
-            "season.max_absences",
-            "render.realms_listed",
-        ] {
-            assert!(keys.iter().any(|x| x == k), "{k} missing from {keys:?}");
-        }
-        // Blocks are not keys of their own.
-        for block in ["game", "inbound", "inbound.imap", "http"] {
-            assert!(!keys.iter().any(|x| x == block), "{block} listed");
-        }
-        let values = key_values();
-        let tls = values
-            .iter()
-            .find(|(k, _)| k == "inbound.imap.tls")
-            .unwrap();
-        assert_eq!(tls.1, ["none", "starttls", "tls"]);
-    }
-}
