@@ -16,6 +16,9 @@ use crate::transport::diagnose::{Protocol, Server};
 use crate::transport::imap::{ImapParams, TlsMode};
 use crate::transport::smtp::SmtpParams;
 
+mod keys;
+pub use keys::{key_paths, key_values};
+
 /// Why the configuration cannot be used. The message names the key and the fix.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {

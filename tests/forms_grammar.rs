@@ -1067,27 +1067,6 @@ proptest! {
     }
 }
 
-/// The README's grammar table is generated from the order table; this fails when
-/// they drift apart (regenerate with `UPDATE_README=1 cargo test --test forms_grammar`).
-#[test]
-fn the_readme_grammar_table_is_the_order_table() {
-    let table = pbemd::forms::grammar::markdown_table();
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
-    let readme = std::fs::read_to_string(path).unwrap();
-    let (start, end) = ("<!-- grammar:start -->\n", "<!-- grammar:end -->");
-    let a = readme.find(start).expect("README has the grammar markers") + start.len();
-    let b = readme.find(end).expect("README has the grammar end marker");
-    if std::env::var_os("UPDATE_README").is_some() {
-        std::fs::write(path, format!("{}{}{}", &readme[..a], table, &readme[b..])).unwrap();
-        return;
-    }
-    assert_eq!(
-        &readme[a..b],
-        table,
-        "README grammar table is stale: UPDATE_README=1"
-    );
-}
-
 /// Stored forms hold these orders as JSON. The fixture was written by the
 /// order types before they moved from the forms room into `game::orders`;
 /// it covers every order variant and must still read back to the same

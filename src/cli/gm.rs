@@ -1,4 +1,4 @@
-//! `pbemd gm …`: the GM's review queue.
+//! `pbemd gm …`: the GM's commands (the review queue, the weekend, the season).
 
 use std::process::ExitCode;
 
@@ -12,7 +12,9 @@ use crate::store::messages;
 /// What `gm results` does.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum ResultsAction {
+    /// Keep the Monday forms back at the `results` event.
     Hold,
+    /// Send them now; before the `results` event, lift the hold.
     Release,
 }
 
@@ -41,63 +43,165 @@ async fn results(app: &App, action: ResultsAction) -> Result<()> {
 #[derive(Debug, Subcommand)]
 pub enum GmCommand {
     /// What waits for the GM, oldest first (and mail that could not be sent).
+    ///
+    /// Parked units of work first, then mail held for review, queued for the courier,
+    /// and mail to the GM, each with its id, kind, realms and age; then outgoing mail
+    /// that failed or is being retried (by outbox id), and per realm the replies held
+    /// by flood control. An answered or closed item leaves the queue; --all lists
+    /// refused, answered and closed (`done`) mail too.
     Queue {
         /// Also list refused, answered and closed mail (kept for the GM).
         #[arg(long)]
         all: bool,
     },
     /// One message in full, with its raw mail.
-    Show { id: i64 },
-    /// Release a held message to the courier (the next batch, or now with --now).
-    Approve {
+    ///
+    /// For a parked message an `error:` line says what failed. Control characters and
+    /// bidirectional overrides are shown escaped (docs/gm/reliability.md).
+    Show {
+        /// The message's id, as `gm queue` lists it.
         id: i64,
+    },
+    /// Release a held message to the courier (the next batch, or now with --now).
+    ///
+    /// In `immediate` courier mode it goes at once. On an item waiting for the GM it
+    /// is refused with the command that fits (a realm's mail to the GM: "answer it with
+    /// `pbemd gm answer 7` or close it with `pbemd gm done 7`").
+    Approve {
+        /// The message's id.
+        id: i64,
+        /// Let the courier decide it now instead of at the next batch.
         #[arg(long)]
         now: bool,
     },
     /// Refuse a held, queued or parked message; the sender gets the reason (when it is
     /// a realm's), nothing is charged.
+    ///
+    /// It also closes an item waiting for the GM other than a realm's mail to the GM
+    /// (that one is refused, naming `gm answer` and `gm done`). The sender gets the
+    /// reason when the mail is a realm's with an address. The command says "the sender
+    /// was told why (mailed to …)" only when the refusal went out; that it waits in the
+    /// outbox, and why, when it did not; and "no mail went to anyone" and why (an
+    /// unknown sender, no realm, no address) when none was queued.
     Reject {
+        /// The message's id.
         id: i64,
+        /// Why, in words the sender reads.
         #[arg(long)]
         reason: String,
     },
     /// Answer a realm's mail to the GM: the text (from --file, else standard input)
     /// goes to every address of the realm from the game's address, in the realm's
     /// language; the message is marked answered (audited).
+    ///
+    /// The message must be a realm's mail to the GM (kind `to_gm`). The text is sent
+    /// as written, from the game's address (never the GM's), to every registered
+    /// address of the realm, in its language (`Svar från SL` / `Answer from the GM`
+    /// around the text), in reply to the realm's mail, with the subject `Re: <Land>
+    /// till SL: <ämne>` / `Re: <Realm> to GM: <topic>`, so the realm's Reply to it is
+    /// mail to the GM again.
+    ///
+    /// The message becomes `answered` (out of the queue); the answer is audited as
+    /// `gm_answered` with the text and `via` (`command`, `desk` or `mail`). An answered
+    /// or closed item can be answered again (the same text twice is one mail). An empty
+    /// text, a message that is not a realm's mail to the GM, or a realm without an
+    /// address is refused. The command says whether the answer went out (`message 7
+    /// answered: the answer went to Kaldor (kaldor@game.test)`) or waits in the outbox
+    /// and why. Replying to the notice the GM got about the mail does the same
+    /// (docs/reference/mail.md).
     Answer {
+        /// The message's id.
         id: i64,
+        /// Read the answer from this file instead of standard input.
         #[arg(long)]
         file: Option<std::path::PathBuf>,
     },
     /// Close an item that waits for the GM (a realm's mail to the GM, a mail of an
     /// unknown sender …) without any mail (audited).
-    Done { id: i64 },
+    ///
+    /// Any item waiting for the GM (a realm's mail to the GM, a mail of an unknown or
+    /// doubtful sender, the GM's own mail …) becomes `done`, out of the queue; audited
+    /// as `gm_done`. A message in another state is refused with the command that fits.
+    Done {
+        /// The message's id.
+        id: i64,
+    },
     /// Try a parked message again (one whose handling failed; `gm show` has the error).
-    Retry { id: i64 },
+    ///
+    /// A mail goes back to the inbox and is handled again, with its original receipt
+    /// time, by the next `tick` or within 30 seconds by a running daemon; a courier
+    /// message goes back to the courier's queue. A mail from before the game (`gm
+    /// queue` lists it as `from before the game`) is played, as received at the game's
+    /// latest time.
+    Retry {
+        /// The message's id.
+        id: i64,
+    },
     /// Send again an outgoing mail that the sender gave up (ID: its outbox id, as
     /// `gm queue` lists it), or with --all every mail not yet delivered (given up, or
     /// waiting for its next try).
+    ///
+    /// One of ID and --all is required. With ID, a mail the sender gave up (`failed`)
+    /// is due at once with a fresh count of attempts (a new failure is retried with
+    /// backoff, as a new mail's is); the outbox is flushed and the command says whether
+    /// it went out (`outbox 12 sent to …`) or failed again and why. The very same bytes
+    /// and Message-ID go out. A mail already sent, held by flood control or never tried
+    /// is refused, and so is one waiting for its next try: it is tried again by itself,
+    /// and at that moment a sender may hold it (a sender's lease looks like a wait), so
+    /// making it due again could send it twice.
+    ///
+    /// With --all, every outgoing mail not yet delivered is tried now: each one given
+    /// up as with ID, and each one waiting for its next try made due now, unless that
+    /// try comes within two minutes (a running daemon may hold its lease at this
+    /// moment; it is tried by itself within that time). The outbox is flushed and the
+    /// command says what came of it: `3 mails sent again, 1 still failing: outbox 12 to
+    /// … (535 …; given up)`. Each mail retried is audited as `gm_mail_retried`, with
+    /// the attempts and the error it had.
     #[command(group(clap::ArgGroup::new("which").required(true).args(["id", "all"])))]
     RetryMail {
+        /// The outbox id of a mail the sender gave up.
         id: Option<i64>,
         /// Every outgoing mail not yet delivered.
         #[arg(long)]
         all: bool,
     },
     /// Hold a queued message for review.
-    Hold { id: i64 },
+    ///
+    /// It waits for `gm approve` or `gm reject`.
+    Hold {
+        /// The message's id.
+        id: i64,
+    },
     /// Correct a held or queued message's text, or a realm's standing weekend form
     /// before its round is resolved (from --file, else standard input).
+    ///
+    /// A form can be edited while its round is not yet resolved, so: after
+    /// `gm rollback`. It is checked again (the command says how many orders are
+    /// accepted and refused) and counts in place of the old one, keeping its receipt
+    /// time. The old and the new text are audited.
     Edit {
+        /// The message's id (a weekend form is a message too).
         id: i64,
+        /// Read the new text from this file instead of standard input.
         #[arg(long)]
         file: Option<std::path::PathBuf>,
     },
     /// Replace the state with a GM-corrected JSON document (validated and audited).
-    ImportState { file: std::path::PathBuf },
+    ///
+    /// The document is the one `pbemd state --json` prints; it must parse and
+    /// validate.
+    ImportState {
+        /// The corrected state document (JSON).
+        file: std::path::PathBuf,
+    },
     /// The drafted Monday forms (every playing realm's, or one), with the report of the
     /// weekend resolved, as the `results` event will mail them.
+    ///
+    /// Word for word the text `results` mails, built by the same code: the skipped
+    /// dates' notes and the GM's notices above the form, the realm's site link below
+    /// it.
     Preview {
+        /// Only this realm's form.
         #[arg(long)]
         realm: Option<String>,
         /// Make the forms as if at this RFC 3339 time, as `results` would then (the
@@ -107,6 +211,10 @@ pub enum GmCommand {
     },
     /// Undo the last weekend resolution: the state before it comes back and the
     /// round's forms count again (`gm resolve` resolves it again).
+    ///
+    /// The state before the resolution is written again as a new version; the
+    /// resolution is kept, marked as rolled back. Refused when the state has changed
+    /// since (e.g. by weekday courier batches), unless --force.
     Rollback {
         /// Roll back even if the state has changed since the resolution.
         #[arg(long)]
@@ -114,21 +222,32 @@ pub enum GmCommand {
     },
     /// Resolve again a weekend that was rolled back (after corrections); if its results
     /// had gone out, corrected forms are mailed, marked as a correction.
+    ///
+    /// The corrected forms go out at once if the round's results had gone out (or
+    /// were held), else at the `results` event.
     Resolve,
     /// Keep this weekend's Monday forms back at the results event (`hold`), or send
     /// them (`release`).
+    ///
+    /// docs/gm/weekend.md tells when to use it.
     Results {
+        /// `hold` or `release`.
         #[arg(value_enum)]
         action: ResultsAction,
     },
     /// Rerun round N from its stored inputs and report any difference from the stored
     /// output (exit 1 when they differ).
+    ///
+    /// It prints `identical`, or every path of the state that differs (at most 50) and
+    /// exits 1.
     Replay {
+        /// The round to rerun.
         #[arg(long)]
         round: i64,
     },
     /// A realm's mission: `done` (+300 VP, audited) or `set TEXT`.
     Mission {
+        /// The realm.
         realm: String,
         #[command(subcommand)]
         action: super::politics::MissionAction,
@@ -136,9 +255,16 @@ pub enum GmCommand {
     /// Choose a realm's random event in place of the roll: `good N`, `bad N` or `none`
     /// (without N the table is listed). Before the weekend it waits for it; between the
     /// resolution and the results the weekend is resolved again with it.
+    ///
+    /// N is an entry of the scenario's good or bad table, used in place of the realm's
+    /// d10. `good` or `bad` without N lists that table and chooses nothing. Audited
+    /// (docs/gm/weekend.md).
     Event {
+        /// The realm.
         realm: String,
+        /// Which table: `good`, `bad`, or `none` for no event.
         kind: super::politics::EventKind,
+        /// The table's entry (without it the table is listed).
         n: Option<usize>,
     },
     /// Pause the game: no window opens or closes, nothing is resolved or sent out;
@@ -146,6 +272,8 @@ pub enum GmCommand {
     /// realm is told. It resumes by itself at --until (at most season.max_pause_days
     /// days, also the end without --until), or with `gm resume`. While paused,
     /// `gm pause --until DATE` moves the end.
+    ///
+    /// docs/gm/season.md has pauses, extensions and holidays.
     Pause {
         /// When the pause ends: a date YYYY-MM-DD (00:00 that day in the game's time
         /// zone) or an RFC 3339 time (2027-01-04T12:00:00+01:00).
@@ -181,37 +309,66 @@ pub enum GmCommand {
     },
     /// A realm's addresses, its replacement by a new player, or an absence:
     /// `address add|remove ADDRESS`, `replace NEW_ADDRESS [--display NAME]`, `absence N`.
+    ///
+    /// docs/gm/season.md has absences, missed weekends and replacements.
     Realm {
+        /// The realm.
         realm: String,
         #[command(subcommand)]
         action: super::season_realms::RealmAction,
     },
     /// The GM's report of a resolved round (default: the latest), as it was mailed to
     /// the GM after the resolution: forms, battles, VP, parked and failed, deadlines.
+    ///
+    /// Exit 1 with one line when the round has no standing resolution.
     Report {
+        /// The round (default: the latest resolved).
         #[arg(long)]
         round: Option<i64>,
     },
     /// A notice from the GM at the top of the next Monday forms (every realm's, or one),
     /// or mailed now with --now.
+    ///
+    /// The notice is printed once, on the next Monday forms of every playing realm or
+    /// of one; with --now it is mailed at once instead (docs/gm/season.md).
     Notice(super::season_notices::NoticeArgs),
     /// Send replies held by flood control (outbox ids, --realm NAME or --all).
+    ///
+    /// The outbox ids are those `gm queue` shows; --realm sends every held reply to
+    /// one realm, --all every held reply (`limits.max_replies_per_hour`).
     Release(super::season_notices::ReleaseArgs),
     /// Set the GM's password for the web desk: read twice from the terminal (or one
     /// line from standard input), stored as an Argon2id hash in the config's `http:`
     /// block (`gm_password_hash`).
+    ///
+    /// From a terminal it is read twice without echo; from a pipe, one line. It must
+    /// be at least 8 characters. The Argon2id hash is written into
+    /// `http.gm_password_hash` of the config file (edited as text, its comments kept);
+    /// every GM session ends; audited as `gm_password_set`. Restart `pbemd run` to use
+    /// it (docs/gm/web.md).
     Passwd,
     /// A realm's secret token for `sender_check: token` (printed); --new gives it a new
     /// one, mailed to the realm's registered addresses (audited).
+    ///
+    /// The token counts for `sender_check: token` and `dkim-or-token`. With --new the
+    /// new token is saved at once as a new state version and audited (`gm_token_new`;
+    /// the token itself is never written to the audit log), and mailed to the realm's
+    /// registered addresses in its language (`<Realm>: new secret token` / `<Land>: ny
+    /// hemlig nyckel`). The old token stops counting with the next mail handled
+    /// (docs/reference/mail.md).
     Token {
+        /// The realm.
         realm: String,
+        /// Give the realm a new token and mail it.
         #[arg(long)]
         new: bool,
     },
-    /// The audit log: every courier decision, roll and GM action.
+    /// The audit log: every courier decision, dice roll, schedule event and GM action.
     Log {
+        /// Only this realm's entries.
         #[arg(long)]
         realm: Option<String>,
+        /// Only this round's entries.
         #[arg(long)]
         round: Option<i64>,
     },

@@ -1,4 +1,4 @@
-//! The command line (README, Running): argument definitions and one thin function
+//! The command line (docs/reference/commands.md): argument definitions and one thin function
 //! per subcommand, each a call into `app/`. Output for people goes to stdout; errors
 //! reach `main`, which prints them as one line with each cause once ([`error_line`]).
 //!
@@ -32,6 +32,7 @@ mod check_config;
 mod gm;
 mod gm_passwd;
 mod politics;
+pub mod reference;
 mod season_calendar;
 mod season_notices;
 mod season_realms;
@@ -51,10 +52,15 @@ use crate::config::Config;
 use crate::game::lang::count;
 
 /// pbemd: a play-by-email daemon for Världsstrategispelet.
+///
+/// Every command reads the game's configuration file (--config). It exits 0 on
+/// success; a failure prints one line to stderr, `pbemd: ` and the error with each of
+/// its causes once, and exits non-zero. The reference of every command is
+/// docs/reference/commands.md; the configuration's keys, docs/reference/config.md.
 #[derive(Debug, Parser)]
-#[command(name = "pbemd", version, about)]
+#[command(name = "pbemd", version)]
 pub struct Cli {
-    /// The game's configuration file.
+    /// The game's configuration file. Relative paths inside it are read from its folder.
     #[arg(long, global = true, default_value = "pbemd.yaml")]
     pub config: PathBuf,
     /// How log lines are written to stderr: `text` for people, `json` (one object a
@@ -74,20 +80,45 @@ pub struct Cli {
 /// The log line format (`--log-format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum LogFormat {
+    /// Lines for people, coloured when stderr is a terminal and `NO_COLOR` is unset.
     Text,
+    /// One JSON object a line, with the fields of its spans.
     Json,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Create a ready-to-run game directory (config, scenario, schedule, Maildirs).
+    ///
+    /// DIR gets `pbemd.yaml` (the database an SQLite file in DIR, mail taken from the
+    /// Maildir `DIR/inbox` and written to the Maildir `DIR/outbox`), `scenario.yaml`
+    /// (the demo's unless --scenario names another) and `schedule.yaml` (the
+    /// rulebook's week). The command prints how to start the game:
+    /// `pbemd --config DIR/pbemd.yaml init`.
     New {
+        /// The game directory to create.
         dir: PathBuf,
         /// Scenario file to copy in (default: the built-in demo scenario).
         #[arg(long)]
         scenario: Option<PathBuf>,
     },
     /// Create or migrate the database and start the game from the scenario in round 1.
+    ///
+    /// The scenario named in the config is loaded as round 1, starting at --now
+    /// (default: now); the schedule's events fire only after that instant. A game
+    /// already in the database is not overwritten unless --force, which deletes it.
+    ///
+    /// The mail already in the game's inbox is set aside, not played, unless
+    /// --take-old-mail (docs/reference/decisions.md, mail from before the game). To
+    /// note where an IMAP inbox ends, `init` needs the IMAP password, unless
+    /// --take-old-mail.
+    ///
+    /// Then every realm with an address is mailed its opening form (round 1's result
+    /// form with the starting position and the first weekend's deadline), and the
+    /// command says how many went out (`opening forms: 6 of 6 sent`, or how many wait
+    /// in the outbox and the first error). That needs the SMTP password; --quiet skips
+    /// the mailing. It prints `game started at 2026-11-24T09:00:00+01:00 in round 1
+    /// with 6 realms`.
     Init {
         /// When the game starts (RFC 3339); schedule events fire only after it.
         #[arg(long)]
@@ -99,17 +130,58 @@ pub enum Command {
         #[arg(long)]
         quiet: bool,
         /// Take and play the mail already in the game's inbox, as mail of the game
-        /// (without it, that mail is set aside: README, "Mail from before the game").
+        /// (without it, that mail is set aside; docs/reference/decisions.md).
         #[arg(long)]
         take_old_mail: bool,
     },
     /// Log in to the IMAP and SMTP servers (no mail sent), or look at the Maildirs,
     /// and say for each part what works or what to fix; exit 0 only when all works.
+    ///
+    /// It reads the config, logs in to the IMAP server (selects the mailbox and counts
+    /// its mails) and to the SMTP server (EHLO, STARTTLS or TLS, AUTH; no mail is
+    /// sent); for a Maildir it checks that `new/`, `cur/` and `tmp/` exist and are
+    /// writable; and it checks the webhook's secret. It prints one line per part:
+    /// `ok` with what works, or `FAIL` with the fix.
+    ///
+    /// The fixes it names: for an untrusted certificate, `set inbound.imap.ca_file to
+    /// its certificate or CA (self-signed?)` (or `outbound.smtp.ca_file`); for a
+    /// refused login, `wrong user or password (read from PBEMD_IMAP_PASSWORD)`, naming
+    /// the variable or file the password came from; for nothing listening or an
+    /// unknown host, the host and port and the keys to check. A missing password is a
+    /// failure here.
+    ///
+    /// Exit 0 only when every part works, else 1. The daemon logs its connection
+    /// failures in the same words (`IMAP connect failed: IMAP sl@… at …: wrong user or
+    /// password …`, with `retry_in`) and keeps retrying with backoff; an outgoing
+    /// mail's last error in `gm queue` reads the same.
     CheckConfig,
     /// Run the daemon until SIGTERM/SIGINT.
+    ///
+    /// It runs the intake (IMAP IDLE or polling, or a Maildir), the worker (mail and
+    /// schedule events in time order, courier batches, the outbox) and, when
+    /// `http.listen` is set, the HTTP server: `/inbound` (the webhook), `/healthz`,
+    /// `/metrics` and the web site (the GM's desk under `/gm`, the realms' pages under
+    /// `/realm`, the trade board at `/board`; docs/gm/web.md).
+    ///
+    /// It needs both mail servers' passwords and, with a webhook, its secret's
+    /// variable; it refuses to start without them, naming the key. SIGTERM or SIGINT
+    /// stops it within a few seconds, also in the middle of a mail
+    /// (docs/gm/reliability.md).
     Run,
     /// One full pass as if the time were --now, then exit.
+    ///
+    /// It ingests every waiting mail, handles the stored mail and the schedule's
+    /// events in time order up to --now (docs/gm/reliability.md), runs a courier batch
+    /// (in `immediate` mode), flushes the outbox and exits. It prints what it did
+    /// (`tick 2026-11-28T00:00:00+01:00: 3 stored, 3 handled, 1 event, …`) and each
+    /// event it fired. It needs both mail servers' passwords.
+    ///
+    /// Exit 0 also when units of work failed: it prints `N failed and parked for the
+    /// GM` (`gm queue` lists them). A --now before the game's latest time is refused;
+    /// one more than `limits.max_tick_span_days` after it is refused with the number of
+    /// events it would fire, unless --force.
     Tick {
+        /// The time to run as (RFC 3339), not before the game's latest time.
         #[arg(long)]
         now: String,
         /// Run even when --now is more than limits.max_tick_span_days past the
@@ -118,12 +190,22 @@ pub enum Command {
         force: bool,
     },
     /// A self-contained demo week on SQLite + Maildir.
+    ///
+    /// The scripted demo week (a game from Monday 23 November 2026, player mail
+    /// through the week, the weekend resolved, Monday's forms) in DIR; an earlier demo
+    /// there is replaced. It prints where to look next; everything pbemd sent is in
+    /// `DIR/outbox/new`.
     Demo {
+        /// Where the demo game is made.
         #[arg(long, default_value = "pbemd-demo")]
         dir: PathBuf,
     },
     /// The GM's view of the state, or one realm's own view.
+    ///
+    /// A summary (state version, round, and per realm its VP and addresses), or with
+    /// --json the GM's whole state document, or with --realm that realm's own view.
     State {
+        /// Only this realm (its own view with --json).
         #[arg(long)]
         realm: Option<String>,
         /// Print JSON (the full document) instead of a summary.
@@ -133,21 +215,62 @@ pub enum Command {
     /// Parse and check a weekend form offline against the current state and print the
     /// receipt: exit 0 when every order is accepted, 1 when any is refused (or the form
     /// answers an earlier round), 2 when the file cannot be read or the realm is unknown.
+    ///
+    /// The receipt is the one the realm would get by mail, with the deadline of the
+    /// round it checks (the first weekend closing after the current round began),
+    /// whatever the machine's clock says. For an unknown realm the error lists the
+    /// realms. docs/reference/orders.md has the form and its orders.
     CheckForm {
+        /// The realm whose form it is (case and diacritics do not matter).
         #[arg(long)]
         realm: String,
+        /// The form: a text file, as the player would mail it.
         file: PathBuf,
     },
     /// Resolve the current weekend now from the forms standing and print every realm's
-    /// report; with --dry-run (required) nothing is saved. The weekend is resolved for
-    /// real at its deadline; `gm rollback` and `gm resolve` correct it.
+    /// report; with --dry-run (required) nothing is saved.
+    ///
+    /// The weekend is resolved for real only at its deadline, or by `gm resolve` after
+    /// `gm rollback` (docs/gm/weekend.md).
     Resolve {
+        /// Save nothing (required).
         #[arg(long, required = true)]
         dry_run: bool,
     },
     /// The battle calculator: fight one battle with the engine's combat rules.
+    ///
+    /// It needs no game and no config. Units are `count name` items separated by
+    /// commas, in cannon-fodder order (the last named falls first), Swedish or
+    /// English, singular or plural; a missing count is 1. With --naval they are ships.
+    /// A bonus is the Befälhavare (land) or Amiral (sea) value. --walls and
+    /// --city-population describe a defended city; with --city-population and no
+    /// --defender the city defends alone.
+    ///
+    /// How a battle goes: archers (galleasses at sea) fire first: the side with fewer
+    /// loses the difference, a side with none counts as fewer; walls spare a defender
+    /// with units its archer losses, never the attacker. Then each siege tower brings
+    /// down one wall and is used up. Then rounds: each side rolls a d20; the lower
+    /// total loses one unit per full 5 points of difference, from the tail of its
+    /// line. Walls add 10 each while the city has army units. A city with no army
+    /// units defends with population/10 + d20 each round; it falls the first round the
+    /// attacker is 5 or more ahead, and the attacker loses units as usual when the
+    /// city is 5 or more ahead. The battle runs until one side has no units, or the
+    /// round limit, after which the attacker withdraws (`winner: none`). Walls play no
+    /// part at sea.
+    ///
+    /// --json prints `pre_battle {attacker_losses, defender_losses, walls_removed, …}`,
+    /// `rounds [{attacker_roll, defender_roll, attacker_total, defender_total,
+    /// attacker_losses, defender_losses, attacker_value, defender_value}]`, `winner`
+    /// (`attacker`, `defender` or `none`), `attacker_left` and `defender_left` (the
+    /// survivors as `count name` items, front first, in the chosen language),
+    /// `walls_left` and `undefended_city`. A total is the side's value plus its roll.
+    ///
+    /// Example: `pbemd battle --attacker "5 lätt infanteri, 2 tungt infanteri"
+    /// --attacker-bonus 4 --defender "3 bågskyttar, 4 tungt infanteri"
+    /// --defender-bonus 3 --walls 1 --city-population 40 --rolls 8,1 --json`. The
+    /// combat code is the engine's own (`src/game/combat.rs`).
     Battle(battle::BattleArgs),
-    /// The GM's review queue.
+    /// The GM's commands: the review queue, the weekend, the season, the realms.
     Gm {
         #[command(subcommand)]
         command: gm::GmCommand,

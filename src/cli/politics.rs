@@ -13,8 +13,12 @@ use crate::app::App;
 #[derive(Debug, Subcommand)]
 pub enum MissionAction {
     /// The mission is done: +300 VP now, told on the realm's next Monday form.
+    ///
+    /// Refused when the mission is already done. Audited.
     Done,
     /// Give the realm a new mission (not yet done).
+    ///
+    /// Audited.
     Set {
         /// The mission text (the words are joined with spaces).
         #[arg(required = true, num_args = 1..)]

@@ -1,5 +1,5 @@
 //! `pbemd gm realm NAME …`: a realm's addresses, its replacement by a new player, and
-//! absences the GM grants (README, Running a season).
+//! absences the GM grants (docs/gm/season.md).
 
 use std::process::ExitCode;
 
@@ -13,27 +13,43 @@ use crate::app::App;
 #[derive(Debug, Subcommand)]
 pub enum RealmAction {
     /// Add or remove one of the realm's addresses (`add`/`ADD`, `remove`/`REMOVE`).
+    ///
+    /// The realm is told. Refused for another realm's address, the game's or the
+    /// GM's, and for the realm's last address.
     Address {
+        /// `add` or `remove`, in any case.
         #[arg(ignore_case = true)]
         op: AddressOp,
+        /// The mail address.
         address: String,
     },
     /// Hand the realm to a new player: NEW_ADDRESS becomes its only address from the
     /// next mail on, and gets the current form at once.
+    ///
+    /// The form comes with a welcome line (docs/gm/season.md).
     Replace {
+        /// The new player's address.
         new_address: String,
         /// The new player's name, for the welcome line.
         #[arg(long)]
         display: Option<String>,
     },
     /// Grant an absence of N weekends from the current round on (0 ends an absence).
-    Absence { weekends: u32 },
+    ///
+    /// N is 1 to 52, whatever the cap on absences by mail
+    /// (`season.max_absence_weekends`); the realm is told.
+    Absence {
+        /// How many weekends (0 ends the realm's absence).
+        weekends: u32,
+    },
 }
 
 /// What `gm realm NAME address` does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum AddressOp {
+    /// Register the address for the realm.
     Add,
+    /// Remove it.
     Remove,
 }
 

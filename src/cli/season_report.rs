@@ -1,5 +1,5 @@
 //! `pbemd gm report [--round N]`: the GM's report of a resolved round, as it was mailed
-//! to the GM (README, The GM's report).
+//! to the GM (docs/gm/season.md).
 
 use std::process::ExitCode;
 

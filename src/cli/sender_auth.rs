@@ -1,5 +1,5 @@
 //! `pbemd gm token REALM [--new]`: a realm's secret token for `sender_check: token`
-//! (README, The mail contract).
+//! (docs/reference/mail.md).
 
 use std::process::ExitCode;
 
