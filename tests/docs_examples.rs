@@ -64,7 +64,11 @@ fn blocks(page: &str) -> Result<Vec<Block>, String> {
             i += 1;
             continue;
         }
-        let (fence_char, fence_len) = if ticks >= 3 { ('`', ticks) } else { ('~', tildes) };
+        let (fence_char, fence_len) = if ticks >= 3 {
+            ('`', ticks)
+        } else {
+            ('~', tildes)
+        };
         let lang = fence_lang(trimmed).unwrap_or("");
         let start = i;
         // Find the closing fence: the same character, at least as long, nothing else.
@@ -266,7 +270,11 @@ fn the_guides_shell_examples_run() {
             .map(|page| {
                 let bin = &bin;
                 s.spawn(move || {
-                    let name = page.strip_prefix(root).unwrap_or(page).display().to_string();
+                    let name = page
+                        .strip_prefix(root)
+                        .unwrap_or(page)
+                        .display()
+                        .to_string();
                     let text = std::fs::read_to_string(page)
                         .unwrap_or_else(|e| panic!("cannot read {name}: {e}"));
                     let result = run_page(&name, &text, bin);
@@ -322,7 +330,11 @@ fn a_marked_block_is_skipped() {
 
 #[test]
 fn a_mark_without_a_reason_fails() {
-    for mark in ["<!-- not run -->", "<!-- not run: -->", "<!-- not run:   -->"] {
+    for mark in [
+        "<!-- not run -->",
+        "<!-- not run: -->",
+        "<!-- not run:   -->",
+    ] {
         let page = format!("{mark}\n```sh\nexit 1\n```\n");
         let err = run_test_page(&page).unwrap_err();
         assert!(err.contains("gives no reason"), "{mark}: {err}");
@@ -331,7 +343,8 @@ fn a_mark_without_a_reason_fails() {
 
 #[test]
 fn a_mark_not_above_an_sh_fence_fails() {
-    let page = "<!-- not run: a server -->\n\n```sh\ntrue\n```\n<!-- not run: text -->\n```text\nx\n```\n";
+    let page =
+        "<!-- not run: a server -->\n\n```sh\ntrue\n```\n<!-- not run: text -->\n```text\nx\n```\n";
     let err = run_test_page(page).unwrap_err();
     assert!(err.contains("line 1:"), "{err}");
     assert!(err.contains("line 6:"), "{err}");
@@ -342,7 +355,10 @@ fn a_shell_block_fenced_otherwise_fails() {
     for lang in OTHER_SHELLS {
         let page = format!("```{lang}\ntrue\n```\n");
         let err = run_test_page(&page).unwrap_err();
-        assert!(err.contains("fence shell examples as ```sh"), "{lang}: {err}");
+        assert!(
+            err.contains("fence shell examples as ```sh"),
+            "{lang}: {err}"
+        );
     }
 }
 
