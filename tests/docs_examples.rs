@@ -311,9 +311,22 @@ fn a_failing_block_fails_naming_the_page_its_line_and_its_output() {
     let err = run_test_page(page).unwrap_err();
     assert!(err.contains("docs/gm/test-page.md"), "{err}");
     assert!(err.contains("block at line 9 failed (exit 1)"), "{err}");
-    assert!(err.contains("boom"), "{err}");
-    assert!(!err.contains("never"), "{err}");
-    assert!(!err.contains("first block\n"), "{err}");
+    let (block, output) = err
+        .split_once("--- its output ---")
+        .expect("the output is shown");
+    assert!(
+        block.contains("echo never"),
+        "the block's text is shown: {err}"
+    );
+    assert!(output.contains("boom"), "{err}");
+    assert!(
+        !output.contains("never"),
+        "the script stops at the failure: {err}"
+    );
+    assert!(
+        !output.contains("first block"),
+        "only the failing block's output: {err}"
+    );
 }
 
 #[test]
