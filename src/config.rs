@@ -236,7 +236,7 @@ fn default_trusted_proxies() -> Vec<std::net::IpAddr> {
     vec![Ipv4Addr::LOCALHOST.into(), Ipv6Addr::LOCALHOST.into()]
 }
 
-/// How a mail is proven to come from its realm (README, The mail contract).
+/// How a mail is proven to come from its realm (docs/reference/mail.md, Proving the sender).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SenderCheck {
@@ -396,7 +396,7 @@ pub struct FormSettings {
     pub early: EarlyForm,
 }
 
-/// The map pictures on the realms' forms (README, Map pictures).
+/// The map pictures on the realms' forms (docs/gm/web.md, Map pictures).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RenderSettings {
@@ -411,7 +411,7 @@ pub struct RenderSettings {
     pub map_pictures: bool,
     /// A Monday form (and a reminder) names every other realm in a game of at most
     /// this many other realms; in a larger game it gives their number and names the
-    /// realm's neighbours (README, Decisions). The opening forms name them all.
+    /// realm's neighbours (D-19). The opening forms name them all.
     #[serde(default = "default_realms_listed")]
     pub realms_listed: usize,
 }
@@ -437,8 +437,7 @@ impl Default for RenderSettings {
     }
 }
 
-/// The GM's season: absences, missed weekends and replacements (README, Running a
-/// season).
+/// The GM's season: absences, missed weekends and replacements (docs/gm/season.md).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SeasonSettings {
@@ -609,9 +608,9 @@ impl std::fmt::Debug for Webhook {
     }
 }
 
-/// Where a mail server's password comes from (`password_env` or `password_file`), and
-/// why it could not be read, if it could not. Read at load; required only by the
-/// commands that talk to that server (README, "Which commands need the passwords").
+/// Where a mail server's password comes from (`password_env` or `password_file`), and why
+/// it could not be read, if it could not. Read at load; required only by the commands that
+/// talk to that server (docs/gm/first-game.md, "Which commands need the mail passwords").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Secret {
     /// The key that names it: `inbound.imap.password_env`, `outbound.smtp.password_file` …

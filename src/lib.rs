@@ -1,5 +1,5 @@
 //! pbemd: a play-by-email daemon for the Swedish world strategy game
-//! (*Världsstrategispelet*). See README.md for the code tour and the
+//! (*Världsstrategispelet*). See docs/dev/architecture.md for the code tour and the
 //! architecture.
 //!
 //! Rooms: `game`, `courier` and `forms` are pure (no I/O, no clock, no global RNG);

@@ -1,4 +1,4 @@
-//! The command-line contract (README, Commands), driven through the real binary.
+//! The command-line contract (docs/reference/commands.md), driven through the real binary.
 
 mod common;
 

@@ -839,7 +839,7 @@ async fn every_row(g: &Game) -> Vec<(String, Vec<Vec<String>>)> {
     out
 }
 
-/// README, Reliability: a batch fetched over IMAP and handled in the transaction that
+/// docs/gm/reliability.md: a batch fetched over IMAP and handled in the transaction that
 /// stores it writes, row by row, what storing it and then handling it as the worker
 /// does write (in order of receipt, the duplicate stored once).
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! A real game's first start, through the binary (README, "A first real game"): `init`
+//! A real game's first start, through the binary (docs/gm/first-game.md): `init`
 //! says what it sent and sets aside the mail already in the inbox; `check-config`
 //! says what works and what to fix; commands that talk to no mail server run without
 //! the mail passwords. The tests on the loopback mail stack (scripts/mailstack-start.sh)

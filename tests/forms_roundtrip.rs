@@ -1,8 +1,8 @@
-//! README, The weekend form: rendering a form and parsing it back yields the same state.
-//! For every realm of the demo and Evil scenarios, in both languages, and
-//! for generated states (proptest over the demo), `parse_form_view` of the
-//! rendered Monday form equals `form_state_of` the state, plain and quoted
-//! in a reply, and `read_form` finds no order and no error in it.
+//! The weekend form (docs/reference/orders.md): rendering a form and parsing it back yields
+//! the same state. For every realm of the demo and Evil scenarios, in both languages, and
+//! for generated states (proptest over the demo), `parse_form_view` of the rendered Monday
+//! form equals `form_state_of` the state, plain and quoted in a reply, and `read_form`
+//! finds no order and no error in it.
 
 use pbemd::forms::view::FormParseError;
 use pbemd::forms::{form_state_of, parse_form_view, read_form};

@@ -545,7 +545,7 @@ async fn an_envoy_fetched_over_imap_in_a_pause_is_kept_and_answered_with_the_not
     );
 }
 
-/// README, Reliability: batches fetched over IMAP (three to a batch here, the next
+/// docs/gm/reliability.md: batches fetched over IMAP (three to a batch here, the next
 /// fetched while one is stored) are handled and their envoys delivered into the
 /// outbox in the transactions that store them; every mail is flagged, and a second
 /// pass finds nothing new.
@@ -597,7 +597,7 @@ async fn imap_batches_are_handled_in_the_transactions_that_store_them() {
     s.logout().await.unwrap();
 }
 
-/// README, Reliability: when the handling of a batch fails as it is stored (here the
+/// docs/gm/reliability.md: when the handling of a batch fails as it is stored (here the
 /// test hook makes writing a batch that holds the envoy to Fugandri fail), the
 /// transaction is rolled back and the batch stored again for the worker, which handles
 /// its mails one at a time: all three are delivered, none parked.

@@ -1,4 +1,4 @@
-//! Observability (README, Parking, health and stopping): `/metrics` histograms of a
+//! Observability (docs/gm/reliability.md, Parking, health and stopping): `/metrics` histograms of a
 //! mail's handling latency and a resolution's duration, and JSON log lines whose span
 //! fields name the game, the round, the realm and the message.
 

@@ -1,8 +1,9 @@
-//! The paths a player's plain Reply takes, through the binary (README, The mail
-//! contract): in the token modes every mail to a realm ends its subject with the realm's
-//! `[k:TOKEN]`, so the client's Reply to the opening form is the realm's form; a Reply
-//! to an envoy delivery is an envoy back (`courier.reply_is_envoy`); pbemd's own replies
-//! keep one `Re:`; the player's guide comes on request and is named where players look.
+//! The paths a player's plain Reply takes, through the binary (docs/reference/mail.md, A
+//! reply to an envoy; D-42): in the token modes every mail to a realm ends its subject with
+//! the realm's `[k:TOKEN]`, so the client's Reply to the opening form is the realm's form;
+//! a Reply to an envoy delivery is an envoy back (`courier.reply_is_envoy`); pbemd's own
+//! replies keep one `Re:`; the player's guide comes on request and is named where players
+//! look.
 //!
 //! Replies are written as Gmail, Outlook, Apple Mail and mutt write them: `Re:`/`SV:`
 //! subjects, `In-Reply-To`/`References`, the answered mail quoted below or above.

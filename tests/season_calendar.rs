@@ -1,4 +1,4 @@
-//! README, Running a season — pause, extend and holidays: `gm pause`, `gm resume`,
+//! docs/gm/season.md — pause, extend and holidays: `gm pause`, `gm resume`,
 //! the pause's end by itself, `gm extend` for all and for one realm, and skipped
 //! dates in the schedule file, driven through the real binary, each in an ordinary
 //! week and across a daylight-saving weekend (Europe/Stockholm: 25 Oct 2026 and

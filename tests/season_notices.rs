@@ -1,4 +1,4 @@
-//! README, Notices and resends, and Flood control: `gm notice` on the next Monday forms
+//! docs/gm/season.md, Notices, resends and flood control: `gm notice` on the next Monday forms
 //! (or mailed now), a realm's latest form sent again on request, and the hourly limit
 //! of replies to one realm, driven through the real binary.
 

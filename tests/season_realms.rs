@@ -1,5 +1,5 @@
 //! Absences, missed weekends, addresses and replacements through the binary
-//! (README, Running a season): what the realms and the GM receive, and what the state
+//! (docs/gm/season.md): what the realms and the GM receive, and what the state
 //! and the audit log hold afterwards.
 
 #![allow(dead_code)]

@@ -1,4 +1,4 @@
-//! README, The GM's report and Many games on one host: after each resolution the GM
+//! docs/gm/season.md (the GM's report) and docs/gm/many-games.md: after each resolution the GM
 //! gets exactly one mail (forms and when, who sent nothing, battles and cities, VP,
 //! parked and failed, the next deadlines); `pbemd gm report [--round N]` prints it; and
 //! the systemd template unit for one pbemd per game. Driven through the real binary.

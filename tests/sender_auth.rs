@@ -1,5 +1,5 @@
-//! `sender_check: dkim | token | dkim-or-token` through the binary (README, The mail
-//! contract): a mail whose From is a realm's address but that is not proven the realm's
+//! `sender_check: dkim | token | dkim-or-token` through the binary (docs/reference/mail.md,
+//! Proving the sender): a mail whose From is a realm's address but that is not proven the realm's
 //! waits in the GM queue with the reason and nobody is answered (in the token modes the
 //! realm's registered addresses get a hint); the token is cut out before an envoy is
 //! delivered; `gm token REALM --new` mails the new token to the registered addresses.

@@ -1,10 +1,10 @@
-//! `sender_check: dkim` with real signing and verification (README, The mail contract):
-//! on the loopback mail stack (scripts/mailstack-start.sh) an OpenDKIM signer signs the
-//! mail that players of player.test submit on :2527 and hands it to the game's inbound
-//! side :2526, where an OpenDKIM verifier adds `Authentication-Results: mx.game.test;
-//! dkim=…` (and removes any such header a mail brought along). pbemd reads the game's
-//! mailbox (sldkim@game.test) over IMAP: the signed envoy is delivered; an unsigned
-//! forgery carrying a forged pass header, and a signed mail whose body was changed
+//! `sender_check: dkim` with real signing and verification (docs/reference/mail.md, Proving
+//! the sender): on the loopback mail stack (scripts/mailstack-start.sh) an OpenDKIM signer
+//! signs the mail that players of player.test submit on :2527 and hands it to the game's
+//! inbound side :2526, where an OpenDKIM verifier adds `Authentication-Results:
+//! mx.game.test; dkim=…` (and removes any such header a mail brought along). pbemd reads
+//! the game's mailbox (sldkim@game.test) over IMAP: the signed envoy is delivered; an
+//! unsigned forgery carrying a forged pass header, and a signed mail whose body was changed
 //! after signing, are held for the GM and nobody is answered.
 
 mod common;

@@ -1,4 +1,4 @@
-//! README, The players' pages and the trade board: a realm's signed link (by mail and
+//! docs/gm/web.md, the players' pages and the trade board: a realm's signed link (by mail and
 //! on every Monday form), its own pages behind it (form, map, receipts, trade wishes)
 //! and the public trade board, over real HTTP on loopback. The link mail is driven
 //! through the real binary.

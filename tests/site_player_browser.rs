@@ -1,4 +1,4 @@
-//! README, The players' pages and the trade board, in headless Chromium: a realm's
+//! docs/gm/web.md, the players' pages and the trade board, in headless Chromium: a realm's
 //! link from its Monday form shows its own form and map and nothing of another's, and
 //! the trade board shows a wish changed in a weekend form once the weekend is
 //! resolved. Screenshots: `player_form`, `player_map`, `trade_board`.

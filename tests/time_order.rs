@@ -293,7 +293,7 @@ async fn queued_and_batches(g: &Game) -> Vec<String> {
         .collect()
 }
 
-/// README, Reliability and Time order: a batch fetched over IMAP is handled as it is
+/// docs/gm/reliability.md, Time order: a batch fetched over IMAP is handled as it is
 /// stored only when nothing is due before its last mail; a batch that reaches past a
 /// schedule event (the evening courier batch at 18:00) waits for the worker, which
 /// handles the mail before the event, fires it, then the mail after it.
@@ -328,9 +328,9 @@ async fn a_fetched_batch_reaching_past_a_schedule_event_is_handled_in_time_order
     );
 }
 
-/// README, Time order: a batch fetched over IMAP that reaches across a pause (09:30 to
-/// 09:40) is not handled as it is stored; the worker handles the mail before the
-/// pause, the game goes on, then the mail after it.
+/// docs/gm/reliability.md, Time order: a batch fetched over IMAP that reaches across a
+/// pause (09:30 to 09:40) is not handled as it is stored; the worker handles the mail
+/// before the pause, the game goes on, then the mail after it.
 #[tokio::test]
 async fn a_fetched_batch_reaching_across_a_pause_is_handled_in_time_order() {
     use pbemd::app::intake::store_fetched;

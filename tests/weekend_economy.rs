@@ -1306,7 +1306,7 @@ fn r_res_3_a_wish_list_replaces_the_published_one() {
 }
 
 /// A spy whose work ended is listed as done on the Monday form after its week, then
-/// dropped at the weekend after; a waiting spy stays (README, Decisions).
+/// dropped at the weekend after; a waiting spy stays (D-53).
 #[test]
 fn spies_done_before_this_round_are_dropped_at_the_weekend() {
     use pbemd::game::state::{SpyMission, SpyState, StationedSpy};

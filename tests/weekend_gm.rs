@@ -1,4 +1,4 @@
-//! README, The GM's weekend: the weekend resolved exactly once at its deadline, stored
+//! docs/gm/weekend.md: the weekend resolved exactly once at its deadline, stored
 //! with its inputs and outputs, told at the results event, and corrected by the GM
 //! (`resolve --dry-run`, `gm preview`, `gm rollback`, `gm resolve`, `gm replay`),
 //! driven through the real binary.

@@ -611,11 +611,11 @@ fn dispatch_mail(
     }))
 }
 
-/// A realm's reply to an envoy delivered to it, settled (README, The courier): with
-/// `courier.reply_is_envoy` and when the mail is the client's Reply to a mail of the
-/// game's, an envoy from the realm to the realm the delivery named — charged and
-/// windowed like any envoy, its text without the delivery the mail program quoted
-/// below or above it; otherwise refused, naming the exact envoy subject. Every other
+/// A realm's reply to an envoy delivered to it, settled (docs/reference/mail.md, A reply to
+/// an envoy; D-80): with `courier.reply_is_envoy` and when the mail is the client's Reply
+/// to a mail of the game's, an envoy from the realm to the realm the delivery named —
+/// charged and windowed like any envoy, its text without the delivery the mail program
+/// quoted below or above it; otherwise refused, naming the exact envoy subject. Every other
 /// classification is returned as it is.
 pub fn settle_delivery_reply(
     app: &App,

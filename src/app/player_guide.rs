@@ -1,4 +1,4 @@
-//! The player's guide (README, The mail contract): a plain text in Swedish and in
+//! The player's guide (docs/reference/mail.md, The player's guide): a plain text in Swedish and in
 //! English, kept in `docs/guide/` and embedded here, mailed to a realm that asks
 //! (`<Land> hjälp` / `<Realm> help`) at any time, free of any game cost (counted
 //! against the hourly reply limit like every reply), and audited; named by one line at

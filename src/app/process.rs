@@ -522,8 +522,9 @@ pub(super) fn read_mail(
     let mut mail = parse::parse_inbound(raw)?;
     // A mail truncated at intake is as large as it arrived.
     mail.size = mail.size.max(size);
-    // The sender check (README, The mail contract): the token is cut out before the
-    // subject is read; a mail given to a realm it is not proven to be from is held.
+    // The sender check (docs/reference/mail.md, Proving the sender): the token is cut out
+    // before the subject is read; a mail given to a realm it is not proven to be from is
+    // held.
     let auth = super::sender_auth::prepare(app, gs, &mut mail);
     let subject = mail.subject.clone().unwrap_or_default();
     let dir = app.directory(gs);

@@ -1,4 +1,4 @@
-//! `gm results hold` and `gm results release` (README, The GM's weekend): the GM keeps a
+//! `gm results hold` and `gm results release` (docs/gm/weekend.md): the GM keeps a
 //! resolved weekend's Monday forms back past the `results` event, and sends them when
 //! ready. A hold is asked for between the resolution and the results; the `results`
 //! event then holds the forms (as it does for a rolled-back weekend) and tells the GM.

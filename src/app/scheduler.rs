@@ -217,7 +217,7 @@ async fn apply(app: &App, conn: &mut Conn, due: &Due) -> Result<Applied> {
                 .realms
                 .iter()
                 .filter(|r| !r.emails.is_empty() && !r.eliminated)
-                // A realm away this weekend gets no reminder (README, Running a season).
+                // A realm away this weekend gets no reminder (docs/gm/season.md).
                 .filter(|r| !super::season_realms::away(&gs, &r.name))
                 .filter(|r| !with_form.contains(&r.name))
                 .map(|r| (r, deadline_of(Some(&r.name))))

@@ -1,4 +1,5 @@
-//! Absences, missed weekends and replacements (README, Running a season).
+//! Absences, missed weekends and replacements (docs/gm/season.md, Absences, missed weekends
+//! and replacements).
 //!
 //! Everything lives in the state (`Realm::season`, the realm's `emails`), so it rolls
 //! back with `gm rollback` and the directory the mail router reads follows at once:

@@ -1,4 +1,4 @@
-//! The GM's own report (README, The GM's report): after each resolution — the
+//! The GM's own report (docs/gm/season.md, The GM's report): after each resolution — the
 //! `resolve` event, or `gm resolve` after a rollback — the GM gets one mail with who
 //! sent forms and when, who sent nothing, the battles and city changes, the VP
 //! standings, what is parked or failed, and the next deadlines. `pbemd gm report`
@@ -196,7 +196,7 @@ async fn gather_from(
         .iter()
         .filter(|r| !r.emails.is_empty() && !r.eliminated && !sent.contains(r.name.as_str()))
         .map(|r| match r.season.absent_in(w.base.round) {
-            // An absence the realm announced (README, Running a season).
+            // An absence the realm announced (docs/gm/season.md).
             true if lang == crate::game::Lang::Sv => format!("{} (frånvarande)", r.name),
             true => format!("{} (away)", r.name),
             false => r.name.clone(),

@@ -1,4 +1,4 @@
-//! The sender check in the app (README, The mail contract; `sender_check`): before a
+//! The sender check in the app (docs/reference/mail.md, Proving the sender): before a
 //! mail is classified its token is cut out, after it is classified a mail given to a
 //! realm that is not proven the realm's is held for the GM with the reason; no reply
 //! goes out, only (in the token modes) a hint to the realm's registered addresses.
@@ -84,7 +84,7 @@ pub fn prepare(app: &App, gs: &GameState, mail: &mut Inbound) -> Prepared {
 /// `os` as they go out (every mail passes here on its way to the outbox): in the token
 /// modes a mail whose every recipient is an address of one realm ends its subject with
 /// that realm's tag `[k:TOKEN]`, so the player's plain Reply carries the token back and
-/// proves the sender (README, The mail contract). A mail to the GM, to the game's own
+/// proves the sender (D-42, D-79). A mail to the GM, to the game's own
 /// address, or to addresses of several realms carries no token, nor does the hint about
 /// a mail held for want of it; any `[k:…]` a subject
 /// already held (a reply quoting one) is dropped. In `from-only` and `dkim` nothing

@@ -221,8 +221,8 @@ impl OldMail {
     }
 }
 
-/// After [`init`]: set the mail already in the inbox aside (README, "Mail from before
-/// the game"), unless `take` (`init --take-old-mail`). Over IMAP the cursor is put at
+/// After [`init`]: set the mail already in the inbox aside (D-1, D-2: mail from
+/// before the game), unless `take` (`init --take-old-mail`). Over IMAP the cursor is put at
 /// `end` (from [`imap_inbox_end`]), so nothing up to it is fetched. From a Maildir the
 /// files in `new/` are stored as `before_game` (with a GM-queue entry each, not
 /// played) and moved to `cur/`; files already in `cur/` were taken before and are

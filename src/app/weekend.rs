@@ -1,5 +1,5 @@
 //! The weekend in the app: resolved exactly once at the `resolve` event, told at the
-//! `results` event, and in the GM's hands between the two (README, The GM's weekend).
+//! `results` event, and in the GM's hands between the two (docs/gm/weekend.md).
 //!
 //! A resolution stores its inputs (the state version resolved, the orders that counted,
 //! the rule settings, the seed) and its outputs (the engine's state, the events, the
@@ -151,7 +151,7 @@ async fn resolve_round_timed(
     let res = run_engine(&gs, &orders);
     let mut next = res.state.clone();
     advance(&mut next);
-    // Missed weekends and absences (README, Running a season): app bookkeeping on the
+    // Missed weekends and absences (docs/gm/season.md): app bookkeeping on the
     // saved state, outside the engine's output that `gm replay` compares.
     super::season_realms::count_weekend(app, conn, &gs, &mut next).await?;
     let new_version = app.save_state(conn, version, &next, reason).await?;

@@ -1,8 +1,8 @@
 //! A courier batch (the GM's mail check, R-MAIL-6): queued weekday mail in
 //! order of receipt, each decided by the rules — window, allowance and cost
-//! (R-AGENT-4; README, Decisions), goods (R-TRADE; README, Decisions), spies (R-SPY,
-//! README, Decisions), Isolation and Shield (R-SPELL-7/8), invitations (R-INV),
-//! weekday Reveal (README, Decisions). The state is changed in place (charges,
+//! (R-AGENT-4; RULINGS 15), goods (R-TRADE; RULINGS 8, 38–42), spies (R-SPY,
+//! RULINGS 43–46), Isolation and Shield (R-SPELL-7/8), invitations (R-INV),
+//! weekday Reveal (RULINGS 18). The state is changed in place (charges,
 //! goods, spies, invitations); every outgoing effect is returned as data
 //! (`Dispatch`) for the main crate to send, with an event log.
 //!
@@ -57,7 +57,8 @@ pub struct Context {
     /// Contact history (this round and the last at least); the batch
     /// appends the contacts it makes. The main crate stores them.
     pub contacts: Vec<Contact>,
-    /// Courier bookkeeping the state does not (yet) hold; see README, Decisions.
+    /// Courier bookkeeping the state does not (yet) hold; see docs/reference/mail.md,
+    /// The courier's bookkeeping.
     pub ledger: Ledger,
 }
 
@@ -533,7 +534,7 @@ fn check_goods(
     if ships_in > 0 && b.main_harbour.is_none() {
         short.push(Shortage::BuyerHasNoHarbour);
     }
-    // The buyer's caps (R-TRADE-5; README, Decisions): over them, the trade
+    // The buyer's caps (R-TRADE-5; RULINGS 8): over them, the trade
     // of counted units is refused; nothing is removed.
     if buyer != seller && units_in + ships_in > 0 {
         let count = state.counted_units(buyer);
@@ -928,7 +929,7 @@ fn send_envoy(
     d: &mut Decision,
     e: InFlight,
 ) {
-    // Isolation: the envoy never leaves (forged ones too, README, Decisions). The
+    // Isolation: the envoy never leaves (forged ones too, RULINGS 19). The
     // gift stays home: it is returned with the envoy.
     if let Some(fx) = active_on(state, Spell::Isolering, &e.actual) {
         let caster = fx.caster.clone();
@@ -1078,7 +1079,7 @@ fn record_invitation(
     id
 }
 
-/// Waiting thieves try in placement order (R-SPY-10; README, Decisions). A spy in
+/// Waiting thieves try in placement order (R-SPY-10; RULINGS 46). A spy in
 /// a Shielded realm comes back empty-handed when an envoy passes.
 fn try_intercept(
     state: &mut GameState,
@@ -1219,7 +1220,7 @@ fn merchant(state: &mut GameState, m: &Queued, ctx: &mut Context, d: &mut Decisi
     Ok(())
 }
 
-/// The voting winner's free spies are active and not used up (README, Decisions).
+/// The voting winner's free spies are active and not used up (RULINGS 16).
 fn free_spy_available(state: &GameState, ctx: &Context, realm: &str) -> bool {
     let Some(r) = &state.ruler else { return false };
     let informator = state.realm(realm).map_or(0, |x| x.positions.informator);

@@ -1,8 +1,8 @@
 //! Spy missions (R-SPY-4): the `Uppdrag:` / `Mission:` line grammar, the
-//! spy roll (README, Decisions) and what a successful spy learns, as data for a
+//! spy roll (RULINGS 43) and what a successful spy learns, as data for a
 //! report template. Reads the state; never changes it (that is `batch`).
 //!
-//! Mission line (README): `Uppdrag: <nummer eller namn> [mål]` /
+//! Mission line (docs/reference/mail.md, The courier): `Uppdrag: <nummer eller namn> [mål]` /
 //! `Mission: <number or name> [target]`, e.g. `Uppdrag: 1`, `Mission:
 //! resources`, `Uppdrag: stad K5`, `Mission: 8 to/from Fugandri`, `Uppdrag:
 //! stjäl sändebud`, `Mission: forgery` (with an `Avsändare:`/`Sender:` line
@@ -130,7 +130,7 @@ pub fn parse_mission(body: &str, state: &GameState) -> Result<SpyMission, Missio
     })
 }
 
-/// The spy roll (README, Decisions): `Informatör + d10 > 10`, a natural 1 fails.
+/// The spy roll (RULINGS 43): `Informatör + d10 > 10`, a natural 1 fails.
 pub fn spy_roll_succeeds(informator: u32, d10: u32) -> bool {
     d10 != 1 && informator + d10 > 10
 }

@@ -6,7 +6,7 @@
 //! decisions as data (`batch::Decision`): outcome, receipt, dispatches, events.
 //! Rule failures are `Refusal`s with a text for the player; nothing here is `Err`.
 //!
-//! Owns: windows (R-MAIL-8/11), allowance and cost (R-AGENT-4; README, Decisions), the goods
+//! Owns: windows (R-MAIL-8/11), allowance and cost (R-AGENT-4; RULINGS 15), the goods
 //! trailer (`trailer`, R-TRADE-6), spy missions and reports (`mission`, R-SPY), the
 //! batch (`batch`): Isolation, Shield, interception, forgery, invitations, Reveal.
 //! Must not touch: files, the clock, the network, the database, global randomness.

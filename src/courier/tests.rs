@@ -95,7 +95,7 @@ fn envoy_price() -> Resources {
 
 // ---------------------------------------------------------------- allowance
 
-/// R-AGENT-4 / R-ENVOY-2 / README, Decisions — the Språkrör-th envoy is free, the
+/// R-AGENT-4 / R-ENVOY-2 / RULINGS 15 — the Språkrör-th envoy is free, the
 /// next costs its price, the one after the realm runs dry is refused with
 /// nothing charged. Same table for merchants and Skattmästare.
 #[test]
@@ -200,7 +200,7 @@ fn r_mail_8_window_edges_friday_235959_in_saturday_000000_out() {
     assert_eq!(s.realm("Genogien").unwrap().sent.envoys, 1);
 }
 
-/// README, Decisions — Reveal by mail to the GM, weekday window, once per round.
+/// RULINGS 18 — Reveal by mail to the GM, weekday window, once per round.
 #[test]
 fn rulings_18_reveal_by_mail_once_per_round_in_the_weekday_window() {
     let mut s = demo();
@@ -369,7 +369,7 @@ fn spy_of<'a>(s: &'a GameState, owner: &str) -> &'a crate::game::state::Statione
     s.spies.iter().find(|x| x.owner == owner).unwrap()
 }
 
-/// R-SPY-10 / README, Decisions — the spy placed first tries first; its failure
+/// R-SPY-10 / RULINGS 46 — the spy placed first tries first; its failure
 /// spends it and the second tries the same envoy.
 #[test]
 fn r_spy_10_first_placed_tries_first() {
@@ -417,7 +417,7 @@ fn r_spy_10_success_leaves_the_second_waiting_unaware() {
 }
 
 /// R-SPY-8 (b): a filtered thief only takes envoys to/from its realm; the
-/// owner's own envoys are not taken; merchants are never stolen (README, Decisions).
+/// owner's own envoys are not taken; merchants are never stolen (RULINGS 44).
 #[test]
 fn r_spy_8_filter_own_mail_and_merchants_are_not_stolen() {
     let mut s = demo();
@@ -499,7 +499,7 @@ fn r_spy_7_shield_stops_a_spy_not_a_forgery() {
     assert_eq!(s.realm("Kaldor").unwrap().spies, 0, "both spies used");
 }
 
-/// R-SPELL-8 / README, Decisions — Isolation returns the isolated realm's envoys,
+/// R-SPELL-8 / RULINGS 19 — Isolation returns the isolated realm's envoys,
 /// spent (charged, counted), forged ones too; home-invitations pass.
 #[test]
 fn r_spell_8_isolation_returns_envoys_forged_too_not_home_invitations() {
@@ -677,7 +677,7 @@ fn r_inv_2_an_invitation_may_name_the_sea_off_the_inviters_land_for_a_fleet() {
     assert_eq!(inv.iter().map(|i| i.square).collect::<Vec<_>>(), [off]);
 }
 
-/// R-SPY-4 / README, Decisions — a mission rolls, uses the spy either way, and a
+/// R-SPY-4 / RULINGS 43 — a mission rolls, uses the spy either way, and a
 /// success reports the data; contacts come from history plus this batch.
 #[test]
 fn r_spy_4_missions_roll_use_the_spy_and_report_data() {
@@ -744,7 +744,7 @@ fn r_spy_4_missions_roll_use_the_spy_and_report_data() {
     assert_eq!(s.spies.len(), 3);
 }
 
-/// README, Decisions — the voting winner sends up to Informatör spies free.
+/// RULINGS 16 — the voting winner sends up to Informatör spies free.
 #[test]
 fn rulings_16_voting_winner_sends_free_spies() {
     let mut s = demo();
@@ -776,7 +776,7 @@ fn rulings_16_voting_winner_sends_free_spies() {
 
 // ---------------------------------------------------------------- goods
 
-/// R-TRADE-5 / README, Decisions — resources, a unit and a ship leave the sender
+/// R-TRADE-5 / docs/reference/mail.md, The courier — resources, a unit and a ship leave the sender
 /// and arrive: units in the buyer's capital, ships in its main harbour.
 #[test]
 fn r_trade_5_goods_arrive_in_capital_and_main_harbour() {
@@ -845,7 +845,7 @@ fn r_trade_5_source_city_from_line() {
         .all(|a| a.units.iter().all(|u| u.kind != UnitKind::LattKavalleri)));
 }
 
-/// R-TRADE-5 / README, Decisions — more than the sender holds → refused whole,
+/// R-TRADE-5 / docs/reference/mail.md, The courier — more than the sender holds → refused whole,
 /// nothing charged, nothing moved.
 #[test]
 fn r_trade_5_more_than_held_is_refused_whole() {
@@ -880,7 +880,7 @@ fn r_trade_5_more_than_held_is_refused_whole() {
     assert!(t.contains("2 veteraner begärda, 0 finns"), "{t}");
 }
 
-/// README, Decisions (R-TRADE-5): a trade that would put the buyer over its
+/// RULINGS 8 (R-TRADE-5): a trade that would put the buyer over its
 /// population or ship cap is refused whole.
 #[test]
 fn rulings_8_buyer_caps_refuse_the_trade() {
@@ -1080,7 +1080,7 @@ fn r_mail_5_merchant_trailer_missing_or_garbage_is_refused() {
     assert!(t.contains("`Hälsningar, kungen`"), "{t}");
 }
 
-/// R-ENVOY-6 / README, Decisions — an envoy's gift arrives; an intercepted envoy's
+/// R-ENVOY-6 / RULINGS 42 — an envoy's gift arrives; an intercepted envoy's
 /// gift goes to the interceptor; `Väntar:` has no place in an envoy.
 #[test]
 fn r_envoy_6_gift_arrives_or_goes_to_the_thief() {

@@ -1,9 +1,9 @@
 //! The goods trailer of merchant and envoy mail (R-TRADE-6, R-MAIL-5,
-//! README, Decisions) and the other line directives a body may carry
+//! RULINGS 39, RULINGS 42) and the other line directives a body may carry
 //! (`Inbjudan:`, `Avsändare:`). Pure `&str → Result<_, TrailerError>`; it
 //! knows names and grammar only, not who holds what (that is `batch`).
 //!
-//! Grammar (README):
+//! Grammar (docs/reference/mail.md, The courier):
 //!
 //! ```text
 //! <free text>
@@ -300,7 +300,7 @@ pub struct EnvoyBody {
     /// `Avsändare: <Land>` / `Sender: <Realm>`: the claimed sender of a
     /// forged envoy, as written (R-SPY-4 mission 6, R-SPY-8).
     pub claimed_sender: Option<String>,
-    /// The gift trailer (`Skickar:` only, README, Decisions).
+    /// The gift trailer (`Skickar:` only, RULINGS 42).
     pub gift: Option<Trailer>,
 }
 

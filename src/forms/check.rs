@@ -1,8 +1,8 @@
 //! Checking parsed orders against one realm's state: ownership of what an
 //! order names, costs run down the stock in form order, the population cap
-//! (README, Decisions), position caps and upgrade limits (R-POS; README, Decisions), one
+//! (RULINGS 8), position caps and upgrade limits (R-POS; RULINGS 9), one
 //! cast per spell and round, squares and connected paths within movement
-//! (README, Decisions). Everything else (combat, terrain, who meets whom) is
+//! (R-MOVE-1..5, RULINGS 24–26). Everything else (combat, terrain, who meets whom) is
 //! the engine's. Pure: reads `GameState`, never changes it.
 //!
 //! Step-1 purchases resolve in form order, so an accepted order's effects
@@ -176,7 +176,8 @@ struct Run<'a> {
     settled: Option<Order>,
 }
 
-/// The claims, applied before step 1 at the weekend (README, The weekend).
+/// The claims, applied before step 1 at the weekend (D-22; docs/reference/weekend.md,
+/// Before step 1: the claims).
 fn is_claim(o: &Order) -> bool {
     matches!(o, Order::RulerBenefit { .. } | Order::VpReward { .. })
 }
@@ -1323,7 +1324,7 @@ impl<'a> Run<'a> {
 
     // -------------------------------------------------------------- rewards
 
-    /// R-VP-4; README, Decisions — one reward per threshold reached and not yet
+    /// R-VP-4; RULINGS 47 — one reward per threshold reached and not yet
     /// rewarded; rewards do not spend VP.
     fn vp_reward(&mut self, reward: &Reward) -> Res<()> {
         let realm = self.s.realm(self.realm).expect("checked");

@@ -1,9 +1,8 @@
-//! The Monday form read back: `parse_form_view` turns a rendered result
-//! form (plain text as mailed, also `> `-quoted in a reply) into a
-//! `FormState` — the realm's own state as the form shows it — and
-//! `form_state_of` computes the same `FormState` straight from the
-//! `GameState`. README, The weekend form asks that rendering a form and parsing it back
-//! yield the same state; `tests/forms_roundtrip.rs` holds both sides to
+//! The Monday form read back: `parse_form_view` turns a rendered result form (plain text as
+//! mailed, also `> `-quoted in a reply) into a `FormState` — the realm's own state as the
+//! form shows it — and `form_state_of` computes the same `FormState` straight from the
+//! `GameState`. The weekend form (docs/reference/orders.md) asks that rendering a form and
+//! parsing it back yield the same state; `tests/forms_roundtrip.rs` holds both sides to
 //! that, for the scenarios and for generated states.
 //!
 //! "As the form shows it" matters in three places, and `form_state_of`

@@ -12,7 +12,7 @@ use super::{Lang, Position, Resource, ShipKind, Spell, Square, UnitKind};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "order", rename_all = "snake_case")]
 pub enum Order {
-    /// New army units in an own city (default: the capital, README, Decisions).
+    /// New army units in an own city (default: the capital, RULINGS 13).
     BuyUnits {
         count: u32,
         kind: UnitKind,
@@ -51,7 +51,7 @@ pub enum Order {
         city: Square,
         resource: Resource,
     },
-    /// `count` slaves → `count` of `resource` (README, Decisions).
+    /// `count` slaves → `count` of `resource` (RULINGS 2).
     ConvertSlaves {
         count: u32,
         resource: Resource,

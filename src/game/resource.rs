@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::text::fold;
 use super::Lang;
 
-/// One resource type, in the rulings' resource order (README, Scenario): the
+/// One resource type, in the rulings' resource order (docs/rules.md, Rulings): the
 /// derived `Ord` is that order and is the tie-break wherever rules need one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Resource {

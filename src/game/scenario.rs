@@ -1,6 +1,6 @@
 //! Scenario loading: the GM's YAML game definition → a fresh, validated
-//! `GameState` in round 1. Applies README, Decisions (a realm without `stock`
-//! starts with 7 × its production). Takes the YAML text; reading the file
+//! `GameState` in round 1. Applies RULINGS 3 (a realm without
+//! `stock` starts with 7 × its production). Takes the YAML text; reading the file
 //! is the caller's job. Errors name the key (and realm) and the fix.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -96,7 +96,7 @@ struct RealmDoc {
     positions: Positions,
     #[serde(default)]
     standard: Vec<String>,
-    /// Absent → 7 × production (README, Decisions). Given → exactly this.
+    /// Absent → 7 × production (RULINGS 3). Given → exactly this.
     #[serde(default)]
     stock: Option<BTreeMap<String, u32>>,
     #[serde(default)]

@@ -95,7 +95,7 @@ impl Square {
         next && other.col < width && other.row >= 1 && other.row <= height
     }
 
-    /// King-move (Chebyshev) distance (README, Decisions).
+    /// King-move (Chebyshev) distance (RULINGS 58).
     pub fn distance(self, other: Square) -> u16 {
         self.col
             .abs_diff(other.col)

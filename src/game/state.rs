@@ -398,21 +398,21 @@ pub enum Phase {
 /// Round limit of a battle unless the scenario sets `max_battle_rounds` (Rulings 31).
 pub const DEFAULT_MAX_BATTLE_ROUNDS: u32 = 50;
 
-/// The rulings' defaults, each a named setting (README, Decisions).
+/// The rulings' defaults, each a named setting (docs/rules.md, Rulings).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RuleSettings {
-    /// README, Decisions.
+    /// RULINGS 24.
     pub group_movement: GroupMovement,
-    /// README, Decisions — 4 or 8.
+    /// RULINGS 26 — 4 or 8.
     pub adjacency: u8,
-    /// README, Decisions.
+    /// RULINGS 6.
     pub slave_revolt_loss: SlaveRevoltLoss,
-    /// README, Decisions.
+    /// RULINGS 51.
     pub army_overflow: ArmyOverflow,
-    /// README, Decisions.
+    /// RULINGS 31.
     pub max_battle_rounds: u32,
-    /// README, Decisions.
+    /// RULINGS 47.
     pub victory_vp: i64,
     pub vp_threshold_step: i64,
     /// R-VOTE-1: a vote every N rounds, the first in round N.
@@ -423,13 +423,13 @@ pub struct RuleSettings {
     pub engineers_price: u32,
     /// Starting VP (R-VP-1).
     pub starting_vp: i64,
-    /// Costs the GM set for researched kinds (README, Decisions).
+    /// Costs the GM set for researched kinds (RULINGS 41).
     pub research_costs: ResearchCosts,
     /// Frigate cargo capacity (unstated in the rules).
     pub frigate_cargo: u32,
-    /// The GM's secret 11+ bonus text per position (README, Decisions).
+    /// The GM's secret 11+ bonus text per position (RULINGS 10).
     pub secret_bonus_texts: BTreeMap<Position, String>,
-    /// Random-event tables (README, Decisions): roll 1 → good, 10 → bad.
+    /// Random-event tables (RULINGS 50): roll 1 → good, 10 → bad.
     pub good_events: Vec<EventEntry>,
     pub bad_events: Vec<EventEntry>,
     /// R-FREE-1: the goods the free merchants draw their weekly lot from.
@@ -602,12 +602,12 @@ pub struct Realm {
     /// Registered sender addresses.
     pub emails: Vec<String>,
     pub language: Lang,
-    /// Secret token for the sender check (README, The mail contract); never shown in views.
+    /// Secret token for the sender check (D-41); never shown in views.
     #[serde(default)]
     pub token: Option<String>,
     pub positions: Positions,
     pub stock: Resources,
-    /// The asterisk-marked standard resources (R-RES-5; README, Decisions).
+    /// The asterisk-marked standard resources (R-RES-5; RULINGS 4).
     pub standard: Vec<Resource>,
     pub vp: i64,
     pub mission: String,
@@ -628,17 +628,17 @@ pub struct Realm {
     /// Engineers bought (R-FREE-7) and kinds researched (R-ENG-2).
     pub engineers: bool,
     pub researched: Vec<Researched>,
-    /// VP thresholds whose reward was already taken (README, Decisions).
+    /// VP thresholds whose reward was already taken (RULINGS 47).
     pub vp_rewards_taken: Vec<i64>,
     /// Troops bought from the free merchants that still wait for the
     /// player to name their cities (R-FREE-9): `(kind, count)`.
     #[serde(default)]
     pub unplaced_troops: Vec<(UnitKind, u32)>,
-    /// Took part in a battle last weekend (README, Decisions).
+    /// Took part in a battle last weekend (RULINGS 40).
     pub fought_last_weekend: bool,
     pub eliminated: bool,
     pub is_evil: bool,
-    /// Absences, missed weekends and replacement (README, Running a season); set by
+    /// Absences, missed weekends and replacement (docs/gm/season.md); set by
     /// the app at the realm's mail and the weekend's close, never by the engine.
     /// Left out of the document while nothing is set, so a state without it reads
     /// and writes as before.
@@ -845,7 +845,7 @@ pub struct MapSquare {
     #[serde(default)]
     pub owner: Option<Name>,
     /// The square in the Evil dimension: rock where the normal one is sea,
-    /// lava where it is land (README, Decisions).
+    /// lava where it is land (RULINGS 53).
     pub evil_terrain: EvilTerrain,
     /// Realm that holds this square in the Evil dimension (the Evil).
     #[serde(default)]
@@ -912,7 +912,7 @@ pub struct Portal {
     pub opened_by: String,
     pub opened_round: u32,
     /// Set once no Evil troops are within 5 squares: closes after this
-    /// round (README, Decisions).
+    /// round (RULINGS 58).
     #[serde(default)]
     pub closes_after_round: Option<u32>,
 }
@@ -936,13 +936,13 @@ pub struct City {
     pub harbour: bool,
     pub coastal: bool,
     /// Plundered by/of the Evil: no production until population > 0
-    /// again (README, Decisions).
+    /// again (RULINGS 57).
     #[serde(default)]
     pub plundered: bool,
 }
 
 impl City {
-    /// Wall cap `floor(population / 10)` (README, Decisions).
+    /// Wall cap `floor(population / 10)` (RULINGS 36).
     pub fn wall_cap(&self) -> u32 {
         wall_cap(self.population)
     }
@@ -1007,7 +1007,7 @@ impl ArmyGroup {
         self.units.iter().map(|u| u.kind.stats().defence).sum()
     }
 
-    /// Group movement by the setting (R-MOVE-1; README, Decisions).
+    /// Group movement by the setting (R-MOVE-1; RULINGS 24).
     pub fn movement(&self, rule: GroupMovement) -> u32 {
         let it = self.units.iter().map(|u| u.kind.stats().movement);
         match rule {
@@ -1149,13 +1149,12 @@ pub struct StationedSpy {
     pub owner: String,
     /// Realm it was sent to / waits in.
     pub realm: String,
-    /// FIFO order for envoy theft (README, Decisions).
+    /// FIFO order for envoy theft (RULINGS 46).
     pub placed_at: DateTime<Utc>,
     pub mission: SpyMission,
     pub state: SpyState,
     /// The round the spy's work ended in (succeeded, failed or blocked): it is listed
-    /// as done on the next Monday form, then dropped at the weekend after (README,
-    /// Decisions).
+    /// as done on the next Monday form, then dropped at the weekend after (D-53).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub done_round: Option<u32>,
     /// What a successful spy on mission 2, 3 or 10 saw, as its report told it: the map
@@ -1311,7 +1310,7 @@ pub struct Vote {
     pub candidate: String,
 }
 
-/// The voting winner's benefit (R-VOTE-5; README, Decisions).
+/// The voting winner's benefit (R-VOTE-5; RULINGS 49).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Ruler {
@@ -1482,7 +1481,7 @@ impl GameState {
         given
     }
 
-    /// Units counted against the population cap (R-POP-1; README, Decisions).
+    /// Units counted against the population cap (R-POP-1; RULINGS 8).
     pub fn counted_units(&self, realm: &str) -> UnitCount {
         // One pass over the army groups (a form's check reads this for its realm).
         let (mut army_units, mut elementals, mut army_groups) = (0u32, 0u32, 0u32);
@@ -1847,7 +1846,7 @@ impl GameState {
 /// Counts that the position and population caps are checked against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct UnitCount {
-    /// Every army unit, elementals and siege towers included (README, Decisions).
+    /// Every army unit, elementals and siege towers included (RULINGS 5, RULINGS 14).
     pub army_units: u32,
     pub elementals: u32,
     pub ships: u32,
@@ -1857,22 +1856,22 @@ pub struct UnitCount {
 }
 
 impl UnitCount {
-    /// Counted against the population cap (README, Decisions).
+    /// Counted against the population cap (RULINGS 8).
     pub fn counted(&self) -> u32 {
         self.army_units + self.ships + self.spies
     }
 }
 
-/// Per-round courier bookkeeping: weekday Reveals (README, Decisions), the voting winner's
-/// free spies (README, Decisions), forgery rights won by interception (R-SPY-8). Cleared
+/// Per-round courier bookkeeping: weekday Reveals (RULINGS 18), the voting winner's
+/// free spies (RULINGS 16), forgery rights won by interception (R-SPY-8). Cleared
 /// when the round changes.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ledger {
     /// The round these entries belong to; a new round clears them.
     pub round: u32,
-    /// Realms that cast Reveal by mail this round (README, Decisions).
+    /// Realms that cast Reveal by mail this round (RULINGS 18).
     pub reveals: Vec<String>,
-    /// Free spies the voting winner sent this round (README, Decisions).
+    /// Free spies the voting winner sent this round (RULINGS 16).
     pub free_spies: BTreeMap<String, u32>,
     /// One free forged envoy per interception (R-SPY-8).
     pub forgery_rights: Vec<ForgeryRight>,

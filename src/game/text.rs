@@ -4,7 +4,7 @@
 
 use unicode_normalization::{char::is_combining_mark, UnicodeNormalization};
 
-/// Width of the form; no line may be longer (README, The weekend form).
+/// Width of the form; no line may be longer (docs/reference/orders.md).
 pub const WIDTH: usize = 78;
 
 /// What a mail is, as its subject says.

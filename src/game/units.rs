@@ -18,7 +18,7 @@ pub struct ParseKindError {
 }
 
 /// Attack, defence and movement of a unit or ship. The siege tower's "–"
-/// counts as 0 (README, Decisions).
+/// counts as 0 (RULINGS 11).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Stats {
     pub attack: u32,
@@ -746,7 +746,7 @@ mod tests {
     #[test]
     fn r_unit_1_the_army_unit_table_is_the_rulebooks() {
         use UnitKind::*;
-        // kind, attack, defence, movement, cost (RULES.md R-UNIT-1; siege tower per README, Decisions)
+        // kind, attack, defence, movement, cost (RULES.md R-UNIT-1; siege tower per RULINGS 11)
         let table = [
             (LattInfanteri, 1, 1, 1, [1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0]),
             (TungtInfanteri, 1, 2, 1, [2, 2, 0, 2, 2, 0, 0, 0, 0, 0, 0]),

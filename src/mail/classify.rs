@@ -3,7 +3,7 @@
 //!
 //! Owns the sender lookup by From address, the size limit, the subject check and
 //! the empty-body rule, and the wording of refusals. It does not check DKIM/DMARC or
-//! tokens (the sender check of README, The mail contract runs before this), time windows,
+//! tokens (the sender check of docs/reference/mail.md runs before this), time windows,
 //! costs or order syntax; those belong to the courier and forms rooms.
 
 use crate::game::text::MailKind;
@@ -101,8 +101,9 @@ pub enum Refusal {
     },
 }
 
-/// Classifies one parsed mail. Order of checks: one author (else GM queue), From address (unknown → no reply;
-/// GM → GM queue), size, subject, sender realm named in the subject, body.
+/// Classifies one parsed mail. Order of checks: one author (else GM queue), From address
+/// (unknown → no reply; GM → GM queue), size, subject, sender realm named in the subject,
+/// body.
 ///
 /// The subject's sending realm must be the From address's realm for every kind
 /// (a form or a GM mail on another realm's behalf is refused as well). When an
@@ -199,7 +200,7 @@ pub fn classify(mail: &Inbound, dir: &Directory, max_size: usize) -> Classified 
 }
 
 /// An absence announced in a to-GM subject: `<Land> till SL: frånvaro N` /
-/// `<Realm> to GM: absence N` (README, Running a season). Only the subject counts,
+/// `<Realm> to GM: absence N` (docs/gm/season.md; D-34). Only the subject counts,
 /// never the body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AbsenceTopic {

@@ -1,5 +1,5 @@
-//! Sender authentication (README, The mail contract): is a mail whose `From` names a
-//! realm's address really that realm's?
+//! Sender authentication (docs/reference/mail.md, Who sent it; Proving the sender): is a
+//! mail whose `From` names a realm's address really that realm's?
 //!
 //! Two pure checks. `dkim`: the `Authentication-Results` header (RFC 8601) added by
 //! the game's own receiving server, recognised by its authserv-id, says DKIM passed for
@@ -335,7 +335,7 @@ fn tag_inside(inside: &str) -> &str {
 }
 
 /// The tag pbemd ends the subject of every mail to a realm with in the token modes, so
-/// that a plain reply carries the realm's token back (README, The mail contract).
+/// that a plain reply carries the realm's token back (D-42, D-79).
 pub fn subject_tag(token: &str) -> String {
     format!("[k:{token}]")
 }

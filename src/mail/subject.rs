@@ -1,9 +1,9 @@
-//! The subject-line grammar of README, The mail contract (RULES.md R-MAIL-1): which realm
+//! The subject-line grammar of docs/reference/mail.md, Subjects (R-MAIL-1): which realm
 //! sends what kind of mail to whom, in Swedish or English.
 //!
-//! Owns the grammar only (names are folded with `game::text::fold`). It knows realm names as plain strings
-//! handed in by the caller; it does not know addresses, windows or the directory.
-//! Parsing is pure `&str → Result<Subject, SubjectError>`.
+//! Owns the grammar only (names are folded with `game::text::fold`). It knows realm names
+//! as plain strings handed in by the caller; it does not know addresses, windows or the
+//! directory. Parsing is pure `&str → Result<Subject, SubjectError>`.
 
 use crate::game::text::{fold, MailKind};
 use crate::game::Lang;
@@ -251,7 +251,7 @@ pub fn parse_help(subject: &str, realms: &[&str]) -> Option<(String, Lang)> {
 }
 
 /// The subject of an envoy delivery to a realm: `Sändebud från <Land>` /
-/// `Envoy from <Realm>` (README, The courier). Shared by the courier, which writes
+/// `Envoy from <Realm>` (docs/reference/mail.md, The courier). Shared by the courier, which writes
 /// it, and [`parse_delivery_reply`], which reads a reply to it.
 pub fn delivery_subject(from: &str, lang: Lang) -> String {
     match lang {

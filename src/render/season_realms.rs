@@ -1,4 +1,4 @@
-//! The texts of absences, missed weekends and replacements (README, Running a season):
+//! The texts of absences, missed weekends and replacements (docs/gm/season.md):
 //! what a realm reads in its own language, and the GM's notices in both.
 //!
 //! Pure: the app passes every value (times already written in the realm's zone and

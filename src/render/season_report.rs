@@ -1,4 +1,4 @@
-//! The GM's report after a resolution (README, The GM's report): who sent forms and
+//! The GM's report after a resolution (docs/gm/season.md, The GM's report): who sent forms and
 //! when, who sent nothing, the battles and city changes, the VP standings, what is
 //! parked or failed, and the next deadlines — as plain text in the GM's language.
 //!

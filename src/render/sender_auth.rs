@@ -1,4 +1,4 @@
-//! The texts of the sender check (README, The mail contract): the token note in a
+//! The texts of the sender check (docs/reference/mail.md, Proving the sender): the token note in a
 //! realm's opening form, the hint to a realm whose name came on a mail without the
 //! right token, and the mail with a new token. Swedish and English, always both.
 //!

@@ -765,8 +765,9 @@ pub fn describe_local(t: DateTime<Utc>, tz: Tz, lang_sv: bool) -> String {
 }
 
 /// Renders the span `from` – `to` as local times in `tz` for players, to the minute,
-/// without the year and with the zone once, e.g. "lördag 28 november 00:00 – söndag
-/// 29 november 15:00 (Europe/Stockholm)" (the form window, README The weekend form).
+/// without the year and with the zone once, e.g. "lördag 28 november 00:00 – söndag 29
+/// november 15:00 (Europe/Stockholm)" (the form window, docs/reference/mail.md,
+/// Windows).
 pub fn describe_span(from: DateTime<Utc>, to: DateTime<Utc>, tz: Tz, lang_sv: bool) -> String {
     let (weekdays, months) = if lang_sv {
         (&WEEKDAYS_SV, &MONTHS_SV)

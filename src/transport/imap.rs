@@ -6,7 +6,7 @@
 //!
 //! Must not touch: parsing or classifying mail, the store, the UID bookkeeping. The caller
 //! keeps `(uid_validity, last_uid)` durable and decides when to call [`ImapSession::mark_seen`]
-//! (only after the raw bytes are committed: README, The mail contract "nothing received is lost").
+//! (only after the raw bytes are committed: docs/gm/reliability.md, "nothing received is lost").
 
 use std::future::Future;
 use std::path::PathBuf;

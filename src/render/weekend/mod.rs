@@ -97,7 +97,7 @@ pub fn rule_citations(line: &str) -> Vec<(usize, usize)> {
 
 /// The lines of `text` where a rule ID (`R-SPY-4`, `RULINGS 43`) stands anywhere but
 /// last, in parentheses of its own, after words that explain on their own: how every
-/// player's mail cites a rule (README, Decisions). The render tests check each kind of
+/// player's mail cites a rule (D-82). The render tests check each kind of
 /// event with it, and `tests/player_words.rs` every mail of a whole week.
 pub fn misplaced_rule_ids(text: &str) -> Vec<String> {
     let mut bad = Vec::new();

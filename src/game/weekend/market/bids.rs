@@ -188,8 +188,8 @@ fn valid(
 ) -> Res<(u64, Resources)> {
     let o = offer.ok_or(("R-FREE-1", Why::NoOffer))?;
     let sum = summed(amounts).map_err(|why| ("R-FREE-2", why))?;
-    // After the claims, so a double-bids benefit chosen on the form counts (README,
-    // The weekend); nothing before the auction changes the conflict mark.
+    // After the claims, so a double-bids benefit chosen on the form counts (D-22); nothing
+    // before the auction changes the conflict mark.
     let value = bid_value(&w.state, w.settings, realm, &sum);
     if value < u64::from(o.min_bid) {
         // The parts of the value as `bid_value` summed them, for the report.

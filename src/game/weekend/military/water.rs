@@ -7,7 +7,7 @@
 //!
 //! Waterway carries an army over the water for the weekend only (R-SPELL table 17): an
 //! army it leaves standing on the water when the weekend ends (out of movement points
-//! or stopped on the way) drowns whole in the same way (`waterway_lapses`; README).
+//! or stopped on the way) drowns whole in the same way (`waterway_lapses`; D-85).
 
 use crate::game::event::{Step, What};
 use crate::game::hash::FastMap;
