@@ -12,10 +12,6 @@ use std::path::{Path, PathBuf};
 /// Folders whose files may cite a decision.
 const CITING: &[&str] = &["src", "tests", "docs", "templates", "scenarios", "deploy"];
 
-/// Left out of the README check until the command-line help moves its own citations
-/// to the book (issue 54, the reference part); drop it from this list then.
-const README_CHECK_SKIPS: &[&str] = &["src/cli/"];
-
 /// How a comment cited the README before the book.
 const README_CITATIONS: &[&str] = &["README, ", "(README", "see README", "README.md for"];
 
@@ -165,7 +161,6 @@ fn no_comment_cites_the_readme_for_what_the_book_holds() {
     for (path, text) in sources(&["src", "tests"]) {
         if !path.ends_with(".rs")
             || path == "tests/decisions.rs"
-            || README_CHECK_SKIPS.iter().any(|s| path.starts_with(s))
         {
             continue;
         }

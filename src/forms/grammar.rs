@@ -61,7 +61,7 @@ pub struct OrderSpec {
     pub kind: OrderKind,
     pub sv: &'static [&'static str],
     pub en: &'static [&'static str],
-    /// The argument shape, as shown in refusals and the README.
+    /// The argument shape, as shown in refusals and the order reference (docs/reference/orders.md).
     pub form_sv: &'static str,
     pub form_en: &'static str,
     pub example_sv: &'static str,
@@ -1612,7 +1612,7 @@ impl Order {
     }
 }
 
-/// The order table as Markdown (for the README): keywords,
+/// The order table as Markdown (for docs/reference/orders.md): keywords,
 /// argument shape and example in both languages.
 pub fn markdown_table() -> String {
     let mut s = String::from(
