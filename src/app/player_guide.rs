@@ -8,8 +8,8 @@
 //! The pages are Markdown of a small, fixed shape; [`to_mail`] turns them into a plain
 //! text mail of lines of at most [`WIDTH`] characters: `#` and `##` headings become a
 //! title and `== Section ==` lines, a fenced block becomes lines indented by two
-//! spaces, a list item a `- ` line, a code span a quote (`«…»` / `“…”`); `**`, links and
-//! backslash escapes are dropped, and what stands between `<!-- book -->` and
+//! spaces, a list item a `- ` line, a code span a quote (`«…»` / `“…”`), a link its
+//! text; `**` and backslash escapes go, and what stands between `<!-- book -->` and
 //! `<!-- /book -->` is for the book only.
 //!
 //! The guide's subject examples are written with `<Land>`/`<Annat land>` (`<Realm>` /
@@ -26,9 +26,9 @@ use crate::game::{GameState, Lang};
 use crate::mail::compose::Outgoing;
 use crate::store::{events, Conn};
 
-/// The guide in Swedish, as kept in the repository.
+/// The guide in Swedish, the book's Markdown page; [`guide`] makes the mail of it.
 pub const SV: &str = include_str!("../../docs/guide/player-sv.md");
-/// The guide in English, as kept in the repository.
+/// The guide in English, the book's Markdown page; [`guide`] makes the mail of it.
 pub const EN: &str = include_str!("../../docs/guide/player-en.md");
 
 /// The stored message's kind for a request.
