@@ -159,9 +159,7 @@ fn every_cited_decision_exists() {
 fn no_comment_cites_the_readme_for_what_the_book_holds() {
     let mut found = Vec::new();
     for (path, text) in sources(&["src", "tests"]) {
-        if !path.ends_with(".rs")
-            || path == "tests/decisions.rs"
-        {
+        if !path.ends_with(".rs") || path == "tests/decisions.rs" {
             continue;
         }
         for (n, line) in text.lines().enumerate() {

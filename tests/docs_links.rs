@@ -29,7 +29,11 @@ fn documents() -> Vec<PathBuf> {
     let mut out = vec![root().join("README.md")];
     walk(&root().join("docs"), &mut out);
     out.into_iter()
-        .map(|p| p.strip_prefix(root()).expect("under the root").to_path_buf())
+        .map(|p| {
+            p.strip_prefix(root())
+                .expect("under the root")
+                .to_path_buf()
+        })
         .collect()
 }
 
@@ -261,7 +265,10 @@ fn every_relative_link_and_anchor_in_the_readme_and_the_book_leads_somewhere() {
             }
         }
     }
-    assert!(checked > 20, "only {checked} links found: the scan is broken");
+    assert!(
+        checked > 20,
+        "only {checked} links found: the scan is broken"
+    );
     assert!(
         broken.is_empty(),
         "{} broken link(s):\n{}",
@@ -283,7 +290,10 @@ fn every_page_the_summary_names_exists_and_every_page_is_in_the_summary() {
         .filter(|p| !root().join(p).exists())
         .map(|p| p.display().to_string())
         .collect();
-    assert!(missing.is_empty(), "SUMMARY.md names missing pages: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "SUMMARY.md names missing pages: {missing:?}"
+    );
     let left_out: Vec<_> = documents()
         .into_iter()
         .filter(|d| d.starts_with("docs") && !d.ends_with("SUMMARY.md") && !named.contains(d))
@@ -326,7 +336,19 @@ fn diary_reason(line: &str) -> Option<&'static str> {
         .collect();
     let unit = |w: &str| {
         let w = w.trim_end_matches(['.', ';', ':']);
-        ["ms", "µs", "s", "×", "%", "MB", "GB", "MiB", "KB", "instructions"].contains(&w)
+        [
+            "ms",
+            "µs",
+            "s",
+            "×",
+            "%",
+            "MB",
+            "GB",
+            "MiB",
+            "KB",
+            "instructions",
+        ]
+        .contains(&w)
             || ["ms", "µs", "×", "%", "MB", "GB", "MiB"]
                 .iter()
                 .any(|u| w.ends_with(u) && w[..w.len() - u.len()].parse::<f64>().is_ok())
