@@ -52,7 +52,7 @@ pub fn guide(lang: Lang, realm: &str, other: &str) -> String {
 }
 
 /// The guide's Markdown `md` as a plain text mail in `lang`, every text passed through
-/// `fill` (the placeholders) before it is wrapped at [`WIDTH`].
+/// `fill` (which puts in the realm names) before it is wrapped at [`WIDTH`].
 pub fn to_mail(md: &str, lang: Lang, fill: impl Fn(&str) -> String) -> String {
     let mut out: Vec<String> = Vec::new();
     // The paragraph or list item being gathered, and whether it is a list item.
@@ -318,7 +318,7 @@ mod tests {
     }
 
     #[test]
-    fn a_fenced_block_is_indented_and_its_placeholders_filled() {
+    fn a_fenced_block_is_indented_and_its_realm_names_filled() {
         let got = mail(
             "Skriv:\n\n```text\nÄmne: <Land> hjälp\n```\n\nSedan.\n",
             Lang::Sv,
@@ -371,9 +371,9 @@ mod tests {
     }
 
     /// The guide as mailed, for realms with long names, is a clean plain-text mail:
-    /// no Markdown markup, no placeholder left, no line wider than [`WIDTH`].
+    /// no Markdown markup, no `<Land>` or `<Realm>` left, no line wider than [`WIDTH`].
     #[test]
-    fn the_mailed_guide_has_no_markup_and_its_placeholders_filled() {
+    fn the_mailed_guide_has_no_markup_and_its_realm_names_filled() {
         for (lang, realm, other) in [
             (Lang::Sv, "Stora Öar", "Nya Östvik"),
             (Lang::En, "Stora Öar", "Nya Östvik"),

@@ -21,8 +21,8 @@ pub fn key_paths() -> Vec<String> {
 /// (`sender_check`: `from-only`, `dkim`, …), else an empty list.
 pub fn key_values() -> Vec<(String, Vec<&'static str>)> {
     let mut trace = Trace::default();
-    // The tracer hands out every field and a placeholder for each value; a type
-    // that refuses a placeholder stops the walk with an error, so the error is the
+    // The tracer hands out every field and a stand-in value for each field; a type
+    // that refuses a stand-in value stops the walk with an error, so the error is the
     // test's business (an incomplete list fails the reference's tests).
     if let Err(e) = super::RawConfig::deserialize(Tracer {
         prefix: String::new(),
@@ -44,7 +44,7 @@ struct Trace {
     blocks: Vec<String>,
 }
 
-/// A deserializer that answers every request with a placeholder and records the
+/// A deserializer that answers every request with a stand-in value and records the
 /// struct fields it is asked for under `prefix` (the path of the value being read).
 struct Tracer<'a> {
     prefix: String,
@@ -68,7 +68,7 @@ impl de::Error for TraceError {
     }
 }
 
-macro_rules! placeholder {
+macro_rules! stand_in {
     ($($method:ident => $visit:ident($value:expr)),* $(,)?) => {
         $(fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, TraceError> {
             visitor.$visit($value)
@@ -79,7 +79,7 @@ macro_rules! placeholder {
 impl<'de> de::Deserializer<'de> for Tracer<'_> {
     type Error = TraceError;
 
-    placeholder! {
+    stand_in! {
         deserialize_bool => visit_bool(false),
         deserialize_i8 => visit_i64(0),
         deserialize_i16 => visit_i64(0),
